@@ -1,0 +1,46 @@
+// Package toolbin finds the binaries `make tools` builds into bin/
+// (temporal, etcd, kube-apiserver, tctl) for the lab and the tests.
+package toolbin
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Dir returns the directory holding the tool binaries: $RACKROLL_BIN when
+// set, else bin/ of the enclosing rackroll checkout (found by walking up
+// from the working directory to go.mod).
+func Dir() (string, error) {
+	if d := os.Getenv("RACKROLL_BIN"); d != "" {
+		return d, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			if _, err := os.Stat(filepath.Join(d, "hack", "k8s", "go.mod")); err == nil {
+				return filepath.Join(d, "bin"), nil
+			}
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("cannot find the rackroll checkout above %s: set RACKROLL_BIN to the directory holding the tool binaries", wd)
+		}
+	}
+}
+
+// Path returns the path of the named tool, or an error that says how to
+// build it when it is missing.
+func Path(name string) (string, error) {
+	d, err := Dir()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(d, name)
+	if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+		return "", fmt.Errorf("%s not found in %s: run `make tools` (builds temporal, etcd and kube-apiserver into bin/, about 10 minutes the first time)", name, d)
+	}
+	return p, nil
+}

@@ -1,0 +1,35 @@
+package toolbin
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPathSaysToRunMakeToolsWhenMissing(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("RACKROLL_BIN", dir)
+	_, err := Path("kube-apiserver")
+	if err == nil || !strings.Contains(err.Error(), "make tools") {
+		t.Fatalf("want an error telling to run make tools, got %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kube-apiserver"), []byte("x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Path("kube-apiserver")
+	if err != nil || p != filepath.Join(dir, "kube-apiserver") {
+		t.Fatalf("Path = %q, %v", p, err)
+	}
+}
+
+func TestDirFindsCheckoutBin(t *testing.T) {
+	t.Setenv("RACKROLL_BIN", "")
+	d, err := Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(d) != "bin" {
+		t.Fatalf("Dir = %q", d)
+	}
+}

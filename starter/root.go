@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/rackroll/rackroll/internal/output"
+	"github.com/rackroll/rackroll/internal/temporalconn"
+	"github.com/rackroll/rackroll/internal/version"
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+)
+
+// app holds what every command shares: the connection flags.
+type app struct {
+	conn temporalconn.Flags
+}
+
+func newRoot() *cobra.Command {
+	a := &app{}
+	root := &cobra.Command{
+		Use:   "starter",
+		Short: "Run and steer rackroll's bare-metal lifecycle workflows",
+		Long: `starter drives rackroll: validate a site inventory, register a cluster,
+run runtime upgrades rack by rack, act on bare-metal machines, and run the lab.
+Connection flags follow the temporal CLI and the TEMPORAL_* environment.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	a.conn.Register(root.PersistentFlags())
+	root.AddCommand(
+		&cobra.Command{
+			Use:   "version",
+			Short: "Print the version",
+			Args:  cobra.NoArgs,
+			Run: func(cmd *cobra.Command, _ []string) {
+				fmt.Fprintln(cmd.OutOrStdout(), version.String())
+			},
+		},
+		a.clusterCmd(),
+	)
+	return root
+}
+
+// dial connects to Temporal with the global flags and environment.
+func (a *app) dial() (client.Client, error) {
+	opts, err := a.conn.ClientOptions()
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.Dial(opts)
+	if err != nil {
+		return nil, fmt.Errorf("connect to Temporal at %s: %w (is the dev server up? `make dev-server`)", opts.HostPort, err)
+	}
+	return c, nil
+}
+
+// outputFlag adds -o to a read command.
+func outputFlag(cmd *cobra.Command, dst *string) {
+	cmd.Flags().StringVarP(dst, "output", "o", "table", "output format: table, json or yaml")
+	prev := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		if err := output.Check(*dst); err != nil {
+			return err
+		}
+		if prev != nil {
+			return prev(c, args)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,55 @@
+// Package workflows holds rackroll's Temporal workflows. Names here are part
+// of the user interface (DESIGN.md): the temporal CLI, the UI and scripts use
+// them, so they never change silently.
+package workflows
+
+import "fmt"
+
+// TaskQueue is the one task queue the worker polls.
+const TaskQueue = "rackroll"
+
+// Workflow types.
+const (
+	ClusterWorkflowName        = "ClusterWorkflow"
+	RuntimeUpgradeWorkflowName = "RuntimeUpgradeWorkflow"
+	RackUpgradeWorkflowName    = "RackUpgradeWorkflow"
+	ServerUpgradeWorkflowName  = "ServerUpgradeWorkflow"
+	BMMActionWorkflowName      = "BMMActionWorkflow"
+	RemediationWorkflowName    = "RemediationWorkflow"
+	KCPFailoverWorkflowName    = "KCPFailoverWorkflow"
+	HealthMonitorWorkflowName  = "HealthMonitorWorkflow"
+)
+
+// Signals, queries and updates.
+const (
+	QueryState           = "state"
+	QueryStatus          = "status"
+	UpdateContinue       = "continue-update"
+	SignalContinue       = "continue-update"
+	UpdateCancel         = "cancel-update"
+	SignalCancel         = "cancel-update"
+	UpdateAcquireLease   = "acquire-lease"
+	UpdateReleaseLease   = "release-lease"
+	UpdateRegister       = "register"
+	UpdateRecordBMM      = "record-bmm"
+	SignalConfirmReplace = "confirm-replace"
+)
+
+// Search attributes (Keyword), registered by `make dev-server`.
+const (
+	SearchAttrCluster   = "RackrollCluster"
+	SearchAttrOperation = "RackrollOperation"
+	SearchAttrPhase     = "RackrollPhase"
+)
+
+// Workflow ids (DESIGN.md).
+func ClusterID(cluster string) string            { return "cluster:" + cluster }
+func UpgradeID(cluster string) string            { return "upgrade:" + cluster }
+func MonitorID(cluster string) string            { return "monitor:" + cluster }
+func FailoverID(cluster string) string           { return "failover:" + cluster }
+func RackUpgradeID(cluster, rack string) string  { return "upgrade:" + cluster + ":" + rack }
+func ServerUpgradeID(cluster, bmm string) string { return "upgrade:" + cluster + ":" + bmm }
+func RemediationID(cluster, bmm string) string   { return "remediate:" + cluster + ":" + bmm }
+func ActionID(cluster, bmm string, n int) string {
+	return fmt.Sprintf("action:%s:%s:%d", cluster, bmm, n)
+}
