@@ -37,6 +37,7 @@ Connection flags follow the temporal CLI and the TEMPORAL_* environment.`,
 			},
 		},
 		a.clusterCmd(),
+		a.labCmd(),
 	)
 	return root
 }

@@ -1,0 +1,108 @@
+package lab
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/rackroll/rackroll/internal/model"
+)
+
+// FaultRequest is the admin endpoint's body for POST /faults.
+type FaultRequest struct {
+	BMM   string  `json:"bmm"`
+	Kind  string  `json:"kind"`
+	Rate  float64 `json:"rate,omitempty"`
+	Clear bool    `json:"clear,omitempty"`
+}
+
+// MachineStatus is one row of GET /machines.
+type MachineStatus struct {
+	Name           string `json:"name"`
+	Rack           string `json:"rack"`
+	Role           string `json:"role"`
+	BMC            string `json:"bmc"`
+	Power          string `json:"power"`
+	OSRunning      bool   `json:"osRunning"`
+	RuntimeVersion string `json:"runtimeVersion"`
+	ReimageCount   int    `json:"reimageCount"`
+}
+
+var bmcFaults = map[string]bool{"reimage-fails": true, "reimage-hangs": true, "bmc-5xx": true, "bmc-timeout": true,
+	"bmc-unreachable": true, "power-on-fails": true, "stale-etag": true}
+var nodeFaults = map[string]bool{"node-not-ready": true, "readonly-rootfs": true, "node-unknown": true, "pdb-blocks": true, "slow-drain": true}
+
+// SetFault injects (or with clear, removes) a fault on one BMM.
+func (l *Lab) SetFault(bmm, kind string, rate float64, clear bool) error {
+	m := l.machines[bmm]
+	if m == nil {
+		return fmt.Errorf("bmm %q is not in this lab: known BMMs are %s", bmm, strings.Join(l.names(), ", "))
+	}
+	if rate < 0 || rate > 1 {
+		return fmt.Errorf("rate %v: allowed 0 (always) to 1", rate)
+	}
+	switch {
+	case bmcFaults[kind]:
+		if clear {
+			m.BMC.ClearFault(kind)
+		} else {
+			m.BMC.SetFault(kind, rate)
+		}
+	case nodeFaults[kind]:
+		l.Sim.SetFault(bmm, kind, !clear)
+	default:
+		return fmt.Errorf("fault kind %q: allowed %s", kind, strings.Join(append(model.FaultKinds, "stale-etag"), ", "))
+	}
+	return nil
+}
+
+// Status lists every BMM's simulated hardware state.
+func (l *Lab) Status() []MachineStatus {
+	var out []MachineStatus
+	for _, m := range l.Machines() {
+		st := m.BMC.State()
+		out = append(out, MachineStatus{Name: m.Name, Rack: m.Rack, Role: string(m.Role), BMC: m.URL,
+			Power: st.Power, OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion, ReimageCount: st.ReimageCount})
+	}
+	return out
+}
+
+func (l *Lab) serveAdmin(addr string) error {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("lab admin endpoint on %s: %w (is another lab running? pick another --admin-addr)", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
+	mux.HandleFunc("GET /machines", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, l.Status()) })
+	mux.HandleFunc("GET /events", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, l.Events.Events()) })
+	mux.HandleFunc("POST /faults", func(w http.ResponseWriter, r *http.Request) {
+		var req FaultRequest
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			writeJSON(w, 400, map[string]string{"error": "body: " + err.Error()})
+			return
+		}
+		if err := l.SetFault(req.BMM, req.Kind, req.Rate, req.Clear); err != nil {
+			writeJSON(w, 400, map[string]string{"error": err.Error()})
+			return
+		}
+		writeJSON(w, 200, req)
+	})
+	l.admin = &http.Server{Handler: mux}
+	l.AdminURL = "http://" + ln.Addr().String()
+	go l.admin.Serve(ln)
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}

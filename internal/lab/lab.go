@@ -1,0 +1,255 @@
+// Package lab is the simulated site rackroll is developed and tested
+// against: a real etcd + kube-apiserver with a kubelet simulator, and one
+// Redfish BMC per bare-metal machine, with fault injection and an event log.
+// `starter lab up` runs it; tests start it in-process.
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/kubeapi"
+	"github.com/rackroll/rackroll/internal/lab/kubesim"
+	"github.com/rackroll/rackroll/internal/lab/redfish"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/plan"
+)
+
+// Default timings when the inventory's lab section gives none. Short, so a
+// four-rack upgrade runs in minutes.
+const (
+	DefaultBoot            = 2 * time.Second
+	DefaultReimage         = 3 * time.Second
+	DefaultPowerTransition = 500 * time.Millisecond
+	DefaultDrain           = time.Second
+)
+
+// Options configure Start.
+type Options struct {
+	Inventory *model.Inventory
+	// Dir holds the lab's files (kubeconfig, credentials, logs). Empty: a
+	// temp dir removed on Stop.
+	Dir string
+	// EventsPath, when set, also writes the event log there as JSON Lines.
+	EventsPath string
+	// AdminAddr is the admin endpoint's listen address (default 127.0.0.1:0).
+	AdminAddr string
+	// Timings override the inventory's lab timings when non-zero.
+	Timings model.LabTimings
+	// Workloads places tenant pods, PDBs and VMs (default true via Start).
+	NoWorkloads bool
+}
+
+// Machine is one simulated BMM.
+type Machine struct {
+	Name, Rack, NodeName string
+	Role                 model.Role
+	ManagementGroup      string
+	BMC                  *redfish.BMC
+	URL                  string
+}
+
+// Lab is a running simulated site.
+type Lab struct {
+	Inventory *model.Inventory // the input
+	Events    *events.Log
+	Kube      *kubeapi.Server
+	Sim       *kubesim.Sim
+	Dir       string
+	AdminURL  string
+
+	machines map[string]*Machine
+	order    []string
+	creds    credentials
+	admin    *http.Server
+	cancel   context.CancelFunc
+	tempDir  bool
+	stopOnce sync.Once
+}
+
+// Start brings the lab up: apiserver, nodes and workloads, BMCs, the
+// kubelet simulator and the admin endpoint. On error nothing is left running.
+func Start(ctx context.Context, opts Options) (l *Lab, err error) {
+	inv := opts.Inventory
+	if inv == nil {
+		return nil, errors.New("lab: no inventory")
+	}
+	if err := inv.Validate(); err != nil {
+		return nil, fmt.Errorf("inventory is not valid:\n%w", err)
+	}
+	placed, err := plan.Place(inv)
+	if err != nil {
+		return nil, err
+	}
+	l = &Lab{Inventory: inv, machines: map[string]*Machine{}, Dir: opts.Dir}
+	if l.Dir == "" {
+		if l.Dir, err = os.MkdirTemp("", "rackroll-lab-"); err != nil {
+			return nil, err
+		}
+		l.tempDir = true
+	} else if err := os.MkdirAll(l.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			l.Stop()
+			l = nil
+		}
+	}()
+	if opts.EventsPath != "" {
+		if l.Events, err = events.Open(opts.EventsPath); err != nil {
+			return nil, err
+		}
+	} else {
+		l.Events = events.New(nil)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	l.cancel = cancel
+
+	if l.creds, err = resolveCredentials(inv, l.Dir); err != nil {
+		return nil, err
+	}
+	t := timings(inv, opts.Timings)
+
+	if l.Kube, err = kubeapi.Start(runCtx, kubeapi.Options{DataDir: filepath.Join(l.Dir, "kube")}); err != nil {
+		return nil, err
+	}
+
+	roles := map[string]plan.Assignment{}
+	for _, a := range placed {
+		roles[a.Name] = a
+	}
+	var sims []kubesim.Machine
+	for _, ref := range inv.Servers() {
+		s := ref.Server
+		a := roles[s.Name]
+		m := &Machine{Name: s.Name, Rack: ref.Rack, NodeName: model.NodeNameOf(s), Role: a.Role, ManagementGroup: a.ManagementGroup}
+		l.machines[s.Name] = m
+		l.order = append(l.order, s.Name)
+		sims = append(sims, kubesim.Machine{Name: s.Name, Rack: ref.Rack, NodeName: m.NodeName,
+			Role: string(a.Role), ManagementGroup: a.ManagementGroup, RuntimeVersion: inv.RuntimeVersion})
+	}
+	l.Sim = kubesim.New(l.Kube.Client(), sims, kubesim.Options{Events: l.Events, Drain: t.Drain.Std(), Workloads: !opts.NoWorkloads})
+	if err := l.Sim.Setup(ctx); err != nil {
+		return nil, fmt.Errorf("lab: create nodes and workloads: %w", err)
+	}
+
+	for _, ref := range inv.Servers() {
+		s := ref.Server
+		m := l.machines[s.Name]
+		c := l.creds[s.BMC.Credentials]
+		name := s.Name
+		m.BMC = redfish.New(redfish.Config{
+			BMM: name, Rack: ref.Rack,
+			Username: c.username, Password: c.password,
+			RuntimeVersion: inv.RuntimeVersion,
+			SerialNumber:   s.SerialNumber, BootMAC: s.BootMACAddress,
+			Timings: redfish.Timings{PowerTransition: t.PowerTransition.Std(), Boot: t.Boot.Std(), Reimage: t.Reimage.Std()},
+			Events:  l.Events,
+			OnChange: func(st redfish.State) {
+				l.Sim.SetMachineState(name, kubesim.MachineState{Powered: st.Power == "On", OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion})
+			},
+		})
+		if m.URL, err = m.BMC.Serve("127.0.0.1:0"); err != nil {
+			return nil, fmt.Errorf("lab: BMC of %s: %w", name, err)
+		}
+	}
+	go l.Sim.Run(runCtx)
+
+	if inv.Lab != nil {
+		for _, f := range inv.Lab.Faults {
+			if err := l.SetFault(f.BMM, f.Kind, f.Rate, false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := l.serveAdmin(opts.AdminAddr); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Machine returns the named BMM, or nil.
+func (l *Lab) Machine(name string) *Machine { return l.machines[name] }
+
+// Machines lists every BMM in inventory order.
+func (l *Lab) Machines() []*Machine {
+	out := make([]*Machine, 0, len(l.order))
+	for _, n := range l.order {
+		out = append(out, l.machines[n])
+	}
+	return out
+}
+
+// ReimageCounts maps each BMM to its successful reimages so far.
+func (l *Lab) ReimageCounts() map[string]int {
+	out := map[string]int{}
+	for n, m := range l.machines {
+		out[n] = m.BMC.State().ReimageCount
+	}
+	return out
+}
+
+// Stop shuts everything down and removes a temp dir. Safe to call twice.
+func (l *Lab) Stop() {
+	l.stopOnce.Do(func() {
+		if l.admin != nil {
+			l.admin.Close()
+		}
+		for _, m := range l.machines {
+			if m.BMC != nil {
+				m.BMC.Close()
+			}
+		}
+		if l.cancel != nil {
+			l.cancel()
+		}
+		if l.Kube != nil {
+			l.Kube.Stop()
+		}
+		if l.Events != nil {
+			l.Events.Close()
+		}
+		if l.tempDir {
+			os.RemoveAll(l.Dir)
+		}
+	})
+}
+
+// Names lists BMM names sorted, for error messages.
+func (l *Lab) names() []string {
+	out := append([]string(nil), l.order...)
+	sort.Strings(out)
+	return out
+}
+
+func timings(inv *model.Inventory, over model.LabTimings) model.LabTimings {
+	t := model.LabTimings{
+		Boot: model.Duration(DefaultBoot), Reimage: model.Duration(DefaultReimage),
+		PowerTransition: model.Duration(DefaultPowerTransition), Drain: model.Duration(DefaultDrain),
+	}
+	pick := func(dst *model.Duration, vals ...model.Duration) {
+		for _, v := range vals {
+			if v > 0 {
+				*dst = v
+			}
+		}
+	}
+	var in model.LabTimings
+	if inv.Lab != nil {
+		in = inv.Lab.Timings
+	}
+	pick(&t.Boot, in.Boot, over.Boot)
+	pick(&t.Reimage, in.Reimage, over.Reimage)
+	pick(&t.PowerTransition, in.PowerTransition, over.PowerTransition)
+	pick(&t.Drain, in.Drain, over.Drain)
+	return t
+}

@@ -1,0 +1,46 @@
+package lab
+
+import (
+	"os"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"sigs.k8s.io/yaml"
+)
+
+// OutInventory is the same site pointing at the lab: BMC addresses, the
+// lab's kubeconfig, credential references that resolve here, and the admin
+// endpoint for `starter lab fault`. Every other command runs against it
+// unchanged.
+func (l *Lab) OutInventory() *model.Inventory {
+	out := *l.Inventory
+	out.Kubernetes = model.KubernetesSpec{Kubeconfig: l.Kube.Kubeconfig()}
+	out.Admin = l.AdminURL
+	out.BMCCredentials = map[string]model.CredentialRef{}
+	for n, ref := range l.Inventory.BMCCredentials {
+		if c := l.creds[n]; c.generated {
+			ref = model.CredentialRef{UsernameFile: c.userFile, PasswordFile: c.file}
+		}
+		out.BMCCredentials[n] = ref
+	}
+	out.Racks = make([]model.RackSpec, len(l.Inventory.Racks))
+	for i, r := range l.Inventory.Racks {
+		nr := model.RackSpec{Name: r.Name}
+		for _, s := range r.Servers {
+			s.BMC.Address = l.machines[s.Name].URL
+			s.BMC.InsecureSkipVerify = false // the lab's BMCs speak plain HTTP on loopback
+			nr.Servers = append(nr.Servers, s)
+		}
+		out.Racks[i] = nr
+	}
+	return &out
+}
+
+// WriteOutInventory writes OutInventory as YAML to path.
+func (l *Lab) WriteOutInventory(path string) error {
+	b, err := yaml.Marshal(l.OutInventory())
+	if err != nil {
+		return err
+	}
+	header := []byte("# Written by `starter lab up`: the site below points at the running lab.\n")
+	return os.WriteFile(path, append(header, b...), 0o644)
+}

@@ -1,0 +1,60 @@
+package workerapp
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/devserver"
+	"github.com/rackroll/rackroll/workflows"
+	enumspb "go.temporal.io/api/enums/v1"
+	taskqueuepb "go.temporal.io/api/taskqueue/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/worker"
+)
+
+// The worker connects to a real dev server and polls task queue rackroll
+// for both workflow and activity tasks.
+func TestWorkerPollsRackrollTaskQueue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the Temporal dev server")
+	}
+	ctx := context.Background()
+	srv, err := devserver.Start(ctx, devserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	c, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	w := New(c, Options{Worker: worker.Options{}})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	for _, kind := range []enumspb.TaskQueueType{enumspb.TASK_QUEUE_TYPE_WORKFLOW, enumspb.TASK_QUEUE_TYPE_ACTIVITY} {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			resp, err := c.WorkflowService().DescribeTaskQueue(ctx, &workflowservice.DescribeTaskQueueRequest{
+				Namespace:     "default",
+				TaskQueue:     &taskqueuepb.TaskQueue{Name: workflows.TaskQueue, Kind: enumspb.TASK_QUEUE_KIND_NORMAL},
+				TaskQueueType: kind,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Pollers) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no %v pollers on task queue %s", kind, workflows.TaskQueue)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+}

@@ -1,0 +1,85 @@
+// Command worker is rackroll's Temporal worker: it polls task queue
+// "rackroll" and runs every workflow and activity. It connects like any
+// Temporal SDK client (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY,
+// TEMPORAL_TLS_*, TEMPORAL_PROFILE and temporal.toml), and stops gracefully on
+// SIGINT or SIGTERM, letting running activities finish or heartbeat out.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/logging"
+	"github.com/rackroll/rackroll/internal/temporalconn"
+	"github.com/rackroll/rackroll/internal/version"
+	"github.com/rackroll/rackroll/internal/workerapp"
+	"github.com/rackroll/rackroll/workflows"
+	"github.com/spf13/pflag"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.uber.org/zap"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := pflag.NewFlagSet("worker", pflag.ContinueOnError)
+	fs.AddGoFlagSet(flag.CommandLine)
+	var conn temporalconn.Flags
+	conn.Register(fs)
+	taskQueue := fs.String("task-queue", workflows.TaskQueue, "task queue to poll")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	devLog := fs.Bool("log-console", false, "human-readable console logs instead of JSON")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *showVersion {
+		fmt.Println(version.String())
+		return nil
+	}
+	zl, err := logging.New(*logLevel, *devLog)
+	if err != nil {
+		return err
+	}
+	defer zl.Sync()
+
+	opts, err := conn.ClientOptions()
+	if err != nil {
+		return err
+	}
+	opts.Logger = logging.NewZap(zl)
+	c, err := client.Dial(opts)
+	if err != nil {
+		return fmt.Errorf("connect to Temporal at %s: %w (is the dev server up? `make dev-server`)", opts.HostPort, err)
+	}
+	defer c.Close()
+
+	w := workerapp.New(c, workerapp.Options{TaskQueue: *taskQueue, Worker: worker.Options{
+		// Give activities time to notice cancellation and stop cleanly.
+		WorkerStopTimeout: 10 * time.Second,
+	}})
+	zl.Info("worker starting", zap.String("version", version.String()), zap.String("address", opts.HostPort),
+		zap.String("namespace", nsOrDefault(opts.Namespace)), zap.String("taskQueue", *taskQueue))
+	// worker.InterruptCh closes on SIGINT/SIGTERM; Run then stops polling and
+	// waits for in-flight tasks.
+	if err := w.Run(worker.InterruptCh()); err != nil {
+		return err
+	}
+	zl.Info("worker stopped")
+	return nil
+}
+
+func nsOrDefault(ns string) string {
+	if ns == "" {
+		return client.DefaultNamespace
+	}
+	return ns
+}
