@@ -1,0 +1,173 @@
+// Package lease decides whether a disruption lease may be granted on a BMM.
+// The cluster ledger calls Check from its Update validator, so a refusal is
+// synchronous, carries the reason, and never reaches history.
+//
+// The rule (reference 003): a disruptive action on a KCP server is rejected
+// while another disruptive action is in progress on any KCP server, or while
+// the KCP set is not full. A server already leased is never leased twice.
+package lease
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+)
+
+// Lease is one granted claim on a BMM.
+type Lease struct {
+	BMM        string    `json:"bmm"`
+	Holder     string    `json:"holder"`    // workflow id of the holder
+	Operation  string    `json:"operation"` // restart, reimage, upgrade, remediation, ...
+	Disruptive bool      `json:"disruptive"`
+	ControlPl  bool      `json:"controlPlane"` // the BMM was a KCP when leased
+	Since      time.Time `json:"since"`
+}
+
+// Request asks for a lease.
+type Request struct {
+	BMM        string `json:"bmm"`
+	Holder     string `json:"holder"`
+	Operation  string `json:"operation"`
+	Disruptive bool   `json:"disruptive"`
+	// AllowWhileUpdating lets the runtime upgrade's own children lease
+	// while the cluster is Updating; everyone else needs Running.
+	AllowWhileUpdating bool `json:"allowWhileUpdating,omitempty"`
+	// AllowDegraded lets remediation act on a cluster that is not Running.
+	AllowDegraded bool `json:"allowDegraded,omitempty"`
+}
+
+// Disruptive operations: the reference counts restart, reimage and replace;
+// power-off takes a server out just the same.
+var disruptive = map[string]bool{"restart": true, "power-off": true, "reimage": true, "replace": true,
+	"upgrade": true, "remediation": true, "failover": true}
+
+// IsDisruptive reports whether an operation takes the server out of service.
+func IsDisruptive(op string) bool { return disruptive[op] }
+
+// Check returns nil when req may be granted against the cluster and the
+// leases already held, or an error saying why not. A holder asking again for
+// a lease it already holds is granted (retries after a crash are safe).
+func Check(c model.Cluster, held []Lease, req Request) error {
+	if req.BMM == "" || req.Holder == "" || req.Operation == "" {
+		return fmt.Errorf("lease request needs bmm, holder and operation (got bmm=%q holder=%q operation=%q)", req.BMM, req.Holder, req.Operation)
+	}
+	b, ok := c.BMM(req.BMM)
+	if !ok {
+		return fmt.Errorf("bmm %q is not in cluster %s: known BMMs are %s", req.BMM, c.Name, strings.Join(names(c), ", "))
+	}
+	for _, l := range held {
+		if l.BMM == req.BMM {
+			if l.Holder == req.Holder {
+				return nil
+			}
+			return fmt.Errorf("bmm %s is busy: %s (%s) holds it since %s", req.BMM, l.Holder, l.Operation, l.Since.UTC().Format(time.RFC3339))
+		}
+	}
+	switch c.DetailedStatus {
+	case model.ClusterRunning, "":
+	case model.ClusterUpdating, model.ClusterUpdatePaused:
+		if !req.AllowWhileUpdating && !req.AllowDegraded {
+			return fmt.Errorf("cluster %s is %s: actions need the cluster Running (wait for the upgrade, or cancel it)", c.Name, c.DetailedStatus)
+		}
+	default:
+		if !req.AllowDegraded {
+			return fmt.Errorf("cluster %s is %s, not Running: %s", c.Name, c.DetailedStatus, c.DetailedStatusMessage)
+		}
+	}
+	if !req.Disruptive || !b.HasRole(model.RoleKCP) {
+		return nil
+	}
+	for _, l := range held {
+		if l.Disruptive && l.ControlPl {
+			return fmt.Errorf("bmm %s is a KCP server and %s (%s) is already disrupting KCP server %s: one KCP disruption at a time keeps etcd quorum",
+				req.BMM, l.Holder, l.Operation, l.BMM)
+		}
+	}
+	if missing := MissingKCP(c); len(missing) > 0 {
+		return fmt.Errorf("bmm %s is a KCP server and the KCP set is not full (%s): no KCP disruption until it is", req.BMM, strings.Join(missing, "; "))
+	}
+	return nil
+}
+
+// MissingKCP lists why the active KCP set is not full: a KCP that is not
+// Ready, marked unhealthy, or fewer KCPs than the cluster's racks call for.
+func MissingKCP(c model.Cluster) []string {
+	racks := map[string]bool{}
+	var out []string
+	n := 0
+	for _, b := range c.BMMs {
+		racks[b.Rack] = true
+		if !b.HasRole(model.RoleKCP) {
+			continue
+		}
+		n++
+		switch {
+		case b.DetailedStatusMessage == model.UnhealthyMessage:
+			out = append(out, b.Name+" is unhealthy")
+		case b.ReadyState != "" && b.ReadyState != model.ReadyTrue:
+			out = append(out, fmt.Sprintf("%s is not Ready (%s)", b.Name, b.ReadyState))
+		case b.DetailedStatus != "" && b.DetailedStatus != model.BMMProvisioned:
+			out = append(out, fmt.Sprintf("%s is %s", b.Name, b.DetailedStatus))
+		}
+	}
+	want, _ := model.ControlPlaneSize(len(racks))
+	if n < want {
+		out = append(out, fmt.Sprintf("%d of %d KCP servers", n, want))
+	}
+	return out
+}
+
+// Grant returns held with the new lease added (sorted by BMM), unless the
+// holder already had it.
+func Grant(held []Lease, req Request, isKCP bool, now time.Time) []Lease {
+	for _, l := range held {
+		if l.BMM == req.BMM && l.Holder == req.Holder {
+			return held
+		}
+	}
+	out := append(append([]Lease(nil), held...), Lease{BMM: req.BMM, Holder: req.Holder, Operation: req.Operation,
+		Disruptive: req.Disruptive, ControlPl: isKCP, Since: now})
+	sort.Slice(out, func(i, j int) bool { return out[i].BMM < out[j].BMM })
+	return out
+}
+
+// Release drops the leases of holder on bmm ("" = every BMM of holder).
+func Release(held []Lease, bmm, holder string) []Lease {
+	var out []Lease
+	for _, l := range held {
+		if l.Holder == holder && (bmm == "" || l.BMM == bmm) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// Holders lists the distinct holder ids, sorted.
+func Holders(held []Lease) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range held {
+		if !seen[l.Holder] {
+			seen[l.Holder] = true
+			out = append(out, l.Holder)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func names(c model.Cluster) []string {
+	out := make([]string, 0, len(c.BMMs))
+	for _, b := range c.BMMs {
+		out = append(out, b.Name)
+	}
+	sort.Strings(out)
+	if len(out) > 12 {
+		out = append(out[:12], fmt.Sprintf("… (%d in all)", len(c.BMMs)))
+	}
+	return out
+}

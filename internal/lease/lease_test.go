@@ -1,0 +1,105 @@
+package lease
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+)
+
+func bmm(name, rack string, role model.Role) model.BMM {
+	return model.BMM{Name: name, Rack: rack, Roles: []model.Role{role}, ReadyState: model.ReadyTrue, DetailedStatus: model.BMMProvisioned}
+}
+
+// Four racks: KCP in racks 1-3, spare in rack 4.
+func site() model.Cluster {
+	return model.Cluster{Name: "site-a", DetailedStatus: model.ClusterRunning, BMMs: []model.BMM{
+		bmm("r1-m1", "rack1", model.RoleKCP), bmm("r2-m1", "rack2", model.RoleKCP), bmm("r3-m1", "rack3", model.RoleKCP),
+		bmm("r4-m1", "rack4", model.RoleKCPSpare), bmm("r1-m2", "rack1", model.RoleManagement),
+		bmm("r1-c1", "rack1", model.RoleCompute), bmm("r2-c1", "rack2", model.RoleCompute),
+	}}
+}
+
+func TestCheck(t *testing.T) {
+	t0 := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	kcpRestart := Lease{BMM: "r1-m1", Holder: "action:site-a:r1-m1:1", Operation: "restart", Disruptive: true, ControlPl: true, Since: t0}
+	unhealthyKCP := site()
+	unhealthyKCP.BMMs[1].DetailedStatusMessage = model.UnhealthyMessage
+	notReadyKCP := site()
+	notReadyKCP.BMMs[2].ReadyState = model.ReadyUnknown
+	updating := site()
+	updating.DetailedStatus = model.ClusterUpdating
+	failed := site()
+	failed.DetailedStatus, failed.DetailedStatusMessage = model.ClusterFailed, "KCP r2-m1 failed"
+
+	cases := []struct {
+		name    string
+		c       model.Cluster
+		held    []Lease
+		req     Request
+		wantErr string
+	}{
+		{"compute restart", site(), nil, Request{BMM: "r1-c1", Holder: "a1", Operation: "restart", Disruptive: true}, ""},
+		{"kcp restart alone", site(), nil, Request{BMM: "r2-m1", Holder: "a2", Operation: "restart", Disruptive: true}, ""},
+		{"second kcp disruption", site(), []Lease{kcpRestart}, Request{BMM: "r2-m1", Holder: "a2", Operation: "reimage", Disruptive: true},
+			"already disrupting KCP server r1-m1"},
+		{"kcp cordon is not disruptive", site(), []Lease{kcpRestart}, Request{BMM: "r2-m1", Holder: "a2", Operation: "cordon"}, ""},
+		{"compute while kcp disrupted", site(), []Lease{kcpRestart}, Request{BMM: "r1-c1", Holder: "a3", Operation: "reimage", Disruptive: true}, ""},
+		{"spare while kcp disrupted", site(), []Lease{kcpRestart}, Request{BMM: "r4-m1", Holder: "a3", Operation: "reimage", Disruptive: true}, ""},
+		{"leased server", site(), []Lease{kcpRestart}, Request{BMM: "r1-m1", Holder: "other", Operation: "cordon"}, "r1-m1 is busy"},
+		{"same holder again", site(), []Lease{kcpRestart}, Request{BMM: "r1-m1", Holder: kcpRestart.Holder, Operation: "restart", Disruptive: true}, ""},
+		{"kcp set not full: unhealthy", unhealthyKCP, nil, Request{BMM: "r1-m1", Holder: "a", Operation: "restart", Disruptive: true}, "r2-m1 is unhealthy"},
+		{"kcp set not full: not ready", notReadyKCP, nil, Request{BMM: "r1-m1", Holder: "a", Operation: "restart", Disruptive: true}, "r3-m1 is not Ready (Unknown)"},
+		{"unknown bmm", site(), nil, Request{BMM: "nope", Holder: "a", Operation: "restart"}, `bmm "nope" is not in cluster site-a`},
+		{"updating refuses user action", updating, nil, Request{BMM: "r1-c1", Holder: "a", Operation: "restart", Disruptive: true}, "is Updating"},
+		{"updating allows upgrade child", updating, nil, Request{BMM: "r1-c1", Holder: "u", Operation: "upgrade", Disruptive: true, AllowWhileUpdating: true}, ""},
+		{"failed cluster", failed, nil, Request{BMM: "r1-c1", Holder: "a", Operation: "restart"}, "is Failed, not Running: KCP r2-m1 failed"},
+		{"missing fields", site(), nil, Request{BMM: "r1-c1"}, "needs bmm, holder and operation"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Check(tc.c, tc.held, tc.req)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("want granted, got %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("want error containing %q, got %v", tc.wantErr, err)
+			}
+		})
+	}
+}
+
+func TestMissingKCPCountsAgainstRackTable(t *testing.T) {
+	c := site()
+	c.BMMs[0].Roles = []model.Role{model.RoleManagement} // only two KCP left on a four-rack site
+	got := MissingKCP(c)
+	if len(got) != 1 || got[0] != "2 of 3 KCP servers" {
+		t.Fatalf("MissingKCP = %v", got)
+	}
+}
+
+func TestGrantReleaseHolders(t *testing.T) {
+	now := time.Now()
+	var held []Lease
+	held = Grant(held, Request{BMM: "b", Holder: "h1", Operation: "reimage", Disruptive: true}, true, now)
+	held = Grant(held, Request{BMM: "a", Holder: "h2", Operation: "cordon"}, false, now)
+	held = Grant(held, Request{BMM: "b", Holder: "h1", Operation: "reimage", Disruptive: true}, true, now)
+	if len(held) != 2 || held[0].BMM != "a" || !held[1].ControlPl {
+		t.Fatalf("held = %+v", held)
+	}
+	if h := Holders(held); len(h) != 2 || h[0] != "h1" {
+		t.Fatalf("Holders = %v", h)
+	}
+	held = Release(held, "", "h1")
+	if len(held) != 1 || held[0].Holder != "h2" {
+		t.Fatalf("after release %+v", held)
+	}
+	held = Release(held, "a", "someone-else")
+	if len(held) != 1 {
+		t.Fatal("release by a non-holder must not drop the lease")
+	}
+}
