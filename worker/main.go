@@ -15,7 +15,8 @@ import (
 	"github.com/rackroll/rackroll/internal/temporalconn"
 	"github.com/rackroll/rackroll/internal/version"
 	"github.com/rackroll/rackroll/internal/workerapp"
-	"github.com/rackroll/rackroll/workflows"
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/workflows/api"
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -34,7 +35,7 @@ func run(args []string) error {
 	fs.AddGoFlagSet(flag.CommandLine)
 	var conn temporalconn.Flags
 	conn.Register(fs)
-	taskQueue := fs.String("task-queue", workflows.TaskQueue, "task queue to poll")
+	taskQueue := fs.String("task-queue", api.TaskQueue, "task queue to poll")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	devLog := fs.Bool("log-console", false, "human-readable console logs instead of JSON")
 	showVersion := fs.Bool("version", false, "print the version and exit")

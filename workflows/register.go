@@ -1,9 +1,12 @@
 package workflows
 
-import "go.temporal.io/sdk/worker"
+import (
+	"github.com/rackroll/rackroll/workflows/api"
+	"go.temporal.io/sdk/workflow"
+	"go.temporal.io/sdk/worker"
+)
 
 // Register puts every rackroll workflow on r under its DESIGN.md name.
-// Workflows are added here as they are built.
 func Register(r worker.WorkflowRegistry) {
-	_ = r
+	r.RegisterWorkflowWithOptions(ClusterWorkflow, workflow.RegisterOptions{Name: api.ClusterWorkflowName})
 }

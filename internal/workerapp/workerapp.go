@@ -6,6 +6,7 @@ package workerapp
 import (
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/kube"
+	"github.com/rackroll/rackroll/workflows/api"
 	"github.com/rackroll/rackroll/workflows"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -13,7 +14,7 @@ import (
 
 // Options configure New.
 type Options struct {
-	TaskQueue string // default workflows.TaskQueue
+	TaskQueue string // default api.TaskQueue
 	Worker    worker.Options
 }
 
@@ -21,7 +22,7 @@ type Options struct {
 func New(c client.Client, opts Options) worker.Worker {
 	tq := opts.TaskQueue
 	if tq == "" {
-		tq = workflows.TaskQueue
+		tq = api.TaskQueue
 	}
 	w := worker.New(c, tq, opts.Worker)
 	Register(w)

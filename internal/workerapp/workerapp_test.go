@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/devserver"
-	"github.com/rackroll/rackroll/workflows"
+	"github.com/rackroll/rackroll/workflows/api"
 	enumspb "go.temporal.io/api/enums/v1"
 	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	"go.temporal.io/api/workflowservice/v1"
@@ -42,7 +42,7 @@ func TestWorkerPollsRackrollTaskQueue(t *testing.T) {
 		for {
 			resp, err := c.WorkflowService().DescribeTaskQueue(ctx, &workflowservice.DescribeTaskQueueRequest{
 				Namespace:     "default",
-				TaskQueue:     &taskqueuepb.TaskQueue{Name: workflows.TaskQueue, Kind: enumspb.TASK_QUEUE_KIND_NORMAL},
+				TaskQueue:     &taskqueuepb.TaskQueue{Name: api.TaskQueue, Kind: enumspb.TASK_QUEUE_KIND_NORMAL},
 				TaskQueueType: kind,
 			})
 			if err != nil {
@@ -52,7 +52,7 @@ func TestWorkerPollsRackrollTaskQueue(t *testing.T) {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("no %v pollers on task queue %s", kind, workflows.TaskQueue)
+				t.Fatalf("no %v pollers on task queue %s", kind, api.TaskQueue)
 			}
 			time.Sleep(200 * time.Millisecond)
 		}

@@ -1,7 +1,8 @@
-// Package workflows holds rackroll's Temporal workflows. Names here are part
-// of the user interface (DESIGN.md): the temporal CLI, the UI and scripts use
-// them, so they never change silently.
-package workflows
+// Package api holds what users and other packages share with rackroll's
+// workflows: names, ids and input/output types. Names here are part of the
+// user interface (DESIGN.md): the temporal CLI, the UI and scripts use them,
+// so they never change silently.
+package api
 
 import "fmt"
 
@@ -32,6 +33,7 @@ const (
 	UpdateReleaseLease   = "release-lease"
 	UpdateRegister       = "register"
 	UpdateRecordBMM      = "record-bmm"
+	UpdateClusterStatus  = "set-cluster-status"
 	SignalConfirmReplace = "confirm-replace"
 )
 

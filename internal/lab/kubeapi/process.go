@@ -1,0 +1,98 @@
+package kubeapi
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"syscall"
+)
+
+// proc is one child process running in its own process group, so a kill
+// reaches anything it forked too.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	tail *tailBuffer
+	done chan struct{} // closed when the process has exited and been reaped
+	err  error         // exit status, valid after done
+}
+
+func startProc(name, bin string, args []string, stdout, stderr io.Writer) (*proc, error) {
+	p := &proc{name: name, tail: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Stdout = io.MultiWriter(stdout, p.tail)
+	p.cmd.Stderr = io.MultiWriter(stderr, p.tail)
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid: true,
+		// If the test binary dies without running Stop (panic, SIGKILL),
+		// the kernel kills the child rather than leaving it listening.
+		Pdeathsig: syscall.SIGKILL,
+	}
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s (%s): %w", name, bin, err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// exited reports whether the process has ended.
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// kill SIGKILLs the whole process group and waits until it is reaped. The
+// lab's data is throwaway, so there is nothing a graceful stop would save.
+func (p *proc) kill() {
+	if p == nil || p.cmd.Process == nil {
+		return
+	}
+	if !p.exited() {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	<-p.done
+}
+
+// tailBuffer keeps the last max bytes written, for error messages.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(b), nil
+}
+
+// lastLines returns up to n trailing lines.
+func (t *tailBuffer) lastLines(n int) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := bytes.Split(bytes.TrimRight(t.buf, "\n"), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return string(bytes.Join(lines, []byte("\n")))
+}
+
+// contains reports whether the kept output mentions s.
+func (t *tailBuffer) contains(s string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return bytes.Contains(t.buf, []byte(s))
+}

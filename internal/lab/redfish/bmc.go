@@ -1,0 +1,141 @@
+// Package redfish simulates one Dell-iDRAC-shaped Redfish BMC per bare-metal
+// machine of the lab. It serves the standard DMTF resources that rackroll's
+// activities (and gofish, redfishtool, sushy) use: the System with power,
+// boot override and reset, virtual media under both the System and the
+// Manager, sessions, task monitors, and the installed OS version through the
+// standard OperatingSystem → SoftwareImage (SoftwareInventory) link. Faults
+// can be injected, and every change the machine goes through is written to
+// the lab event log.
+package redfish
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/lab/events"
+)
+
+// Timings are how long the simulated hardware takes. Tests use milliseconds,
+// the lab seconds.
+type Timings struct {
+	PowerTransition time.Duration // one power-on or power-off; a restart takes two
+	Boot            time.Duration // firmware + OS boot until the OS runs
+	Reimage         time.Duration // installer run, between reimage-start and reimage-done
+}
+
+// Config describes one machine and its BMC.
+type Config struct {
+	BMM, Rack          string
+	Username, Password string // resolved by the lab from the inventory's references
+	RuntimeVersion     string // OS version installed now
+	SerialNumber       string
+	BootMAC            string
+	Timings            Timings
+	Events             events.Sink // may be nil
+	OnChange           func(State) // called (not under lock, from any goroutine) after every change of State
+
+	// ManagerVirtualMediaOnly hides the System's VirtualMedia collection, as
+	// iDRAC firmware before 6.x does, so clients must find the drive under
+	// the Manager.
+	ManagerVirtualMediaOnly bool
+}
+
+// State is what the rest of the lab (kubelet simulator, tests) sees of the
+// machine.
+type State struct {
+	Power          string // "On" | "Off"; changes when a power transition completes
+	OSRunning      bool   // powered on and booted into an installed OS
+	Booting        bool
+	Reimaging      bool
+	RuntimeVersion string // last version installed successfully
+	ReimageCount   int    // successful reimages (tests check exactly-once)
+	ReimageFailed  bool   // last reimage failed: no bootable OS until the next successful one
+}
+
+// BMC is one simulated baseboard management controller and the machine it
+// manages. It is safe for concurrent use.
+type BMC struct {
+	cfg Config
+	clk clock
+
+	mu sync.Mutex
+	machine
+	media    media
+	faults   map[string]float64
+	tasks    taskList
+	sessions sessionStore
+	rng      *rand.Rand
+
+	closed  bool
+	done    chan struct{} // closed by Close: aborts hanging requests
+	servers []*http.Server
+
+	// Notices wait here until delivered, in order, outside the lock.
+	queue    []notice
+	draining bool
+	last     State
+}
+
+// New returns a BMC whose machine is powered on and running
+// cfg.RuntimeVersion, as in a site in steady state.
+func New(cfg Config) *BMC {
+	return newWithClock(cfg, realClock{})
+}
+
+func newWithClock(cfg Config, clk clock) *BMC {
+	b := &BMC{
+		cfg:    cfg,
+		clk:    clk,
+		faults: map[string]float64{},
+		rng:    rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		done:   make(chan struct{}),
+	}
+	b.machine = machine{
+		phase:    phaseRunning,
+		power:    "On",
+		version:  cfg.RuntimeVersion,
+		override: bootOverride{enabled: "Disabled", target: "None", mode: "UEFI"},
+	}
+	b.last = b.snapshotLocked()
+	return b
+}
+
+// State returns a snapshot of the machine.
+func (b *BMC) State() State {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.snapshotLocked()
+}
+
+// Close stops timers, aborts hanging requests and shuts down servers started
+// by Serve. The machine freezes in its current state.
+func (b *BMC) Close() {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return
+	}
+	b.closed = true
+	b.stopTimerLocked()
+	close(b.done)
+	servers := b.servers
+	b.servers = nil
+	b.mu.Unlock()
+	for _, s := range servers {
+		s.Close()
+	}
+}
+
+func (b *BMC) snapshotLocked() State {
+	return State{
+		Power:          b.power,
+		OSRunning:      b.phase == phaseRunning,
+		Booting:        b.phase == phaseBooting,
+		Reimaging:      b.phase == phaseReimaging,
+		RuntimeVersion: b.version,
+		ReimageCount:   b.reimages,
+		ReimageFailed:  b.reimageFailed,
+	}
+}

@@ -1,0 +1,322 @@
+package redfish
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rackroll/rackroll/internal/lab/events"
+)
+
+const registry = "Base.1.12."
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("OData-Version", "4.0")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// writeError answers with a Redfish error body (DSP0266 "Error responses").
+func writeError(w http.ResponseWriter, e *apiError) {
+	writeJSON(w, e.status, doc{"error": doc{
+		"code":    registry + e.id,
+		"message": e.message,
+		"@Message.ExtendedInfo": []doc{{
+			"@odata.type":     "#Message.v1_1_1.Message",
+			"MessageId":       registry + e.id,
+			"Message":         e.message,
+			"Severity":        "Critical",
+			"MessageSeverity": "Critical",
+		}},
+	}})
+}
+
+func (b *BMC) getSystem(w http.ResponseWriter, r *http.Request) {
+	b.mu.Lock()
+	d, etag := b.systemLocked()
+	b.mu.Unlock()
+	w.Header().Set("ETag", etag)
+	if m := r.Header.Get("If-None-Match"); m != "" && etagMatches(m, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// etagMatches compares an If-Match / If-None-Match list with the current
+// tag; weak and strong forms compare equal, as for PATCH on one resource.
+func etagMatches(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	overrideEnabled = []string{"Disabled", "Once", "Continuous"}
+	overrideModes   = []string{"UEFI", "Legacy"}
+)
+
+// patchSystem accepts the boot override (the only writable part). With
+// If-Match the tag must be current (412 otherwise); stale-etag answers 412
+// to a fraction of PATCHes even when it is.
+func (b *BMC) patchSystem(w http.ResponseWriter, r *http.Request) {
+	var body map[string]json.RawMessage
+	if e := decodeBody(r, &body); e != nil {
+		writeError(w, e)
+		return
+	}
+	var boot struct {
+		BootSourceOverrideEnabled, BootSourceOverrideTarget, BootSourceOverrideMode *string
+	}
+	for k, v := range body {
+		switch {
+		case strings.HasPrefix(k, "@odata."):
+		case k == "Boot":
+			var fields map[string]json.RawMessage
+			if json.Unmarshal(v, &fields) != nil || json.Unmarshal(v, &boot) != nil {
+				writeError(w, &apiError{http.StatusBadRequest, "PropertyValueTypeError", "The value of Boot must be an object of string properties."})
+				return
+			}
+			for f := range fields {
+				if f != "BootSourceOverrideEnabled" && f != "BootSourceOverrideTarget" && f != "BootSourceOverrideMode" {
+					writeError(w, &apiError{http.StatusBadRequest, "PropertyNotWritable", "The property Boot/" + f + " is read only or not supported by the lab."})
+					return
+				}
+			}
+		default:
+			writeError(w, &apiError{http.StatusBadRequest, "PropertyNotWritable", "The property " + k + " is a read only property and cannot be assigned a value."})
+			return
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		value   *string
+		allowed []string
+	}{
+		{"BootSourceOverrideEnabled", boot.BootSourceOverrideEnabled, overrideEnabled},
+		{"BootSourceOverrideTarget", boot.BootSourceOverrideTarget, overrideTargets},
+		{"BootSourceOverrideMode", boot.BootSourceOverrideMode, overrideModes},
+	} {
+		if c.value != nil && !slices.Contains(c.allowed, *c.value) {
+			writeError(w, &apiError{http.StatusBadRequest, "PropertyValueNotInList",
+				"The value " + *c.value + " for " + c.name + " is not in the list of acceptable values: " + strings.Join(c.allowed, ", ") + "."})
+			return
+		}
+	}
+
+	b.mu.Lock()
+	_, etag := b.systemLocked()
+	if m := r.Header.Get("If-Match"); m != "" && (!etagMatches(m, etag) || b.faultHitLocked(FaultStaleETag)) {
+		b.mu.Unlock()
+		w.Header().Set("ETag", etag)
+		writeError(w, &apiError{http.StatusPreconditionFailed, "PreconditionFailed",
+			"The ETag supplied did not match the ETag required to change this resource; GET it again and retry."})
+		return
+	}
+	before := b.override
+	if boot.BootSourceOverrideEnabled != nil {
+		b.override.enabled = *boot.BootSourceOverrideEnabled
+	}
+	if boot.BootSourceOverrideTarget != nil {
+		b.override.target = *boot.BootSourceOverrideTarget
+	}
+	if boot.BootSourceOverrideMode != nil {
+		b.override.mode = *boot.BootSourceOverrideMode
+	}
+	if b.override != before {
+		b.emitLocked(events.BootOverride, map[string]any{"enabled": b.override.enabled, "target": b.override.target})
+	}
+	d, etag := b.systemLocked()
+	b.mu.Unlock()
+	b.flush()
+	w.Header().Set("ETag", etag)
+	writeJSON(w, http.StatusOK, d)
+}
+
+func (b *BMC) postReset(w http.ResponseWriter, r *http.Request) {
+	var body struct{ ResetType string }
+	if e := decodeBody(r, &body); e != nil {
+		writeError(w, e)
+		return
+	}
+	if body.ResetType == "" {
+		writeError(w, &apiError{http.StatusBadRequest, "ActionParameterMissing", "The action ComputerSystem.Reset requires the parameter ResetType."})
+		return
+	}
+	b.mu.Lock()
+	t, e := b.resetLocked(body.ResetType)
+	var d doc
+	if t != nil {
+		d = taskDoc(t)
+	}
+	b.mu.Unlock()
+	b.flush()
+	switch {
+	case e != nil:
+		writeError(w, e)
+	case t == nil:
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		accepted(w, t.id, d)
+	}
+}
+
+// accepted answers 202 with the task monitor (DSP0266 "Asynchronous
+// operations").
+func accepted(w http.ResponseWriter, id string, d doc) {
+	w.Header().Set("Location", tasksPath+"/"+id)
+	writeJSON(w, http.StatusAccepted, d)
+}
+
+var mediaProtocols = []string{"HTTP", "HTTPS", "NFS", "CIFS"}
+
+// postInsert mounts an image. The mount is immediate in the lab; it still
+// answers 202 with a (completed) task, like a BMC that mounts in the
+// background, so clients exercise the task path.
+func (b *BMC) postInsert(w http.ResponseWriter, r *http.Request, p string) {
+	var body struct {
+		Image                string
+		Inserted             *bool
+		WriteProtected       *bool
+		TransferProtocolType string
+		UserName, Password   string // accepted, never stored or shown
+	}
+	if e := decodeBody(r, &body); e != nil {
+		writeError(w, e)
+		return
+	}
+	if body.TransferProtocolType != "" && !slices.Contains(mediaProtocols, body.TransferProtocolType) {
+		writeError(w, &apiError{http.StatusBadRequest, "ActionParameterValueNotInList",
+			"The value " + body.TransferProtocolType + " for TransferProtocolType is not one of " + strings.Join(mediaProtocols, ", ") + "."})
+		return
+	}
+	inserted, protected := true, true
+	if body.Inserted != nil {
+		inserted = *body.Inserted
+	}
+	if body.WriteProtected != nil {
+		protected = *body.WriteProtected
+	}
+	b.mu.Lock()
+	e := b.insertMediaLocked(body.Image, inserted, protected)
+	var t *task
+	var d doc
+	if e == nil {
+		t = b.completedTaskLocked("Insert virtual media", p, "The image is mounted.")
+		d = taskDoc(t)
+	}
+	b.mu.Unlock()
+	b.flush()
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	accepted(w, t.id, d)
+}
+
+func (b *BMC) postEject(w http.ResponseWriter, _ *http.Request) {
+	b.mu.Lock()
+	b.ejectMediaLocked()
+	b.mu.Unlock()
+	b.flush()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (b *BMC) getTask(w http.ResponseWriter, id string) {
+	b.mu.Lock()
+	t := b.tasks.byID[id]
+	var d doc
+	running := false
+	if t != nil {
+		d, running = taskDoc(t), !t.done()
+	}
+	b.mu.Unlock()
+	switch {
+	case t == nil:
+		writeError(w, &apiError{http.StatusNotFound, "ResourceNotFound", "The task " + id + " does not exist (or was forgotten)."})
+	case running:
+		w.Header().Set("Location", tasksPath+"/"+id)
+		writeJSON(w, http.StatusAccepted, d)
+	default:
+		writeJSON(w, http.StatusOK, d)
+	}
+}
+
+func (b *BMC) tasksLocked() doc {
+	members := make([]string, 0, len(b.tasks.order))
+	for _, id := range b.tasks.order {
+		members = append(members, tasksPath+"/"+id)
+	}
+	return collection(tasksPath, "TaskCollection", "Task Collection", members...)
+}
+
+// login creates a session (POST needs no auth; the body carries it).
+func (b *BMC) login(w http.ResponseWriter, r *http.Request) {
+	var body struct{ UserName, Password string }
+	if e := decodeBody(r, &body); e != nil {
+		writeError(w, e)
+		return
+	}
+	if !b.credentialsMatch(body.UserName, body.Password) {
+		writeError(w, &apiError{http.StatusUnauthorized, "NoValidSession", "The user name or password is not valid."})
+		return
+	}
+	b.mu.Lock()
+	s := b.sessions.create(body.UserName)
+	b.mu.Unlock()
+	w.Header().Set("X-Auth-Token", s.token)
+	w.Header().Set("Location", sessionsPath+"/"+s.id)
+	writeJSON(w, http.StatusCreated, sessionDoc(s))
+}
+
+func (b *BMC) session(w http.ResponseWriter, r *http.Request, id string) {
+	dispatch(w, r, handlers{
+		http.MethodGet: func() {
+			b.mu.Lock()
+			s := b.sessions.byID[id]
+			b.mu.Unlock()
+			if s == nil {
+				notFound(w, r)
+				return
+			}
+			writeJSON(w, http.StatusOK, sessionDoc(s))
+		},
+		http.MethodDelete: func() {
+			b.mu.Lock()
+			ok := b.sessions.remove(id)
+			b.mu.Unlock()
+			if !ok {
+				notFound(w, r)
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+		},
+	})
+}
+
+func (b *BMC) sessionsLocked() doc {
+	ids := make([]string, 0, len(b.sessions.byID))
+	for id := range b.sessions.byID {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, _ := strconv.Atoi(ids[i])
+		c, _ := strconv.Atoi(ids[j])
+		return a < c
+	})
+	members := make([]string, 0, len(ids))
+	for _, id := range ids {
+		members = append(members, sessionsPath+"/"+id)
+	}
+	return collection(sessionsPath, "SessionCollection", "Session Collection", members...)
+}

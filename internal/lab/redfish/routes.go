@@ -1,0 +1,194 @@
+package redfish
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// handlers maps HTTP methods to the code serving them for one resource.
+type handlers map[string]func()
+
+func dispatch(w http.ResponseWriter, r *http.Request, h handlers) {
+	if f, ok := h[r.Method]; ok {
+		f()
+		return
+	}
+	allow := make([]string, 0, len(h))
+	for m := range h {
+		allow = append(allow, m)
+	}
+	sort.Strings(allow)
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	writeError(w, &apiError{http.StatusMethodNotAllowed, "OperationNotAllowed", r.Method + " is not allowed on " + r.URL.Path + "."})
+}
+
+// get serves a read-only resource rendered under the lock.
+func (b *BMC) get(w http.ResponseWriter, r *http.Request, render func() doc) {
+	dispatch(w, r, handlers{http.MethodGet: func() {
+		b.mu.Lock()
+		d := render()
+		b.mu.Unlock()
+		writeJSON(w, http.StatusOK, d)
+	}})
+}
+
+func (b *BMC) route(w http.ResponseWriter, r *http.Request, p string) {
+	mediaHere := func(uri string) bool {
+		return strings.HasPrefix(uri, mgrMediaPath) || !b.cfg.ManagerVirtualMediaOnly
+	}
+	switch p {
+	case "/redfish":
+		b.get(w, r, func() doc { return doc{"v1": rootPath + "/"} })
+	case rootPath:
+		b.get(w, r, b.serviceRoot)
+	case rootPath + "/odata":
+		b.get(w, r, odataDocument)
+	case rootPath + "/$metadata":
+		dispatch(w, r, handlers{http.MethodGet: func() {
+			w.Header().Set("Content-Type", "application/xml")
+			w.Header().Set("OData-Version", "4.0")
+			io.WriteString(w, metadataXML)
+		}})
+	case systemsPath:
+		b.get(w, r, func() doc {
+			return collection(systemsPath, "ComputerSystemCollection", "Computer System Collection", systemPath)
+		})
+	case systemPath:
+		dispatch(w, r, handlers{
+			http.MethodGet:   func() { b.getSystem(w, r) },
+			http.MethodPatch: func() { b.patchSystem(w, r) },
+		})
+	case resetPath:
+		dispatch(w, r, handlers{http.MethodPost: func() { b.postReset(w, r) }})
+	case nicsPath:
+		b.get(w, r, b.nics)
+	case osPath:
+		b.get(w, r, b.operatingSystemLocked)
+	case managersPath:
+		b.get(w, r, func() doc { return collection(managersPath, "ManagerCollection", "Manager Collection", managerPath) })
+	case managerPath:
+		b.get(w, r, b.manager)
+	case updatePath:
+		b.get(w, r, func() doc {
+			return doc{"@odata.id": updatePath, "@odata.type": "#UpdateService.v1_11_0.UpdateService", "Id": "UpdateService",
+				"Name": "Update Service", "ServiceEnabled": true, "SoftwareInventory": link(inventoryPath)}
+		})
+	case inventoryPath:
+		b.get(w, r, func() doc {
+			return collection(inventoryPath, "SoftwareInventoryCollection", "Software Inventory Collection", osImagePath)
+		})
+	case osImagePath:
+		b.get(w, r, b.osImageLocked)
+	case sessionServicePath:
+		b.get(w, r, b.sessionService)
+	case sessionsPath:
+		dispatch(w, r, handlers{
+			http.MethodGet: func() {
+				b.mu.Lock()
+				d := b.sessionsLocked()
+				b.mu.Unlock()
+				writeJSON(w, http.StatusOK, d)
+			},
+			http.MethodPost: func() { b.login(w, r) },
+		})
+	case taskServicePath:
+		b.get(w, r, func() doc {
+			return doc{"@odata.id": taskServicePath, "@odata.type": "#TaskService.v1_2_0.TaskService", "Id": "TaskService",
+				"Name": "Task Service", "ServiceEnabled": true, "Tasks": link(tasksPath)}
+		})
+	case tasksPath:
+		b.get(w, r, b.tasksLocked)
+	case sysMediaPath, mgrMediaPath:
+		if !mediaHere(p) {
+			notFound(w, r)
+			return
+		}
+		cd := sysCDPath
+		if p == mgrMediaPath {
+			cd = mgrCDPath
+		}
+		b.get(w, r, func() doc { return collection(p, "VirtualMediaCollection", "Virtual Media Services", cd) })
+	case sysCDPath, mgrCDPath:
+		if !mediaHere(p) {
+			notFound(w, r)
+			return
+		}
+		id := p[strings.LastIndex(p, "/")+1:]
+		b.get(w, r, func() doc { return b.cdLocked(p, id) })
+	case sysCDPath + insertAction, mgrCDPath + insertAction:
+		if !mediaHere(p) {
+			notFound(w, r)
+			return
+		}
+		dispatch(w, r, handlers{http.MethodPost: func() { b.postInsert(w, r, p) }})
+	case sysCDPath + ejectAction, mgrCDPath + ejectAction:
+		if !mediaHere(p) {
+			notFound(w, r)
+			return
+		}
+		dispatch(w, r, handlers{http.MethodPost: func() { b.postEject(w, r) }})
+	default:
+		switch {
+		case p == nicPath && b.cfg.BootMAC != "":
+			b.get(w, r, b.nic)
+		case strings.HasPrefix(p, sessionsPath+"/"):
+			b.session(w, r, strings.TrimPrefix(p, sessionsPath+"/"))
+		case strings.HasPrefix(p, tasksPath+"/"):
+			dispatch(w, r, handlers{http.MethodGet: func() { b.getTask(w, strings.TrimPrefix(p, tasksPath+"/")) }})
+		default:
+			notFound(w, r)
+		}
+	}
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, &apiError{http.StatusNotFound, "ResourceNotFound", "The resource at " + r.URL.Path + " was not found."})
+}
+
+func odataDocument() doc {
+	return doc{
+		"@odata.context": rootPath + "/$metadata",
+		"value": []doc{
+			{"name": "Service", "kind": "Singleton", "url": rootPath + "/"},
+			{"name": "Systems", "kind": "Singleton", "url": systemsPath},
+			{"name": "Managers", "kind": "Singleton", "url": managersPath},
+			{"name": "SessionService", "kind": "Singleton", "url": sessionServicePath},
+			{"name": "TaskService", "kind": "Singleton", "url": taskServicePath},
+			{"name": "UpdateService", "kind": "Singleton", "url": updatePath},
+		},
+	}
+}
+
+// decodeBody reads a JSON object body; a malformed one is a 400.
+func decodeBody(r *http.Request, v any) *apiError {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		return &apiError{http.StatusBadRequest, "MalformedJSON", "The request body could not be read."}
+	}
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		raw = []byte("{}")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return &apiError{http.StatusBadRequest, "MalformedJSON", "The request body submitted was malformed JSON and could not be parsed by the receiving service."}
+	}
+	return nil
+}
+
+// metadataXML is a minimal CSDL service document pointing at the DMTF
+// schemas, enough for clients that read it to find the entity container.
+const metadataXML = `<?xml version="1.0" encoding="UTF-8"?>
+<edmx:Edmx xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx" Version="4.0">
+  <edmx:Reference Uri="http://redfish.dmtf.org/schemas/v1/ServiceRoot_v1.xml">
+    <edmx:Include Namespace="ServiceRoot"/>
+    <edmx:Include Namespace="ServiceRoot.v1_11_0"/>
+  </edmx:Reference>
+  <edmx:DataServices>
+    <Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="Service">
+      <EntityContainer Name="Service" Extends="ServiceRoot.v1_11_0.ServiceContainer"/>
+    </Schema>
+  </edmx:DataServices>
+</edmx:Edmx>
+`

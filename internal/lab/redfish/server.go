@@ -1,0 +1,102 @@
+package redfish
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// hangLimit bounds a bmc-timeout hang for clients that never give up.
+const hangLimit = 2 * time.Minute
+
+// Handler returns the BMC's Redfish service.
+func (b *BMC) Handler() http.Handler { return http.HandlerFunc(b.serveHTTP) }
+
+// Serve listens on addr (127.0.0.1:0 when empty) and returns the base URL,
+// e.g. "http://127.0.0.1:41234". Close shuts the server down.
+func (b *BMC) Serve(addr string) (string, error) {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	srv := &http.Server{Handler: b.Handler(), ReadHeaderTimeout: 30 * time.Second}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		ln.Close()
+		return "", errors.New("redfish: BMC " + b.cfg.BMM + " is closed")
+	}
+	b.servers = append(b.servers, srv)
+	b.mu.Unlock()
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String(), nil
+}
+
+// serveHTTP applies transport faults, then authentication, then routes.
+// Injected faults strike before the request is processed, so a failed
+// request has no effect.
+func (b *BMC) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	b.mu.Lock()
+	closed := b.closed
+	unreachable := b.faultActiveLocked(FaultBMCUnreachable)
+	hang := !unreachable && b.faultHitLocked(FaultBMCTimeout)
+	fail := !unreachable && !hang && b.faultHitLocked(FaultBMC5xx)
+	coin := b.rng.IntN(2)
+	b.mu.Unlock()
+
+	switch {
+	case closed:
+		writeError(w, &apiError{http.StatusServiceUnavailable, "ServiceShuttingDown", "The BMC is shutting down."})
+		return
+	case unreachable:
+		// Drop the connection without a byte of answer.
+		panic(http.ErrAbortHandler)
+	case hang:
+		b.hang(r)
+		panic(http.ErrAbortHandler)
+	case fail:
+		status := http.StatusInternalServerError
+		if coin == 1 {
+			status = http.StatusServiceUnavailable
+			w.Header().Set("Retry-After", "1")
+		}
+		writeError(w, &apiError{status, "InternalError",
+			"The request failed due to an internal service error (injected bmc-5xx fault). The service is still operational."})
+		return
+	}
+
+	p := cleanPath(r.URL.Path)
+	if !public(r.Method, p) && !b.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Basic realm="RedfishService"`)
+		writeError(w, &apiError{http.StatusUnauthorized, "NoValidSession",
+			"There is no valid session established with the implementation; use basic auth or an X-Auth-Token."})
+		return
+	}
+	b.route(w, r, p)
+}
+
+// hang holds a request until the client gives up, the BMC closes, or
+// hangLimit passes.
+func (b *BMC) hang(r *http.Request) {
+	t := time.NewTimer(hangLimit)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+	case <-b.done:
+	case <-t.C:
+	}
+}
+
+// cleanPath drops a trailing slash and query so "/redfish/v1/" and
+// "/redfish/v1" are the same resource.
+func cleanPath(p string) string {
+	for len(p) > 1 && strings.HasSuffix(p, "/") {
+		p = strings.TrimSuffix(p, "/")
+	}
+	return p
+}

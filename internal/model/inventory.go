@@ -1,0 +1,129 @@
+package model
+
+// Inventory is the site file: the cluster, how to reach its Kubernetes API
+// and BMCs, and its racks of servers. Secrets are never inline, only
+// references resolved inside activities.
+type Inventory struct {
+	Cluster        string                   `json:"cluster"`
+	RuntimeVersion string                   `json:"runtimeVersion"`
+	Kubernetes     KubernetesSpec           `json:"kubernetes"`
+	BMCCredentials map[string]CredentialRef `json:"bmcCredentials"`
+	Racks          []RackSpec               `json:"racks"`
+	Remediation    *RemediationSpec         `json:"remediation,omitempty"`
+	Lab            *LabSpec                 `json:"lab,omitempty"`
+	// Admin is the address of the lab's admin endpoint, written by lab up.
+	Admin string `json:"labAdmin,omitempty"`
+}
+
+// KubernetesSpec says where the site's kubeconfig is: a file or a Secret.
+type KubernetesSpec struct {
+	Kubeconfig          string     `json:"kubeconfig,omitempty"`
+	KubeconfigSecretRef *SecretRef `json:"kubeconfigSecretRef,omitempty"`
+}
+
+// SecretRef names a Kubernetes Secret.
+type SecretRef struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// CredentialRef says where a BMC's username and password come from:
+// environment variables, files, or a Secret with username/password keys.
+type CredentialRef struct {
+	UsernameEnv  string     `json:"usernameEnv,omitempty"`
+	PasswordEnv  string     `json:"passwordEnv,omitempty"`
+	UsernameFile string     `json:"usernameFile,omitempty"`
+	PasswordFile string     `json:"passwordFile,omitempty"`
+	SecretRef    *SecretRef `json:"secretRef,omitempty"`
+}
+
+// RackSpec is one rack and its servers.
+type RackSpec struct {
+	Name    string       `json:"name"`
+	Servers []ServerSpec `json:"servers"`
+}
+
+// ServerSpec is one bare-metal machine as the inventory describes it.
+type ServerSpec struct {
+	Name           string  `json:"name"`
+	Role           Role    `json:"role"`
+	NodeName       string  `json:"nodeName,omitempty"`
+	BMC            BMCSpec `json:"bmc"`
+	BootMACAddress string  `json:"bootMACAddress"`
+	SerialNumber   string  `json:"serialNumber,omitempty"`
+}
+
+// BMCSpec is how to reach a server's BMC; Credentials names an entry of
+// Inventory.BMCCredentials.
+type BMCSpec struct {
+	Address            string `json:"address"`
+	Credentials        string `json:"credentials"`
+	InsecureSkipVerify bool   `json:"insecureSkipVerify,omitempty"`
+}
+
+// ServerRef is a server with its place in the inventory.
+type ServerRef struct {
+	Rack string
+	// Index is the server's position within its rack's list.
+	Index  int
+	Server ServerSpec
+}
+
+// NodeNameOf is the Kubernetes node name of s, which defaults to its name.
+func NodeNameOf(s ServerSpec) string {
+	if s.NodeName != "" {
+		return s.NodeName
+	}
+	return s.Name
+}
+
+// Servers lists every server in inventory order.
+func (inv *Inventory) Servers() []ServerRef {
+	var out []ServerRef
+	for _, r := range inv.Racks {
+		for i, s := range r.Servers {
+			out = append(out, ServerRef{Rack: r.Name, Index: i, Server: s})
+		}
+	}
+	return out
+}
+
+// RackNames lists the names of racks that have servers, in natural order.
+func (inv *Inventory) RackNames() []string {
+	var out []string
+	for _, r := range inv.Racks {
+		if len(r.Servers) > 0 {
+			out = append(out, r.Name)
+		}
+	}
+	SortNatural(out)
+	return out
+}
+
+// ComputeCounts maps each rack to its number of compute servers, the sizes
+// UpdateStrategy.CheckRacks wants.
+func (inv *Inventory) ComputeCounts() map[string]int {
+	out := map[string]int{}
+	for _, r := range inv.Racks {
+		for _, s := range r.Servers {
+			if s.Role == RoleCompute {
+				out[r.Name]++
+			}
+		}
+	}
+	return out
+}
+
+// ControlPlaneSize is how many active KCPs and spares the rack-resiliency
+// tables keep for a site with racks racks (counting racks that have servers).
+func ControlPlaneSize(racks int) (active, spare int) {
+	switch {
+	case racks <= 0:
+		return 0, 0
+	case racks == 1:
+		return 3, 0
+	case racks == 2:
+		return 1, 1
+	}
+	return 3, 1
+}

@@ -1,0 +1,88 @@
+package model
+
+// BMM is the ledger's view of one bare-metal machine. Field names follow the
+// operator API; BMC holds only a credentials reference, never a secret.
+type BMM struct {
+	Name                  string  `json:"name"`
+	Rack                  string  `json:"rack"`
+	Roles                 []Role  `json:"roles"`
+	ManagementGroup       string  `json:"managementGroup,omitempty"`
+	NodeName              string  `json:"nodeName"`
+	BMC                   BMCSpec `json:"bmc"`
+	BootMACAddress        string  `json:"bootMACAddress"`
+	SerialNumber          string  `json:"serialNumber,omitempty"`
+	RuntimeVersion        string  `json:"runtimeVersion,omitempty"`
+	DetailedStatus        string  `json:"detailedStatus,omitempty"`
+	DetailedStatusMessage string  `json:"detailedStatusMessage,omitempty"`
+	PowerState            string  `json:"powerState,omitempty"`
+	CordonStatus          string  `json:"cordonStatus,omitempty"`
+	ReadyState            string  `json:"readyState,omitempty"`
+}
+
+// BMM detailed statuses.
+const (
+	BMMPreparing      = "Preparing"
+	BMMError          = "Error"
+	BMMAvailable      = "Available"
+	BMMProvisioning   = "Provisioning"
+	BMMProvisioned    = "Provisioned"
+	BMMDeprovisioning = "Deprovisioning"
+)
+
+// Power, cordon and ready states.
+const (
+	PowerOn      = "On"
+	PowerOff     = "Off"
+	Cordoned     = "Cordoned"
+	Uncordoned   = "Uncordoned"
+	ReadyTrue    = "True"
+	ReadyFalse   = "False"
+	ReadyUnknown = "Unknown"
+)
+
+// UnhealthyMessage is the detailedStatusMessage of a BMM that remediation
+// gave up on; only a Replace action clears it.
+const UnhealthyMessage = "Warning: BMM Node is unhealthy and may require hardware replacement."
+
+// HasRole reports whether b carries role r.
+func (b BMM) HasRole(r Role) bool {
+	for _, x := range b.Roles {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// Healthy reports whether b is neither marked unhealthy nor not-Ready.
+func (b BMM) Healthy() bool {
+	return b.DetailedStatusMessage != UnhealthyMessage && b.ReadyState == ReadyTrue
+}
+
+// Cluster is the ledger of one cluster.
+type Cluster struct {
+	Name                  string `json:"name"`
+	RuntimeVersion        string `json:"runtimeVersion"`
+	DetailedStatus        string `json:"detailedStatus,omitempty"`
+	DetailedStatusMessage string `json:"detailedStatusMessage,omitempty"`
+	BMMs                  []BMM  `json:"bmms"`
+}
+
+// Cluster detailed statuses.
+const (
+	ClusterRunning      = "Running"
+	ClusterUpdating     = "Updating"
+	ClusterUpdatePaused = "UpdatePaused"
+	ClusterDegraded     = "Degraded"
+	ClusterFailed       = "Failed"
+)
+
+// BMM returns the named BMM and whether it exists.
+func (c *Cluster) BMM(name string) (*BMM, bool) {
+	for i := range c.BMMs {
+		if c.BMMs[i].Name == name {
+			return &c.BMMs[i], true
+		}
+	}
+	return nil, false
+}

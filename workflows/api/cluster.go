@@ -1,0 +1,82 @@
+package api
+
+import (
+	"time"
+
+	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/plan"
+)
+
+// ClusterInput starts ClusterWorkflow (and carries its state across
+// continue-as-new).
+type ClusterInput struct {
+	Inventory model.Inventory   `json:"inventory"`
+	Placement []plan.Assignment `json:"placement"`
+	// Carry is the state of the previous run after continue-as-new.
+	Carry *ClusterState `json:"carry,omitempty"`
+	// ContinueAsNewAfter overrides the history length at which the ledger
+	// starts a fresh run (0: when the server suggests it). Tests use it.
+	ContinueAsNewAfter int `json:"continueAsNewAfter,omitempty"`
+	// LeaseSweep is how often held leases are checked against their
+	// holders (0: 30 s).
+	LeaseSweep time.Duration `json:"leaseSweep,omitempty"`
+}
+
+// ClusterState is the ledger: what query `state` returns.
+type ClusterState struct {
+	Cluster    model.Cluster `json:"cluster"`
+	Leases     []lease.Lease `json:"leases"`
+	ActionSeq  int           `json:"actionSeq"`
+	Kubeconfig string        `json:"kubeconfig,omitempty"` // a path or "secret:ns/name", never the content
+	Runs       int           `json:"runs"`                 // continue-as-new generations so far
+	Updated    time.Time     `json:"updated"`
+}
+
+// RegisterRequest re-registers the inventory (update `register`).
+type RegisterRequest struct {
+	Inventory model.Inventory   `json:"inventory"`
+	Placement []plan.Assignment `json:"placement"`
+}
+
+// AcquireResult is the answer to `acquire-lease`. Holder is the lease's
+// holder id: for a user action asked with an empty holder, the ledger
+// assigns the action's workflow id (action:<cluster>:<bmm>:<n>).
+type AcquireResult struct {
+	Lease  lease.Lease `json:"lease"`
+	Holder string      `json:"holder"`
+}
+
+// ReleaseRequest drops a lease (`release-lease`).
+type ReleaseRequest struct {
+	BMM    string `json:"bmm"`
+	Holder string `json:"holder"`
+}
+
+// BMMPatch records facts about one BMM (`record-bmm`); nil fields are left
+// alone. Roles, when set, are also written to the node's labels.
+type BMMPatch struct {
+	BMM                   string       `json:"bmm"`
+	Roles                 []model.Role `json:"roles,omitempty"`
+	ManagementGroup       *string      `json:"managementGroup,omitempty"`
+	RuntimeVersion        *string      `json:"runtimeVersion,omitempty"`
+	DetailedStatus        *string      `json:"detailedStatus,omitempty"`
+	DetailedStatusMessage *string      `json:"detailedStatusMessage,omitempty"`
+	PowerState            *string      `json:"powerState,omitempty"`
+	CordonStatus          *string      `json:"cordonStatus,omitempty"`
+	ReadyState            *string      `json:"readyState,omitempty"`
+	// Hardware facts a Replace changes.
+	BMC            *model.BMCSpec `json:"bmc,omitempty"`
+	BootMACAddress *string        `json:"bootMACAddress,omitempty"`
+	SerialNumber   *string        `json:"serialNumber,omitempty"`
+}
+
+// ClusterStatusPatch sets the cluster's detailed status (`set-cluster-status`).
+type ClusterStatusPatch struct {
+	DetailedStatus        string `json:"detailedStatus"`
+	DetailedStatusMessage string `json:"detailedStatusMessage"`
+	RuntimeVersion        string `json:"runtimeVersion,omitempty"`
+}
+
+// Str is a convenience for patch fields.
+func Str(s string) *string { return &s }

@@ -1,0 +1,273 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/plan"
+	"github.com/rackroll/rackroll/workflows/api"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// ClusterWorkflow is the long-running ledger of one cluster (id
+// cluster:<cluster>). It is the single writer of each BMM's roles, version,
+// statuses and of the disruption leases. Leases are granted through an
+// Update whose validator applies the KCP rule, so a refusal is synchronous
+// and leaves no trace in history.
+func ClusterWorkflow(ctx workflow.Context, in api.ClusterInput) error {
+	l := &clusterLedger{in: in}
+	if in.Carry != nil {
+		l.st = *in.Carry
+	} else {
+		l.st = api.ClusterState{Cluster: model.Cluster{Name: in.Inventory.Cluster, DetailedStatus: model.ClusterRunning}}
+	}
+	l.register(ctx, in.Inventory, in.Placement)
+	if err := l.handlers(ctx); err != nil {
+		return err
+	}
+	return l.run(ctx)
+}
+
+type clusterLedger struct {
+	in api.ClusterInput
+	st api.ClusterState
+}
+
+func (l *clusterLedger) handlers(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, api.QueryState, func() (api.ClusterState, error) { return l.st, nil }); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateAcquireLease, l.acquire,
+		workflow.UpdateHandlerOptions{Validator: l.validateAcquire}); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandler(ctx, api.UpdateReleaseLease, func(ctx workflow.Context, r api.ReleaseRequest) error {
+		l.st.Leases = lease.Release(l.st.Leases, r.BMM, r.Holder)
+		l.touch(ctx)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateRecordBMM, l.record,
+		workflow.UpdateHandlerOptions{Validator: l.validateRecord}); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateRegister, func(ctx workflow.Context, r api.RegisterRequest) (api.ClusterState, error) {
+		l.register(ctx, r.Inventory, r.Placement)
+		return l.st, nil
+	}, workflow.UpdateHandlerOptions{Validator: l.validateRegister}); err != nil {
+		return err
+	}
+	return workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateClusterStatus, func(ctx workflow.Context, p api.ClusterStatusPatch) error {
+		l.st.Cluster.DetailedStatus, l.st.Cluster.DetailedStatusMessage = p.DetailedStatus, p.DetailedStatusMessage
+		if p.RuntimeVersion != "" {
+			l.st.Cluster.RuntimeVersion = p.RuntimeVersion
+		}
+		l.touch(ctx)
+		return nil
+	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, p api.ClusterStatusPatch) error {
+		switch p.DetailedStatus {
+		case model.ClusterRunning, model.ClusterUpdating, model.ClusterUpdatePaused, model.ClusterDegraded, model.ClusterFailed:
+			return nil
+		}
+		return fmt.Errorf("detailedStatus %q: allowed Running, Updating, UpdatePaused, Degraded, Failed", p.DetailedStatus)
+	}})
+}
+
+func (l *clusterLedger) validateAcquire(ctx workflow.Context, r lease.Request) error {
+	if r.Holder == "" {
+		r.Holder = api.ActionID(l.st.Cluster.Name, r.BMM, l.st.ActionSeq+1)
+	}
+	return lease.Check(l.st.Cluster, l.st.Leases, r)
+}
+
+func (l *clusterLedger) acquire(ctx workflow.Context, r lease.Request) (api.AcquireResult, error) {
+	if r.Holder == "" {
+		l.st.ActionSeq++
+		r.Holder = api.ActionID(l.st.Cluster.Name, r.BMM, l.st.ActionSeq)
+	}
+	b, _ := l.st.Cluster.BMM(r.BMM)
+	l.st.Leases = lease.Grant(l.st.Leases, r, b.HasRole(model.RoleKCP), workflow.Now(ctx))
+	l.touch(ctx)
+	for _, x := range l.st.Leases {
+		if x.BMM == r.BMM && x.Holder == r.Holder {
+			return api.AcquireResult{Lease: x, Holder: r.Holder}, nil
+		}
+	}
+	return api.AcquireResult{}, fmt.Errorf("lease on %s for %s vanished", r.BMM, r.Holder)
+}
+
+func (l *clusterLedger) validateRecord(ctx workflow.Context, p api.BMMPatch) error {
+	if _, ok := l.st.Cluster.BMM(p.BMM); !ok {
+		return fmt.Errorf("bmm %q is not in cluster %s", p.BMM, l.st.Cluster.Name)
+	}
+	for _, r := range p.Roles {
+		if !r.Valid() {
+			return fmt.Errorf("role %q: allowed kcp, kcp-spare, management, compute", r)
+		}
+	}
+	return nil
+}
+
+func (l *clusterLedger) record(ctx workflow.Context, p api.BMMPatch) error {
+	b, _ := l.st.Cluster.BMM(p.BMM)
+	applyPatch(b, p)
+	l.touch(ctx)
+	return nil
+}
+
+func applyPatch(b *model.BMM, p api.BMMPatch) {
+	if p.Roles != nil {
+		b.Roles = append([]model.Role(nil), p.Roles...)
+	}
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&b.ManagementGroup, p.ManagementGroup)
+	set(&b.RuntimeVersion, p.RuntimeVersion)
+	set(&b.DetailedStatus, p.DetailedStatus)
+	set(&b.DetailedStatusMessage, p.DetailedStatusMessage)
+	set(&b.PowerState, p.PowerState)
+	set(&b.CordonStatus, p.CordonStatus)
+	set(&b.ReadyState, p.ReadyState)
+	set(&b.BootMACAddress, p.BootMACAddress)
+	set(&b.SerialNumber, p.SerialNumber)
+	if p.BMC != nil {
+		b.BMC = *p.BMC
+	}
+}
+
+func (l *clusterLedger) validateRegister(ctx workflow.Context, r api.RegisterRequest) error {
+	if r.Inventory.Cluster != l.st.Cluster.Name {
+		return fmt.Errorf("inventory is for cluster %q, this ledger is %q", r.Inventory.Cluster, l.st.Cluster.Name)
+	}
+	keep := map[string]bool{}
+	for _, s := range r.Inventory.Servers() {
+		keep[s.Server.Name] = true
+	}
+	for _, x := range l.st.Leases {
+		if !keep[x.BMM] {
+			return fmt.Errorf("bmm %s would leave the inventory while %s (%s) holds it: wait for it to finish", x.BMM, x.Holder, x.Operation)
+		}
+	}
+	return nil
+}
+
+// register merges an inventory into the ledger: new BMMs join with their
+// placed role, known BMMs get fresh hardware facts and keep their state
+// (roles included: a failover may have moved them), vanished BMMs leave.
+func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, placed []plan.Assignment) {
+	roles := map[string]plan.Assignment{}
+	for _, a := range placed {
+		roles[a.Name] = a
+	}
+	old := map[string]model.BMM{}
+	for _, b := range l.st.Cluster.BMMs {
+		old[b.Name] = b
+	}
+	var bmms []model.BMM
+	for _, ref := range inv.Servers() {
+		s := ref.Server
+		b, known := old[s.Name]
+		if !known {
+			a := roles[s.Name]
+			b = model.BMM{Name: s.Name, Roles: []model.Role{a.Role}, ManagementGroup: a.ManagementGroup,
+				RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.BMMProvisioned, PowerState: model.PowerOn,
+				CordonStatus: model.Uncordoned, ReadyState: model.ReadyTrue}
+		}
+		b.Rack, b.NodeName, b.BMC = ref.Rack, model.NodeNameOf(s), s.BMC
+		b.BootMACAddress, b.SerialNumber = s.BootMACAddress, s.SerialNumber
+		bmms = append(bmms, b)
+	}
+	l.st.Cluster.BMMs = bmms
+	if l.st.Cluster.RuntimeVersion == "" {
+		l.st.Cluster.RuntimeVersion = inv.RuntimeVersion
+	}
+	l.st.Kubeconfig = inv.Kubernetes.Kubeconfig
+	if ref := inv.Kubernetes.KubeconfigSecretRef; ref != nil {
+		l.st.Kubeconfig = "secret:" + ref.Namespace + "/" + ref.Name
+	}
+	l.in.Inventory, l.in.Placement = inv, placed
+	l.touch(ctx)
+}
+
+func (l *clusterLedger) touch(ctx workflow.Context) { l.st.Updated = workflow.Now(ctx) }
+
+// run sweeps leases whose holders are gone and continues as new when the
+// history grows long, carrying every lease.
+func (l *clusterLedger) run(ctx workflow.Context) error {
+	sweep := l.in.LeaseSweep
+	if sweep <= 0 {
+		sweep = 30 * time.Second
+	}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 5},
+	})
+	var la *ledger.Activities
+	for {
+		tooLong := func() bool {
+			info := workflow.GetInfo(ctx)
+			if l.in.ContinueAsNewAfter > 0 {
+				return info.GetCurrentHistoryLength() >= l.in.ContinueAsNewAfter
+			}
+			return info.GetContinueAsNewSuggested()
+		}
+		// Sleep until the history needs trimming, or, while leases are held,
+		// until the next sweep.
+		if len(l.st.Leases) == 0 {
+			if err := workflow.Await(ctx, func() bool { return tooLong() || len(l.st.Leases) > 0 }); err != nil {
+				return err
+			}
+		} else if _, err := workflow.AwaitWithTimeout(ctx, sweep, tooLong); err != nil {
+			return err
+		}
+		if tooLong() {
+			// Let in-flight updates finish so none is lost, then start over.
+			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+				return err
+			}
+			next := l.in
+			st := l.st
+			st.Runs++
+			next.Carry = &st
+			return workflow.NewContinueAsNewError(ctx, ClusterWorkflow, next)
+		}
+		if len(l.st.Leases) == 0 {
+			continue
+		}
+		// Leases older than one sweep whose holder is no longer running
+		// (terminated, crashed before release, never started) are released.
+		now := workflow.Now(ctx)
+		var check []string
+		for _, h := range lease.Holders(l.st.Leases) {
+			for _, x := range l.st.Leases {
+				if x.Holder == h && now.Sub(x.Since) >= sweep {
+					check = append(check, h)
+					break
+				}
+			}
+		}
+		if len(check) == 0 {
+			continue
+		}
+		var running map[string]bool
+		if err := workflow.ExecuteActivity(actx, la.HolderStates, check).Get(ctx, &running); err != nil {
+			workflow.GetLogger(ctx).Warn("lease sweep failed; will retry", "error", err)
+			continue
+		}
+		for _, h := range check {
+			if !running[h] {
+				workflow.GetLogger(ctx).Info("releasing leases of a holder that is no longer running", "holder", h)
+				l.st.Leases = lease.Release(l.st.Leases, "", h)
+				l.touch(ctx)
+			}
+		}
+	}
+}

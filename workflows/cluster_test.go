@@ -1,0 +1,172 @@
+package workflows
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/plan"
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+)
+
+func fourRackInput(t *testing.T) api.ClusterInput {
+	t.Helper()
+	inv, err := model.LoadInventory("../examples/four-rack.yaml")
+	require.NoError(t, err)
+	placed, err := plan.Place(inv)
+	require.NoError(t, err)
+	return api.ClusterInput{Inventory: *inv, Placement: placed}
+}
+
+func kcps(in api.ClusterInput) []string {
+	var out []string
+	for _, a := range in.Placement {
+		if a.Role == model.RoleKCP {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+type updateResult struct {
+	rejected error
+	err      error
+	value    any
+	done     bool
+}
+
+func sendUpdate(env *testsuite.TestWorkflowEnvironment, name string, id string, res *updateResult, arg any) {
+	env.UpdateWorkflow(name, id, &testsuite.TestUpdateCallback{
+		OnAccept: func() {},
+		OnReject: func(err error) { res.rejected = err; res.done = true },
+		OnComplete: func(v any, err error) {
+			res.value, res.err, res.done = v, err, true
+		},
+	}, arg)
+}
+
+// Two disruptive actions on two KCP servers: the first is granted, the
+// second refused with the reason, and the refusal writes nothing.
+func TestClusterGrantsOneKCPDisruptionAtATime(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	in := fourRackInput(t)
+	k := kcps(in)
+	require.Len(t, k, 3)
+
+	var first, second, compute, again updateResult
+	env.RegisterDelayedCallback(func() {
+		sendUpdate(env, api.UpdateAcquireLease, "u1", &first, lease.Request{BMM: k[0], Operation: "restart", Disruptive: true})
+		sendUpdate(env, api.UpdateAcquireLease, "u2", &second, lease.Request{BMM: k[1], Operation: "restart", Disruptive: true})
+		sendUpdate(env, api.UpdateAcquireLease, "u3", &compute, lease.Request{BMM: "rack2-c1", Operation: "reimage", Disruptive: true})
+	}, time.Second)
+	env.RegisterDelayedCallback(func() {
+		// After the first holder releases, the second KCP may go.
+		var rel updateResult
+		sendUpdate(env, api.UpdateReleaseLease, "u4", &rel, api.ReleaseRequest{BMM: k[0], Holder: api.ActionID("site-a", k[0], 1)})
+		require.NoError(t, rel.err)
+		sendUpdate(env, api.UpdateAcquireLease, "u5", &again, lease.Request{BMM: k[1], Operation: "restart", Disruptive: true})
+	}, 2*time.Second)
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(api.QueryState)
+		require.NoError(t, err)
+		var st api.ClusterState
+		require.NoError(t, v.Get(&st))
+		require.Len(t, st.Leases, 2, "compute lease and the second KCP lease")
+		require.Equal(t, 3, st.ActionSeq, "the refused request took no action number")
+		env.CancelWorkflow()
+	}, 3*time.Second)
+	env.ExecuteWorkflow(ClusterWorkflow, in)
+
+	require.True(t, first.done && first.rejected == nil && first.err == nil, "first: %+v", first)
+	require.Equal(t, api.ActionID("site-a", k[0], 1), first.value.(api.AcquireResult).Holder)
+	require.Error(t, second.rejected)
+	require.Contains(t, second.rejected.Error(), "already disrupting KCP server "+k[0])
+	require.NoError(t, compute.rejected)
+	require.True(t, again.done && again.rejected == nil, "second KCP after release: %+v", again)
+}
+
+func TestClusterRejectsUnknownBMMAndClusterNotRunning(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	in := fourRackInput(t)
+	var unknown, status, whileFailed updateResult
+	env.RegisterDelayedCallback(func() {
+		sendUpdate(env, api.UpdateAcquireLease, "u1", &unknown, lease.Request{BMM: "rack9-c1", Operation: "restart", Disruptive: true})
+		sendUpdate(env, api.UpdateClusterStatus, "u2", &status, api.ClusterStatusPatch{DetailedStatus: model.ClusterFailed, DetailedStatusMessage: "KCP rack1-mgmt1 failed to upgrade"})
+		sendUpdate(env, api.UpdateAcquireLease, "u3", &whileFailed, lease.Request{BMM: "rack1-c1", Operation: "restart", Disruptive: true})
+		env.CancelWorkflow()
+	}, time.Second)
+	env.ExecuteWorkflow(ClusterWorkflow, in)
+	require.ErrorContains(t, unknown.rejected, `bmm "rack9-c1" is not in cluster site-a`)
+	require.NoError(t, status.err)
+	require.ErrorContains(t, whileFailed.rejected, "is Failed, not Running: KCP rack1-mgmt1 failed to upgrade")
+}
+
+// A holder that was terminated never released its lease: the sweep asks
+// Temporal and frees it.
+func TestClusterReleasesLeaseOfTerminatedHolder(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	var la *ledger.Activities
+	env.RegisterActivity(la)
+	in := fourRackInput(t)
+	in.LeaseSweep = time.Minute
+	env.OnActivity(la.HolderStates, mock.Anything, []string{"upgrade:site-a:rack1-c1"}).Return(map[string]bool{"upgrade:site-a:rack1-c1": false}, nil)
+
+	var got updateResult
+	env.RegisterDelayedCallback(func() {
+		sendUpdate(env, api.UpdateAcquireLease, "u1", &got, lease.Request{BMM: "rack1-c1", Holder: "upgrade:site-a:rack1-c1", Operation: "upgrade", Disruptive: true})
+	}, time.Second)
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(api.QueryState)
+		require.NoError(t, err)
+		var st api.ClusterState
+		require.NoError(t, v.Get(&st))
+		require.Empty(t, st.Leases, "lease of the dead holder must be released")
+		env.CancelWorkflow()
+	}, 5*time.Minute)
+	env.ExecuteWorkflow(ClusterWorkflow, in)
+	require.NoError(t, got.rejected)
+	env.AssertExpectations(t)
+}
+
+// The ledger continues as new with its leases and counters intact.
+func TestClusterContinuesAsNewKeepingLeases(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	in := fourRackInput(t)
+	in.ContinueAsNewAfter = 30
+	var results []*updateResult
+	env.RegisterDelayedCallback(func() {
+		for i, b := range []string{"rack1-c1", "rack1-c2", "rack1-c3", "rack2-c1", "rack2-c2", "rack2-c3"} {
+			r := &updateResult{}
+			results = append(results, r)
+			sendUpdate(env, api.UpdateAcquireLease, "u"+b, r, lease.Request{BMM: b, Holder: "h" + string(rune('0'+i)), Operation: "cordon"})
+		}
+	}, time.Second)
+	env.RegisterDelayedCallback(func() { env.SetCurrentHistoryLength(31) }, 2*time.Second)
+	env.ExecuteWorkflow(ClusterWorkflow, in)
+	err := env.GetWorkflowError()
+	var can *workflow.ContinueAsNewError
+	require.True(t, errors.As(err, &can), "want continue-as-new, got %v", err)
+	require.Len(t, results, 6)
+	for _, r := range results {
+		require.True(t, r.done)
+		require.NoError(t, r.rejected)
+	}
+	var next api.ClusterInput
+	require.NoError(t, converterFor().FromPayloads(can.Input, &next))
+	require.NotNil(t, next.Carry)
+	require.Len(t, next.Carry.Leases, 6)
+	require.Equal(t, 1, next.Carry.Runs)
+	require.True(t, strings.HasPrefix(next.Carry.Cluster.Name, "site-a"))
+}
