@@ -1,0 +1,253 @@
+// Package upgradeplan decides, without I/O, what a runtime upgrade will do:
+// the serial KCP order, the two management groups in two stages each, the
+// compute racks in natural order with their thresholds and batches, and the
+// critical path (reference 002). `starter upgrade plan` prints it and
+// RuntimeUpgradeWorkflow follows it.
+package upgradeplan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+)
+
+// KCPStep is one serial step of the control-plane phase.
+type KCPStep struct {
+	BMM string `json:"bmm"`
+	// Action: "upgrade-spare" (the spare is reimaged and joins the control
+	// plane), "swap" (an active KCP leaves, is reimaged, rejoins), "retire"
+	// (the last KCP leaves and goes to Available as the new spare, not
+	// reimaged) or "reimage" (single rack: no spare, one KCP at a time).
+	Action string `json:"action"`
+	Skip   bool   `json:"skip,omitempty"` // already at the target (a resumed upgrade)
+}
+
+// Group is one management group and its two stages.
+type Group struct {
+	Name     string     `json:"name"`
+	Stages   [][]string `json:"stages"`
+	Required int        `json:"required"` // 50 % of the group, rounded up
+}
+
+// Rack is one compute rack.
+type Rack struct {
+	Name     string   `json:"name"`
+	Servers  []string `json:"servers"`
+	Required int      `json:"required"`
+	Parallel int      `json:"parallel"` // maxUnavailable, capped at the rack size
+}
+
+// Plan is the whole upgrade.
+type Plan struct {
+	Cluster      string               `json:"cluster"`
+	From         string               `json:"from"`
+	To           string               `json:"to"`
+	Strategy     model.UpdateStrategy `json:"strategy"`
+	ControlPlane []KCPStep            `json:"controlPlane"`
+	Management   []Group              `json:"managementGroups"`
+	Racks        []Rack               `json:"racks"`
+}
+
+// Build checks the request (version rule, strategy ranges, thresholds every
+// rack can meet, cluster Running, KCP set full) and returns the plan. All
+// problems come back at once.
+func Build(c model.Cluster, to string, s model.UpdateStrategy) (Plan, error) {
+	s = s.WithDefaults()
+	p := Plan{Cluster: c.Name, From: c.RuntimeVersion, To: to, Strategy: s}
+	var problems []string
+	add := func(err error) {
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	if target, err := model.ParseVersion(to); err != nil {
+		add(fmt.Errorf("targetVersion: %w", err))
+	} else if from, err := model.ParseVersion(c.RuntimeVersion); err != nil {
+		add(fmt.Errorf("cluster runtimeVersion: %w", err))
+	} else {
+		add(model.CheckUpgrade(from, target))
+	}
+	add(s.Validate())
+	switch c.DetailedStatus {
+	case model.ClusterRunning, "":
+	default:
+		add(fmt.Errorf("cluster %s is %s, not Running: %s", c.Name, c.DetailedStatus, c.DetailedStatusMessage))
+	}
+	add(checkKCPFull(c))
+
+	p.ControlPlane = controlPlane(c, to)
+	p.Management = management(c, to)
+	p.Racks = racks(c, s, to)
+	sizes := map[string]int{}
+	for _, r := range p.Racks {
+		sizes[r.Name] = len(r.Servers)
+	}
+	add(s.CheckRacks(sizes))
+	if len(problems) > 0 {
+		return p, fmt.Errorf("%s", strings.Join(problems, "\n"))
+	}
+	return p, nil
+}
+
+func checkKCPFull(c model.Cluster) error {
+	racks := map[string]bool{}
+	n := 0
+	var bad []string
+	for _, b := range c.BMMs {
+		racks[b.Rack] = true
+		if b.HasRole(model.RoleKCP) {
+			n++
+			if !b.Healthy() {
+				bad = append(bad, fmt.Sprintf("%s is not healthy (ready %s, %s)", b.Name, b.ReadyState, orNone(b.DetailedStatusMessage)))
+			}
+		}
+	}
+	want, _ := model.ControlPlaneSize(len(racks))
+	if n < want {
+		bad = append(bad, fmt.Sprintf("%d of %d KCP servers", n, want))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("KCP set is not full: %s; restore it before upgrading", strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no message"
+	}
+	return s
+}
+
+func names(c model.Cluster, role model.Role) []string {
+	var out []string
+	for _, b := range c.BMMs {
+		if b.HasRole(role) {
+			out = append(out, b.Name)
+		}
+	}
+	sortByRack(c, out)
+	return out
+}
+
+// sortByRack orders BMM names by rack (natural), then name (natural).
+func sortByRack(c model.Cluster, ns []string) {
+	rack := map[string]string{}
+	for _, b := range c.BMMs {
+		rack[b.Name] = b.Rack
+	}
+	sort.SliceStable(ns, func(i, j int) bool {
+		if rack[ns[i]] != rack[ns[j]] {
+			return model.NaturalLess(rack[ns[i]], rack[ns[j]])
+		}
+		return model.NaturalLess(ns[i], ns[j])
+	})
+}
+
+func atTarget(c model.Cluster, name, to string) bool {
+	b, ok := c.BMM(name)
+	return ok && b.RuntimeVersion == to && b.DetailedStatus != model.BMMError
+}
+
+// controlPlane: the spare first, then each active KCP in rack order; the
+// last to leave retires to Available as the new spare. Without a spare
+// (single rack) each KCP is reimaged in place, one at a time.
+func controlPlane(c model.Cluster, to string) []KCPStep {
+	kcp := names(c, model.RoleKCP)
+	spares := names(c, model.RoleKCPSpare)
+	var out []KCPStep
+	if len(spares) == 0 {
+		for _, k := range kcp {
+			out = append(out, KCPStep{BMM: k, Action: "reimage", Skip: atTarget(c, k, to)})
+		}
+		return out
+	}
+	out = append(out, KCPStep{BMM: spares[0], Action: "upgrade-spare", Skip: atTarget(c, spares[0], to)})
+	for i, k := range kcp {
+		if i == len(kcp)-1 {
+			out = append(out, KCPStep{BMM: k, Action: "retire"})
+			continue
+		}
+		out = append(out, KCPStep{BMM: k, Action: "swap", Skip: atTarget(c, k, to)})
+	}
+	return out
+}
+
+// management: group a then b, each split in two stages (half each).
+func management(c model.Cluster, to string) []Group {
+	byGroup := map[string][]string{}
+	for _, n := range names(c, model.RoleManagement) {
+		b, _ := c.BMM(n)
+		g := b.ManagementGroup
+		if g == "" {
+			g = "a"
+		}
+		byGroup[g] = append(byGroup[g], n)
+	}
+	var out []Group
+	for _, g := range sortedKeys(byGroup) {
+		ms := byGroup[g]
+		half := (len(ms) + 1) / 2
+		stages := [][]string{ms[:half]}
+		if len(ms) > half {
+			stages = append(stages, ms[half:])
+		}
+		out = append(out, Group{Name: g, Stages: stages, Required: (len(ms) + 1) / 2})
+	}
+	return out
+}
+
+func racks(c model.Cluster, s model.UpdateStrategy, to string) []Rack {
+	byRack := map[string][]string{}
+	for _, n := range names(c, model.RoleCompute) {
+		b, _ := c.BMM(n)
+		byRack[b.Rack] = append(byRack[b.Rack], n)
+	}
+	keys := make([]string, 0, len(byRack))
+	for k := range byRack {
+		keys = append(keys, k)
+	}
+	model.SortNatural(keys)
+	var out []Rack
+	for _, k := range keys {
+		ss := byRack[k]
+		out = append(out, Rack{Name: k, Servers: ss, Required: s.Required(len(ss)), Parallel: s.Parallel(len(ss))})
+	}
+	return out
+}
+
+func sortedKeys(m map[string][]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CriticalPath estimates the wall time when one server upgrade takes
+// perServer: each KCP step is serial, each management stage runs its
+// servers at once, each rack runs ceil(n/parallel) waves, and the wait
+// timer runs after every rack but the last.
+func (p Plan) CriticalPath(perServer time.Duration) time.Duration {
+	var d time.Duration
+	for _, k := range p.ControlPlane {
+		if !k.Skip && k.Action != "retire" {
+			d += perServer
+		}
+	}
+	for _, g := range p.Management {
+		d += time.Duration(len(g.Stages)) * perServer
+	}
+	for i, r := range p.Racks {
+		waves := (len(r.Servers) + r.Parallel - 1) / max(r.Parallel, 1)
+		d += time.Duration(waves) * perServer
+		if i < len(p.Racks)-1 {
+			d += p.Strategy.Wait()
+		}
+	}
+	return d
+}

@@ -1,0 +1,155 @@
+package upgradeplan
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+)
+
+func b(name, rack string, role model.Role, group string) model.BMM {
+	return model.BMM{Name: name, Rack: rack, Roles: []model.Role{role}, ManagementGroup: group, RuntimeVersion: "4.1.2",
+		ReadyState: model.ReadyTrue, DetailedStatus: model.BMMProvisioned}
+}
+
+// A four-rack site as placement lays it out; rack10 exists to prove natural order.
+func site() model.Cluster {
+	c := model.Cluster{Name: "site-a", RuntimeVersion: "4.1.2", DetailedStatus: model.ClusterRunning}
+	c.BMMs = append(c.BMMs,
+		b("rack1-mgmt1", "rack1", model.RoleKCP, ""), b("rack2-mgmt1", "rack2", model.RoleKCP, ""),
+		b("rack3-mgmt1", "rack3", model.RoleKCP, ""), b("rack10-mgmt1", "rack10", model.RoleKCPSpare, ""),
+		b("rack1-mgmt2", "rack1", model.RoleManagement, "a"), b("rack2-mgmt2", "rack2", model.RoleManagement, "b"),
+		b("rack3-mgmt2", "rack3", model.RoleManagement, "a"), b("rack10-mgmt2", "rack10", model.RoleManagement, "b"),
+		b("rack1-mgmt3", "rack1", model.RoleManagement, "a"), b("rack2-mgmt3", "rack2", model.RoleManagement, "b"),
+	)
+	for _, r := range []string{"rack10", "rack2", "rack1", "rack3"} {
+		for i := 1; i <= 7; i++ {
+			c.BMMs = append(c.BMMs, b(fmt.Sprintf("%s-c%d", r, i), r, model.RoleCompute, ""))
+		}
+	}
+	return c
+}
+
+func intp(i int) *int { return &i }
+
+func TestBuildOrdersEveryPhaseLikeTheReference(t *testing.T) {
+	p, err := Build(site(), "4.2.0", model.UpdateStrategy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kcp []string
+	for _, s := range p.ControlPlane {
+		kcp = append(kcp, s.BMM+":"+s.Action)
+	}
+	if got := strings.Join(kcp, " "); got != "rack10-mgmt1:upgrade-spare rack1-mgmt1:swap rack2-mgmt1:swap rack3-mgmt1:retire" {
+		t.Fatalf("KCP order = %s", got)
+	}
+	if len(p.Management) != 2 || p.Management[0].Name != "a" || p.Management[1].Name != "b" {
+		t.Fatalf("groups = %+v", p.Management)
+	}
+	if got := fmt.Sprint(p.Management[0].Stages); got != "[[rack1-mgmt2 rack1-mgmt3] [rack3-mgmt2]]" || p.Management[0].Required != 2 {
+		t.Fatalf("group a = %s required %d", got, p.Management[0].Required)
+	}
+	var racks []string
+	for _, r := range p.Racks {
+		racks = append(racks, r.Name)
+		if len(r.Servers) != 7 || r.Required != 6 || r.Parallel != 7 {
+			t.Fatalf("rack %s = %+v (7 servers at 80%% need 6)", r.Name, r)
+		}
+	}
+	if got := strings.Join(racks, " "); got != "rack1 rack2 rack3 rack10" {
+		t.Fatalf("rack order = %s", got)
+	}
+	// 3 KCP reimages + 4 management stages + 4 racks + 3 waits of 15 min.
+	if got := p.CriticalPath(time.Minute); got != 11*time.Minute+45*time.Minute {
+		t.Fatalf("critical path = %v", got)
+	}
+}
+
+func TestBuildRefusesBeforeAnySideEffect(t *testing.T) {
+	failed := site()
+	failed.DetailedStatus, failed.DetailedStatusMessage = model.ClusterFailed, "KCP rack2-mgmt1 failed"
+	sick := site()
+	sick.BMMs[1].ReadyState = model.ReadyUnknown
+	cases := []struct {
+		name string
+		c    model.Cluster
+		to   string
+		s    model.UpdateStrategy
+		want []string
+	}{
+		{"same version", site(), "4.1.2", model.UpdateStrategy{}, []string{"4.1.2"}},
+		{"minor skip", site(), "4.3.0", model.UpdateStrategy{}, []string{"4.2"}},
+		{"downgrade", site(), "4.0.9", model.UpdateStrategy{}, []string{"4.0.9"}},
+		{"bad version", site(), "four", model.UpdateStrategy{}, []string{"targetVersion"}},
+		{"count above rack", site(), "4.2.0", model.UpdateStrategy{ThresholdType: model.ThresholdCountSuccess, ThresholdValue: 8}, []string{"rack rack1 has only 7"}},
+		{"wait too long", site(), "4.2.0", model.UpdateStrategy{WaitTimeMinutes: intp(61)}, []string{"waitTimeMinutes"}},
+		{"not running", failed, "4.2.0", model.UpdateStrategy{}, []string{"is Failed, not Running"}},
+		{"kcp not full", sick, "4.2.0", model.UpdateStrategy{}, []string{"KCP set is not full", "rack2-mgmt1"}},
+		{"all at once", failed, "4.3.0", model.UpdateStrategy{WaitTimeMinutes: intp(99)}, []string{"4.2", "waitTimeMinutes", "not Running"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Build(tc.c, tc.to, tc.s)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestCountSuccessEqualToRackSizeAndMaxUnavailable(t *testing.T) {
+	p, err := Build(site(), "4.2.0", model.UpdateStrategy{ThresholdType: model.ThresholdCountSuccess, ThresholdValue: 7, MaxUnavailable: 3, WaitTimeMinutes: intp(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Racks[0]
+	if r.Required != 7 || r.Parallel != 3 {
+		t.Fatalf("rack = %+v", r)
+	}
+	// 3 KCP + 4 stages + 4 racks × 3 waves (7 servers, 3 at a time), no waits.
+	if got := p.CriticalPath(time.Minute); got != 19*time.Minute {
+		t.Fatalf("critical path = %v", got)
+	}
+}
+
+func TestResumeSkipsServersAtTarget(t *testing.T) {
+	c := site()
+	for i := range c.BMMs {
+		if c.BMMs[i].Name == "rack10-mgmt1" || c.BMMs[i].Name == "rack1-mgmt1" {
+			c.BMMs[i].RuntimeVersion = "4.2.0"
+		}
+	}
+	p, err := Build(c, "4.2.0", model.UpdateStrategy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.ControlPlane[0].Skip || !p.ControlPlane[1].Skip || p.ControlPlane[2].Skip {
+		t.Fatalf("skips = %+v", p.ControlPlane)
+	}
+}
+
+func TestSingleRackReimagesEachKCPInPlace(t *testing.T) {
+	c := model.Cluster{Name: "one", RuntimeVersion: "4.1.2", DetailedStatus: model.ClusterRunning, BMMs: []model.BMM{
+		b("r1-m3", "rack1", model.RoleKCP, ""), b("r1-m1", "rack1", model.RoleKCP, ""), b("r1-m2", "rack1", model.RoleKCP, ""),
+		b("r1-c1", "rack1", model.RoleCompute, ""),
+	}}
+	p, err := Build(c, "4.1.3", model.UpdateStrategy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range p.ControlPlane {
+		got = append(got, s.BMM+":"+s.Action)
+	}
+	if strings.Join(got, " ") != "r1-m1:reimage r1-m2:reimage r1-m3:reimage" || len(p.Management) != 0 {
+		t.Fatalf("plan = %v, management %v", got, p.Management)
+	}
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/output"
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+)
+
+var (
+	saCluster   = temporal.NewSearchAttributeKeyKeyword(api.SearchAttrCluster)
+	saOperation = temporal.NewSearchAttributeKeyKeyword(api.SearchAttrOperation)
+)
+
+func (a *app) clusterRegisterCmd() *cobra.Command {
+	var inventory string
+	cmd := &cobra.Command{
+		Use:   "register --inventory FILE",
+		Short: "Start the cluster's ledger, or update it from the inventory (idempotent)",
+		Long: `register validates the inventory and starts ClusterWorkflow (id cluster:<cluster>)
+or, when it runs already, sends it the inventory: hardware facts are updated,
+roles, statuses and leases are kept.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			inv, placed, err := loadPlaced(inventory)
+			if err != nil {
+				return err
+			}
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+				ID:                       api.ClusterID(inv.Cluster),
+				TaskQueue:                api.TaskQueue,
+				WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+				TypedSearchAttributes:    temporal.NewSearchAttributes(saCluster.ValueSet(inv.Cluster), saOperation.ValueSet("ledger")),
+				StaticSummary:            fmt.Sprintf("Ledger of cluster %s", inv.Cluster),
+				StaticDetails:            fmt.Sprintf("%d racks, %d BMMs, runtime %s", len(inv.Racks), len(placed), inv.RuntimeVersion),
+			}, api.ClusterWorkflowName, api.ClusterInput{Inventory: *inv, Placement: placed})
+			h, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+				StartWorkflowOperation: start,
+				UpdateOptions: client.UpdateWorkflowOptions{
+					UpdateName:   api.UpdateRegister,
+					Args:         []any{api.RegisterRequest{Inventory: *inv, Placement: placed}},
+					WaitForStage: client.WorkflowUpdateStageCompleted,
+				},
+			})
+			if err != nil {
+				return fmt.Errorf("register cluster %s: %w", inv.Cluster, err)
+			}
+			var st api.ClusterState
+			if err := h.Get(ctx, &st); err != nil {
+				return fmt.Errorf("register cluster %s: %w", inv.Cluster, err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "cluster %s registered: %d BMMs, %d leases held, ledger %s\n",
+				inv.Cluster, len(st.Cluster.BMMs), len(st.Leases), api.ClusterID(inv.Cluster))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&inventory, "inventory", "", "site inventory YAML")
+	return cmd
+}
+
+func (a *app) clusterShowCmd() *cobra.Command {
+	var cluster, format string
+	cmd := &cobra.Command{
+		Use:   "show --cluster C",
+		Short: "Show the cluster's BMMs like `az networkcloud baremetalmachine list`",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cluster == "" {
+				return fmt.Errorf("--cluster is required")
+			}
+			st, err := a.clusterState(cmd.Context(), cluster)
+			if err != nil {
+				return err
+			}
+			return output.Write(cmd.OutOrStdout(), format, st, func() output.Table {
+				t := output.Table{Header: []string{"name", "rack", "roles", "version", "detailed status", "message", "power", "cordon", "ready", "lease"}}
+				leases := map[string]string{}
+				for _, l := range st.Leases {
+					leases[l.BMM] = l.Operation + " by " + l.Holder
+				}
+				for _, b := range st.Cluster.BMMs {
+					roles := make([]string, len(b.Roles))
+					for i, r := range b.Roles {
+						roles[i] = string(r)
+					}
+					t.Rows = append(t.Rows, []string{b.Name, b.Rack, strings.Join(roles, ","), b.RuntimeVersion,
+						b.DetailedStatus, dash(b.DetailedStatusMessage), b.PowerState, b.CordonStatus, b.ReadyState, dash(leases[b.Name])})
+				}
+				return t
+			})
+		},
+	}
+	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
+	outputFlag(cmd, &format)
+	return cmd
+}
+
+func (a *app) clusterState(ctx context.Context, cluster string) (api.ClusterState, error) {
+	var st api.ClusterState
+	c, err := a.dial()
+	if err != nil {
+		return st, err
+	}
+	defer c.Close()
+	v, err := c.QueryWorkflow(ctx, api.ClusterID(cluster), "", api.QueryState)
+	if err != nil {
+		return st, fmt.Errorf("cluster %s: %w (registered? `starter cluster register --inventory FILE`)", cluster, err)
+	}
+	return st, v.Get(&st)
+}
