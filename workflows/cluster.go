@@ -67,6 +67,12 @@ func (l *clusterLedger) handlers(ctx workflow.Context) error {
 		if p.RuntimeVersion != "" {
 			l.st.Cluster.RuntimeVersion = p.RuntimeVersion
 		}
+		if p.UpgradeTarget != "" {
+			l.st.UpgradeTarget = p.UpgradeTarget
+		}
+		if p.ClearUpgrade {
+			l.st.UpgradeTarget = ""
+		}
 		l.touch(ctx)
 		return nil
 	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, p api.ClusterStatusPatch) error {
@@ -193,6 +199,8 @@ func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, plac
 	if ref := inv.Kubernetes.KubeconfigSecretRef; ref != nil {
 		l.st.Kubeconfig = "secret:" + ref.Namespace + "/" + ref.Name
 	}
+	l.st.ImageURLTemplate = inv.ImageURL("{version}")
+	l.st.Remediation = inv.Remediation.WithDefaults()
 	l.in.Inventory, l.in.Placement = inv, placed
 	l.touch(ctx)
 }

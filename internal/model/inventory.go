@@ -1,5 +1,7 @@
 package model
 
+import "strings"
+
 // Inventory is the site file: the cluster, how to reach its Kubernetes API
 // and BMCs, and its racks of servers. Secrets are never inline, only
 // references resolved inside activities.
@@ -11,8 +13,28 @@ type Inventory struct {
 	Racks          []RackSpec               `json:"racks"`
 	Remediation    *RemediationSpec         `json:"remediation,omitempty"`
 	Lab            *LabSpec                 `json:"lab,omitempty"`
+	// Images says where runtime images live; {version} is replaced.
+	Images ImagesSpec `json:"images,omitzero"`
 	// Admin is the address of the lab's admin endpoint, written by lab up.
 	Admin string `json:"labAdmin,omitempty"`
+}
+
+// DefaultImageURLTemplate is used when the inventory names no image
+// location: the lab's BMCs read the version from the file name.
+const DefaultImageURLTemplate = "http://images.rackroll.local/rackroll-{version}.iso"
+
+// ImagesSpec locates the runtime images BMCs boot to reimage a server.
+type ImagesSpec struct {
+	URLTemplate string `json:"urlTemplate,omitempty"`
+}
+
+// ImageURL is the image of version v.
+func (inv *Inventory) ImageURL(v string) string {
+	t := inv.Images.URLTemplate
+	if t == "" {
+		t = DefaultImageURLTemplate
+	}
+	return strings.ReplaceAll(t, "{version}", v)
 }
 
 // KubernetesSpec says where the site's kubeconfig is: a file or a Secret.

@@ -54,7 +54,10 @@ type Plan struct {
 // Build checks the request (version rule, strategy ranges, thresholds every
 // rack can meet, cluster Running, KCP set full) and returns the plan. All
 // problems come back at once.
-func Build(c model.Cluster, to string, s model.UpdateStrategy) (Plan, error) {
+//
+// resume is true when the cluster's failed or paused state comes from an
+// earlier upgrade to the same version: running it again resumes it.
+func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool) (Plan, error) {
 	s = s.WithDefaults()
 	p := Plan{Cluster: c.Name, From: c.RuntimeVersion, To: to, Strategy: s}
 	var problems []string
@@ -73,6 +76,10 @@ func Build(c model.Cluster, to string, s model.UpdateStrategy) (Plan, error) {
 	add(s.Validate())
 	switch c.DetailedStatus {
 	case model.ClusterRunning, "":
+	case model.ClusterFailed, model.ClusterUpdatePaused, model.ClusterUpdating:
+		if !resume {
+			add(fmt.Errorf("cluster %s is %s, not Running: %s", c.Name, c.DetailedStatus, c.DetailedStatusMessage))
+		}
 	default:
 		add(fmt.Errorf("cluster %s is %s, not Running: %s", c.Name, c.DetailedStatus, c.DetailedStatusMessage))
 	}
@@ -154,24 +161,43 @@ func atTarget(c model.Cluster, name, to string) bool {
 
 // controlPlane: the spare first, then each active KCP in rack order; the
 // last to leave retires to Available as the new spare. Without a spare
-// (single rack) each KCP is reimaged in place, one at a time.
+// (single rack) each KCP is reimaged in place, one at a time. A resumed
+// upgrade may find the spare already promoted (one KCP more than the
+// table's count): the remaining old KCPs swap, and the last of them retires.
 func controlPlane(c model.Cluster, to string) []KCPStep {
 	kcp := names(c, model.RoleKCP)
 	spares := names(c, model.RoleKCPSpare)
+	racks := map[string]bool{}
+	for _, b := range c.BMMs {
+		racks[b.Rack] = true
+	}
+	want, _ := model.ControlPlaneSize(len(racks))
 	var out []KCPStep
-	if len(spares) == 0 {
+	switch {
+	case len(spares) > 0:
+		out = append(out, KCPStep{BMM: spares[0], Action: "upgrade-spare", Skip: atTarget(c, spares[0], to)})
+	case len(kcp) <= want:
 		for _, k := range kcp {
 			out = append(out, KCPStep{BMM: k, Action: "reimage", Skip: atTarget(c, k, to)})
 		}
 		return out
 	}
-	out = append(out, KCPStep{BMM: spares[0], Action: "upgrade-spare", Skip: atTarget(c, spares[0], to)})
+	// The server to retire is the last KCP still on the old version.
+	retire := -1
+	for i := len(kcp) - 1; i >= 0; i-- {
+		if !atTarget(c, kcp[i], to) {
+			retire = i
+			break
+		}
+	}
 	for i, k := range kcp {
-		if i == len(kcp)-1 {
-			out = append(out, KCPStep{BMM: k, Action: "retire"})
+		if i == retire {
 			continue
 		}
 		out = append(out, KCPStep{BMM: k, Action: "swap", Skip: atTarget(c, k, to)})
+	}
+	if retire >= 0 {
+		out = append(out, KCPStep{BMM: kcp[retire], Action: "retire"})
 	}
 	return out
 }

@@ -35,7 +35,7 @@ func site() model.Cluster {
 func intp(i int) *int { return &i }
 
 func TestBuildOrdersEveryPhaseLikeTheReference(t *testing.T) {
-	p, err := Build(site(), "4.2.0", model.UpdateStrategy{})
+	p, err := Build(site(), "4.2.0", model.UpdateStrategy{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestBuildRefusesBeforeAnySideEffect(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Build(tc.c, tc.to, tc.s)
+			_, err := Build(tc.c, tc.to, tc.s, false)
 			if err == nil {
 				t.Fatal("want an error")
 			}
@@ -106,7 +106,7 @@ func TestBuildRefusesBeforeAnySideEffect(t *testing.T) {
 }
 
 func TestCountSuccessEqualToRackSizeAndMaxUnavailable(t *testing.T) {
-	p, err := Build(site(), "4.2.0", model.UpdateStrategy{ThresholdType: model.ThresholdCountSuccess, ThresholdValue: 7, MaxUnavailable: 3, WaitTimeMinutes: intp(0)})
+	p, err := Build(site(), "4.2.0", model.UpdateStrategy{ThresholdType: model.ThresholdCountSuccess, ThresholdValue: 7, MaxUnavailable: 3, WaitTimeMinutes: intp(0)}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,12 +122,16 @@ func TestCountSuccessEqualToRackSizeAndMaxUnavailable(t *testing.T) {
 
 func TestResumeSkipsServersAtTarget(t *testing.T) {
 	c := site()
+	c.DetailedStatus, c.DetailedStatusMessage = model.ClusterFailed, "KCP rack2-mgmt1 failed"
 	for i := range c.BMMs {
 		if c.BMMs[i].Name == "rack10-mgmt1" || c.BMMs[i].Name == "rack1-mgmt1" {
 			c.BMMs[i].RuntimeVersion = "4.2.0"
 		}
 	}
-	p, err := Build(c, "4.2.0", model.UpdateStrategy{})
+	if _, err := Build(c, "4.2.0", model.UpdateStrategy{}, false); err == nil {
+		t.Fatal("a failed cluster needs resume")
+	}
+	p, err := Build(c, "4.2.0", model.UpdateStrategy{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +145,7 @@ func TestSingleRackReimagesEachKCPInPlace(t *testing.T) {
 		b("r1-m3", "rack1", model.RoleKCP, ""), b("r1-m1", "rack1", model.RoleKCP, ""), b("r1-m2", "rack1", model.RoleKCP, ""),
 		b("r1-c1", "rack1", model.RoleCompute, ""),
 	}}
-	p, err := Build(c, "4.1.3", model.UpdateStrategy{})
+	p, err := Build(c, "4.1.3", model.UpdateStrategy{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,5 +155,33 @@ func TestSingleRackReimagesEachKCPInPlace(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "r1-m1:reimage r1-m2:reimage r1-m3:reimage" || len(p.Management) != 0 {
 		t.Fatalf("plan = %v, management %v", got, p.Management)
+	}
+}
+
+// A resumed upgrade whose spare already joined: four KCPs, no spare.
+func TestResumeAfterSparePromoted(t *testing.T) {
+	c := site()
+	c.DetailedStatus = model.ClusterFailed
+	for i := range c.BMMs {
+		switch c.BMMs[i].Name {
+		case "rack10-mgmt1":
+			c.BMMs[i].Roles = []model.Role{model.RoleKCP}
+			c.BMMs[i].RuntimeVersion = "4.2.0"
+		case "rack1-mgmt1":
+			c.BMMs[i].RuntimeVersion = "4.2.0"
+		}
+	}
+	p, err := Build(c, "4.2.0", model.UpdateStrategy{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range p.ControlPlane {
+		if !s.Skip {
+			got = append(got, s.BMM+":"+s.Action)
+		}
+	}
+	if strings.Join(got, " ") != "rack2-mgmt1:swap rack3-mgmt1:retire" {
+		t.Fatalf("resumed KCP steps = %v", got)
 	}
 }

@@ -30,7 +30,14 @@ type ClusterState struct {
 	ActionSeq  int           `json:"actionSeq"`
 	Kubeconfig string        `json:"kubeconfig,omitempty"` // a path or "secret:ns/name", never the content
 	Runs       int           `json:"runs"`                 // continue-as-new generations so far
-	Updated    time.Time     `json:"updated"`
+	// UpgradeTarget is the version of the upgrade in progress (or failed
+	// and resumable); empty when none.
+	UpgradeTarget string `json:"upgradeTarget,omitempty"`
+	// ImageURLTemplate locates runtime images ({version} is replaced).
+	ImageURLTemplate string `json:"imageURLTemplate"`
+	// Remediation is the inventory's remediation section with defaults.
+	Remediation model.RemediationSpec `json:"remediation"`
+	Updated     time.Time             `json:"updated"`
 }
 
 // RegisterRequest re-registers the inventory (update `register`).
@@ -76,6 +83,10 @@ type ClusterStatusPatch struct {
 	DetailedStatus        string `json:"detailedStatus"`
 	DetailedStatusMessage string `json:"detailedStatusMessage"`
 	RuntimeVersion        string `json:"runtimeVersion,omitempty"`
+	// UpgradeTarget, when set, marks an upgrade to that version in progress;
+	// ClearUpgrade clears the mark when the upgrade ends.
+	UpgradeTarget string `json:"upgradeTarget,omitempty"`
+	ClearUpgrade  bool   `json:"clearUpgrade,omitempty"`
 }
 
 // Str is a convenience for patch fields.

@@ -1,0 +1,255 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
+	"github.com/rackroll/rackroll/workflows/api"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// RuntimeUpgradeWorkflow upgrades a cluster to a new runtime (reference
+// 002): first the control plane, one server at a time with the spare first;
+// then the management servers, group a then b, each in two stages with a
+// 50 % threshold; then the compute racks one at a time in natural order,
+// each meeting its threshold, with the wait timer after each rack and an
+// optional pause. A rack that misses its threshold pauses the upgrade until
+// the operator continues or cancels it.
+func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.UpgradeStatus, error) {
+	u := &upgrade{in: in}
+	u.st = api.UpgradeStatus{Cluster: in.Cluster, TargetVersion: in.TargetVersion, Strategy: in.UpdateStrategy.WithDefaults(),
+		Phase: api.PhasePreflight, DetailedStatus: model.ClusterUpdating, StartedAt: workflow.Now(ctx)}
+	if err := u.handlers(ctx); err != nil {
+		return u.st, err
+	}
+	actx := ledgerCtx(ctx)
+
+	// Preflight: everything is checked before the first side effect.
+	var cs api.ClusterState
+	if err := workflow.ExecuteActivity(actx, la.ReadCluster, in.Cluster).Get(ctx, &cs); err != nil {
+		return u.fail(ctx, false, fmt.Sprintf("preflight: %v", err))
+	}
+	resume := cs.UpgradeTarget == in.TargetVersion
+	p, err := upgradeplan.Build(cs.Cluster, in.TargetVersion, in.UpdateStrategy, resume)
+	if err != nil {
+		return u.fail(ctx, false, "preflight: "+err.Error())
+	}
+	u.plan = p
+	u.st.Plan = &p
+	u.initUnits()
+	u.server = api.ServerInput{Cluster: in.Cluster, TargetVersion: in.TargetVersion,
+		ImageURL:     strings.ReplaceAll(orDefault(in.ImageURLTemplate, cs.ImageURLTemplate), "{version}", in.TargetVersion),
+		DrainTimeout: in.DrainTimeout, VMShutdownTimeout: in.VMShutdownTimeout}
+	if err := u.setCluster(ctx, model.ClusterUpdating, "Runtime upgrade to "+in.TargetVersion+" in progress"); err != nil {
+		return u.fail(ctx, false, err.Error())
+	}
+
+	if err := u.controlPlane(ctx); err != nil {
+		return u.fail(ctx, true, err.Error())
+	}
+	if done, err := u.management(ctx); err != nil || done {
+		return u.finish(ctx, err)
+	}
+	if done, err := u.compute(ctx); err != nil || done {
+		return u.finish(ctx, err)
+	}
+	u.setPhase(ctx, api.PhaseDone)
+	return u.finish(ctx, nil)
+}
+
+var la *ledger.Activities
+
+type upgrade struct {
+	in     api.UpgradeInput
+	st     api.UpgradeStatus
+	plan   upgradeplan.Plan
+	server api.ServerInput
+
+	paused     bool
+	continued  bool
+	cancelled  bool
+	currentRun string // workflow id of the rack or stage child in flight
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func ledgerCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 10},
+	})
+}
+
+func (u *upgrade) handlers(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, api.QueryStatus, func() (api.UpgradeStatus, error) { return u.st, nil }); err != nil {
+		return err
+	}
+	onContinue := func() { u.continued = true }
+	onCancel := func() { u.cancelled = true }
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateContinue, func(ctx workflow.Context) (string, error) {
+		onContinue()
+		return "continuing: " + u.st.DetailedStatusMessage, nil
+	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context) error {
+		if !u.paused {
+			return fmt.Errorf("upgrade of %s is not paused (phase %s, %s): nothing to continue", u.in.Cluster, u.st.Phase, u.st.DetailedStatus)
+		}
+		return nil
+	}}); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateCancel, func(ctx workflow.Context) (string, error) {
+		onCancel()
+		return "cancelling after the servers in flight", nil
+	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context) error {
+		if u.st.Phase == api.PhaseDone {
+			return fmt.Errorf("upgrade of %s is done: nothing to cancel", u.in.Cluster)
+		}
+		if u.cancelled {
+			return fmt.Errorf("upgrade of %s is already cancelling", u.in.Cluster)
+		}
+		return nil
+	}}); err != nil {
+		return err
+	}
+	// The same two verbs as signals, for the `temporal workflow signal` habit.
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		cont := workflow.GetSignalChannel(ctx, api.SignalContinue)
+		canc := workflow.GetSignalChannel(ctx, api.SignalCancel)
+		for {
+			sel := workflow.NewSelector(ctx)
+			sel.AddReceive(cont, func(c workflow.ReceiveChannel, _ bool) {
+				c.Receive(ctx, nil)
+				if u.paused {
+					onContinue()
+				}
+			})
+			sel.AddReceive(canc, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil); onCancel() })
+			sel.Select(ctx)
+		}
+	})
+	return nil
+}
+
+func (u *upgrade) initUnits() {
+	cp := api.UnitStatus{Name: "control-plane", State: api.StatePending}
+	for _, s := range u.plan.ControlPlane {
+		st := api.StatePending
+		if s.Skip {
+			st = api.StateSkipped
+		}
+		cp.Servers = append(cp.Servers, api.ServerStatus{Name: s.BMM, State: st})
+	}
+	cp.Total, cp.Required = len(cp.Servers), len(cp.Servers)
+	u.st.ControlPlane = cp
+	for _, g := range u.plan.Management {
+		us := api.UnitStatus{Name: g.Name, State: api.StatePending, Required: g.Required}
+		for _, stage := range g.Stages {
+			for _, s := range stage {
+				us.Servers = append(us.Servers, api.ServerStatus{Name: s, State: api.StatePending})
+			}
+		}
+		us.Total = len(us.Servers)
+		u.st.ManagementGroups = append(u.st.ManagementGroups, us)
+	}
+	for _, r := range u.plan.Racks {
+		us := api.UnitStatus{Name: r.Name, State: api.StatePending, Required: r.Required, Total: len(r.Servers)}
+		for _, s := range r.Servers {
+			us.Servers = append(us.Servers, api.ServerStatus{Name: s, State: api.StatePending})
+		}
+		u.st.Racks = append(u.st.Racks, us)
+	}
+}
+
+func (u *upgrade) setPhase(ctx workflow.Context, phase string) {
+	u.st.Phase = phase
+	_ = workflow.UpsertTypedSearchAttributes(ctx, temporal.NewSearchAttributeKeyKeyword(api.SearchAttrPhase).ValueSet(phase))
+}
+
+func (u *upgrade) setCluster(ctx workflow.Context, status, msg string) error {
+	u.st.DetailedStatus, u.st.DetailedStatusMessage = status, msg
+	p := api.ClusterStatusPatch{DetailedStatus: status, DetailedStatusMessage: msg}
+	if status == model.ClusterUpdating {
+		p.UpgradeTarget = u.in.TargetVersion
+	}
+	return workflow.ExecuteActivity(ledgerCtx(ctx), la.SetClusterStatus,
+		ledger.ClusterStatusInput{Cluster: u.in.Cluster, Status: p}).Get(ctx, nil)
+}
+
+// fail ends the upgrade as Failed. Before any side effect (touched false)
+// the cluster is left as it was.
+func (u *upgrade) fail(ctx workflow.Context, touched bool, msg string) (api.UpgradeStatus, error) {
+	u.st.DetailedStatus, u.st.DetailedStatusMessage = model.ClusterFailed, msg
+	now := workflow.Now(ctx)
+	u.st.FinishedAt = &now
+	if touched {
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		_ = workflow.ExecuteActivity(ledgerCtx(dctx), la.SetClusterStatus, ledger.ClusterStatusInput{Cluster: u.in.Cluster,
+			Status: api.ClusterStatusPatch{DetailedStatus: model.ClusterFailed, DetailedStatusMessage: msg}}).Get(dctx, nil)
+	}
+	return u.st, temporal.NewNonRetryableApplicationError(msg, "UpgradeFailed", nil)
+}
+
+// finish returns the cluster to Running: at the target when every phase
+// completed, at its old version (mixed) when the operator cancelled.
+func (u *upgrade) finish(ctx workflow.Context, err error) (api.UpgradeStatus, error) {
+	if err != nil {
+		return u.fail(ctx, true, err.Error())
+	}
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	p := api.ClusterStatusPatch{DetailedStatus: model.ClusterRunning, ClearUpgrade: true}
+	if u.cancelled {
+		p.DetailedStatusMessage = "Runtime upgrade to " + u.in.TargetVersion + " cancelled by the operator; servers keep the version they reached"
+		u.st.DetailedStatus = api.StateCancelled
+	} else {
+		p.RuntimeVersion = u.in.TargetVersion
+		p.DetailedStatusMessage = "Runtime upgrade to " + u.in.TargetVersion + " completed"
+		u.st.DetailedStatus = model.ClusterRunning
+	}
+	u.st.DetailedStatusMessage = p.DetailedStatusMessage
+	now := workflow.Now(ctx)
+	u.st.FinishedAt = &now
+	if err := workflow.ExecuteActivity(ledgerCtx(dctx), la.SetClusterStatus, ledger.ClusterStatusInput{Cluster: u.in.Cluster, Status: p}).Get(dctx, nil); err != nil {
+		return u.st, err
+	}
+	return u.st, nil
+}
+
+// pause waits for continue-update or cancel-update. It returns true when
+// the operator cancelled.
+func (u *upgrade) pause(ctx workflow.Context, msg string) (bool, error) {
+	u.paused, u.continued = true, false
+	if err := u.setCluster(ctx, model.ClusterUpdatePaused, msg); err != nil {
+		return false, err
+	}
+	if err := workflow.Await(ctx, func() bool { return u.continued || u.cancelled }); err != nil {
+		return false, err
+	}
+	u.paused = false
+	if u.cancelled {
+		return true, nil
+	}
+	return false, u.setCluster(ctx, model.ClusterUpdating, "Runtime upgrade to "+u.in.TargetVersion+" in progress")
+}
+
+func childOpts(ctx workflow.Context, id, summary string) workflow.Context {
+	return workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:        id,
+		TaskQueue:         api.TaskQueue,
+		StaticSummary:     summary,
+		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
+		// A server reimage is bounded by the reference's 3 h; a rack by its
+		// waves of servers. Each step runs once: no retries of children.
+		WorkflowRunTimeout: 24 * time.Hour,
+	})
+}
