@@ -86,7 +86,9 @@ func Check(c model.Cluster, held []Lease, req Request) error {
 				req.BMM, l.Holder, l.Operation, l.BMM)
 		}
 	}
-	if missing := MissingKCP(c); len(missing) > 0 {
+	// The server being acted on does not count against itself: rebooting a
+	// sick KCP is how remediation mends the set.
+	if missing := MissingKCP(c, req.BMM); len(missing) > 0 {
 		return fmt.Errorf("bmm %s is a KCP server and the KCP set is not full (%s): no KCP disruption until it is", req.BMM, strings.Join(missing, "; "))
 	}
 	return nil
@@ -94,7 +96,8 @@ func Check(c model.Cluster, held []Lease, req Request) error {
 
 // MissingKCP lists why the active KCP set is not full: a KCP that is not
 // Ready, marked unhealthy, or fewer KCPs than the cluster's racks call for.
-func MissingKCP(c model.Cluster) []string {
+// The BMMs named in except are not held against the set.
+func MissingKCP(c model.Cluster, except ...string) []string {
 	racks := map[string]bool{}
 	var out []string
 	n := 0
@@ -104,6 +107,9 @@ func MissingKCP(c model.Cluster) []string {
 			continue
 		}
 		n++
+		if contains(except, b.Name) {
+			continue
+		}
 		switch {
 		case b.DetailedStatusMessage == model.UnhealthyMessage:
 			out = append(out, b.Name+" is unhealthy")
@@ -170,4 +176,13 @@ func names(c model.Cluster) []string {
 		out = append(out[:12], fmt.Sprintf("… (%d in all)", len(c.BMMs)))
 	}
 	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -51,6 +51,7 @@ func TestCheck(t *testing.T) {
 		{"same holder again", site(), []Lease{kcpRestart}, Request{BMM: "r1-m1", Holder: kcpRestart.Holder, Operation: "restart", Disruptive: true}, ""},
 		{"kcp set not full: unhealthy", unhealthyKCP, nil, Request{BMM: "r1-m1", Holder: "a", Operation: "restart", Disruptive: true}, "r2-m1 is unhealthy"},
 		{"kcp set not full: not ready", notReadyKCP, nil, Request{BMM: "r1-m1", Holder: "a", Operation: "restart", Disruptive: true}, "r3-m1 is not Ready (Unknown)"},
+		{"rebooting the sick kcp itself", notReadyKCP, nil, Request{BMM: "r3-m1", Holder: "remediate:site-a:r3-m1", Operation: "remediation", Disruptive: true, AllowDegraded: true}, ""},
 		{"unknown bmm", site(), nil, Request{BMM: "nope", Holder: "a", Operation: "restart"}, `bmm "nope" is not in cluster site-a`},
 		{"updating refuses user action", updating, nil, Request{BMM: "r1-c1", Holder: "a", Operation: "restart", Disruptive: true}, "is Updating"},
 		{"updating allows upgrade child", updating, nil, Request{BMM: "r1-c1", Holder: "u", Operation: "upgrade", Disruptive: true, AllowWhileUpdating: true}, ""},

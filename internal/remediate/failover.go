@@ -1,0 +1,112 @@
+package remediate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/plan"
+)
+
+// RoleChange relabels one BMM; Group is its management group when To is
+// management.
+type RoleChange struct {
+	BMM   string     `json:"bmm"`
+	From  model.Role `json:"from"`
+	To    model.Role `json:"to"`
+	Group string     `json:"group,omitempty"`
+}
+
+// FailoverPlan is what KCPFailoverWorkflow does once a KCP (or the spare)
+// has been marked Unhealthy.
+type FailoverPlan struct {
+	Failed string `json:"failed"`
+	// Spare becomes an active KCP at once; empty when the spare itself failed.
+	Spare string `json:"spare,omitempty"`
+	// NewSpare is the management server that becomes the spare; empty when
+	// none is healthy, and NoNewSpare says why.
+	NewSpare   string `json:"newSpare,omitempty"`
+	NoNewSpare string `json:"noNewSpare,omitempty"`
+	// FailedNewGroup is the management group the failed BMM joins when it
+	// is relabelled management (and then re-provisioned).
+	FailedNewGroup string `json:"failedNewGroup"`
+	// RoleChanges in the order to apply: promote the spare first so the
+	// active set is whole again as soon as possible, then the new spare,
+	// then the failed BMM.
+	RoleChanges []RoleChange `json:"roleChanges"`
+}
+
+// PlanFailover plans the swap of a failed KCP (reference 000, KCP
+// remediation details). It errors, changing nothing, when failed is not a
+// KCP or spare of c, or when a failed KCP has no usable spare (a single
+// rack keeps none): the KCP then just stays marked Unhealthy. A missing
+// healthy management server is not an error: restoring the active set
+// matters most, so the spare is still promoted and the spare slot stays
+// empty (NoNewSpare) until a server is repaired or replaced.
+func PlanFailover(c model.Cluster, failed string) (FailoverPlan, error) {
+	fb, ok := c.BMM(failed)
+	if !ok {
+		return FailoverPlan{}, fmt.Errorf("bmm %s is not in cluster %s: nothing to fail over", failed, c.Name)
+	}
+	role := RoleOf(*fb)
+	if !role.IsControlPlane() {
+		return FailoverPlan{}, fmt.Errorf("bmm %s is %s, not a KCP or the spare: failover is for control-plane servers", failed, role)
+	}
+	p := FailoverPlan{Failed: failed}
+	if role == model.RoleKCP {
+		spare, err := usableSpare(c, failed)
+		if err != nil {
+			return FailoverPlan{}, err
+		}
+		p.Spare = spare
+		p.RoleChanges = append(p.RoleChanges, RoleChange{BMM: spare, From: model.RoleKCPSpare, To: model.RoleKCP})
+	}
+	if ns, err := plan.ChooseNewSpare(c.BMMs, failed); err != nil {
+		p.NoNewSpare = err.Error() + "; the spare slot stays empty until one is repaired or replaced"
+	} else {
+		p.NewSpare = ns
+		p.RoleChanges = append(p.RoleChanges, RoleChange{BMM: ns, From: model.RoleManagement, To: model.RoleKCPSpare})
+	}
+	// Groups as they will be once the new spare has left its group.
+	after := append([]model.BMM(nil), c.BMMs...)
+	for i := range after {
+		if after[i].Name == p.NewSpare || after[i].Name == failed {
+			after[i].ManagementGroup = ""
+		}
+	}
+	p.FailedNewGroup = plan.ChooseGroup(after, fb.Rack)
+	p.RoleChanges = append(p.RoleChanges, RoleChange{BMM: failed, From: role, To: model.RoleManagement, Group: p.FailedNewGroup})
+	return p, nil
+}
+
+// usableSpare is the first spare, in natural order, not marked Unhealthy. A
+// spare that is deprovisioned (Available) is usable: promotion provisions it.
+func usableSpare(c model.Cluster, failed string) (string, error) {
+	var spares, marked []string
+	racks := map[string]bool{}
+	for _, b := range c.BMMs {
+		racks[b.Rack] = true
+		if b.Name == failed || RoleOf(b) != model.RoleKCPSpare {
+			continue
+		}
+		if markedUnhealthy(b) {
+			marked = append(marked, b.Name)
+		} else {
+			spares = append(spares, b.Name)
+		}
+	}
+	model.SortNatural(spares)
+	if len(spares) > 0 {
+		return spares[0], nil
+	}
+	if len(marked) > 0 {
+		model.SortNatural(marked)
+		return "", fmt.Errorf("no failover for KCP %s: the spare %s is marked Unhealthy too; %s stays marked Unhealthy; replace it and the spare",
+			failed, strings.Join(marked, ", "), failed)
+	}
+	why := "the spare is missing"
+	if len(racks) == 1 {
+		why = "a single-rack site runs three KCPs and keeps no spare"
+	}
+	return "", fmt.Errorf("no failover for KCP %s: %s; %s stays marked Unhealthy; a BMM Replace action returns it to service", failed, why, failed)
+}
