@@ -200,6 +200,7 @@ func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, plac
 		l.st.Kubeconfig = "secret:" + ref.Namespace + "/" + ref.Name
 	}
 	l.st.ImageURLTemplate = inv.ImageURL("{version}")
+	l.st.BMCCredentials = inv.BMCCredentials
 	l.st.Remediation = inv.Remediation.WithDefaults()
 	l.in.Inventory, l.in.Placement = inv, placed
 	l.touch(ctx)

@@ -2,11 +2,14 @@ package workflows
 
 import (
 	"github.com/rackroll/rackroll/workflows/api"
-	"go.temporal.io/sdk/workflow"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 )
 
 // Register puts every rackroll workflow on r under its DESIGN.md name.
 func Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(ClusterWorkflow, workflow.RegisterOptions{Name: api.ClusterWorkflowName})
+	r.RegisterWorkflowWithOptions(RuntimeUpgradeWorkflow, workflow.RegisterOptions{Name: api.RuntimeUpgradeWorkflowName})
+	r.RegisterWorkflowWithOptions(RackUpgradeWorkflow, workflow.RegisterOptions{Name: api.RackUpgradeWorkflowName})
+	r.RegisterWorkflowWithOptions(ServerUpgradeWorkflow, workflow.RegisterOptions{Name: api.ServerUpgradeWorkflowName})
 }

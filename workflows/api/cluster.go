@@ -33,6 +33,9 @@ type ClusterState struct {
 	// UpgradeTarget is the version of the upgrade in progress (or failed
 	// and resumable); empty when none.
 	UpgradeTarget string `json:"upgradeTarget,omitempty"`
+	// BMCCredentials are the inventory's named credential references
+	// (where to find secrets, never the secrets).
+	BMCCredentials map[string]model.CredentialRef `json:"bmcCredentials"`
 	// ImageURLTemplate locates runtime images ({version} is replaced).
 	ImageURLTemplate string `json:"imageURLTemplate"`
 	// Remediation is the inventory's remediation section with defaults.

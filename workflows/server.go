@@ -1,0 +1,111 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/api"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Reference 002: drain gets 20 minutes, VM shutdown 10, then the upgrade
+// proceeds regardless; a reimage is bounded by the action's 3 hours.
+const (
+	DefaultDrainTimeout      = 20 * time.Minute
+	DefaultVMShutdownTimeout = 10 * time.Minute
+	ReimageTimeout           = 3 * time.Hour
+)
+
+// ServerUpgradeWorkflow upgrades one server (reference 002): cordon, drain
+// tenant pods (at most 20 min, then proceed), shut down tenant VMs (at most
+// 10 min, then proceed), reimage to the target, wait until provisioned and
+// the node is Ready on the new version, uncordon, restart the VMs that were
+// running. It holds a disruption lease from the ledger throughout. A
+// failure is returned as a result (Succeeded false), not an error, so the
+// rack can count it; the server then stays cordoned.
+func ServerUpgradeWorkflow(ctx workflow.Context, in api.ServerInput) (api.ServerResult, error) {
+	res := api.ServerResult{BMM: in.BMM}
+	holder := workflow.GetInfo(ctx).WorkflowExecution.ID
+	lctx := ledgerCtx(ctx)
+
+	var cs api.ClusterState
+	if err := workflow.ExecuteActivity(lctx, la.ReadCluster, in.Cluster).Get(ctx, &cs); err != nil {
+		res.Error = err.Error()
+		return res, nil
+	}
+	b, ok := cs.Cluster.BMM(in.BMM)
+	if !ok {
+		res.Error = fmt.Sprintf("bmm %s is not in cluster %s", in.BMM, in.Cluster)
+		return res, nil
+	}
+	bm := *b
+	t := targetsFor(cs, bm)
+
+	err := workflow.ExecuteActivity(lctx, la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
+		BMM: in.BMM, Holder: holder, Operation: "upgrade", Disruptive: true, AllowWhileUpdating: true}}).Get(ctx, nil)
+	if err != nil {
+		res.Error = "no disruption lease: " + err.Error()
+		return res, nil
+	}
+	// Released however this ends: success, failure, cancellation.
+	defer releaseLease(ctx, in.Cluster, in.BMM, holder)
+
+	if bm.RuntimeVersion == in.TargetVersion && bm.DetailedStatus == model.BMMProvisioned && bm.ReadyState == model.ReadyTrue {
+		res.Succeeded, res.RuntimeVersion = true, bm.RuntimeVersion
+		return res, nil
+	}
+	drain := orDur(in.DrainTimeout, DefaultDrainTimeout)
+	vmTimeout := orDur(in.VMShutdownTimeout, DefaultVMShutdownTimeout)
+	st := newSteps(ctx, in.Cluster, t)
+
+	if err := st.cordon(); err != nil {
+		return st.failed(res, "cordon", err), nil
+	}
+	dr, err := st.drain(drain)
+	if err != nil {
+		return st.failed(res, "drain", err), nil
+	}
+	res.DrainTimedOut = dr.TimedOut
+	vms, err := st.shutdownVMs(vmTimeout)
+	if err != nil {
+		return st.failed(res, "VM shutdown", err), nil
+	}
+	res.VMsTimedOut = vms.TimedOut
+
+	st.status(model.BMMDeprovisioning, "Reimaging to runtime "+in.TargetVersion)
+	if err := st.reimage(in.ImageURL, in.TargetVersion); err != nil {
+		return st.failed(res, "reimage", err), nil
+	}
+	st.status(model.BMMProvisioning, "Waiting for node "+t.Node+" to rejoin on "+in.TargetVersion)
+	if err := st.waitReady(in.TargetVersion); err != nil {
+		return st.failed(res, "node readiness", err), nil
+	}
+	if err := st.uncordon(); err != nil {
+		return st.failed(res, "uncordon", err), nil
+	}
+	if err := st.startVMs(); err != nil {
+		// The server is upgraded; VMs that did not come back are reported.
+		res.Error = "VMs not restarted: " + err.Error()
+	}
+	st.record(api.BMMPatch{BMM: in.BMM, RuntimeVersion: api.Str(in.TargetVersion), DetailedStatus: api.Str(model.BMMProvisioned),
+		DetailedStatusMessage: api.Str(""), PowerState: api.Str(model.PowerOn), ReadyState: api.Str(model.ReadyTrue),
+		CordonStatus: api.Str(model.Uncordoned)})
+	res.Succeeded, res.RuntimeVersion = true, in.TargetVersion
+	return res, nil
+}
+
+func orDur(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+func releaseLease(ctx workflow.Context, cluster, bmm, holder string) {
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	_ = workflow.ExecuteActivity(ledgerCtx(dctx), la.ReleaseLease,
+		ledger.ReleaseInput{Cluster: cluster, Request: api.ReleaseRequest{BMM: bmm, Holder: holder}}).Get(dctx, nil)
+}

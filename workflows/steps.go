@@ -1,0 +1,177 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/bmc"
+	"github.com/rackroll/rackroll/activities/kube"
+	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/api"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Activity receivers, used only as function references.
+var (
+	ba *bmc.Activities
+	ka *kube.Activities
+)
+
+// target is where a BMM's steps act: its node and its BMC (address and a
+// credentials reference — never the secret).
+type target struct {
+	BMM      string
+	Node     string
+	Endpoint bmc.Endpoint
+}
+
+func targetsFor(cs api.ClusterState, b model.BMM) target {
+	ref := cs.BMCCredentials[b.BMC.Credentials]
+	return target{BMM: b.Name, Node: b.NodeName, Endpoint: bmc.Endpoint{
+		BMM: b.Name, Address: b.BMC.Address, InsecureSkipVerify: b.BMC.InsecureSkipVerify,
+		Credentials: bmc.CredentialRef{UsernameEnv: ref.UsernameEnv, PasswordEnv: ref.PasswordEnv,
+			UsernameFile: ref.UsernameFile, PasswordFile: ref.PasswordFile},
+	}}
+}
+
+// steps are the building blocks every BMM workflow is made of. Each runs
+// one activity with timeouts fitted to it and records what it changed in
+// the ledger, so `starter cluster show` follows along.
+type steps struct {
+	ctx     workflow.Context
+	cluster string
+	t       target
+}
+
+func newSteps(ctx workflow.Context, cluster string, t target) *steps {
+	return &steps{ctx: ctx, cluster: cluster, t: t}
+}
+
+// short: API calls that answer at once.
+func (s *steps) short() workflow.Context {
+	return workflow.WithActivityOptions(s.ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 15 * time.Second, MaximumAttempts: 10},
+	})
+}
+
+// long: waits bounded by limit, heartbeating; retried after a worker crash
+// (the activities are idempotent and resume from their heartbeat).
+func (s *steps) long(limit time.Duration, summary string) workflow.Context {
+	return workflow.WithActivityOptions(s.ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: limit + 2*time.Minute,
+		HeartbeatTimeout:    time.Minute,
+		Summary:             summary,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
+	})
+}
+
+func (s *steps) record(p api.BMMPatch) {
+	p.BMM = s.t.BMM
+	err := workflow.ExecuteActivity(ledgerCtx(s.ctx), la.RecordBMM, ledger.RecordInput{Cluster: s.cluster, Patch: p}).Get(s.ctx, nil)
+	if err != nil {
+		workflow.GetLogger(s.ctx).Warn("ledger record failed", "bmm", s.t.BMM, "error", err)
+	}
+}
+
+func (s *steps) status(detailed, msg string) {
+	s.record(api.BMMPatch{DetailedStatus: api.Str(detailed), DetailedStatusMessage: api.Str(msg)})
+}
+
+// failed records the failure on the BMM and returns the result to report.
+func (s *steps) failed(res api.ServerResult, step string, err error) api.ServerResult {
+	res.Error = fmt.Sprintf("%s of %s failed: %v", step, s.t.BMM, rootCause(err))
+	s.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMError), DetailedStatusMessage: api.Str(res.Error)})
+	return res
+}
+
+func (s *steps) cordon() error {
+	if err := workflow.ExecuteActivity(s.short(), ka.Cordon, s.t.Node).Get(s.ctx, nil); err != nil {
+		return err
+	}
+	s.record(api.BMMPatch{CordonStatus: api.Str(model.Cordoned)})
+	return nil
+}
+
+func (s *steps) uncordon() error {
+	if err := workflow.ExecuteActivity(s.short(), ka.Uncordon, s.t.Node).Get(s.ctx, nil); err != nil {
+		return err
+	}
+	s.record(api.BMMPatch{CordonStatus: api.Str(model.Uncordoned)})
+	return nil
+}
+
+func (s *steps) drain(limit time.Duration) (kube.DrainResult, error) {
+	var r kube.DrainResult
+	err := workflow.ExecuteActivity(s.long(limit, "Drain "+s.t.Node), ka.Drain, kube.DrainInput{Node: s.t.Node, Timeout: limit}).Get(s.ctx, &r)
+	return r, err
+}
+
+func (s *steps) shutdownVMs(limit time.Duration) (kube.ShutdownResult, error) {
+	var r kube.ShutdownResult
+	err := workflow.ExecuteActivity(s.long(limit, "Shut down VMs on "+s.t.Node), ka.ShutdownVMs, kube.ShutdownInput{Node: s.t.Node, Timeout: limit}).Get(s.ctx, &r)
+	return r, err
+}
+
+func (s *steps) startVMs() error {
+	return workflow.ExecuteActivity(s.short(), ka.StartVMs, s.t.Node).Get(s.ctx, nil)
+}
+
+func (s *steps) reimage(imageURL, version string) error {
+	var r bmc.ReimageResult
+	err := workflow.ExecuteActivity(s.long(ReimageTimeout, fmt.Sprintf("Reimage %s to %s", s.t.BMM, version)), ba.Reimage,
+		bmc.ReimageInput{Endpoint: s.t.Endpoint, ImageURL: imageURL, Version: version}).Get(s.ctx, &r)
+	return err
+}
+
+func (s *steps) waitReady(version string) error {
+	var ns kube.NodeStatus
+	return workflow.ExecuteActivity(s.long(30*time.Minute, "Wait for "+s.t.Node+" Ready"), ka.WaitNodeReady,
+		kube.WaitReadyInput{Node: s.t.Node, Version: version, Timeout: 30 * time.Minute}).Get(s.ctx, &ns)
+}
+
+func (s *steps) restart(limit time.Duration) error {
+	return workflow.ExecuteActivity(s.long(limit, "Restart "+s.t.BMM), ba.Restart, s.t.Endpoint).Get(s.ctx, nil)
+}
+
+func (s *steps) powerOff(skipShutdown bool, limit time.Duration) error {
+	err := workflow.ExecuteActivity(s.long(limit, "Power off "+s.t.BMM), ba.PowerOff, bmc.PowerOffInput{Endpoint: s.t.Endpoint, SkipShutdown: skipShutdown}).Get(s.ctx, nil)
+	if err == nil {
+		s.record(api.BMMPatch{PowerState: api.Str(model.PowerOff)})
+	}
+	return err
+}
+
+func (s *steps) powerOn(limit time.Duration) error {
+	err := workflow.ExecuteActivity(s.long(limit, "Power on "+s.t.BMM), ba.PowerOn, s.t.Endpoint).Get(s.ctx, nil)
+	if err == nil {
+		s.record(api.BMMPatch{PowerState: api.Str(model.PowerOn)})
+	}
+	return err
+}
+
+func (s *steps) readNode() (kube.NodeStatus, error) {
+	var ns kube.NodeStatus
+	err := workflow.ExecuteActivity(s.short(), ka.ReadNode, s.t.Node).Get(s.ctx, &ns)
+	return ns, err
+}
+
+func (s *steps) deleteNode() error {
+	return workflow.ExecuteActivity(s.short(), ka.DeleteNode, s.t.Node).Get(s.ctx, nil)
+}
+
+func (s *steps) labelNode(labels map[string]string) error {
+	return workflow.ExecuteActivity(s.short(), ka.LabelNode, s.t.Node, labels).Get(s.ctx, nil)
+}
+
+// rootCause strips Temporal's activity wrapping so the operator reads the
+// activity's own message.
+func rootCause(err error) string {
+	var app *temporal.ApplicationError
+	if errorsAs(err, &app) {
+		return app.Message()
+	}
+	return err.Error()
+}
