@@ -16,7 +16,6 @@ import (
 	"github.com/rackroll/rackroll/internal/version"
 	"github.com/rackroll/rackroll/internal/workerapp"
 	"github.com/rackroll/rackroll/workflows/api"
-	"github.com/rackroll/rackroll/workflows/api"
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 )
@@ -30,13 +31,24 @@ func startProc(name, bin string, args []string, stdout, stderr io.Writer) (*proc
 		// the kernel kills the child rather than leaving it listening.
 		Pdeathsig: syscall.SIGKILL,
 	}
-	if err := p.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s (%s): %w", name, bin, err)
-	}
+	// Pdeathsig fires when the forking *thread* exits, and Go may retire
+	// threads; so fork from a goroutine locked to its thread and keep that
+	// thread busy waiting for the child until it exits.
+	started := make(chan error, 1)
 	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := p.cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
 		p.err = p.cmd.Wait()
 		close(p.done)
 	}()
+	if err := <-started; err != nil {
+		return nil, fmt.Errorf("start %s (%s): %w", name, bin, err)
+	}
 	return p, nil
 }
 

@@ -1,11 +1,3 @@
-// Package redfish simulates one Dell-iDRAC-shaped Redfish BMC per bare-metal
-// machine of the lab. It serves the standard DMTF resources that rackroll's
-// activities (and gofish, redfishtool, sushy) use: the System with power,
-// boot override and reset, virtual media under both the System and the
-// Manager, sessions, task monitors, and the installed OS version through the
-// standard OperatingSystem → SoftwareImage (SoftwareInventory) link. Faults
-// can be injected, and every change the machine goes through is written to
-// the lab event log.
 package redfish
 
 import (
@@ -71,6 +63,7 @@ type BMC struct {
 	closed  bool
 	done    chan struct{} // closed by Close: aborts hanging requests
 	servers []*http.Server
+	hanging int // requests held by bmc-timeout
 
 	// Notices wait here until delivered, in order, outside the lock.
 	queue    []notice

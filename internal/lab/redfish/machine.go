@@ -156,6 +156,9 @@ func (b *BMC) startPowerOnLocked(rt string) {
 func (b *BMC) powerOnDoneLocked() {
 	if b.faultActiveLocked(FaultPowerOnFails) {
 		b.phase = phaseOff
+		if b.cycleType != "On" { // a restart that never came back: the machine is off now
+			b.emitLocked(events.PowerOff, map[string]any{"resetType": b.cycleType, "reason": "power-on-fails"})
+		}
 		b.finishTaskLocked(taskException, "The system did not power on (injected power-on-fails fault).")
 		b.changedLocked()
 		return

@@ -83,6 +83,14 @@ func (b *BMC) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // hang holds a request until the client gives up, the BMC closes, or
 // hangLimit passes.
 func (b *BMC) hang(r *http.Request) {
+	b.mu.Lock()
+	b.hanging++
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		b.hanging--
+		b.mu.Unlock()
+	}()
 	t := time.NewTimer(hangLimit)
 	defer t.Stop()
 	select {

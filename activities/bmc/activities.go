@@ -1,0 +1,87 @@
+// Package bmc holds the Temporal activities that drive bare-metal machines
+// through their BMCs with standard DMTF Redfish (gofish), so they work on
+// real BMCs and on the lab's simulated ones alike.
+//
+// Every activity resolves the BMM's credentials itself (never taking or
+// returning a secret), is idempotent (it reads the machine first and only
+// acts when needed), heartbeats while it waits, and returns
+// temporal.ApplicationErrors whose type says whether a retry can help (see
+// the ErrType constants). Transient BMC errors (5xx, timeouts, dropped
+// connections) are retried inside the activity a few times before the
+// activity fails retryably and the Temporal retry policy takes over.
+package bmc
+
+import (
+	"context"
+	"time"
+)
+
+// Activities are registered with a worker (worker.RegisterActivity(a)); the
+// zero value works with defaults. Every exported method is an activity.
+type Activities struct {
+	Dial     Dialer   // nil: DialGofish
+	Resolver Resolver // nil: EnvFileResolver over the worker's env and files
+
+	PollInterval    time.Duration // how often waits poll the BMC; default 5s
+	RequestTimeout  time.Duration // per HTTP request; default 30s
+	Attempts        int           // tries per step on transient errors; default 5
+	Backoff         time.Duration // first pause between tries, doubling up to 30s; default 1s
+	ETagAttempts    int           // tries of a PATCH answered 412; default 10
+	ShutdownTimeout time.Duration // graceful shutdown before ForceOff; default 5m
+}
+
+func (a *Activities) dial() Dialer {
+	if a.Dial != nil {
+		return a.Dial
+	}
+	return DialGofish
+}
+
+func (a *Activities) resolver() Resolver {
+	if a.Resolver != nil {
+		return a.Resolver
+	}
+	return EnvFileResolver{}
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// Defaults for zero fields.
+func (a *Activities) pollInterval() time.Duration {
+	return orDefault(a.PollInterval, 5*time.Second)
+}
+
+func (a *Activities) requestTimeout() time.Duration {
+	return orDefault(a.RequestTimeout, 30*time.Second)
+}
+
+func (a *Activities) attempts() int { return orDefault(a.Attempts, 5) }
+
+func (a *Activities) backoff() time.Duration { return orDefault(a.Backoff, time.Second) }
+
+func (a *Activities) etagAttempts() int { return orDefault(a.ETagAttempts, 10) }
+
+func (a *Activities) shutdownTimeout() time.Duration {
+	return orDefault(a.ShutdownTimeout, 5*time.Minute)
+}
+
+const maxBackoff = 30 * time.Second
+
+// ReadPower reports the System's power state and health.
+func (a *Activities) ReadPower(ctx context.Context, ep Endpoint) (PowerStatus, error) {
+	r, err := a.open(ctx, ep)
+	if err != nil {
+		return PowerStatus{}, err
+	}
+	defer r.close()
+	s, err := r.system("read the System")
+	if err != nil {
+		return PowerStatus{}, r.result(err)
+	}
+	return PowerStatus{PowerState: s.PowerState, Health: s.Health}, nil
+}

@@ -1,0 +1,246 @@
+package bmc
+
+import (
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/redfish"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// These tests run the activities, as a worker would, against the lab's
+// Redfish emulator over HTTP with gofish.
+
+type labRig struct {
+	t   *testing.T
+	bmc *redfish.BMC
+	log *events.Log
+	ep  Endpoint
+	a   *Activities
+	env *testsuite.TestActivityEnvironment
+}
+
+func newLab(t *testing.T, mutate ...func(*redfish.Config)) *labRig {
+	t.Helper()
+	log := events.New(nil)
+	cfg := redfish.Config{
+		BMM: "rack1-c1", Rack: "rack1", Username: "root", Password: testPassword,
+		RuntimeVersion: "4.1.2", SerialNumber: "SN-0101", BootMAC: "52:54:00:00:01:01",
+		Timings: redfish.Timings{PowerTransition: 5 * time.Millisecond, Boot: 5 * time.Millisecond, Reimage: 20 * time.Millisecond},
+		Events:  log,
+	}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	b := redfish.New(cfg)
+	t.Cleanup(b.Close)
+	url, err := b.Serve("")
+	require.NoError(t, err)
+
+	t.Setenv("RR_TEST_BMC_USER", "root")
+	t.Setenv("RR_TEST_BMC_PASS", testPassword)
+	a := &Activities{
+		PollInterval:   2 * time.Millisecond,
+		Backoff:        time.Millisecond,
+		Attempts:       15, // a 30 % failure rate must not exhaust a step
+		ETagAttempts:   30,
+		RequestTimeout: 10 * time.Second,
+	}
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivity(a)
+	return &labRig{t: t, bmc: b, log: log, a: a, env: env, ep: Endpoint{
+		BMM: "rack1-c1", Address: url,
+		Credentials: CredentialRef{UsernameEnv: "RR_TEST_BMC_USER", PasswordEnv: "RR_TEST_BMC_PASS"},
+	}}
+}
+
+func (l *labRig) count(kind string) int { return l.log.Count(kind, "rack1-c1") }
+
+func (l *labRig) reimage(version string) (ReimageResult, error) {
+	l.t.Helper()
+	val, err := l.env.ExecuteActivity(l.a.Reimage, ReimageInput{
+		Endpoint: l.ep, ImageURL: "http://images.lab/rackroll-" + version + ".iso", Version: version})
+	var res ReimageResult
+	if err == nil {
+		require.NoError(l.t, val.Get(&res))
+	}
+	return res, err
+}
+
+func (l *labRig) power() PowerStatus {
+	l.t.Helper()
+	val, err := l.env.ExecuteActivity(l.a.ReadPower, l.ep)
+	require.NoError(l.t, err)
+	var st PowerStatus
+	require.NoError(l.t, val.Get(&st))
+	return st
+}
+
+func TestLabPowerCycle(t *testing.T) {
+	l := newLab(t)
+	assert.Equal(t, PowerStatus{PowerState: "On", Health: "OK"}, l.power())
+
+	_, err := l.env.ExecuteActivity(l.a.PowerOff, PowerOffInput{Endpoint: l.ep})
+	require.NoError(t, err)
+	assert.Equal(t, "Off", l.bmc.State().Power)
+	assert.Equal(t, "Off", l.power().PowerState)
+
+	_, err = l.env.ExecuteActivity(l.a.PowerOn, l.ep)
+	require.NoError(t, err)
+	assert.Equal(t, "On", l.bmc.State().Power)
+	_, err = l.env.ExecuteActivity(l.a.PowerOn, l.ep)
+	require.NoError(t, err)
+	assert.Equal(t, 1, l.count(events.PowerOn), "powering on a machine that is on does nothing")
+
+	_, err = l.env.ExecuteActivity(l.a.Restart, l.ep)
+	require.NoError(t, err)
+	assert.Equal(t, 1, l.count(events.Reset))
+	assert.Equal(t, "On", l.bmc.State().Power)
+}
+
+func TestLabReimageExactlyOnce(t *testing.T) {
+	l := newLab(t)
+	res, err := l.reimage("4.2.0")
+	require.NoError(t, err)
+	assert.Equal(t, ReimageResult{Version: "4.2.0", PreviousVersion: "4.1.2", Reimaged: true}, res)
+	s := l.bmc.State()
+	assert.Equal(t, "4.2.0", s.RuntimeVersion)
+	assert.Equal(t, 1, s.ReimageCount)
+	assert.True(t, s.OSRunning)
+	assert.Equal(t, 1, l.count(events.MediaEject), "the installer is ejected afterwards")
+
+	// A retry after completion (e.g. the worker died before reporting).
+	res, err = l.reimage("4.2.0")
+	require.NoError(t, err)
+	assert.False(t, res.Reimaged)
+	assert.Equal(t, 1, l.bmc.State().ReimageCount)
+	assert.Equal(t, 1, l.count(events.ReimageStart))
+}
+
+func TestLabReimageRetriedWhileInFlight(t *testing.T) {
+	l := newLab(t, func(c *redfish.Config) { c.Timings.Reimage = 200 * time.Millisecond })
+	// A first attempt issues the reset and dies; the retry must wait for
+	// that reimage rather than start another.
+	first := make(chan error, 1)
+	var suite testsuite.WorkflowTestSuite
+	env1 := suite.NewTestActivityEnvironment()
+	env1.RegisterActivity(l.a)
+	go func() {
+		_, err := env1.ExecuteActivity(l.a.Reimage, ReimageInput{Endpoint: l.ep, ImageURL: "http://images.lab/rackroll-4.2.0.iso", Version: "4.2.0"})
+		first <- err
+	}()
+	require.Eventually(t, func() bool { return l.bmc.State().Reimaging }, 30*time.Second, time.Millisecond)
+	res, err := l.reimage("4.2.0")
+	require.NoError(t, err)
+	assert.Equal(t, "4.2.0", res.Version)
+	require.NoError(t, <-first)
+	assert.Equal(t, 1, l.bmc.State().ReimageCount)
+	assert.Equal(t, 1, l.count(events.ReimageStart))
+}
+
+func TestLabReimageFails(t *testing.T) {
+	l := newLab(t)
+	l.bmc.SetFault(redfish.FaultReimageFails, 0)
+	_, err := l.reimage("4.2.0")
+	appError(t, err, ErrTypeReimageFailed, false)
+	s := l.bmc.State()
+	assert.True(t, s.ReimageFailed)
+	assert.False(t, s.OSRunning)
+	assert.Zero(t, s.ReimageCount)
+	assert.Equal(t, "Critical", l.power().Health)
+	assert.Equal(t, 1, l.count(events.MediaEject))
+}
+
+func TestLabFlaky5xx(t *testing.T) {
+	l := newLab(t)
+	l.bmc.SetFault(redfish.FaultBMC5xx, 0.3)
+	_, err := l.env.ExecuteActivity(l.a.PowerOff, PowerOffInput{Endpoint: l.ep, SkipShutdown: true})
+	require.NoError(t, err)
+	_, err = l.env.ExecuteActivity(l.a.PowerOn, l.ep)
+	require.NoError(t, err)
+	_, err = l.reimage("4.2.0")
+	require.NoError(t, err)
+	assert.Equal(t, 1, l.bmc.State().ReimageCount)
+	assert.Equal(t, 1, l.count(events.ReimageStart))
+}
+
+func TestLabStaleETag(t *testing.T) {
+	l := newLab(t)
+	l.bmc.SetFault(redfish.FaultStaleETag, 0.5)
+	_, err := l.reimage("4.2.0")
+	require.NoError(t, err)
+	assert.Equal(t, 1, l.bmc.State().ReimageCount)
+
+	l.bmc.SetFault(redfish.FaultStaleETag, 1)
+	l.a.ETagAttempts = 3
+	_, err = l.reimage("4.3.0")
+	appError(t, err, ErrTypeConflict, true)
+	assert.Equal(t, "4.2.0", l.bmc.State().RuntimeVersion, "no reset without the boot override")
+}
+
+func TestLabVirtualMediaUnderManagerOnly(t *testing.T) {
+	l := newLab(t, func(c *redfish.Config) { c.ManagerVirtualMediaOnly = true })
+	res, err := l.reimage("4.2.0")
+	require.NoError(t, err)
+	assert.True(t, res.Reimaged)
+	assert.Equal(t, 1, l.bmc.State().ReimageCount)
+}
+
+func TestLabReimageFromOff(t *testing.T) {
+	l := newLab(t)
+	_, err := l.env.ExecuteActivity(l.a.PowerOff, PowerOffInput{Endpoint: l.ep, SkipShutdown: true})
+	require.NoError(t, err)
+	_, err = l.reimage("4.2.0")
+	require.NoError(t, err)
+	assert.Equal(t, redfish.State{Power: "On", OSRunning: true, RuntimeVersion: "4.2.0", ReimageCount: 1}, l.bmc.State())
+}
+
+func TestLabPowerOnFails(t *testing.T) {
+	l := newLab(t)
+	_, err := l.env.ExecuteActivity(l.a.PowerOff, PowerOffInput{Endpoint: l.ep})
+	require.NoError(t, err)
+	l.bmc.SetFault(redfish.FaultPowerOnFails, 0)
+	_, err = l.env.ExecuteActivity(l.a.PowerOn, l.ep)
+	appError(t, err, ErrTypePowerFailed, false)
+	assert.Equal(t, "Off", l.bmc.State().Power)
+}
+
+func TestLabUnreachableAndTimeout(t *testing.T) {
+	l := newLab(t)
+	l.a.Attempts = 2
+	l.bmc.SetFault(redfish.FaultBMCUnreachable, 0)
+	_, err := l.env.ExecuteActivity(l.a.ReadPower, l.ep)
+	appError(t, err, ErrTypeUnavailable, true)
+	l.bmc.ClearFault(redfish.FaultBMCUnreachable)
+
+	l.bmc.SetFault(redfish.FaultBMCTimeout, 1)
+	l.a.RequestTimeout = 50 * time.Millisecond
+	_, err = l.env.ExecuteActivity(l.a.ReadPower, l.ep)
+	appError(t, err, ErrTypeUnavailable, true)
+}
+
+func TestLabWrongPassword(t *testing.T) {
+	l := newLab(t)
+	t.Setenv("RR_TEST_BMC_PASS", "wrong")
+	_, err := l.env.ExecuteActivity(l.a.ReadPower, l.ep)
+	appError(t, err, ErrTypeAuth, false)
+}
+
+func TestLabTLSIsVerifiedUnlessSkipped(t *testing.T) {
+	l := newLab(t)
+	srv := httptest.NewTLSServer(l.bmc.Handler()) // self-signed
+	t.Cleanup(srv.Close)
+	l.ep.Address = srv.URL
+
+	_, err := l.env.ExecuteActivity(l.a.ReadPower, l.ep)
+	ae := appError(t, err, ErrTypeConfig, false)
+	assert.Contains(t, ae.Error(), "insecureSkipVerify")
+
+	l.ep.InsecureSkipVerify = true
+	assert.Equal(t, "On", l.power().PowerState)
+}

@@ -1,0 +1,140 @@
+package bmc
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/stmcginnis/gofish/schemas"
+	"go.temporal.io/sdk/temporal"
+)
+
+// Error types of the temporal.ApplicationErrors the activities return, for
+// retry policies (NonRetryableErrorTypes) and workflows to match on.
+const (
+	ErrTypeUnavailable   = "BMCUnavailable"     // retryable: 5xx, timeouts, dropped connections
+	ErrTypeConflict      = "BMCConflict"        // retryable: 409, 412 that kept coming, a reset superseded
+	ErrTypeRejected      = "BMCRequestRejected" // non-retryable: the BMC refused the request (other 4xx)
+	ErrTypeAuth          = "BMCAuthFailed"      // non-retryable: 401/403, fix the credentials
+	ErrTypeConfig        = "BMCConfig"          // non-retryable: bad endpoint, input or credentials reference
+	ErrTypePowerFailed   = "PowerActionFailed"  // non-retryable: the BMC accepted a power action that failed
+	ErrTypeReimageFailed = "ReimageFailed"      // non-retryable: the install failed; the machine has no bootable OS
+)
+
+type kind int
+
+const (
+	kindTransient kind = iota
+	kindPrecondition
+	kindConflict
+	kindRejected
+	kindAuth
+	kindConfig
+	kindPowerFailed
+	kindReimageFailed
+)
+
+var kindTypes = map[kind]string{
+	kindTransient:     ErrTypeUnavailable,
+	kindPrecondition:  ErrTypeConflict,
+	kindConflict:      ErrTypeConflict,
+	kindRejected:      ErrTypeRejected,
+	kindAuth:          ErrTypeAuth,
+	kindConfig:        ErrTypeConfig,
+	kindPowerFailed:   ErrTypePowerFailed,
+	kindReimageFailed: ErrTypeReimageFailed,
+}
+
+func (k kind) retryable() bool { return k <= kindConflict }
+
+// failure is an error the activities decide on themselves.
+type failure struct {
+	kind kind
+	msg  string
+}
+
+func (f *failure) Error() string { return f.msg }
+
+// stepError names the step that failed.
+type stepError struct {
+	step string
+	err  error
+}
+
+func (e *stepError) Error() string { return e.step + ": " + describe(e.err) }
+func (e *stepError) Unwrap() error { return e.err }
+
+// classify sorts an error from gofish, the network or the activities.
+// Anything unrecognised (connection reset, EOF, timeouts, a garbled body)
+// is transient: retrying an idempotent step is the safe answer.
+func classify(err error) kind {
+	var f *failure
+	if errors.As(err, &f) {
+		return f.kind
+	}
+	var cert *tls.CertificateVerificationError
+	if errors.As(err, &cert) {
+		return kindConfig // retrying cannot fix a certificate
+	}
+	var ce *schemas.CollectionError
+	if errors.As(err, &ce) {
+		worst := kindTransient
+		for _, e := range ce.Failures {
+			worst = max(worst, classify(e))
+		}
+		return worst
+	}
+	var rf *schemas.Error
+	if errors.As(err, &rf) {
+		switch c := rf.HTTPReturnedStatusCode; {
+		case c == 0, c == http.StatusRequestTimeout, c == http.StatusTooManyRequests, c >= 500:
+			return kindTransient
+		case c == http.StatusUnauthorized, c == http.StatusForbidden:
+			return kindAuth
+		case c == http.StatusPreconditionFailed:
+			return kindPrecondition
+		case c == http.StatusConflict:
+			return kindConflict
+		default:
+			return kindRejected
+		}
+	}
+	return kindTransient
+}
+
+// temporalError turns an activity failure into an ApplicationError that
+// says which BMM and BMC, what step, and whether retrying can help.
+func temporalError(ep Endpoint, err error) error {
+	k := classify(err)
+	msg := fmt.Sprintf("BMC of %s at %s: %v", ep.BMM, redactURL(ep.Address), err)
+	var cert *tls.CertificateVerificationError
+	switch {
+	case k == kindAuth:
+		msg += " (check the credentials the BMM's reference points at)"
+	case errors.As(err, &cert):
+		msg += " (trust the BMC's CA on the worker, or set insecureSkipVerify for this BMC)"
+	case k == kindTransient:
+		msg += " (transient: a later attempt may succeed)"
+	}
+	return temporal.NewApplicationErrorWithOptions(msg, kindTypes[k], temporal.ApplicationErrorOptions{NonRetryable: !k.retryable()})
+}
+
+// describe shortens gofish's errors (status plus raw JSON body) to the
+// status and the Redfish message.
+func describe(err error) string {
+	var ce *schemas.CollectionError
+	if errors.As(err, &ce) {
+		for link, e := range ce.Failures {
+			return link + ": " + describe(e)
+		}
+	}
+	var rf *schemas.Error
+	if errors.As(err, &rf) && rf.Message != "" && rf.HTTPReturnedStatusCode != 0 {
+		if rf.Code != "" {
+			return fmt.Sprintf("HTTP %d %s: %s", rf.HTTPReturnedStatusCode, rf.Code, rf.Message)
+		}
+		return fmt.Sprintf("HTTP %d: %s", rf.HTTPReturnedStatusCode, rf.Message)
+	}
+	return err.Error()
+}

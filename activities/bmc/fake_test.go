@@ -1,0 +1,240 @@
+package bmc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stmcginnis/gofish/schemas"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+)
+
+// fakeClient is an instant machine behind the Client interface: resets
+// take effect at once unless onReset says otherwise.
+type fakeClient struct {
+	mu      sync.Mutex
+	sys     System
+	img     OSImage
+	media   Media
+	tasks   map[string]Task
+	calls   []string
+	errs    map[string][]error // queued errors per method, one per call
+	onReset func(f *fakeClient, rt string) (task string, err error)
+	etag    int
+	creds   Credentials
+}
+
+func newFake() *fakeClient {
+	return &fakeClient{
+		sys: System{PowerState: "On", Health: "OK", State: "Enabled", BootProgress: "OSRunning",
+			BootOverride: "Disabled", BootTarget: "None"},
+		img:   OSImage{Version: "4.1.2", Health: "OK"},
+		media: Media{URI: "/redfish/v1/Systems/1/VirtualMedia/CD", Location: "System"},
+		tasks: map[string]Task{},
+		errs:  map[string][]error{},
+	}
+}
+
+func httpErr(code int) error {
+	return schemas.ConstructError(code, fmt.Appendf(nil, `{"error":{"code":"Base.1.12.X","message":"injected %d"}}`, code))
+}
+
+// call records a call and pops a queued error; the caller holds f.mu.
+func (f *fakeClient) call(name string, detail ...string) error {
+	f.calls = append(f.calls, strings.TrimSpace(name+" "+strings.Join(detail, " ")))
+	if q := f.errs[name]; len(q) > 0 {
+		f.errs[name] = q[1:]
+		return q[0]
+	}
+	return nil
+}
+
+func (f *fakeClient) changed() { f.etag++; f.sys.ETag = fmt.Sprintf(`"%d"`, f.etag) }
+
+func (f *fakeClient) System(context.Context) (System, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("System"); err != nil {
+		return System{}, err
+	}
+	if f.sys.ETag == "" {
+		f.changed()
+	}
+	return f.sys, nil
+}
+
+func (f *fakeClient) OSImage(context.Context) (OSImage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("OSImage"); err != nil {
+		return OSImage{}, err
+	}
+	return f.img, nil
+}
+
+func (f *fakeClient) SetBootOverride(_ context.Context, enabled, target, etag string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("SetBootOverride", enabled, target); err != nil {
+		return err
+	}
+	if etag != f.sys.ETag {
+		return httpErr(412)
+	}
+	f.sys.BootOverride, f.sys.BootTarget = enabled, target
+	f.changed()
+	return nil
+}
+
+func (f *fakeClient) Reset(_ context.Context, rt string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("Reset", rt); err != nil {
+		return "", err
+	}
+	if f.onReset != nil {
+		return f.onReset(f, rt)
+	}
+	f.apply(rt)
+	return "", nil
+}
+
+var fakeImage = regexp.MustCompile(`rackroll-(.+)\.iso$`)
+
+// apply carries out a reset instantly, including a boot from the CD.
+func (f *fakeClient) apply(rt string) {
+	defer f.changed()
+	if rt == "ForceOff" || rt == "GracefulShutdown" {
+		f.sys.PowerState, f.sys.BootProgress = "Off", "None"
+		return
+	}
+	f.sys.PowerState, f.sys.BootProgress = "On", "OSRunning"
+	if f.sys.BootOverride != "Once" {
+		return
+	}
+	target := f.sys.BootTarget
+	f.sys.BootOverride, f.sys.BootTarget = "Disabled", "None"
+	if m := fakeImage.FindStringSubmatch(f.media.Image); target == "Cd" && f.media.Inserted && m != nil {
+		f.img.Version = m[1]
+	}
+}
+
+func (f *fakeClient) Media(context.Context) (Media, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("Media"); err != nil {
+		return Media{}, err
+	}
+	return f.media, nil
+}
+
+func (f *fakeClient) InsertMedia(_ context.Context, image string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("InsertMedia", image); err != nil {
+		return "", err
+	}
+	if f.media.Image != "" {
+		return "", httpErr(409)
+	}
+	f.media.Image, f.media.Inserted = image, true
+	return "", nil
+}
+
+func (f *fakeClient) EjectMedia(context.Context) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("EjectMedia"); err != nil {
+		return "", err
+	}
+	f.media.Image, f.media.Inserted = "", false
+	return "", nil
+}
+
+func (f *fakeClient) Task(_ context.Context, uri string) (Task, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("Task", uri); err != nil {
+		return Task{}, err
+	}
+	t, ok := f.tasks[uri]
+	if !ok {
+		return Task{}, httpErr(404)
+	}
+	return t, nil
+}
+
+func (f *fakeClient) Close() {}
+
+// count returns how many recorded calls start with prefix.
+func (f *fakeClient) count(prefix string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.calls {
+		if strings.HasPrefix(c, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// mutations lists the calls that change the machine, in order.
+func (f *fakeClient) mutations() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, c := range f.calls {
+		if !strings.HasPrefix(c, "System") && !strings.HasPrefix(c, "OSImage") && !strings.HasPrefix(c, "Media") && !strings.HasPrefix(c, "Task") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+const testPassword = "hunter2-secret"
+
+var testEnv = map[string]string{"BMC_USER": "root", "BMC_PASS": testPassword}
+
+var testEndpoint = Endpoint{
+	BMM: "rack1-c1", Address: "https://10.1.0.11",
+	Credentials: CredentialRef{UsernameEnv: "BMC_USER", PasswordEnv: "BMC_PASS"},
+}
+
+// activitiesWith returns activities that dial f and poll fast.
+func activitiesWith(f *fakeClient) *Activities {
+	return &Activities{
+		Dial: func(_ context.Context, _ Endpoint, c Credentials, _ time.Duration) (Client, error) {
+			f.mu.Lock()
+			f.creds = c
+			f.mu.Unlock()
+			return f, nil
+		},
+		Resolver: EnvFileResolver{LookupEnv: func(k string) (string, bool) {
+			v, ok := testEnv[k]
+			return v, ok
+		}},
+		PollInterval: time.Millisecond,
+		Backoff:      time.Millisecond,
+		Attempts:     3,
+	}
+}
+
+// appError asserts err is an ApplicationError of the given type and
+// retryability, that it names the BMM, and that no password leaked.
+func appError(t *testing.T, err error, typ string, retryable bool) *temporal.ApplicationError {
+	t.Helper()
+	var ae *temporal.ApplicationError
+	require.True(t, errors.As(err, &ae), "want an ApplicationError, got %T: %v", err, err)
+	require.Equal(t, typ, ae.Type(), ae.Error())
+	require.Equal(t, !retryable, ae.NonRetryable(), ae.Error())
+	require.Contains(t, ae.Error(), "rack1-c1")
+	require.NotContains(t, ae.Error(), testPassword)
+	return ae
+}

@@ -1,0 +1,200 @@
+package bmc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+)
+
+// run is one activity invocation against one BMC.
+type run struct {
+	ctx      context.Context
+	a        *Activities
+	ep       Endpoint
+	c        Client
+	progress progress
+}
+
+// progress is the heartbeat detail. A retried attempt reads it back to
+// know whether an earlier attempt already issued the disruptive reset.
+type progress struct {
+	Step        string
+	Version     string
+	From        string
+	ResetIssued bool
+}
+
+// open validates the endpoint, resolves credentials and connects. The
+// credentials live only in this frame and the client.
+func (a *Activities) open(ctx context.Context, ep Endpoint) (*run, error) {
+	r := &run{ctx: ctx, a: a, ep: ep}
+	if _, err := baseURL(ep.Address); err != nil {
+		return nil, temporalError(ep, &stepError{"check the endpoint", &failure{kindConfig, err.Error()}})
+	}
+	creds, err := a.resolver().Resolve(ctx, ep.Credentials)
+	if err != nil {
+		return nil, temporalError(ep, &stepError{"resolve credentials", &failure{kindConfig, err.Error()}})
+	}
+	err = r.retry("connect", func() error {
+		c, err := a.dial()(ctx, ep, creds, a.requestTimeout())
+		r.c = c
+		return err
+	})
+	if err != nil {
+		return nil, r.result(err)
+	}
+	return r, nil
+}
+
+func (r *run) close() {
+	if r.c != nil {
+		r.c.Close()
+	}
+}
+
+// result turns the outcome of an activity into what Temporal should see.
+func (r *run) result(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case r.ctx.Err() != nil:
+		return fmt.Errorf("BMC of %s at %s: %w", r.ep.BMM, redactURL(r.ep.Address), err)
+	}
+	return temporalError(r.ep, err)
+}
+
+// retry runs a read (or a connect) until it succeeds, fails for good, or
+// the budget for transient errors is spent.
+func (r *run) retry(step string, op func() error) error {
+	return r.act(step, func() (bool, error) { return false, nil }, op)
+}
+
+// act performs a mutating request. Before every try, done reads the
+// machine (those reads retry on their own) and says whether the goal is
+// already reached, so a try whose answer was lost is never repeated. A
+// transient failure of do is retried with backoff, a 412 at once (done has
+// just read a fresh ETag).
+func (r *run) act(step string, done func() (bool, error), do func() error) error {
+	backoff := r.a.backoff()
+	transient, stale := 0, 0
+	for {
+		ok, err := done()
+		if err != nil || ok {
+			return err
+		}
+		err = do()
+		if err == nil {
+			return nil
+		}
+		if ctxErr := r.ctx.Err(); ctxErr != nil {
+			return &stepError{step, ctxErr}
+		}
+		switch classify(err) {
+		case kindTransient:
+			if transient++; transient >= r.a.attempts() {
+				return &stepError{step, err}
+			}
+			r.heartbeat(step + ": retrying after a transient error")
+			if !r.sleep(backoff) {
+				return &stepError{step, r.ctx.Err()}
+			}
+			backoff = min(2*backoff, maxBackoff)
+		case kindPrecondition:
+			if stale++; stale >= r.a.etagAttempts() {
+				return &stepError{step, fmt.Errorf("the BMC answered 412 Precondition Failed %d times in a row: %w", stale, err)}
+			}
+		default:
+			return &stepError{step, err}
+		}
+	}
+}
+
+// system reads the System, retrying transient errors.
+func (r *run) system(step string) (System, error) {
+	var s System
+	err := r.retry(step, func() (err error) {
+		s, err = r.c.System(r.ctx)
+		return err
+	})
+	return s, err
+}
+
+// osImage reads the installed OS image, retrying transient errors.
+func (r *run) osImage(step string) (OSImage, error) {
+	var img OSImage
+	err := r.retry(step, func() (err error) {
+		img, err = r.c.OSImage(r.ctx)
+		return err
+	})
+	return img, err
+}
+
+// task reads a task monitor; ok is false when the BMC forgot the task
+// (DSP0266 lets it), in which case callers fall back to the System.
+func (r *run) task(step, monitor string) (t Task, ok bool, err error) {
+	err = r.retry(step, func() (err error) {
+		t, err = r.c.Task(r.ctx, monitor)
+		return err
+	})
+	if err != nil && isNotFound(err) {
+		return Task{}, false, nil
+	}
+	return t, err == nil, err
+}
+
+// waitUntil polls check every PollInterval, heartbeating, until it is done,
+// fails, the context ends, or (when limit > 0) limit passes (errWaitLimit).
+func (r *run) waitUntil(step string, limit time.Duration, check func() (bool, error)) error {
+	var deadline time.Time
+	if limit > 0 {
+		deadline = time.Now().Add(limit)
+	}
+	for {
+		done, err := check()
+		if err != nil || done {
+			return err
+		}
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			return errWaitLimit
+		}
+		r.heartbeat(step)
+		if !r.sleep(r.a.pollInterval()) {
+			return &stepError{step, r.ctx.Err()}
+		}
+	}
+}
+
+var errWaitLimit = errors.New("gave up waiting")
+
+func (r *run) heartbeat(step string) {
+	r.progress.Step = step
+	if activity.IsActivity(r.ctx) {
+		activity.RecordHeartbeat(r.ctx, r.progress)
+	}
+}
+
+// resumed reads the progress an earlier attempt left in its heartbeat.
+func (r *run) resumed() (progress, bool) {
+	var p progress
+	if !activity.IsActivity(r.ctx) || !activity.HasHeartbeatDetails(r.ctx) {
+		return p, false
+	}
+	if err := activity.GetHeartbeatDetails(r.ctx, &p); err != nil {
+		return p, false
+	}
+	return p, true
+}
+
+func (r *run) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,92 @@
+// Package kube holds the Temporal activities that act on a site's
+// Kubernetes API: cordon, drain (k8s.io/kubectl/pkg/drain and the eviction
+// API, so PodDisruptionBudgets are honoured), tenant VM shutdown and
+// restart, node labels, deletion and readiness. Every activity is
+// idempotent, heartbeats while it waits and stops when its context ends.
+// Inputs name nodes only; credentials come from the ClientSource.
+package kube
+
+import (
+	"context"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Labels, annotations and conditions the activities read and write. They
+// are the lab's and the platform's contract (DESIGN.md); kubesim uses the
+// same strings.
+const (
+	LabelRuntimeVersion = "rackroll.io/runtime-version"
+	LabelWorkload       = "rackroll.io/workload"
+	WorkloadVM          = "vm"
+	// AnnotationVMState is Running or Stopped on a tenant VM pod.
+	AnnotationVMState = "rackroll.io/vm-state"
+	VMRunning         = "Running"
+	VMStopped         = "Stopped"
+	// AnnotationVMRestart marks a VM that ShutdownVMs stopped while it was
+	// running, so StartVMs restarts it and nothing else.
+	AnnotationVMRestart = "rackroll.io/vm-restart"
+	// ConditionReadOnlyRootFilesystem is the node condition (as set by
+	// Node Problem Detector) that reports a read-only root filesystem.
+	ConditionReadOnlyRootFilesystem = "ReadOnlyRootFilesystem"
+)
+
+// Defaults (reference 002: drains get 20 minutes, VM shutdowns 10, then
+// the upgrade proceeds).
+const (
+	DefaultDrainTimeout      = 20 * time.Minute
+	DefaultShutdownTimeout   = 10 * time.Minute
+	DefaultPollInterval      = 2 * time.Second
+	DefaultHeartbeatInterval = 2 * time.Second
+	DefaultEvictRetryDelay   = 5 * time.Second // kubectl drain's
+)
+
+// Options tune the activities; zero values pick the defaults.
+type Options struct {
+	PollInterval      time.Duration // how often waits re-read the API
+	HeartbeatInterval time.Duration // how often long operations heartbeat
+	EvictRetryDelay   time.Duration // pause after an eviction a PDB refused
+}
+
+// Activities is registered with a worker; its exported methods are the
+// activities.
+type Activities struct {
+	clients ClientSource
+	opts    Options
+}
+
+// New returns the activities for the cluster clients reaches (nil:
+// Default(), the kubeconfig kubectl would use).
+func New(clients ClientSource, opts Options) *Activities {
+	if clients == nil {
+		clients = Default()
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.HeartbeatInterval <= 0 {
+		opts.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if opts.EvictRetryDelay <= 0 {
+		opts.EvictRetryDelay = DefaultEvictRetryDelay
+	}
+	return &Activities{clients: clients, opts: opts}
+}
+
+func (a *Activities) client(ctx context.Context) (kubernetes.Interface, error) {
+	cs, err := a.clients.Clientset(ctx)
+	if err != nil {
+		return nil, configError(err)
+	}
+	return cs, nil
+}
+
+// heartbeat records progress when running as an activity (a plain context,
+// as in unit tests, is fine too).
+func heartbeat(ctx context.Context, details ...any) {
+	if activity.IsActivity(ctx) {
+		activity.RecordHeartbeat(ctx, details...)
+	}
+}

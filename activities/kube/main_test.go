@@ -1,0 +1,121 @@
+package kube
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/testsuite"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/kubeapi"
+	"github.com/rackroll/rackroll/internal/lab/kubesim"
+)
+
+// One real apiserver serves the package's integration tests; each test
+// gets its own simulated machines and tenant namespace.
+var (
+	api     *kubeapi.Server
+	apiErr  error
+	siteSeq atomic.Int32
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := 0
+	if testing.Short() {
+		code = m.Run()
+	} else {
+		ctx, cancel := context.WithCancel(context.Background())
+		api, apiErr = kubeapi.Start(ctx, kubeapi.Options{})
+		code = m.Run()
+		if api != nil {
+			api.Stop()
+		}
+		cancel()
+	}
+	os.Exit(code)
+}
+
+// site is a simulated cluster plus the activities pointed at it through
+// the kubeconfig file, as a worker would be.
+type site struct {
+	sim    *kubesim.Sim
+	log    *events.Log
+	client kubernetes.Interface
+	acts   *Activities
+	env    *testsuite.TestActivityEnvironment
+	ns     string
+	c0, c1 string // two compute machines (BMM name = node name)
+}
+
+func newSite(t *testing.T, drain time.Duration) *site {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs etcd and kube-apiserver")
+	}
+	if apiErr != nil {
+		t.Fatal(apiErr)
+	}
+	p := fmt.Sprintf("k%d", siteSeq.Add(1))
+	s := &site{log: events.New(nil), client: api.Client(), ns: p + "-tenant", c0: p + "-c0", c1: p + "-c1"}
+	ms := []kubesim.Machine{
+		{Name: s.c0, Rack: p + "-rack1", Role: "compute", RuntimeVersion: "4.1.2"},
+		{Name: s.c1, Rack: p + "-rack1", Role: "compute", RuntimeVersion: "4.1.2"},
+	}
+	s.sim = kubesim.New(s.client, ms, kubesim.Options{Events: s.log, Drain: drain, Tick: 50 * time.Millisecond,
+		Heartbeat: time.Second, Workloads: true, Namespace: s.ns})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	if err := s.sim.Setup(ctx); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { s.sim.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	if err := s.sim.WaitSettled(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.acts = New(Kubeconfig(api.Kubeconfig()), Options{PollInterval: 50 * time.Millisecond,
+		HeartbeatInterval: 100 * time.Millisecond, EvictRetryDelay: 200 * time.Millisecond})
+	var suite testsuite.WorkflowTestSuite
+	s.env = suite.NewTestActivityEnvironment()
+	s.env.RegisterActivity(s.acts)
+	return s
+}
+
+// run executes an activity in the SDK's test environment and decodes its
+// result into out (nil for none).
+func (s *site) run(t *testing.T, out any, fn any, args ...any) {
+	t.Helper()
+	val, err := s.env.ExecuteActivity(fn, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != nil {
+		if err := val.Get(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// eventually polls cond; the deadline only guards against hangs.
+func eventually(t *testing.T, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ok, why := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still not true after 60s: %s", what, why)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

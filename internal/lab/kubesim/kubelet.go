@@ -1,0 +1,100 @@
+package kubesim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/rackroll/rackroll/internal/lab/events"
+)
+
+func (s *Sim) now() time.Time { return time.Now() }
+
+// reconcileNode is one kubelet's sync: register the node if it is gone
+// and may come back, post status and heartbeats, keep the runtime-version
+// label current, and bring its pods' status in line with the node.
+func (s *Sim) reconcileNode(ctx context.Context, name string) error {
+	m, ok := s.snapshotByNode(name)
+	if !ok {
+		return nil // not one of ours
+	}
+	node, err := s.nodes.Get(name)
+	if apierrors.IsNotFound(err) {
+		return s.nodeGone(ctx, m)
+	}
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	v := desiredView(m.state, m.faults)
+
+	if v.posting && m.state.RuntimeVersion != "" && node.Labels[LabelRuntimeVersion] != m.state.RuntimeVersion {
+		// The machine came back on a new runtime: its agent relabels the
+		// node. The informer sees the change and emits node-label.
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{LabelRuntimeVersion: m.state.RuntimeVersion}}})
+		if _, err := s.client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("label node %s: %w", name, err)
+		}
+	}
+
+	status := node.Status.DeepCopy()
+	beat := v.posting && heartbeatDue(name, lastHeartbeat(node), now, s.opts.Heartbeat)
+	if applyView(status, v, now, beat) {
+		n := node.DeepCopy()
+		n.Status = *status
+		if v.posting {
+			n.Status.NodeInfo.OSImage = "rackroll runtime " + m.state.RuntimeVersion
+		}
+		if _, err := s.client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+			return err // a conflict with a cordon or label patch: retried
+		}
+		if before, after := readyStatus(node), readyStatus(n); before != after {
+			s.emitReady(name, after, v)
+		}
+	}
+	return s.syncPods(ctx, name, v.ready == corev1.ConditionTrue)
+}
+
+// nodeGone handles a machine whose node does not exist: a deleted node
+// stays deleted until the machine's OS boots again, then its kubelet
+// re-registers it with the labels it had. Meanwhile the pod garbage
+// collector removes its ReplicaSet pods so they are replaced elsewhere.
+func (s *Sim) nodeGone(ctx context.Context, m snapshot) error {
+	if err := s.collectOrphans(ctx, m.NodeName); err != nil {
+		return err
+	}
+	if m.deleted || !kubeletUp(m.state, m.faults) {
+		return nil
+	}
+	n := newNode(m, s.now())
+	_, err := s.client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil // registered by an earlier pass the cache has not shown yet
+	}
+	if err != nil {
+		return fmt.Errorf("re-register node %s: %w", m.NodeName, err)
+	}
+	if old := m.labels[LabelRuntimeVersion]; old != n.Labels[LabelRuntimeVersion] {
+		s.emitFor(events.NodeLabel, m.NodeName, map[string]any{"labels": map[string]string{LabelRuntimeVersion: n.Labels[LabelRuntimeVersion]}, "previous": map[string]string{LabelRuntimeVersion: old}})
+	}
+	s.emitReady(m.NodeName, readyStatus(n), desiredView(m.state, m.faults))
+	return nil
+}
+
+// emitReady records a Ready transition.
+func (s *Sim) emitReady(node string, st corev1.ConditionStatus, v nodeView) {
+	kind := events.NodeUnknown
+	switch st {
+	case corev1.ConditionTrue:
+		kind = events.NodeReady
+	case corev1.ConditionFalse:
+		kind = events.NodeNotReady
+	}
+	s.emitFor(kind, node, map[string]any{"reason": v.reason, "message": v.message})
+}

@@ -1,0 +1,138 @@
+package kubesim
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/kubeapi"
+)
+
+// One apiserver serves the whole package; each test runs its own Sim
+// with distinct machines and tenant namespace.
+var (
+	api      *kubeapi.Server
+	apiErr   error
+	simCount atomic.Int32
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if !testing.Short() {
+		ctx, cancel := context.WithCancel(context.Background())
+		api, apiErr = kubeapi.Start(ctx, kubeapi.Options{})
+		code := m.Run()
+		if api != nil {
+			api.Stop()
+		}
+		cancel()
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+func needAPI(t *testing.T) kubernetes.Interface {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs etcd and kube-apiserver")
+	}
+	if apiErr != nil {
+		t.Fatal(apiErr)
+	}
+	return api.Client()
+}
+
+// testSite is a running Sim over fresh machines.
+type testSite struct {
+	*Sim
+	client kubernetes.Interface
+	log    *events.Log
+	ns     string
+	prefix string
+}
+
+// startSite creates machines named <prefix>-<suffix> for the given roles
+// ("compute", "management:a", ...), sets them up and runs the Sim until
+// the test ends.
+func startSite(t *testing.T, opts Options, roles ...string) *testSite {
+	t.Helper()
+	client := needAPI(t)
+	n := simCount.Add(1)
+	prefix := fmt.Sprintf("s%d", n)
+	var ms []Machine
+	for i, r := range roles {
+		role, group := r, ""
+		if len(r) > 2 && r[len(r)-2] == ':' {
+			role, group = r[:len(r)-2], r[len(r)-1:]
+		}
+		ms = append(ms, Machine{Name: fmt.Sprintf("%s-%s%d", prefix, role, i), Rack: prefix + "-rack1", Role: role,
+			ManagementGroup: group, RuntimeVersion: "4.1.2"})
+	}
+	log := events.New(nil)
+	opts.Events = log
+	opts.Namespace = prefix + "-tenant"
+	if opts.Tick == 0 {
+		opts.Tick = 50 * time.Millisecond
+	}
+	sim := New(client, ms, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	began := time.Now()
+	if err := sim.Setup(ctx); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if len(ms) > 100 {
+		t.Logf("Setup of %d machines: %v", len(ms), time.Since(began).Round(time.Millisecond))
+	}
+	done := make(chan struct{})
+	go func() { sim.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	if err := sim.WaitSettled(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return &testSite{Sim: sim, client: client, log: log, ns: opts.Namespace, prefix: prefix}
+}
+
+func (s *testSite) node(t *testing.T, name string) *corev1.Node {
+	t.Helper()
+	n, err := s.client.CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// eventually polls cond until it holds; the deadline only guards
+// against hangs, it is not a timing assertion.
+func eventually(t *testing.T, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ok, why := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still not true after 60s: %s", what, why)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func nodeCondition(n *corev1.Node, typ corev1.NodeConditionType) *corev1.NodeCondition {
+	for i := range n.Status.Conditions {
+		if n.Status.Conditions[i].Type == typ {
+			return &n.Status.Conditions[i]
+		}
+	}
+	return nil
+}

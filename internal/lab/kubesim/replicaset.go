@@ -1,0 +1,142 @@
+package kubesim
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+)
+
+// creationGrace is how long a pod the simulator created counts as present
+// before the informer shows it, so a lagging cache cannot cause doubles.
+const creationGrace = 30 * time.Second
+
+// reconcileRS is a minimal ReplicaSet controller for the tenant
+// namespace: it replaces evicted or collected pods so drains make
+// progress against maxUnavailable PDBs, placing each replacement with the
+// simulator's scheduler (Pending when no compute node can take it).
+func (s *Sim) reconcileRS(ctx context.Context, key string) error {
+	ns, name, _ := cache.SplitMetaNamespaceKey(key)
+	if ns != s.opts.Namespace {
+		return nil
+	}
+	rs, err := s.rss.ReplicaSets(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil || rs.Spec.Replicas == nil {
+		return err
+	}
+	used := map[int]bool{}
+	active := 0
+	for _, p := range s.indexed(indexOwner, string(rs.UID)) {
+		used[replicaIndex(rs.Name, p.Name)] = true
+		if p.DeletionTimestamp == nil {
+			active++
+		}
+	}
+	now := s.now()
+	s.mu.Lock()
+	for podKey, at := range s.creating {
+		pns, pname, _ := cache.SplitMetaNamespaceKey(podKey)
+		if pns != ns || !strings.HasPrefix(pname, rs.Name+"-") {
+			continue
+		}
+		if _, err := s.pods.Pods(pns).Get(pname); err == nil || now.Sub(at) > creationGrace {
+			delete(s.creating, podKey)
+			continue
+		}
+		if i := replicaIndex(rs.Name, pname); i >= 0 && !used[i] {
+			used[i] = true
+			active++
+		}
+	}
+	s.mu.Unlock()
+
+	for ; active < int(*rs.Spec.Replicas); active++ {
+		i := 0
+		for used[i] {
+			i++
+		}
+		used[i] = true
+		p := appPod(rs, i, s.pickNode(rs.Name))
+		if _, err := s.client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("replace pod of %s: %w", rs.Name, err)
+		}
+		s.mu.Lock()
+		s.creating[ns+"/"+p.Name] = now
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// replicaIndex parses the n of "<rs>-<n>" (-1 when it is not one).
+func replicaIndex(rs, pod string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(pod, rs+"-"))
+	if err != nil || !strings.HasPrefix(pod, rs+"-") {
+		return -1
+	}
+	return n
+}
+
+// pickNode chooses a node for a pod of app: a Ready, schedulable compute
+// node, fewest pods of the same app first, then fewest pods, then name.
+// "" when none qualifies.
+func (s *Sim) pickNode(app string) string {
+	nodes, err := s.nodes.List(labels.SelectorFromSet(labels.Set{LabelRole: "compute"}))
+	if err != nil {
+		return ""
+	}
+	best, bestSame, bestAll := "", 0, 0
+	for _, n := range nodes {
+		if n.Spec.Unschedulable || readyStatus(n) != corev1.ConditionTrue || !s.ours(n.Name) {
+			continue
+		}
+		same, all := 0, 0
+		for _, p := range s.podsOnNode(n.Name) {
+			if p.DeletionTimestamp != nil {
+				continue
+			}
+			all++
+			if p.Labels[labelApp] == app {
+				same++
+			}
+		}
+		if best == "" || same < bestSame || (same == bestSame && (all < bestAll || (all == bestAll && n.Name < best))) {
+			best, bestSame, bestAll = n.Name, same, all
+		}
+	}
+	return best
+}
+
+// schedulePending binds tenant pods left Pending without a node once a
+// node can take them, as the scheduler would.
+func (s *Sim) schedulePending(ctx context.Context) {
+	pods, err := s.pods.Pods(s.opts.Namespace).List(labels.SelectorFromSet(labels.Set{LabelWorkload: WorkloadApp}))
+	if err != nil {
+		return
+	}
+	for _, p := range pods {
+		if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
+			continue
+		}
+		node := s.pickNode(p.Labels[labelApp])
+		if node == "" {
+			return
+		}
+		b := &corev1.Binding{
+			ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID},
+			Target:     corev1.ObjectReference{Kind: "Node", Name: node},
+		}
+		if err := s.client.CoreV1().Pods(p.Namespace).Bind(ctx, b, metav1.CreateOptions{}); err != nil {
+			continue // already bound or gone; the next tick looks again
+		}
+	}
+}
