@@ -121,10 +121,58 @@ func (l *clusterLedger) validateRecord(ctx workflow.Context, p api.BMMPatch) err
 
 func (l *clusterLedger) record(ctx workflow.Context, p api.BMMPatch) error {
 	b, _ := l.st.Cluster.BMM(p.BMM)
+	before := nodeLabels(*b)
 	applyPatch(b, p)
 	l.touch(ctx)
+	after := nodeLabels(*b)
+	if p.Roles == nil && p.ManagementGroup == nil || equalLabels(before, after) {
+		return nil
+	}
+	// Roles live on the node too (rackroll.io/role): the ledger writes
+	// them, so ledger and cluster never disagree for long.
+	err := workflow.ExecuteActivity(labelCtx(ctx, b.Name), ka.LabelNode, b.NodeName, after).Get(ctx, nil)
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("could not label node; the ledger keeps the new role", "bmm", b.Name, "error", err)
+	}
 	return nil
 }
+
+func labelCtx(ctx workflow.Context, bmm string) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		Summary:             "Label node of " + bmm,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 5},
+	})
+}
+
+// nodeLabels are the DESIGN.md labels the ledger owns on a BMM's node.
+func nodeLabels(b model.BMM) map[string]string {
+	role := ""
+	if len(b.Roles) > 0 {
+		role = string(b.Roles[0])
+	}
+	return map[string]string{LabelRole: role, LabelManagementGroup: b.ManagementGroup}
+}
+
+func equalLabels(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Node labels (DESIGN.md).
+const (
+	LabelRole            = "rackroll.io/role"
+	LabelRack            = "rackroll.io/rack"
+	LabelManagementGroup = "rackroll.io/management-group"
+	LabelRuntimeVersion  = "rackroll.io/runtime-version"
+)
 
 func applyPatch(b *model.BMM, p api.BMMPatch) {
 	if p.Roles != nil {

@@ -83,6 +83,11 @@ func (s *Sim) nodeGone(ctx context.Context, m snapshot) error {
 	if old := m.labels[LabelRuntimeVersion]; old != n.Labels[LabelRuntimeVersion] {
 		s.emitFor(events.NodeLabel, m.NodeName, map[string]any{"labels": map[string]string{LabelRuntimeVersion: n.Labels[LabelRuntimeVersion]}, "previous": map[string]string{LabelRuntimeVersion: old}})
 	}
+	if m.cordoned {
+		// A kubelet registers its node schedulable: log that the cordon
+		// the deleted node had is gone.
+		s.emitFor(events.Uncordon, m.NodeName, map[string]any{"reason": "node re-registered"})
+	}
 	s.emitReady(m.NodeName, readyStatus(n), desiredView(m.state, m.faults))
 	return nil
 }

@@ -23,7 +23,7 @@ func (s *Sim) addHandlers(nodes, pods, pdbs, rss cache.SharedIndexInformer) {
 			if !s.ours(n.Name) {
 				return
 			}
-			s.rememberLabels(n)
+			s.remember(n)
 			s.nodeQ.Add(n.Name)
 		},
 		UpdateFunc: func(oldObj, newObj any) {
@@ -45,7 +45,7 @@ func (s *Sim) addHandlers(nodes, pods, pdbs, rss cache.SharedIndexInformer) {
 				}
 				s.emitFor(events.NodeLabel, n.Name, d)
 			}
-			s.rememberLabels(n)
+			s.remember(n)
 			s.nodeQ.Add(n.Name)
 		},
 		DeleteFunc: func(obj any) {
@@ -78,6 +78,8 @@ func (s *Sim) addHandlers(nodes, pods, pdbs, rss cache.SharedIndexInformer) {
 			if !s.podOurs(p) {
 				return
 			}
+			// Any graceful deletion counts: the eviction API is how drains
+			// delete, and the log cannot tell the two apart anyway.
 			if o.DeletionTimestamp == nil && p.DeletionTimestamp != nil {
 				s.emitFor(events.Evict, p.Spec.NodeName, map[string]any{"pod": p.Name, "namespace": p.Namespace})
 				s.trackTerminating(p)
@@ -138,13 +140,14 @@ func tombstone[T any](obj any) (T, bool) {
 	return zero, false
 }
 
-// rememberLabels keeps a node's labels so its kubelet can re-register
-// with them after the node is deleted.
-func (s *Sim) rememberLabels(n *corev1.Node) {
+// remember keeps a node's labels, so its kubelet can re-register with
+// them after the node is deleted, and whether it was cordoned.
+func (s *Sim) remember(n *corev1.Node) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if m, ok := s.byNode[n.Name]; ok {
 		m.labels = maps.Clone(n.Labels)
+		m.cordoned = n.Spec.Unschedulable
 	}
 }
 

@@ -100,10 +100,11 @@ type Sim struct {
 // machine is a Machine plus what the simulator tracks about it.
 type machine struct {
 	Machine
-	state   MachineState
-	faults  map[string]bool
-	deleted bool              // node deleted; stays gone until the OS next boots
-	labels  map[string]string // last labels seen, to re-register with
+	state    MachineState
+	faults   map[string]bool
+	deleted  bool              // node deleted; stays gone until the OS next boots
+	labels   map[string]string // last labels seen, to re-register with
+	cordoned bool              // last spec.unschedulable seen
 }
 
 // New returns a simulator for machines. Every machine starts powered and
@@ -246,10 +247,11 @@ func (s *Sim) Faults(name string) []string {
 // snapshot is a copy of a machine's mutable fields taken under the lock.
 type snapshot struct {
 	Machine
-	state   MachineState
-	faults  map[string]bool
-	deleted bool
-	labels  map[string]string
+	state    MachineState
+	faults   map[string]bool
+	deleted  bool
+	labels   map[string]string
+	cordoned bool
 }
 
 func (s *Sim) snapshotByNode(node string) (snapshot, bool) {
@@ -267,7 +269,7 @@ func (s *Sim) snapshotByNode(node string) (snapshot, bool) {
 	for k, v := range m.labels {
 		l[k] = v
 	}
-	return snapshot{Machine: m.Machine, state: m.state, faults: f, deleted: m.deleted, labels: l}, true
+	return snapshot{Machine: m.Machine, state: m.state, faults: f, deleted: m.deleted, labels: l, cordoned: m.cordoned}, true
 }
 
 // ours reports whether node belongs to one of this simulator's machines.

@@ -229,6 +229,8 @@ func TestDeletedNodeStaysDeletedUntilTheOSBootsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "node-label event", func() (bool, string) { return s.log.Count(events.NodeLabel, c0) == 1, "none" })
+	cordon(t, s, c0, true)
+	eventually(t, "cordon event", func() (bool, string) { return s.log.Count(events.Cordon, c0) == 1, "none" })
 	if err := s.client.CoreV1().Nodes().Delete(bg, c0, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -259,6 +261,11 @@ func TestDeletedNodeStaysDeletedUntilTheOSBootsAgain(t *testing.T) {
 		return readyStatus(n) == corev1.ConditionTrue, "not Ready"
 	})
 	n := s.node(t, c0)
+	// A kubelet registers schedulable; the log says the cordon is gone.
+	if n.Spec.Unschedulable {
+		t.Fatal("re-registered cordoned")
+	}
+	eventually(t, "uncordon event", func() (bool, string) { return s.log.Count(events.Uncordon, c0) == 1, "none" })
 	if n.Labels["example.com/extra"] != "kept" || n.Labels[LabelRuntimeVersion] != "4.2.0" || n.Labels[LabelRole] != "compute" {
 		t.Fatalf("re-registered labels %v", n.Labels)
 	}
