@@ -1,0 +1,166 @@
+// Package e2e starts a whole rackroll site for end-to-end tests: the
+// Temporal dev server (bin/temporal), the lab (real kube-apiserver and
+// Redfish BMCs) and a worker in-process, all on loopback, and registers the
+// cluster. Everything stops when the test ends.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/devserver"
+	"github.com/rackroll/rackroll/internal/lab"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/plan"
+	"github.com/rackroll/rackroll/internal/workerapp"
+	"github.com/rackroll/rackroll/workflows/api"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+)
+
+// Options tune Start.
+type Options struct {
+	// Timings of the simulated hardware (zero: fast test defaults).
+	Timings model.LabTimings
+	// Mutate edits the inventory before the lab starts (faults, sizes).
+	Mutate func(*model.Inventory)
+	// NoWorker leaves the worker to the test (crash tests).
+	NoWorker bool
+}
+
+// Env is a running site.
+type Env struct {
+	T          testing.TB
+	Server     *devserver.Server
+	Client     client.Client
+	Lab        *lab.Lab
+	Inventory  *model.Inventory // the out-inventory pointing at the lab
+	InvPath    string
+	EventsPath string
+	Worker     worker.Worker
+	Cluster    string
+}
+
+// Start brings the site up and registers the cluster. It skips under
+// -short (it needs bin/ from make tools).
+func Start(t testing.TB, inventory string, opts Options) *Env {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end: starts the dev server and the lab")
+	}
+	ctx := context.Background()
+	inv, err := model.LoadInventory(inventory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Mutate != nil {
+		opts.Mutate(inv)
+	}
+	dir := t.TempDir()
+	e := &Env{T: t, Cluster: inv.Cluster, EventsPath: filepath.Join(dir, "events.jsonl"), InvPath: filepath.Join(dir, "lab.yaml")}
+	if e.Server, err = devserver.Start(ctx, devserver.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Server.Stop)
+	timings := opts.Timings
+	if timings == (model.LabTimings{}) {
+		timings = model.LabTimings{Boot: model.Duration(300 * time.Millisecond), Reimage: model.Duration(500 * time.Millisecond),
+			PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond)}
+	}
+	if e.Lab, err = lab.Start(ctx, lab.Options{Inventory: inv, Dir: filepath.Join(dir, "lab"), EventsPath: e.EventsPath, Timings: timings}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Lab.Stop)
+	if err := e.Lab.WriteOutInventory(e.InvPath); err != nil {
+		t.Fatal(err)
+	}
+	if e.Inventory, err = model.LoadInventory(e.InvPath); err != nil {
+		t.Fatal(err)
+	}
+	if e.Client, err = e.Server.Client(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Client.Close)
+	if !opts.NoWorker {
+		e.StartWorker()
+	}
+	e.Register()
+	return e
+}
+
+// StartWorker runs an in-process worker with fast polling.
+func (e *Env) StartWorker() worker.Worker {
+	w := workerapp.New(e.Client, workerapp.Options{PollInterval: 200 * time.Millisecond})
+	if err := w.Start(); err != nil {
+		e.T.Fatal(err)
+	}
+	e.Worker = w
+	e.T.Cleanup(w.Stop)
+	return w
+}
+
+// Register starts or updates the cluster ledger, as `starter cluster register` does.
+func (e *Env) Register() api.ClusterState {
+	placed, err := plan.Place(e.Inventory)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := e.Client.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		ID: api.ClusterID(e.Cluster), TaskQueue: api.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}, api.ClusterWorkflowName, api.ClusterInput{Inventory: *e.Inventory, Placement: placed})
+	h, err := e.Client.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: start,
+		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: api.UpdateRegister,
+			Args: []any{api.RegisterRequest{Inventory: *e.Inventory, Placement: placed}}, WaitForStage: client.WorkflowUpdateStageCompleted},
+	})
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	var st api.ClusterState
+	if err := h.Get(ctx, &st); err != nil {
+		e.T.Fatal(err)
+	}
+	return st
+}
+
+// State queries the ledger.
+func (e *Env) State() api.ClusterState {
+	v, err := e.Client.QueryWorkflow(context.Background(), api.ClusterID(e.Cluster), "", api.QueryState)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	var st api.ClusterState
+	if err := v.Get(&st); err != nil {
+		e.T.Fatal(err)
+	}
+	return st
+}
+
+// Eventually polls cond until it holds or the deadline passes.
+func (e *Env) Eventually(within time.Duration, what string, cond func() bool) {
+	e.T.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			e.T.Fatalf("not within %v: %s", within, what)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// Dump writes the lab's event log to the test log on failure.
+func (e *Env) Dump() {
+	if !e.T.Failed() {
+		return
+	}
+	b, _ := os.ReadFile(e.EventsPath)
+	fmt.Fprintf(os.Stderr, "---- lab events ----\n%s\n", b)
+}

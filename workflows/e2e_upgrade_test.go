@@ -1,0 +1,124 @@
+package workflows_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/e2e"
+	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+)
+
+// End to end on the dev server against the lab: a full upgrade of
+// examples/four-rack.yaml. The lab's event log must show the KCP order,
+// the management stages, the racks in order and no overlap.
+func TestE2EFullUpgradeFourRack(t *testing.T) {
+	env := e2e.Start(t, "../examples/four-rack.yaml", e2e.Options{})
+	defer env.Dump()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	zero := 0
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
+		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0",
+			UpdateStrategy: model.UpdateStrategy{WaitTimeMinutes: &zero}, DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
+	require.NoError(t, err)
+	var st api.UpgradeStatus
+	require.NoError(t, run.Get(ctx, &st))
+	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+
+	cs := env.State()
+	require.Equal(t, "4.2.0", cs.Cluster.RuntimeVersion)
+	require.Empty(t, cs.Leases)
+	var retired string
+	for _, b := range cs.Cluster.BMMs {
+		if b.HasRole(model.RoleKCPSpare) {
+			retired = b.Name
+			require.Equal(t, model.BMMAvailable, b.DetailedStatus)
+			continue
+		}
+		require.Equal(t, "4.2.0", b.RuntimeVersion, b.Name)
+		require.Equal(t, model.Uncordoned, b.CordonStatus, b.Name)
+	}
+	require.NotEmpty(t, retired)
+	counts := env.Lab.ReimageCounts()
+	for name, n := range counts {
+		if name == retired {
+			require.Equal(t, 0, n, "the retired KCP is not reimaged")
+			continue
+		}
+		require.Equal(t, 1, n, "%s reimaged exactly once", name)
+	}
+
+	evs, err := events.ReadFile(env.EventsPath)
+	require.NoError(t, err)
+	role := map[string]model.Role{}
+	rack := map[string]string{}
+	for _, a := range st.Plan.ControlPlane {
+		role[a.BMM] = model.RoleKCP
+	}
+	for _, b := range cs.Cluster.BMMs {
+		rack[b.Name] = b.Rack
+		if _, ok := role[b.Name]; !ok {
+			role[b.Name] = b.Roles[0]
+		}
+	}
+	// Reimage windows from the event log.
+	var order []string
+	inFlight := map[string]bool{}
+	cpOut := 0
+	for _, e := range evs {
+		switch e.Kind {
+		case events.ReimageStart:
+			order = append(order, e.BMM)
+			inFlight[e.BMM] = true
+			if role[e.BMM] == model.RoleKCP {
+				cpOut++
+				require.LessOrEqual(t, cpOut, 1, "two control-plane servers reimaging at once at %v", e.Time)
+			}
+			if role[e.BMM] == model.RoleCompute {
+				for other := range inFlight {
+					if role[other] == model.RoleCompute {
+						require.Equal(t, rack[e.BMM], rack[other], "servers of two racks in flight: %s and %s", e.BMM, other)
+					}
+				}
+			}
+		case events.ReimageDone, events.ReimageFailed:
+			delete(inFlight, e.BMM)
+			if role[e.BMM] == model.RoleKCP {
+				cpOut--
+			}
+		}
+	}
+	var kcpOrder []string
+	for _, s := range st.Plan.ControlPlane {
+		if s.Action != "retire" {
+			kcpOrder = append(kcpOrder, s.BMM)
+		}
+	}
+	require.Equal(t, kcpOrder, order[:len(kcpOrder)], "KCP order: spare first, then the active KCPs")
+	var racks []string
+	for _, b := range order {
+		if role[b] == model.RoleCompute && (len(racks) == 0 || racks[len(racks)-1] != rack[b]) {
+			racks = append(racks, rack[b])
+		}
+	}
+	require.Equal(t, []string{"rack1", "rack2", "rack3", "rack4"}, racks, "racks in natural order, each once")
+	// Management: group a's servers all start before group b's.
+	lastA, firstB := -1, len(order)
+	for i, b := range order {
+		if role[b] != model.RoleManagement {
+			continue
+		}
+		bm, _ := cs.Cluster.BMM(b)
+		if bm.ManagementGroup == "a" {
+			lastA = i
+		} else if i < firstB {
+			firstB = i
+		}
+	}
+	require.Less(t, lastA, firstB, "management group a before group b")
+}
