@@ -38,6 +38,7 @@ Connection flags follow the temporal CLI and the TEMPORAL_* environment.`,
 		},
 		a.clusterCmd(),
 		a.labCmd(),
+		a.upgradeCmd(),
 	)
 	return root
 }

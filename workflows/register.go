@@ -12,4 +12,9 @@ func Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(RuntimeUpgradeWorkflow, workflow.RegisterOptions{Name: api.RuntimeUpgradeWorkflowName})
 	r.RegisterWorkflowWithOptions(RackUpgradeWorkflow, workflow.RegisterOptions{Name: api.RackUpgradeWorkflowName})
 	r.RegisterWorkflowWithOptions(ServerUpgradeWorkflow, workflow.RegisterOptions{Name: api.ServerUpgradeWorkflowName})
+	r.RegisterWorkflowWithOptions(BMMActionWorkflow, workflow.RegisterOptions{Name: api.BMMActionWorkflowName})
+	r.RegisterWorkflowWithOptions(TroubleshootWorkflow, workflow.RegisterOptions{Name: api.TroubleshootWorkflowName})
+	r.RegisterWorkflowWithOptions(HealthMonitorWorkflow, workflow.RegisterOptions{Name: api.HealthMonitorWorkflowName})
+	r.RegisterWorkflowWithOptions(RemediationWorkflow, workflow.RegisterOptions{Name: api.RemediationWorkflowName})
+	r.RegisterWorkflowWithOptions(KCPFailoverWorkflow, workflow.RegisterOptions{Name: api.KCPFailoverWorkflowName})
 }

@@ -173,7 +173,12 @@ func (u *upgrade) initUnits() {
 
 func (u *upgrade) setPhase(ctx workflow.Context, phase string) {
 	u.st.Phase = phase
-	_ = workflow.UpsertTypedSearchAttributes(ctx, temporal.NewSearchAttributeKeyKeyword(api.SearchAttrPhase).ValueSet(phase))
+	// Kept current so `RackrollCluster="c" AND RackrollPhase="Compute"` finds
+	// the running upgrade, however it was started.
+	_ = workflow.UpsertTypedSearchAttributes(ctx,
+		temporal.NewSearchAttributeKeyKeyword(api.SearchAttrCluster).ValueSet(u.in.Cluster),
+		temporal.NewSearchAttributeKeyKeyword(api.SearchAttrOperation).ValueSet("runtime-upgrade"),
+		temporal.NewSearchAttributeKeyKeyword(api.SearchAttrPhase).ValueSet(phase))
 }
 
 func (u *upgrade) setCluster(ctx workflow.Context, status, msg string) error {

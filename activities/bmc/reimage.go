@@ -61,7 +61,7 @@ func (r *run) reimage(in ReimageInput) (ReimageResult, error) {
 	}
 	ours := func(m Media) bool { return sameImage(m.Image, in.ImageURL) }
 
-	if atVersion(img, in.Version) {
+	if atVersion(img, in.Version) && (!in.Force || resumed) {
 		if err := r.ejectIf(ours); err != nil {
 			return res, err
 		}

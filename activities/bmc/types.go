@@ -30,6 +30,11 @@ type ReimageInput struct {
 	Endpoint
 	ImageURL string
 	Version  string
+	// Force reinstalls even when the machine already runs Version (the
+	// Reimage and Replace actions restore a known-good OS at the same
+	// version). A retry whose predecessor issued the reset still does not
+	// reimage twice.
+	Force bool
 }
 
 // ReimageResult says what the machine runs now. Reimaged is false when the

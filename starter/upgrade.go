@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+)
+
+var saPhase = temporal.NewSearchAttributeKeyKeyword(api.SearchAttrPhase)
+
+func (a *app) upgradeCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "upgrade", Short: "Plan, run and steer runtime upgrades"}
+	cmd.AddCommand(a.upgradeStartCmd(), a.upgradePlanCmd(), a.upgradeStatusCmd(),
+		a.upgradeSteerCmd(api.UpdateContinue, "continue", "Continue a paused upgrade (continue-update)"),
+		a.upgradeSteerCmd(api.UpdateCancel, "cancel", "Stop the upgrade after the servers in flight (cancel-update)"))
+	return cmd
+}
+
+// strategyFlags are the operator's update-strategy fields as flags.
+type strategyFlags struct {
+	strategy, thresholdType string
+	thresholdValue          int
+	maxUnavailable          int
+	waitTime                int
+}
+
+func (s *strategyFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&s.strategy, "strategy", model.StrategyRack, "Rack or PauseAfterRack")
+	cmd.Flags().StringVar(&s.thresholdType, "threshold-type", model.ThresholdPercentSuccess, "CountSuccess or PercentSuccess")
+	cmd.Flags().IntVar(&s.thresholdValue, "threshold-value", model.DefaultThresholdValue, "servers (CountSuccess) or percent (PercentSuccess) of a rack that must succeed")
+	cmd.Flags().IntVar(&s.maxUnavailable, "max-unavailable", 0, "servers of a rack upgraded at once (0: the whole rack)")
+	cmd.Flags().IntVar(&s.waitTime, "wait-time-minutes", model.DefaultWaitTimeMinutes, "minutes to wait after each rack (0–60)")
+}
+
+func (s *strategyFlags) value() model.UpdateStrategy {
+	w := s.waitTime
+	return model.UpdateStrategy{StrategyType: s.strategy, ThresholdType: s.thresholdType, ThresholdValue: s.thresholdValue,
+		MaxUnavailable: s.maxUnavailable, WaitTimeMinutes: &w}
+}
+
+func (a *app) upgradeStartCmd() *cobra.Command {
+	var cluster, version string
+	var sf strategyFlags
+	var wait bool
+	var drain, vms time.Duration
+	cmd := &cobra.Command{
+		Use:   "start --cluster C --version V",
+		Short: "Start a runtime upgrade (one per cluster at a time)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cluster == "" || version == "" {
+				return fmt.Errorf("--cluster and --version are required")
+			}
+			s := sf.value()
+			if err := s.Validate(); err != nil {
+				return err
+			}
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx := cmd.Context()
+			st, err := clusterStateWith(ctx, c, cluster)
+			if err != nil {
+				return err
+			}
+			// The same preflight as the workflow, so mistakes are caught
+			// before anything starts.
+			if _, err := upgradeplan.Build(st.Cluster, version, s, st.UpgradeTarget == version); err != nil {
+				return fmt.Errorf("upgrade of %s to %s refused:\n%w", cluster, version, err)
+			}
+			in := api.UpgradeInput{Cluster: cluster, TargetVersion: version, UpdateStrategy: s, DrainTimeout: drain, VMShutdownTimeout: vms}
+			run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+				ID:                                       api.UpgradeID(cluster),
+				TaskQueue:                                api.TaskQueue,
+				WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+				WorkflowExecutionErrorWhenAlreadyStarted: true,
+				// A failed upgrade may be run again: it resumes.
+				WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+				TypedSearchAttributes: temporal.NewSearchAttributes(saCluster.ValueSet(cluster), saOperation.ValueSet("runtime-upgrade"), saPhase.ValueSet(api.PhasePreflight)),
+				StaticSummary:         fmt.Sprintf("Runtime upgrade of %s to %s", cluster, version),
+				StaticDetails:         fmt.Sprintf("strategy %s, threshold %s %d, maxUnavailable %d, wait %d min", s.StrategyType, s.ThresholdType, s.ThresholdValue, s.MaxUnavailable, *s.WaitTimeMinutes),
+			}, api.RuntimeUpgradeWorkflowName, in)
+			var started *serviceerror.WorkflowExecutionAlreadyStarted
+			if errors.As(err, &started) {
+				return fmt.Errorf("an upgrade of %s is already running (workflow %s, run %s): watch it with `starter upgrade status --cluster %s --watch`",
+					cluster, api.UpgradeID(cluster), started.RunId, cluster)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "started runtime upgrade of %s to %s: workflow %s run %s\n", cluster, version, run.GetID(), run.GetRunID())
+			if !wait {
+				return nil
+			}
+			return a.waitUpgrade(ctx, c, cmd, cluster, true)
+		},
+	}
+	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
+	cmd.Flags().StringVar(&version, "version", "", "target runtime version, e.g. 4.2.0")
+	sf.register(cmd)
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait until the upgrade ends or pauses, showing progress")
+	cmd.Flags().DurationVar(&drain, "drain-timeout", 0, "drain limit per server (default 20m, the reference's)")
+	cmd.Flags().DurationVar(&vms, "vm-shutdown-timeout", 0, "VM shutdown limit per server (default 10m)")
+	return cmd
+}
+
+func (a *app) upgradePlanCmd() *cobra.Command {
+	var cluster, version, format string
+	var sf strategyFlags
+	var perServer time.Duration
+	cmd := &cobra.Command{
+		Use:   "plan --cluster C --version V",
+		Short: "Print what an upgrade would do, without doing it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cluster == "" || version == "" {
+				return fmt.Errorf("--cluster and --version are required")
+			}
+			st, err := a.clusterState(cmd.Context(), cluster)
+			if err != nil {
+				return err
+			}
+			p, perr := upgradeplan.Build(st.Cluster, version, sf.value(), st.UpgradeTarget == version)
+			out := struct {
+				upgradeplan.Plan
+				CriticalPath string `json:"criticalPath"`
+				PerServer    string `json:"perServer"`
+				Problems     string `json:"problems,omitempty"`
+			}{Plan: p, CriticalPath: p.CriticalPath(perServer).String(), PerServer: perServer.String()}
+			if perr != nil {
+				out.Problems = perr.Error()
+			}
+			if err := writePlan(cmd.OutOrStdout(), format, out.Plan, perServer, out); err != nil {
+				return err
+			}
+			if perr != nil {
+				return fmt.Errorf("this upgrade would be refused:\n%w", perr)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
+	cmd.Flags().StringVar(&version, "version", "", "target runtime version")
+	cmd.Flags().DurationVar(&perServer, "per-server", 45*time.Minute, "expected time of one server upgrade, for the critical-path estimate")
+	sf.register(cmd)
+	outputFlag(cmd, &format)
+	return cmd
+}
+
+func (a *app) upgradeStatusCmd() *cobra.Command {
+	var cluster, format string
+	var watch bool
+	cmd := &cobra.Command{
+		Use:   "status --cluster C",
+		Short: "Show where the upgrade stands",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cluster == "" {
+				return fmt.Errorf("--cluster is required")
+			}
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if watch {
+				return a.waitUpgrade(cmd.Context(), c, cmd, cluster, false)
+			}
+			st, err := upgradeStatus(cmd.Context(), c, cluster)
+			if err != nil {
+				return err
+			}
+			return writeUpgradeStatus(cmd.OutOrStdout(), format, st)
+		},
+	}
+	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
+	cmd.Flags().BoolVar(&watch, "watch", false, "follow the upgrade until it ends or pauses")
+	outputFlag(cmd, &format)
+	return cmd
+}
+
+func (a *app) upgradeSteerCmd(update, verb, short string) *cobra.Command {
+	var cluster string
+	cmd := &cobra.Command{
+		Use:   verb + " --cluster C",
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cluster == "" {
+				return fmt.Errorf("--cluster is required")
+			}
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.UpgradeID(cluster), UpdateName: update,
+				WaitForStage: client.WorkflowUpdateStageCompleted})
+			if err != nil {
+				return fmt.Errorf("%s upgrade of %s: %w", verb, cluster, err)
+			}
+			var msg string
+			if err := h.Get(ctx, &msg); err != nil {
+				return fmt.Errorf("%s upgrade of %s: %s", verb, cluster, rootMessage(err))
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), msg)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
+	return cmd
+}
+
+func upgradeStatus(ctx context.Context, c client.Client, cluster string) (api.UpgradeStatus, error) {
+	var st api.UpgradeStatus
+	v, err := c.QueryWorkflow(ctx, api.UpgradeID(cluster), "", api.QueryStatus)
+	if err != nil {
+		return st, fmt.Errorf("no upgrade of %s to show: %w", cluster, err)
+	}
+	return st, v.Get(&st)
+}
+
+func clusterStateWith(ctx context.Context, c client.Client, cluster string) (api.ClusterState, error) {
+	var st api.ClusterState
+	v, err := c.QueryWorkflow(ctx, api.ClusterID(cluster), "", api.QueryState)
+	if err != nil {
+		return st, fmt.Errorf("cluster %s: %w (registered? `starter cluster register --inventory FILE`)", cluster, err)
+	}
+	return st, v.Get(&st)
+}
+
+// rootMessage strips the SDK's wrapping of an update or workflow error.
+func rootMessage(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Message()
+	}
+	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(u) {
+		err = u
+	}
+	return err.Error()
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/output"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
+	"github.com/rackroll/rackroll/workflows/api"
+)
+
+// writePlan renders `upgrade plan`: JSON/YAML as is, or readable tables.
+func writePlan(w io.Writer, format string, p upgradeplan.Plan, perServer time.Duration, full any) error {
+	if format != "table" {
+		return output.Write(w, format, full, nil)
+	}
+	s := p.Strategy
+	fmt.Fprintf(w, "Runtime upgrade of %s: %s → %s\n", p.Cluster, p.From, p.To)
+	fmt.Fprintf(w, "Strategy: %s, threshold %s %d, maxUnavailable %s, wait %v after each rack\n\n",
+		s.StrategyType, s.ThresholdType, s.ThresholdValue, orWhole(s.MaxUnavailable), s.Wait())
+	fmt.Fprintln(w, "1. Control plane (serial, one server at a time)")
+	t := output.Table{Header: []string{"step", "bmm", "action", "note"}}
+	for i, k := range p.ControlPlane {
+		note := map[string]string{"upgrade-spare": "spare reimaged first, joins the control plane",
+			"swap": "leaves, is reimaged, rejoins", "retire": "leaves; becomes the new spare (Available), not reimaged",
+			"reimage": "reimaged in place (no spare)"}[k.Action]
+		if k.Skip {
+			note = "already at " + p.To + ": skipped"
+		}
+		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), k.BMM, k.Action, note})
+	}
+	output.WriteTable(w, t)
+	fmt.Fprintln(w, "\n2. Management groups (a then b, two stages each, 50 % must succeed)")
+	t = output.Table{Header: []string{"group", "stage", "servers", "required"}}
+	for _, g := range p.Management {
+		for i, st := range g.Stages {
+			t.Rows = append(t.Rows, []string{g.Name, fmt.Sprint(i + 1), strings.Join(st, " "), fmt.Sprintf("%d of group", g.Required)})
+		}
+	}
+	output.WriteTable(w, t)
+	fmt.Fprintln(w, "\n3. Compute racks (natural order, one rack at a time)")
+	t = output.Table{Header: []string{"order", "rack", "servers", "required", "at once"}}
+	for i, r := range p.Racks {
+		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), r.Name, fmt.Sprint(len(r.Servers)), fmt.Sprint(r.Required), fmt.Sprint(r.Parallel)})
+	}
+	output.WriteTable(w, t)
+	fmt.Fprintf(w, "\nCritical path: %v (at %v per server upgrade)\n", p.CriticalPath(perServer), perServer)
+	return nil
+}
+
+func orWhole(n int) string {
+	if n <= 0 {
+		return "whole rack"
+	}
+	return fmt.Sprint(n)
+}
+
+func writeUpgradeStatus(w io.Writer, format string, st api.UpgradeStatus) error {
+	return output.Write(w, format, st, func() output.Table {
+		t := output.Table{Header: []string{"unit", "state", "progress", "succeeded", "failed", "required", "failed servers"}}
+		add := func(kind string, u api.UnitStatus) {
+			t.Rows = append(t.Rows, []string{kind + " " + u.Name, u.State, bar(u.Succeeded+u.Failed, u.Total, 20),
+				fmt.Sprint(u.Succeeded), fmt.Sprint(u.Failed), fmt.Sprint(u.Required), dash(failedList(u))})
+		}
+		add("", st.ControlPlane)
+		for _, g := range st.ManagementGroups {
+			add("management", g)
+		}
+		for _, r := range st.Racks {
+			add("rack", r)
+		}
+		return t
+	})
+}
+
+func failedList(u api.UnitStatus) string {
+	var out []string
+	for _, s := range u.Servers {
+		if s.State == api.StateFailed {
+			out = append(out, s.Name)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// bar draws done/total as a fixed-width progress bar.
+func bar(done, total, width int) string {
+	if total <= 0 {
+		return "[" + strings.Repeat(" ", width) + "]"
+	}
+	n := done * width / total
+	return "[" + strings.Repeat("#", n) + strings.Repeat(".", width-n) + fmt.Sprintf("] %d/%d", done, total)
+}
+
+// progressLine is the one-line summary `--watch` prints when not on a terminal.
+func progressLine(st api.UpgradeStatus) string {
+	u := currentUnit(st)
+	line := fmt.Sprintf("%s %s", st.Phase, st.DetailedStatus)
+	if u != nil {
+		var inFlight []string
+		for _, s := range u.Servers {
+			if s.State == api.StateRunning {
+				inFlight = append(inFlight, s.Name)
+			}
+		}
+		line += fmt.Sprintf(" | %s %s", u.Name, bar(u.Succeeded+u.Failed, u.Total, 10))
+		if len(inFlight) > 0 && len(inFlight) <= 4 {
+			line += " in flight: " + strings.Join(inFlight, ",")
+		} else if len(inFlight) > 4 {
+			line += fmt.Sprintf(" in flight: %d servers", len(inFlight))
+		}
+	}
+	if st.DetailedStatusMessage != "" {
+		line += " | " + st.DetailedStatusMessage
+	}
+	return line
+}
+
+func currentUnit(st api.UpgradeStatus) *api.UnitStatus {
+	all := []*api.UnitStatus{&st.ControlPlane}
+	for i := range st.ManagementGroups {
+		all = append(all, &st.ManagementGroups[i])
+	}
+	for i := range st.Racks {
+		all = append(all, &st.Racks[i])
+	}
+	for _, u := range all {
+		if u.State == api.StateRunning || u.State == api.StatePaused {
+			return u
+		}
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+)
+
+// isTerminal reports whether w is a terminal, where progress redraws in
+// place; elsewhere (pipes, CI logs) it prints plain lines.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// waitUpgrade follows an upgrade until it ends (exit 0), fails (exit 2) or
+// pauses (exit 3, when stopAtPause), printing progress as it goes.
+func (a *app) waitUpgrade(ctx context.Context, c client.Client, cmd *cobra.Command, cluster string, stopAtPause bool) error {
+	w := cmd.OutOrStdout()
+	tty := isTerminal(w)
+	last := ""
+	for {
+		d, err := c.DescribeWorkflowExecution(ctx, api.UpgradeID(cluster), "")
+		if err != nil {
+			return err
+		}
+		running := d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+		if !running {
+			return a.upgradeOutcome(ctx, c, cmd, cluster)
+		}
+		st, err := upgradeStatus(ctx, c, cluster)
+		if err != nil {
+			return err
+		}
+		if tty {
+			fmt.Fprint(w, "\033[H\033[2J")
+			writeUpgradeStatus(w, "table", st)
+			fmt.Fprintf(w, "\n%s\n", st.DetailedStatusMessage)
+		} else if line := progressLine(st); line != last {
+			fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), line)
+			last = line
+		}
+		if st.DetailedStatus == model.ClusterUpdatePaused && stopAtPause {
+			return withCode(exitPaused, fmt.Errorf("upgrade of %s paused: %s\n(continue: starter upgrade continue --cluster %s; cancel: starter upgrade cancel --cluster %s)",
+				cluster, st.DetailedStatusMessage, cluster, cluster))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (a *app) upgradeOutcome(ctx context.Context, c client.Client, cmd *cobra.Command, cluster string) error {
+	var st api.UpgradeStatus
+	err := c.GetWorkflow(ctx, api.UpgradeID(cluster), "").Get(ctx, &st)
+	if err != nil {
+		return withCode(exitFailed, fmt.Errorf("upgrade of %s failed: %s", cluster, rootMessage(err)))
+	}
+	w := cmd.OutOrStdout()
+	writeUpgradeStatus(w, "table", st)
+	fmt.Fprintln(w)
+	summary(w, st)
+	if st.DetailedStatus == api.StateCancelled {
+		return withCode(exitFailed, fmt.Errorf("%s", st.DetailedStatusMessage))
+	}
+	return nil
+}
+
+func summary(w io.Writer, st api.UpgradeStatus) {
+	dur := func(u api.UnitStatus) string {
+		if u.StartedAt == nil || u.FinishedAt == nil {
+			return "-"
+		}
+		return u.FinishedAt.Sub(*u.StartedAt).Round(time.Second).String()
+	}
+	up, failed := 0, 0
+	count := func(u api.UnitStatus) {
+		up += u.Succeeded
+		failed += u.Failed
+	}
+	count(st.ControlPlane)
+	fmt.Fprintf(w, "control plane: %s\n", dur(st.ControlPlane))
+	for _, g := range st.ManagementGroups {
+		count(g)
+		fmt.Fprintf(w, "management group %s: %s\n", g.Name, dur(g))
+	}
+	for _, r := range st.Racks {
+		count(r)
+		fmt.Fprintf(w, "rack %s: %s\n", r.Name, dur(r))
+	}
+	total := "-"
+	if st.FinishedAt != nil {
+		total = st.FinishedAt.Sub(st.StartedAt).Round(time.Second).String()
+	}
+	fmt.Fprintf(w, "%s: %d servers upgraded, %d failed (left cordoned), in %s\n", st.DetailedStatusMessage, up, failed, total)
+}

@@ -1,0 +1,221 @@
+package workflows
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/api"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Action time limits (operator API). A cordon with evacuate gets its
+// evacuation budget plus the cordon's own 10 minutes.
+var actionLimits = map[string]time.Duration{
+	api.ActionRestart:  40 * time.Minute,
+	api.ActionPowerOff: 40 * time.Minute,
+	api.ActionStart:    30 * time.Minute,
+	api.ActionReimage:  3 * time.Hour,
+	api.ActionReplace:  4 * time.Hour,
+	api.ActionCordon:   10 * time.Minute,
+	api.ActionUncordon: 10 * time.Minute,
+}
+
+// ActionTimeLimit is how long an action may run before it fails with
+// "timed out after X".
+func ActionTimeLimit(in api.ActionInput) time.Duration {
+	if in.Action == api.ActionCordon && in.Evacuate {
+		return actionLimits[api.ActionCordon] + evacuateLimit(in)
+	}
+	return actionLimits[in.Action]
+}
+
+func evacuateLimit(in api.ActionInput) time.Duration {
+	return orDur(in.EvacuateTimeout, DefaultEvacuateTimeout)
+}
+
+// BMMActionWorkflow runs one user action on one BMM (reference 003) under
+// id action:<cluster>:<bmm>:<n>: validate the input, pre-check the BMM, hold
+// a lease from the ledger for the whole run (disruptive for restart,
+// power-off, reimage and replace, so the KCP rule applies), run the action
+// within its time limit, post-check the machine and record what it is now.
+// A failed action ends the workflow with an error saying why; the lease is
+// released however it ends.
+func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResult, error) {
+	res := api.ActionResult{Cluster: in.Cluster, BMM: in.BMM, Action: in.Action}
+	if err := in.Validate(); err != nil {
+		return res, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrInvalidInput, nil)
+	}
+	var cs api.ClusterState
+	if err := workflow.ExecuteActivity(ledgerCtx(ctx), la.ReadCluster, in.Cluster).Get(ctx, &cs); err != nil {
+		return res, err
+	}
+	a, err := newAction(cs, in)
+	if err != nil {
+		return res, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrPrecheck, nil)
+	}
+
+	holder := workflow.GetInfo(ctx).WorkflowExecution.ID
+	// Holder is this run's id, so a lease the starter already took for
+	// this id is simply confirmed.
+	err = workflow.ExecuteActivity(ledgerCtx(ctx), la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
+		BMM: in.BMM, Holder: holder, Operation: in.Action, Disruptive: api.ActionDisruptive(in.Action)}}).Get(ctx, nil)
+	if err != nil {
+		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s refused: %s", in.Action, in.BMM, rootCause(err)), ledger.ErrLeaseRejected, nil)
+	}
+	defer releaseLease(ctx, in.Cluster, in.BMM, holder)
+
+	limit := ActionTimeLimit(in)
+	actx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	timedOut := false
+	workflow.Go(actx, func(gctx workflow.Context) {
+		if workflow.NewTimer(gctx, limit).Get(gctx, nil) == nil {
+			timedOut = true
+			cancel()
+		}
+	})
+	a.st = newSteps(actx, in.Cluster, a.t)
+	a.res = res
+	runErr := a.run()
+	if runErr == nil {
+		return a.res, nil
+	}
+	// The run's context may be cancelled: record the failure from a
+	// disconnected one so the ledger still learns it.
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	a.st = newSteps(dctx, in.Cluster, a.t)
+	switch {
+	case timedOut:
+		runErr = temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s timed out after %v (%s)", in.Action, in.BMM, limit, rootCause(runErr)), api.ErrActionTimeout, nil)
+	case ctx.Err() != nil:
+		a.recordFailure(fmt.Sprintf("%s of %s was cancelled", in.Action, in.BMM))
+		return a.res, ctx.Err()
+	default:
+		runErr = temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s failed: %s", in.Action, in.BMM, rootCause(runErr)), api.ErrActionFailed, nil)
+	}
+	a.recordFailure(rootCause(runErr))
+	return a.res, runErr
+}
+
+// action is one run: the input, the BMM as the ledger knew it at the start
+// and where to reach it.
+type action struct {
+	in  api.ActionInput
+	cs  api.ClusterState
+	bm  model.BMM
+	t   target
+	st  *steps
+	res api.ActionResult
+	// replace: the parameters with defaults and the ledger's values filled in.
+	rp api.ReplaceParams
+}
+
+// newAction runs the pre-checks that need the ledger but no side effect.
+func newAction(cs api.ClusterState, in api.ActionInput) (*action, error) {
+	b, ok := cs.Cluster.BMM(in.BMM)
+	if !ok {
+		return nil, fmt.Errorf("bmm %q is not in cluster %s: known BMMs are %s", in.BMM, in.Cluster, knownBMMs(cs.Cluster))
+	}
+	a := &action{in: in, cs: cs, bm: *b}
+	switch in.Action {
+	case api.ActionRestart, api.ActionStart, api.ActionReimage:
+		// Reference 000: an Unhealthy BMM returns to service only through
+		// Replace; a restart or reimage would hide the mark, not mend it.
+		if unhealthy(a.bm) {
+			return nil, fmt.Errorf("bmm %s is marked Unhealthy (%q): only replace returns it to service", in.BMM, model.UnhealthyMessage)
+		}
+		if a.bm.DetailedStatus == model.BMMAvailable {
+			return nil, fmt.Errorf("bmm %s is Available (deprovisioned, e.g. an idle KCP spare): it has no node to bring back; %s needs a provisioned BMM", in.BMM, in.Action)
+		}
+	case api.ActionReplace:
+		rp, err := replaceParams(cs, a.bm, in.ReplaceParams)
+		if err != nil {
+			return nil, err
+		}
+		a.rp = rp
+		if rp.BMCCredentials != "" {
+			a.bm.BMC.Credentials = rp.BMCCredentials
+		}
+		if a.rp.SafeguardMode == api.SafeguardAll && a.bm.ReadyState == model.ReadyTrue && !unhealthy(a.bm) && a.bm.CordonStatus != model.Cordoned {
+			return nil, fmt.Errorf("bmm %s is healthy and not cordoned: with safeguardMode All run `cordon` with evacuate first, or replace with safeguardMode None to let replace evacuate it", in.BMM)
+		}
+	}
+	if a.bm.NodeName == "" {
+		a.bm.NodeName = a.bm.Name
+	}
+	a.t = targetsFor(cs, a.bm)
+	return a, nil
+}
+
+// replaceParams checks the replace parameters against the ledger and fills
+// the empty ones from it.
+func replaceParams(cs api.ClusterState, b model.BMM, p api.ReplaceParams) (api.ReplaceParams, error) {
+	p = p.WithDefaults()
+	if p.BMCCredentials != "" {
+		if _, ok := cs.BMCCredentials[p.BMCCredentials]; !ok {
+			names := make([]string, 0, len(cs.BMCCredentials))
+			for n := range cs.BMCCredentials {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return p, fmt.Errorf("bmcCredentials %q is not in the inventory's bmcCredentials: allowed %s (add it to the inventory and register it first)", p.BMCCredentials, strings.Join(names, ", "))
+		}
+	}
+	if p.MachineName != "" && p.MachineName != b.NodeName {
+		return p, fmt.Errorf("machineName %q: must be the BMM's node name %q (renaming a machine is not supported)", p.MachineName, b.NodeName)
+	}
+	return p, nil
+}
+
+func knownBMMs(c model.Cluster) string {
+	var names []string
+	for _, b := range c.BMMs {
+		names = append(names, b.Name)
+	}
+	model.SortNatural(names)
+	if len(names) > 12 {
+		names = append(names[:12], fmt.Sprintf("… (%d in all)", len(c.BMMs)))
+	}
+	return strings.Join(names, ", ")
+}
+
+func (a *action) run() error {
+	switch a.in.Action {
+	case api.ActionRestart:
+		return a.restart()
+	case api.ActionPowerOff:
+		return a.powerOff()
+	case api.ActionStart:
+		return a.start()
+	case api.ActionReimage:
+		return a.reimage()
+	case api.ActionReplace:
+		return a.replace()
+	case api.ActionCordon:
+		return a.cordon()
+	case api.ActionUncordon:
+		return a.uncordon()
+	}
+	return fmt.Errorf("action %q has no implementation", a.in.Action)
+}
+
+// recordFailure writes the failure on the BMM. Cordon and uncordon do not
+// touch the machine, so they leave its status alone; the Unhealthy mark is
+// never overwritten (only a successful replace clears it).
+func (a *action) recordFailure(msg string) {
+	a.res.Message = msg
+	if a.in.Action == api.ActionCordon || a.in.Action == api.ActionUncordon {
+		return
+	}
+	p := api.BMMPatch{DetailedStatus: api.Str(model.BMMError), DetailedStatusMessage: api.Str(msg)}
+	if unhealthy(a.bm) {
+		p.DetailedStatusMessage = nil
+	}
+	a.st.record(p)
+}

@@ -1,0 +1,114 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/api"
+)
+
+// Power actions (reference 003, "Troubleshoot with a restart action"):
+// restart power-cycles the machine and waits until its node is Ready again;
+// start powers on a machine that is off and waits the same; power-off shuts
+// down gracefully (ForceOff after the BMC activity's grace) or, with
+// skipShutdown, forces off at once.
+
+func (a *action) restart() error {
+	limit := ActionTimeLimit(a.in)
+	if err := a.st.restart(limit); err != nil {
+		return stepErr("power cycle", err)
+	}
+	a.st.record(api.BMMPatch{PowerState: api.Str(model.PowerOn)})
+	return a.backInService(limit, "restarted")
+}
+
+func (a *action) start() error {
+	limit := ActionTimeLimit(a.in)
+	if err := a.st.powerOn(limit); err != nil {
+		return stepErr("power on", err)
+	}
+	return a.backInService(limit, "started")
+}
+
+// backInService waits for the node and post-checks power and readiness,
+// then records the BMM as provisioned and Ready.
+func (a *action) backInService(limit time.Duration, verb string) error {
+	if _, err := a.st.waitReadyWithin("", limit); err != nil {
+		return stepErr("wait for node Ready", err)
+	}
+	if err := a.st.checkPower(model.PowerOn); err != nil {
+		return stepErr("post-check", err)
+	}
+	if err := a.st.checkReady(); err != nil {
+		return stepErr("post-check", err)
+	}
+	a.succeeded(fmt.Sprintf("%s %s: node %s Ready", verb, a.bm.Name, a.t.Node), nil)
+	return nil
+}
+
+func (a *action) powerOff() error {
+	limit := ActionTimeLimit(a.in)
+	if err := a.st.powerOff(a.in.SkipShutdown, limit); err != nil {
+		return stepErr("power off", err)
+	}
+	if err := a.st.checkPower(model.PowerOff); err != nil {
+		return stepErr("post-check", err)
+	}
+	// A machine that is off has no Ready node: saying so at once keeps the
+	// KCP rule from counting a powered-off KCP as present.
+	a.st.record(api.BMMPatch{PowerState: api.Str(model.PowerOff), ReadyState: api.Str(model.ReadyFalse)})
+	how := "gracefully"
+	if a.in.SkipShutdown {
+		how = "at once (skipShutdown)"
+	}
+	a.res.Message = fmt.Sprintf("powered off %s %s", a.bm.Name, how)
+	a.res.PowerState, a.res.ReadyState = model.PowerOff, model.ReadyFalse
+	return nil
+}
+
+// succeeded records a BMM back in service (provisioned, on, Ready,
+// uncordoned unless kept cordoned) and fills the result. The Unhealthy
+// mark stays unless clear (replace) says otherwise.
+func (a *action) succeeded(msg string, extra *api.BMMPatch) {
+	p := api.BMMPatch{DetailedStatus: api.Str(model.BMMProvisioned), PowerState: api.Str(model.PowerOn), ReadyState: api.Str(model.ReadyTrue)}
+	if extra != nil {
+		p = mergePatch(p, *extra)
+	}
+	if p.DetailedStatusMessage == nil && !unhealthy(a.bm) {
+		p.DetailedStatusMessage = api.Str("")
+	}
+	a.st.record(p)
+	a.res.Message = msg
+	a.res.DetailedStatus, a.res.PowerState, a.res.ReadyState = model.BMMProvisioned, model.PowerOn, model.ReadyTrue
+	if p.CordonStatus != nil {
+		a.res.CordonStatus = *p.CordonStatus
+	}
+	if p.RuntimeVersion != nil {
+		a.res.RuntimeVersion = *p.RuntimeVersion
+	}
+}
+
+// mergePatch lays over's set fields on base.
+func mergePatch(base, over api.BMMPatch) api.BMMPatch {
+	pick := func(dst **string, v *string) {
+		if v != nil {
+			*dst = v
+		}
+	}
+	pick(&base.RuntimeVersion, over.RuntimeVersion)
+	pick(&base.DetailedStatus, over.DetailedStatus)
+	pick(&base.DetailedStatusMessage, over.DetailedStatusMessage)
+	pick(&base.PowerState, over.PowerState)
+	pick(&base.CordonStatus, over.CordonStatus)
+	pick(&base.ReadyState, over.ReadyState)
+	pick(&base.BootMACAddress, over.BootMACAddress)
+	pick(&base.SerialNumber, over.SerialNumber)
+	if over.BMC != nil {
+		base.BMC = over.BMC
+	}
+	return base
+}
+
+// stepErr names the step that failed, keeping the activity's own message.
+func stepErr(step string, err error) error { return fmt.Errorf("%s: %s", step, rootCause(err)) }

@@ -1,0 +1,128 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/api"
+)
+
+// Reimage and replace (reference 003). Both evacuate the BMM first (cordon,
+// drain tenant pods, shut down VMs — each proceeding after its limit),
+// reinstall the runtime the BMM runs now (never an upgrade: the ledger's
+// version, image from the cluster's template), wait until the node is
+// Ready on it, uncordon, and restart the VMs that were running.
+//
+// Replace additionally records the new hardware facts before provisioning
+// (the BMC credentials reference is what the provisioning logs in with),
+// and on success clears the Unhealthy mark: it is the only action that
+// does. storagePolicy decides what happens to tenant data; the lab has no
+// RAID controller, so it shows as what happens to the VMs:
+//   - Preserve: virtual disks are kept, VMs that were running restart;
+//   - DiscardAll (default): virtual disks are wiped, so the VMs that ran
+//     here stay stopped — recreate them (the result says so).
+// Either way the OS is provisioned again: a replace follows hardware work.
+
+func (a *action) reimage() error {
+	ev, err := a.st.evacuate(evacuateLimit(a.in))
+	if err != nil {
+		return stepErr("evacuate", err)
+	}
+	a.noteEvacuation(ev)
+	return a.provision(true, "reimaged", nil)
+}
+
+func (a *action) replace() error {
+	ns, err := a.st.readNode()
+	if err != nil {
+		return stepErr("read node", err)
+	}
+	switch {
+	case ns.IsReady() && a.rp.SafeguardMode == api.SafeguardNone && a.bm.CordonStatus != model.Cordoned:
+		// A healthy BMM: replace evacuates it itself (safeguardMode None).
+		ev, err := a.st.evacuate(evacuateLimit(a.in))
+		if err != nil {
+			return stepErr("evacuate", err)
+		}
+		a.noteEvacuation(ev)
+	case ns.Exists:
+		// Dead or already evacuated: keep new work off it, nothing to drain
+		// (reference 003: proceed directly to the replace).
+		if err := a.st.cordon(); err != nil {
+			return stepErr("cordon", err)
+		}
+	}
+	hw := api.BMMPatch{BMC: &a.bm.BMC}
+	if a.rp.BootMacAddress != "" {
+		hw.BootMACAddress = api.Str(a.rp.BootMacAddress)
+	}
+	if a.rp.SerialNumber != "" {
+		hw.SerialNumber = api.Str(a.rp.SerialNumber)
+	}
+	a.st.record(hw)
+	preserve := a.rp.StoragePolicy == api.StoragePreserve
+	hw.DetailedStatusMessage = api.Str("") // the one place the Unhealthy mark is cleared
+	verb := "replaced (storagePolicy DiscardAll: virtual disks wiped, VMs that ran here stay stopped — recreate them)"
+	if preserve {
+		verb = "replaced (storagePolicy Preserve: data kept)"
+	}
+	return a.provision(preserve, verb, &hw)
+}
+
+// provision reinstalls the BMM's runtime and brings it back into service.
+func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) error {
+	limit := ActionTimeLimit(a.in)
+	version := a.bm.RuntimeVersion
+	if version == "" {
+		version = a.cs.Cluster.RuntimeVersion
+	}
+	tmpl := a.cs.ImageURLTemplate
+	if tmpl == "" {
+		tmpl = model.DefaultImageURLTemplate
+	}
+	a.setStatus(model.BMMDeprovisioning, fmt.Sprintf("%s: reinstalling runtime %s", a.in.Action, version))
+	if _, err := a.st.reimageForce(strings.ReplaceAll(tmpl, "{version}", version), version, limit); err != nil {
+		return stepErr("reimage", err)
+	}
+	a.setStatus(model.BMMProvisioning, fmt.Sprintf("%s: waiting for node %s to rejoin on %s", a.in.Action, a.t.Node, version))
+	if _, err := a.st.waitReadyWithin(version, limit); err != nil {
+		return stepErr("wait for node Ready", err)
+	}
+	if err := a.st.uncordon(); err != nil {
+		return stepErr("uncordon", err)
+	}
+	if err := a.st.checkPower(model.PowerOn); err != nil {
+		return stepErr("post-check", err)
+	}
+	msg := fmt.Sprintf("%s %s on runtime %s", verb, a.bm.Name, version)
+	if restartVMs {
+		// The reimage is done; VMs that do not come back are reported, not
+		// failed (the server itself is fine).
+		started, err := a.st.startVMsResult()
+		a.res.VMsStarted = started.Started
+		if err != nil {
+			msg += "; VMs not restarted: " + rootCause(err)
+		}
+	}
+	p := api.BMMPatch{RuntimeVersion: api.Str(version), CordonStatus: api.Str(model.Uncordoned)}
+	if extra != nil {
+		p = mergePatch(p, *extra)
+	}
+	a.succeeded(msg, &p)
+	return nil
+}
+
+// setStatus records a transition; the Unhealthy mark stays until a replace
+// succeeds.
+func (a *action) setStatus(detailed, msg string) {
+	p := api.BMMPatch{DetailedStatus: api.Str(detailed), DetailedStatusMessage: api.Str(msg)}
+	if unhealthy(a.bm) {
+		p.DetailedStatusMessage = nil
+	}
+	a.st.record(p)
+}
+
+func (a *action) noteEvacuation(ev evacuation) {
+	a.res.DrainTimedOut, a.res.VMsTimedOut, a.res.VMsStopped = ev.DrainTimedOut, ev.VMsTimedOut, ev.Stopped
+}

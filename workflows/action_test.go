@@ -1,0 +1,305 @@
+package workflows
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+)
+
+const compute = "rack1-c1"
+
+func act(action, bmm string) api.ActionInput {
+	return api.ActionInput{Cluster: "site-a", BMM: bmm, Action: action}
+}
+
+// Every action's happy path: the steps it takes, what the ledger says
+// afterwards, and the lease gone.
+func TestActionHappyPaths(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		in    api.ActionInput
+		setup func(*actionSite)
+		steps []string
+		check func(*testing.T, *actionSite, api.ActionResult)
+	}{
+		{name: "restart", in: act(api.ActionRestart, compute),
+			steps: []string{"Restart rack1-c1", "WaitNodeReady rack1-c1"},
+			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+				require.Equal(t, model.ReadyTrue, s.ledgerBMM(compute).ReadyState)
+			}},
+		{name: "power-off graceful", in: act(api.ActionPowerOff, compute),
+			steps: []string{"PowerOff rack1-c1"},
+			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+				b := s.ledgerBMM(compute)
+				require.Equal(t, model.PowerOff, b.PowerState)
+				require.Equal(t, model.ReadyFalse, b.ReadyState, "a machine that is off has no Ready node")
+			}},
+		{name: "power-off skipShutdown", in: api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionPowerOff, SkipShutdown: true},
+			steps: []string{"ForceOff rack1-c1"}},
+		{name: "start", in: act(api.ActionStart, compute),
+			setup: func(s *actionSite) {
+				s.power[compute] = model.PowerOff
+				s.bmm(compute).PowerState, s.bmm(compute).ReadyState = model.PowerOff, model.ReadyFalse
+			},
+			steps: []string{"PowerOn rack1-c1", "WaitNodeReady rack1-c1"},
+			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+				b := s.ledgerBMM(compute)
+				require.Equal(t, model.PowerOn, b.PowerState)
+				require.Equal(t, model.ReadyTrue, b.ReadyState)
+			}},
+		{name: "reimage", in: act(api.ActionReimage, compute),
+			steps: []string{"Cordon rack1-c1", "Drain rack1-c1", "ShutdownVMs rack1-c1", "Reimage rack1-c1", "WaitNodeReady rack1-c1", "Uncordon rack1-c1", "StartVMs rack1-c1"},
+			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+				require.Equal(t, []string{compute + "@4.1.2"}, s.reimages, "the current version, not an upgrade")
+				require.Equal(t, []bool{true}, s.forced, "forced: the machine runs that version already")
+				require.Equal(t, 20*time.Minute, s.drains[0].Timeout, "two thirds of the 30-minute evacuation")
+				b := s.ledgerBMM(compute)
+				require.Equal(t, "4.1.2", b.RuntimeVersion)
+				require.Equal(t, model.Uncordoned, b.CordonStatus)
+				require.Equal(t, model.BMMProvisioned, b.DetailedStatus)
+				require.Equal(t, []string{"tenant/vm-rack1-c1-0"}, r.VMsStarted)
+			}},
+		{name: "replace clears Unhealthy", in: api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionReplace,
+			ReplaceParams: api.ReplaceParams{BootMacAddress: "52:54:00:aa:bb:cc", SerialNumber: "SN-NEW", BMCCredentials: "default", StoragePolicy: api.StoragePreserve}},
+			setup: func(s *actionSite) {
+				b := s.bmm(compute)
+				b.DetailedStatusMessage, b.ReadyState, b.PowerState = model.UnhealthyMessage, model.ReadyFalse, model.PowerOff
+				s.power[compute] = model.PowerOff
+				s.st.BMCCredentials = map[string]model.CredentialRef{"default": {UsernameEnv: "U", PasswordEnv: "P"}}
+			},
+			// The node is not Ready: nothing to evacuate, only a cordon.
+			steps: []string{"Cordon rack1-c1", "Reimage rack1-c1", "WaitNodeReady rack1-c1", "Uncordon rack1-c1", "StartVMs rack1-c1"},
+			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+				b := s.ledgerBMM(compute)
+				require.Empty(t, b.DetailedStatusMessage, "replace is what clears Unhealthy")
+				require.Equal(t, model.BMMProvisioned, b.DetailedStatus)
+				require.Equal(t, "52:54:00:aa:bb:cc", b.BootMACAddress)
+				require.Equal(t, "SN-NEW", b.SerialNumber)
+				require.True(t, b.Healthy())
+			}},
+		{name: "replace DiscardAll evacuates with safeguardMode None, VMs stay stopped",
+			in:    api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionReplace, ReplaceParams: api.ReplaceParams{SafeguardMode: api.SafeguardNone}},
+			steps: []string{"Cordon rack1-c1", "Drain rack1-c1", "ShutdownVMs rack1-c1", "Reimage rack1-c1", "WaitNodeReady rack1-c1", "Uncordon rack1-c1"},
+			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+				require.Zero(t, s.started)
+				require.Contains(t, r.Message, "DiscardAll")
+			}},
+		{name: "cordon", in: act(api.ActionCordon, compute), steps: []string{"Cordon rack1-c1"},
+			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+				require.Equal(t, model.Cordoned, s.ledgerBMM(compute).CordonStatus)
+			}},
+		{name: "cordon evacuate", in: api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionCordon, Evacuate: true, EvacuateTimeout: 90 * time.Second},
+			steps: []string{"Cordon rack1-c1", "Drain rack1-c1", "ShutdownVMs rack1-c1"},
+			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+				require.Equal(t, time.Minute, s.drains[0].Timeout, "evacuateTimeout is configurable")
+				require.Equal(t, []string{"tenant/vm-rack1-c1-0"}, r.VMsStopped)
+			}},
+		{name: "uncordon", in: act(api.ActionUncordon, compute), steps: []string{"Uncordon rack1-c1", "StartVMs rack1-c1"},
+			setup: func(s *actionSite) { s.bmm(compute).CordonStatus = model.Cordoned },
+			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+				require.Equal(t, model.Uncordoned, s.ledgerBMM(compute).CordonStatus)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newActionSite(t)
+			if tc.setup != nil {
+				tc.setup(s)
+			}
+			res, err := s.runAction(t, tc.in)
+			require.NoError(t, err)
+			require.NotEmpty(t, res.Message)
+			require.Equal(t, tc.steps, s.callLog())
+			require.Empty(t, s.leases(), "lease released")
+			if tc.check != nil {
+				tc.check(t, s, res)
+			}
+		})
+	}
+}
+
+// Failure paths: the workflow fails saying which step and why, the BMM is
+// marked Error (cordon/uncordon leave its status alone; Unhealthy stays),
+// and the lease is released.
+func TestActionFailurePaths(t *testing.T) {
+	for _, tc := range []struct {
+		name, failing, want string
+		in                  api.ActionInput
+		setup               func(*actionSite)
+		status              string
+	}{
+		{name: "restart", in: act(api.ActionRestart, compute), failing: "Restart", want: "restart of rack1-c1 failed: power cycle: BMC says no", status: model.BMMError},
+		{name: "power-off", in: act(api.ActionPowerOff, compute), failing: "PowerOff", want: "power-off of rack1-c1 failed: power off: BMC says no", status: model.BMMError},
+		{name: "start never Ready", in: act(api.ActionStart, compute), setup: func(s *actionSite) { s.broken[compute] = true },
+			want: "start of rack1-c1 failed: wait for node Ready: node rack1-c1 not Ready", status: model.BMMError},
+		{name: "reimage", in: act(api.ActionReimage, compute), failing: "Reimage", want: "reimage of rack1-c1 failed: reimage: BMC says no", status: model.BMMError},
+		{name: "replace keeps Unhealthy", in: act(api.ActionReplace, compute), failing: "Reimage", want: "replace of rack1-c1 failed: reimage",
+			setup: func(s *actionSite) {
+				s.bmm(compute).DetailedStatusMessage, s.bmm(compute).ReadyState = model.UnhealthyMessage, model.ReadyFalse
+			},
+			status: model.BMMError},
+		{name: "cordon", in: act(api.ActionCordon, compute), failing: "Cordon", want: "cordon of rack1-c1 failed: cordon: BMC says no", status: model.BMMProvisioned},
+		{name: "uncordon", in: act(api.ActionUncordon, compute), failing: "Uncordon", want: "uncordon of rack1-c1 failed: uncordon: BMC says no", status: model.BMMProvisioned},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newActionSite(t)
+			if tc.failing != "" {
+				s.fail[tc.failing] = "BMC says no"
+			}
+			if tc.setup != nil {
+				tc.setup(s)
+			}
+			before := s.ledgerBMM(compute).DetailedStatusMessage
+			_, err := s.runAction(t, tc.in)
+			require.ErrorContains(t, err, tc.want)
+			requireAppErrorType(t, err, api.ErrActionFailed)
+			require.Empty(t, s.leases(), "lease released")
+			b := s.ledgerBMM(compute)
+			require.Equal(t, tc.status, b.DetailedStatus)
+			if before == model.UnhealthyMessage {
+				require.Equal(t, model.UnhealthyMessage, b.DetailedStatusMessage, "a failed replace leaves the mark")
+			}
+		})
+	}
+}
+
+// Rejections happen before any side effect: no step runs, no lease is
+// left, and the error says why.
+func TestActionRejections(t *testing.T) {
+	s0 := newActionSite(t)
+	kcp, _ := placedRoles(s0.fakeSite)
+	for _, tc := range []struct {
+		name, want, errType string
+		in                  api.ActionInput
+		setup               func(*testing.T, *actionSite)
+	}{
+		{name: "two KCP disruptions", in: act(api.ActionRestart, kcp[0]), errType: ledger.ErrLeaseRejected,
+			setup: func(t *testing.T, s *actionSite) {
+				s.holdLease(t, kcp[1], "action:site-a:"+kcp[1]+":7", api.ActionRestart)
+			},
+			want: "already disrupting KCP server " + kcp[1]},
+		{name: "KCP set not full", in: act(api.ActionReimage, kcp[0]), errType: ledger.ErrLeaseRejected,
+			setup: func(t *testing.T, s *actionSite) { s.bmm(kcp[2]).ReadyState = model.ReadyFalse },
+			want:  "the KCP set is not full"},
+		{name: "leased server", in: act(api.ActionCordon, compute), errType: ledger.ErrLeaseRejected,
+			setup: func(t *testing.T, s *actionSite) { s.holdLease(t, compute, "upgrade:site-a:rack1-c1", "upgrade") },
+			want:  "bmm rack1-c1 is busy: upgrade:site-a:rack1-c1 (upgrade) holds it"},
+		{name: "unknown BMM", in: act(api.ActionRestart, "rack9-c9"), errType: api.ErrPrecheck, want: `bmm "rack9-c9" is not in cluster site-a: known BMMs are rack1-c1`},
+		{name: "cluster not Running", in: act(api.ActionRestart, compute), errType: ledger.ErrLeaseRejected,
+			setup: func(t *testing.T, s *actionSite) { s.st.Cluster.DetailedStatus = model.ClusterDegraded },
+			want:  "cluster site-a is Degraded, not Running"},
+		{name: "bad action", in: act("reboot", compute), errType: api.ErrInvalidInput, want: `action "reboot": allowed restart, power-off, start, reimage, replace, cordon, uncordon`},
+		{name: "bad storagePolicy", in: api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionReplace, ReplaceParams: api.ReplaceParams{StoragePolicy: "Keep"}},
+			errType: api.ErrInvalidInput, want: `storagePolicy "Keep": allowed Preserve, DiscardAll`},
+		{name: "evacuate on restart", in: api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionRestart, Evacuate: true},
+			errType: api.ErrInvalidInput, want: "evacuate true: only cordon takes it"},
+		{name: "unknown credentials reference", in: api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionReplace, ReplaceParams: api.ReplaceParams{BMCCredentials: "idrac", SafeguardMode: api.SafeguardNone}},
+			errType: api.ErrPrecheck, want: `bmcCredentials "idrac" is not in the inventory's bmcCredentials`},
+		{name: "replace a healthy uncordoned BMM with safeguardMode All", in: act(api.ActionReplace, compute),
+			errType: api.ErrPrecheck, want: "with safeguardMode All run `cordon` with evacuate first"},
+		{name: "restart an Unhealthy BMM", in: act(api.ActionRestart, compute), errType: api.ErrPrecheck, want: "only replace returns it to service",
+			setup: func(t *testing.T, s *actionSite) { s.bmm(compute).DetailedStatusMessage = model.UnhealthyMessage }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newActionSite(t)
+			if tc.setup != nil {
+				tc.setup(t, s)
+			}
+			held := s.leases()
+			_, err := s.runAction(t, tc.in)
+			require.ErrorContains(t, err, tc.want)
+			requireAppErrorType(t, err, tc.errType)
+			require.Empty(t, s.callLog(), "no side effect")
+			require.Equal(t, held, s.leases(), "no lease taken or lost")
+		})
+	}
+}
+
+// The time limit fails the action with "timed out after X" and the lease
+// is still released; so is it when the workflow is cancelled.
+func TestActionTimeoutAndCancelReleaseLease(t *testing.T) {
+	t.Run("restart past 40 minutes", func(t *testing.T) {
+		s := newActionSite(t)
+		s.delay["Restart"] = time.Hour
+		_, err := s.runAction(t, act(api.ActionRestart, compute))
+		require.ErrorContains(t, err, "restart of rack1-c1 timed out after 40m0s")
+		requireAppErrorType(t, err, api.ErrActionTimeout)
+		require.Empty(t, s.leases())
+		require.Equal(t, model.BMMError, s.ledgerBMM(compute).DetailedStatus)
+	})
+	t.Run("reimage past 3 hours", func(t *testing.T) {
+		s := newActionSite(t)
+		s.delay["Reimage"] = 5 * time.Hour
+		_, err := s.runAction(t, act(api.ActionReimage, compute))
+		require.ErrorContains(t, err, "reimage of rack1-c1 timed out after 3h0m0s")
+		require.Empty(t, s.leases())
+	})
+	t.Run("cordon evacuate past its limit", func(t *testing.T) {
+		s := newActionSite(t)
+		s.delay["Drain"] = 2 * time.Hour
+		_, err := s.runAction(t, api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionCordon, Evacuate: true})
+		require.ErrorContains(t, err, "cordon of rack1-c1 timed out after 40m0s")
+		require.Empty(t, s.leases())
+	})
+	t.Run("cancelled mid-reimage", func(t *testing.T) {
+		s := newActionSite(t)
+		s.delay["Reimage"] = time.Hour
+		env := s.env(t, api.ActionID("site-a", compute, 1))
+		env.RegisterDelayedCallback(func() {
+			require.Len(t, s.leases(), 1, "held while running")
+			env.CancelWorkflow()
+		}, 10*time.Minute)
+		env.ExecuteWorkflow(BMMActionWorkflow, act(api.ActionReimage, compute))
+		var ce *temporal.CanceledError
+		require.ErrorAs(t, env.GetWorkflowError(), &ce)
+		require.Empty(t, s.leases(), "released after cancellation")
+		b := s.ledgerBMM(compute)
+		require.Equal(t, model.BMMError, b.DetailedStatus)
+		require.Contains(t, b.DetailedStatusMessage, "cancelled")
+	})
+}
+
+// A starter that took the lease for the action's id first is confirmed,
+// not refused.
+func TestActionLeaseTakenByStarterIsIdempotent(t *testing.T) {
+	s := newActionSite(t)
+	s.holdLease(t, compute, api.ActionID("site-a", compute, 1), api.ActionRestart)
+	_, err := s.runAction(t, act(api.ActionRestart, compute))
+	require.NoError(t, err)
+	require.Empty(t, s.leases())
+}
+
+func TestActionInputValidate(t *testing.T) {
+	ok := []api.ActionInput{
+		act(api.ActionRestart, compute),
+		{Cluster: "c", BMM: "b", Action: api.ActionPowerOff, SkipShutdown: true},
+		{Cluster: "c", BMM: "b", Action: api.ActionReplace, ReplaceParams: api.ReplaceParams{BootMacAddress: "52:54:00:01:00:01", BMCMacAddress: "aa-bb-cc-dd-ee-ff",
+			StoragePolicy: api.StoragePreserve, SafeguardMode: api.SafeguardNone, BMCCredentials: "default"}},
+	}
+	for _, in := range ok {
+		require.NoError(t, in.Validate(), "%+v", in)
+	}
+	for want, in := range map[string]api.ActionInput{
+		"cluster is empty":                          {BMM: "b", Action: api.ActionStart},
+		"bmm is empty":                              {Cluster: "c", Action: api.ActionStart},
+		"skipShutdown true: only power-off":         {Cluster: "c", BMM: "b", Action: api.ActionRestart, SkipShutdown: true},
+		`bootMacAddress "52:54"`:                    {Cluster: "c", BMM: "b", Action: api.ActionReplace, ReplaceParams: api.ReplaceParams{BootMacAddress: "52:54"}},
+		`safeguardMode "Some": allowed All, None`:   {Cluster: "c", BMM: "b", Action: api.ActionReplace, ReplaceParams: api.ReplaceParams{SafeguardMode: "Some"}},
+		"never a username or password":              {Cluster: "c", BMM: "b", Action: api.ActionReplace, ReplaceParams: api.ReplaceParams{BMCCredentials: "user=root"}},
+		"replace parameters given for action start": {Cluster: "c", BMM: "b", Action: api.ActionStart, ReplaceParams: api.ReplaceParams{SerialNumber: "x"}},
+		"evacuateTimeout -1s is negative":           {Cluster: "c", BMM: "b", Action: api.ActionCordon, EvacuateTimeout: -time.Second},
+	} {
+		require.ErrorContains(t, in.Validate(), want)
+	}
+}
+
+func requireAppErrorType(t *testing.T, err error, typ string) {
+	t.Helper()
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	require.Equal(t, typ, app.Type(), app.Error())
+}

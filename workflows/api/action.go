@@ -1,0 +1,264 @@
+package api
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/lease"
+)
+
+// BMM actions (the operator API's verbs; also the lease's operation and the
+// RackrollOperation search attribute of an action workflow).
+const (
+	ActionRestart  = "restart"
+	ActionPowerOff = "power-off"
+	ActionStart    = "start"
+	ActionReimage  = "reimage"
+	ActionReplace  = "replace"
+	ActionCordon   = "cordon"
+	ActionUncordon = "uncordon"
+)
+
+// Actions lists every action in the order the CLI shows them.
+var Actions = []string{ActionRestart, ActionPowerOff, ActionStart, ActionReimage, ActionReplace, ActionCordon, ActionUncordon}
+
+// ActionDisruptive reports whether an action takes the server out of
+// service and so needs a disruptive lease (reference 003: restart, reimage
+// and replace; power-off takes it out just the same). Start, cordon and
+// uncordon take a non-disruptive lease: they only keep other actions off
+// the BMM meanwhile.
+func ActionDisruptive(action string) bool { return lease.IsDisruptive(action) }
+
+// Replace storage policies and safeguard modes (operator API).
+const (
+	StoragePreserve   = "Preserve"
+	StorageDiscardAll = "DiscardAll"
+	SafeguardAll      = "All"
+	SafeguardNone     = "None"
+)
+
+// ReplaceParams are the replace action's parameters. Every field is
+// optional: an empty one keeps what the ledger knows (a DIMM swap changes no
+// MAC address). BMCCredentials names an entry of the inventory's
+// bmcCredentials — a reference, never a secret.
+type ReplaceParams struct {
+	BMCCredentials string `json:"bmcCredentials,omitempty"`
+	BMCMacAddress  string `json:"bmcMacAddress,omitempty"`
+	BootMacAddress string `json:"bootMacAddress,omitempty"`
+	// MachineName is the OS host name; it must be the BMM's node name (a
+	// rename would orphan the Kubernetes node).
+	MachineName  string `json:"machineName,omitempty"`
+	SerialNumber string `json:"serialNumber,omitempty"`
+	// StoragePolicy: DiscardAll (default, as the operator API: the RAID
+	// controller is reset) or Preserve (virtual disks are kept).
+	StoragePolicy string `json:"storagePolicy,omitempty"`
+	// SafeguardMode: All (default) refuses to replace a healthy BMM that is
+	// not cordoned; None lets replace evacuate it first.
+	SafeguardMode string `json:"safeguardMode,omitempty"`
+}
+
+// ActionInput starts BMMActionWorkflow (id action:<cluster>:<bmm>:<n>).
+// The replace parameters are inline, as in the operator API:
+// {"cluster":"site-a","bmm":"rack1-c1","action":"replace","bootMacAddress":"…"}.
+type ActionInput struct {
+	Cluster      string `json:"cluster"`
+	BMM          string `json:"bmm"`
+	Action       string `json:"action"`
+	SkipShutdown bool   `json:"skipShutdown,omitempty"` // power-off: ForceOff at once
+	Evacuate     bool   `json:"evacuate,omitempty"`     // cordon: drain pods and shut down VMs too
+	ReplaceParams
+	// EvacuateTimeout bounds an evacuation (cordon with evacuate, and the
+	// one reimage and replace do first): two thirds for the drain, the rest
+	// for VM shutdown, then the action proceeds. Default 30 minutes
+	// (reference 003); labs and tests shorten it.
+	EvacuateTimeout time.Duration `json:"evacuateTimeout,omitempty"`
+}
+
+// ActionResult is what BMMActionWorkflow returns when the action succeeded
+// (a failed action ends the workflow with an error saying why).
+type ActionResult struct {
+	Cluster        string   `json:"cluster"`
+	BMM            string   `json:"bmm"`
+	Action         string   `json:"action"`
+	Message        string   `json:"message"`
+	PowerState     string   `json:"powerState,omitempty"`
+	ReadyState     string   `json:"readyState,omitempty"`
+	CordonStatus   string   `json:"cordonStatus,omitempty"`
+	DetailedStatus string   `json:"detailedStatus,omitempty"`
+	RuntimeVersion string   `json:"runtimeVersion,omitempty"`
+	DrainTimedOut  bool     `json:"drainTimedOut,omitempty"`
+	VMsTimedOut    bool     `json:"vmsTimedOut,omitempty"`
+	VMsStopped     []string `json:"vmsStopped,omitempty"`
+	VMsStarted     []string `json:"vmsStarted,omitempty"`
+}
+
+// Error types of a failed action (ApplicationError.Type), for scripts.
+const (
+	ErrInvalidInput  = "InvalidInput"
+	ErrPrecheck      = "PrecheckFailed"
+	ErrActionFailed  = "ActionFailed"
+	ErrActionTimeout = "ActionTimedOut"
+)
+
+// Validate checks the input alone (no I/O): the workflow calls it before
+// any side effect and the CLI before it asks for a lease.
+func (in ActionInput) Validate() error {
+	if in.Cluster == "" {
+		return fmt.Errorf("cluster is empty: name the cluster whose BMM to act on")
+	}
+	if in.BMM == "" {
+		return fmt.Errorf("bmm is empty: name the bare-metal machine to act on")
+	}
+	if !oneOf(in.Action, Actions...) {
+		return fmt.Errorf("action %q: allowed %s", in.Action, strings.Join(Actions, ", "))
+	}
+	if in.SkipShutdown && in.Action != ActionPowerOff {
+		return fmt.Errorf("skipShutdown true: only power-off takes it (action is %s)", in.Action)
+	}
+	if in.Evacuate && in.Action != ActionCordon {
+		return fmt.Errorf("evacuate true: only cordon takes it (action is %s; reimage and replace evacuate anyway)", in.Action)
+	}
+	if in.EvacuateTimeout < 0 {
+		return fmt.Errorf("evacuateTimeout %v is negative: allowed 0 (default 30m) or more", in.EvacuateTimeout)
+	}
+	if in.Action != ActionReplace {
+		if in.ReplaceParams != (ReplaceParams{}) {
+			return fmt.Errorf("replace parameters given for action %s: only replace takes bmcCredentials, bmcMacAddress, bootMacAddress, machineName, serialNumber, storagePolicy, safeguardMode", in.Action)
+		}
+		return nil
+	}
+	return in.ReplaceParams.Validate()
+}
+
+// Validate checks the replace parameters alone.
+func (p ReplaceParams) Validate() error {
+	if p.StoragePolicy != "" && !oneOf(p.StoragePolicy, StoragePreserve, StorageDiscardAll) {
+		return fmt.Errorf("storagePolicy %q: allowed Preserve, DiscardAll", p.StoragePolicy)
+	}
+	if p.SafeguardMode != "" && !oneOf(p.SafeguardMode, SafeguardAll, SafeguardNone) {
+		return fmt.Errorf("safeguardMode %q: allowed All, None", p.SafeguardMode)
+	}
+	for _, m := range []struct{ field, v string }{{"bmcMacAddress", p.BMCMacAddress}, {"bootMacAddress", p.BootMacAddress}} {
+		if m.v != "" && !isMAC(m.v) {
+			return fmt.Errorf("%s %q: want six hex pairs like 52:54:00:01:00:01", m.field, m.v)
+		}
+	}
+	if strings.ContainsAny(p.BMCCredentials, ":=/ ") {
+		return fmt.Errorf("bmcCredentials %q: give the name of an inventory bmcCredentials entry, never a username or password", p.BMCCredentials)
+	}
+	return nil
+}
+
+// WithDefaults fills the operator API's defaults (DiscardAll, All).
+func (p ReplaceParams) WithDefaults() ReplaceParams {
+	if p.StoragePolicy == "" {
+		p.StoragePolicy = StorageDiscardAll
+	}
+	if p.SafeguardMode == "" {
+		p.SafeguardMode = SafeguardAll
+	}
+	return p
+}
+
+func oneOf(s string, allowed ...string) bool {
+	for _, a := range allowed {
+		if s == a {
+			return true
+		}
+	}
+	return false
+}
+
+func isMAC(s string) bool {
+	parts := strings.FieldsFunc(s, func(r rune) bool { return r == ':' || r == '-' })
+	if len(parts) != 6 || len(s) != 17 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) != 2 || strings.Trim(strings.ToLower(p), "0123456789abcdef") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// ActionSummary is the static summary of an action run, as the UI lists it:
+// "restart rack1-mgmt1 of site-a".
+func ActionSummary(action, bmm, cluster string) string {
+	return fmt.Sprintf("%s %s of %s", action, bmm, cluster)
+}
+
+// TroubleshootWorkflowName runs the reference 003 escalation ladder.
+const TroubleshootWorkflowName = "TroubleshootWorkflow"
+
+// TroubleshootID is the runbook's id: one runbook per BMM at a time.
+func TroubleshootID(cluster, bmm string) string { return "troubleshoot:" + cluster + ":" + bmm }
+
+// Troubleshooting problems (reference 003's decision tree).
+const (
+	ProblemUnresponsive = "unresponsive"  // restart → reimage → replace
+	ProblemOSCorruption = "os-corruption" // reimage → replace
+	ProblemHardware     = "hardware"      // replace
+	ProblemSecurity     = "security"      // reimage → replace
+)
+
+// Problems lists the known problems.
+var Problems = []string{ProblemUnresponsive, ProblemOSCorruption, ProblemHardware, ProblemSecurity}
+
+// TroubleshootInput starts TroubleshootWorkflow (id troubleshoot:<cluster>:<bmm>).
+type TroubleshootInput struct {
+	Cluster string `json:"cluster"`
+	BMM     string `json:"bmm"`
+	Problem string `json:"problem"`
+	// EvacuateTimeout is passed on to the reimage and replace steps.
+	EvacuateTimeout time.Duration `json:"evacuateTimeout,omitempty"`
+}
+
+// Validate checks the input alone.
+func (in TroubleshootInput) Validate() error {
+	if in.Cluster == "" || in.BMM == "" {
+		return fmt.Errorf("cluster %q and bmm %q: both are required", in.Cluster, in.BMM)
+	}
+	if !oneOf(in.Problem, Problems...) {
+		return fmt.Errorf("problem %q: allowed %s", in.Problem, strings.Join(Problems, ", "))
+	}
+	if in.EvacuateTimeout < 0 {
+		return fmt.Errorf("evacuateTimeout %v is negative", in.EvacuateTimeout)
+	}
+	return nil
+}
+
+// ConfirmReplace is the payload of signal confirm-replace: the operator
+// has done the physical repair and gives the new hardware facts (empty
+// fields keep the ledger's). SafeguardMode defaults to None here: the
+// runbook evacuates a BMM that is still Ready.
+type ConfirmReplace struct {
+	ReplaceParams
+}
+
+// Troubleshoot phases (query status .phase).
+const (
+	TroubleshootRunning      = "Running"
+	TroubleshootAwaitConfirm = "AwaitingReplaceConfirmation"
+	TroubleshootResolved     = "Resolved"
+	TroubleshootUnresolved   = "Unresolved"
+)
+
+// TroubleshootStep is one rung of the ladder.
+type TroubleshootStep struct {
+	Action     string `json:"action"`
+	WorkflowID string `json:"workflowId,omitempty"`
+	State      string `json:"state"` // Pending, Running, Succeeded, Failed, Skipped
+	Error      string `json:"error,omitempty"`
+}
+
+// TroubleshootStatus is what query `status` (and the result) returns.
+type TroubleshootStatus struct {
+	Cluster string             `json:"cluster"`
+	BMM     string             `json:"bmm"`
+	Problem string             `json:"problem"`
+	Phase   string             `json:"phase"`
+	Message string             `json:"message"`
+	Steps   []TroubleshootStep `json:"steps"`
+}

@@ -1,0 +1,185 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/rackroll/rackroll/workflows/api"
+	"go.temporal.io/sdk/workflow"
+)
+
+// KCPFailoverWorkflow swaps a KCP (or the spare) that remediation marked
+// Unhealthy (id failover:<cluster>; reference 000, "KCP remediation
+// details"), following remediate.PlanFailover:
+//
+//  1. the spare becomes an active KCP at once (reimaged to the cluster's
+//     runtime first when it is deprovisioned or not Ready);
+//  2. a healthy management server becomes the new spare;
+//  3. the failed server is relabelled management and provisioned; if that
+//     fails, the rest of the management ladder runs here (a child
+//     RemediationWorkflow would refuse: the server is marked Unhealthy),
+//     and if that fails too it stays Unhealthy.
+//
+// Roles change in the ledger, which writes them to the node labels. The
+// order keeps the active control plane at its count: the spare is a KCP
+// before the failed server stops being one.
+func KCPFailoverWorkflow(ctx workflow.Context, in api.FailoverInput) (api.FailoverStatus, error) {
+	f := &failover{in: in, holder: workflow.GetInfo(ctx).WorkflowExecution.ID}
+	f.st = api.FailoverStatus{Cluster: in.Cluster, Failed: in.Failed}
+	if err := workflow.SetQueryHandler(ctx, api.QueryStatus, func() (api.FailoverStatus, error) { return f.st, nil }); err != nil {
+		return f.st, err
+	}
+	err := f.run(ctx)
+	if err != nil {
+		f.st.Error = err.Error()
+	}
+	f.st.Finished = true
+	return f.st, nil
+}
+
+type failover struct {
+	in     api.FailoverInput
+	holder string
+	st     api.FailoverStatus
+	cs     api.ClusterState
+	cur    remediate.Step // the management ladder's step in flight
+}
+
+func (f *failover) run(ctx workflow.Context) error {
+	lctx := ledgerCtx(ctx)
+	if err := workflow.ExecuteActivity(lctx, la.ReadCluster, f.in.Cluster).Get(ctx, &f.cs); err != nil {
+		return fmt.Errorf("read the ledger: %s", rootCause(err))
+	}
+	p, err := remediate.PlanFailover(f.cs.Cluster, f.in.Failed)
+	if err != nil {
+		return err
+	}
+	f.st.Plan = &p
+	// Every lease of this workflow goes when it ends, however it ends (the
+	// parent's lease on the failed server is the parent's to release).
+	defer func() {
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		_ = workflow.ExecuteActivity(ledgerCtx(dctx), la.ReleaseLease,
+			ledger.ReleaseInput{Cluster: f.in.Cluster, Request: api.ReleaseRequest{Holder: f.holder}}).Get(dctx, nil)
+	}()
+	// Leases first, before any change: the spare is essential; a new spare
+	// that someone else holds is skipped (the slot stays empty).
+	failedHolder := f.in.Holder
+	if failedHolder == "" {
+		failedHolder = f.holder
+		if err := f.lease(ctx, p.Failed, failedHolder); err != nil {
+			return fmt.Errorf("lease on the failed server %s: %s", p.Failed, err)
+		}
+	}
+	if p.Spare != "" {
+		if err := f.lease(ctx, p.Spare, f.holder); err != nil {
+			return fmt.Errorf("lease on the spare %s: %s; %s stays marked Unhealthy", p.Spare, err, p.Failed)
+		}
+	}
+	newSpare := p.NewSpare
+	if newSpare != "" {
+		if err := f.lease(ctx, newSpare, f.holder); err != nil {
+			p.NoNewSpare = fmt.Sprintf("%s could not become the spare: %s", newSpare, err)
+			newSpare = ""
+			f.st.Plan = &p
+		}
+	}
+	if p.Spare != "" {
+		if err := f.promote(ctx, p.Spare); err != nil {
+			return err
+		}
+		f.st.Promoted = true
+	}
+	if newSpare != "" {
+		f.setRole(ctx, newSpare, model.RoleKCPSpare, "")
+		f.st.NewSpare = newSpare
+	}
+	f.setRole(ctx, p.Failed, model.RoleManagement, p.FailedNewGroup)
+	f.reprovisionFailed(ctx, p.Failed)
+	return nil
+}
+
+func (f *failover) lease(ctx workflow.Context, bmm, holder string) error {
+	err := workflow.ExecuteActivity(ledgerCtx(ctx), la.AcquireLease, ledger.AcquireInput{Cluster: f.in.Cluster, Request: lease.Request{
+		BMM: bmm, Holder: holder, Operation: "failover", Disruptive: true, AllowDegraded: true}}).Get(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s", rootCause(err))
+	}
+	return nil
+}
+
+// promote makes the spare an active KCP. A spare that is deprovisioned
+// (Available, as an upgrade leaves it), not Ready or on another runtime is
+// provisioned to the cluster's runtime first: an active KCP must serve.
+func (f *failover) promote(ctx workflow.Context, spare string) error {
+	b, _ := f.cs.Cluster.BMM(spare)
+	st := newSteps(ctx, f.in.Cluster, targetsFor(f.cs, *b))
+	ready := b.DetailedStatus == model.BMMProvisioned && b.RuntimeVersion == f.cs.Cluster.RuntimeVersion
+	if ready {
+		ns, err := st.readNode()
+		ready = err == nil && ns.IsReady()
+	}
+	if !ready {
+		rec := f.step(ctx, remediate.Reprovision)
+		ok, detail := remProvision(ctx, st, f.cs, f.cs.Cluster.RuntimeVersion, time.Duration(f.cs.Remediation.WithDefaults().ReprovisionTimeout))
+		f.done(ctx, rec, ok, "provision the spare "+spare+": "+detail)
+		if !ok {
+			return fmt.Errorf("the spare %s could not be provisioned (%s); %s stays marked Unhealthy and no role changed", spare, detail, f.in.Failed)
+		}
+	}
+	f.setRole(ctx, spare, model.RoleKCP, "")
+	return nil
+}
+
+func (f *failover) setRole(ctx workflow.Context, bmm string, role model.Role, group string) {
+	b, _ := f.cs.Cluster.BMM(bmm)
+	newSteps(ctx, f.in.Cluster, targetsFor(f.cs, *b)).record(api.BMMPatch{Roles: []model.Role{role}, ManagementGroup: api.Str(group)})
+}
+
+// reprovisionFailed provisions the failed server as management. A success
+// clears its Unhealthy mark: it serves again, now as a management server.
+// A failure hands over to the management ladder, with the provisioning
+// counted as its reprovision (each step at most once): a reboot, then it
+// stays marked Unhealthy and its node is removed.
+func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
+	b, _ := f.cs.Cluster.BMM(failed)
+	bm := *b
+	bm.Roles, bm.ManagementGroup = []model.Role{model.RoleManagement}, f.st.Plan.FailedNewGroup
+	st := newSteps(ctx, f.in.Cluster, targetsFor(f.cs, bm))
+	version := bm.RuntimeVersion
+	if version == "" {
+		version = f.cs.Cluster.RuntimeVersion
+	}
+	rec := f.step(ctx, remediate.Reprovision)
+	ok, detail := remProvision(ctx, st, f.cs, version, time.Duration(f.cs.Remediation.WithDefaults().ReprovisionTimeout))
+	f.done(ctx, rec, ok, detail)
+	if ok {
+		f.st.FailedOutcome, f.st.FailedRecovered = "provisioned as management", true
+		return
+	}
+	l := newRemLadder(ctx, f.cs, bm, "", &f.st.Steps, &f.cur, &f.st.FailedOutcome)
+	outcome, recovered := l.climb(model.RoleManagement, []remediate.StepResult{{Step: remediate.Reprovision, Detail: detail}})
+	f.st.FailedOutcome, f.st.FailedRecovered = "provisioning as management failed ("+detail+"); "+outcome, recovered
+	if !recovered {
+		return
+	}
+	// The reboot brought it back: it serves as management again.
+	st.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMProvisioned), DetailedStatusMessage: api.Str("")})
+}
+
+func (f *failover) step(ctx workflow.Context, s remediate.Step) int {
+	f.st.Steps = append(f.st.Steps, api.StepRecord{Step: s, StartedAt: workflow.Now(ctx)})
+	return len(f.st.Steps) - 1
+}
+
+func (f *failover) done(ctx workflow.Context, i int, ok bool, detail string) {
+	now := workflow.Now(ctx)
+	f.st.Steps[i].OK, f.st.Steps[i].FinishedAt = ok, &now
+	if !ok {
+		f.st.Steps[i].Detail = detail
+	}
+}

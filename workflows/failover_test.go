@@ -1,0 +1,141 @@
+package workflows
+
+import (
+	"testing"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+)
+
+func runFailover(t *testing.T, r *remSite, failed string) api.FailoverStatus {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	r.register(env)
+	r.bmm(failed).DetailedStatusMessage = model.UnhealthyMessage
+	env.ExecuteWorkflow(KCPFailoverWorkflow, api.FailoverInput{Cluster: r.st.Cluster.Name, Failed: failed})
+	require.NoError(t, env.GetWorkflowError())
+	var st api.FailoverStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.True(t, st.Finished)
+	return st
+}
+
+// Reference 000: the spare becomes an active KCP, a healthy management
+// server the new spare (leaving its group), the failed KCP a management
+// server that is provisioned again and, once it serves, is no longer
+// marked Unhealthy.
+func TestFailoverRoleChanges(t *testing.T) {
+	r := newRemSite(t, "../examples/four-rack.yaml")
+	st := runFailover(t, r, "rack2-mgmt1")
+	require.Empty(t, st.Error)
+	require.NotNil(t, st.Plan)
+	require.Equal(t, "rack4-mgmt1", st.Plan.Spare)
+	require.True(t, st.Promoted)
+	require.Equal(t, st.Plan.NewSpare, st.NewSpare)
+	require.NotEmpty(t, st.NewSpare)
+	require.True(t, st.FailedRecovered, st.FailedOutcome)
+
+	require.Equal(t, model.RoleKCP, r.role("rack4-mgmt1"))
+	require.Equal(t, model.RoleKCPSpare, r.role(st.NewSpare))
+	require.Empty(t, r.bmm(st.NewSpare).ManagementGroup, "the new spare leaves its management group")
+	failed := r.bmm("rack2-mgmt1")
+	require.Equal(t, []model.Role{model.RoleManagement}, failed.Roles)
+	require.Equal(t, st.Plan.FailedNewGroup, failed.ManagementGroup)
+	require.NotEmpty(t, failed.ManagementGroup)
+	require.Empty(t, failed.DetailedStatusMessage, "provisioned as management: the mark is cleared")
+	require.Equal(t, model.BMMProvisioned, failed.DetailedStatus)
+	require.Equal(t, []string{"role rack4-mgmt1 kcp", "role " + st.NewSpare + " kcp-spare", "role rack2-mgmt1 management", "reimage rack2-mgmt1 4.1.2"}, r.log)
+	require.Empty(t, r.st.Leases, "every failover lease released")
+	requireKCPCount(t, r, 3)
+}
+
+// Provisioning the failed server as management fails: the management ladder
+// takes over with what is left of it (a reboot), and when that fails too
+// the server stays Unhealthy and its node is removed.
+func TestFailoverFailedServerLadder(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		rebootFails bool
+		steps       []string
+		recovered   bool
+	}{
+		{"reboot fails too: stays Unhealthy", true, []string{"reprovision:failed", "reboot:failed", "mark-unhealthy:ok"}, false},
+		{"reboot recovers", false, []string{"reprovision:failed", "reboot:ok"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRemSite(t, "../examples/four-rack.yaml")
+			r.set("rack2-mgmt1", func(n *remNode) { n.ready = model.ReadyUnknown })
+			r.failing["rack2-mgmt1"] = "the installer failed"
+			r.rebootFails["rack2-mgmt1"] = tc.rebootFails
+			st := runFailover(t, r, "rack2-mgmt1")
+			require.Empty(t, st.Error)
+			require.True(t, st.Promoted)
+			require.Equal(t, tc.steps, ranSteps(st.Steps))
+			require.Equal(t, tc.recovered, st.FailedRecovered, st.FailedOutcome)
+			b := r.bmm("rack2-mgmt1")
+			require.Equal(t, model.RoleManagement, b.Roles[0])
+			require.Equal(t, !tc.recovered, b.DetailedStatusMessage == model.UnhealthyMessage)
+			require.Equal(t, !tc.recovered, !r.nodes["rack2-mgmt1"].exists, "node removed only when given up")
+			require.Empty(t, r.st.Leases)
+			requireKCPCount(t, r, 3)
+		})
+	}
+}
+
+// A deprovisioned spare (as an upgrade leaves it) is provisioned to the
+// cluster's runtime before it is promoted.
+func TestFailoverProvisionsAnAvailableSpare(t *testing.T) {
+	r := newRemSite(t, "../examples/four-rack.yaml")
+	r.bmm("rack4-mgmt1").DetailedStatus = model.BMMAvailable
+	r.set("rack4-mgmt1", func(n *remNode) { n.exists = false })
+	st := runFailover(t, r, "rack2-mgmt1")
+	require.True(t, st.Promoted)
+	require.Equal(t, "reimage rack4-mgmt1 4.1.2", r.log[0])
+	require.Equal(t, "role rack4-mgmt1 kcp", r.log[1])
+	require.Equal(t, model.BMMProvisioned, r.bmm("rack4-mgmt1").DetailedStatus)
+}
+
+// A spare that cannot be provisioned stops the failover before any role
+// changes: the failed KCP stays marked Unhealthy.
+func TestFailoverSpareProvisioningFails(t *testing.T) {
+	r := newRemSite(t, "../examples/four-rack.yaml")
+	r.bmm("rack4-mgmt1").DetailedStatus = model.BMMAvailable
+	r.failing["rack4-mgmt1"] = "the installer failed"
+	st := runFailover(t, r, "rack2-mgmt1")
+	require.Contains(t, st.Error, "the spare rack4-mgmt1 could not be provisioned")
+	require.False(t, st.Promoted)
+	require.Equal(t, model.RoleKCP, r.role("rack2-mgmt1"))
+	require.Equal(t, model.RoleKCPSpare, r.role("rack4-mgmt1"))
+	require.Empty(t, r.st.Leases)
+}
+
+// The spare itself failed: nothing to promote; a management server takes
+// the spare slot and the failed spare becomes management.
+func TestFailoverOfTheSpare(t *testing.T) {
+	r := newRemSite(t, "../examples/four-rack.yaml")
+	st := runFailover(t, r, "rack4-mgmt1")
+	require.Empty(t, st.Error)
+	require.False(t, st.Promoted)
+	require.NotEmpty(t, st.NewSpare)
+	require.Equal(t, model.RoleKCPSpare, r.role(st.NewSpare))
+	require.Equal(t, model.RoleManagement, r.role("rack4-mgmt1"))
+}
+
+// A single rack keeps no spare: the KCP stays Unhealthy, nothing changes.
+func TestFailoverWithoutSpare(t *testing.T) {
+	r := newRemSite(t, "../examples/one-rack.yaml")
+	var kcp string
+	for _, b := range r.st.Cluster.BMMs {
+		if b.HasRole(model.RoleKCP) {
+			kcp = b.Name
+			break
+		}
+	}
+	st := runFailover(t, r, kcp)
+	require.Contains(t, st.Error, "keeps no spare")
+	require.Empty(t, r.log)
+	require.Empty(t, r.st.Leases)
+}

@@ -1,0 +1,67 @@
+package workflows
+
+import (
+	"fmt"
+
+	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/rackroll/rackroll/workflows/api"
+	"go.temporal.io/sdk/workflow"
+)
+
+// RemediationWorkflow remediates one BMM (id remediate:<cluster>:<bmm>;
+// reference 000, "Remediation process"): it takes a disruption lease on the
+// BMM and climbs its role's ladder, each step at most once — compute: one
+// reprovision, then marked Unhealthy, removed from Kubernetes and powered
+// off; management: a reboot, a reprovision, then marked Unhealthy; KCP and
+// spare: a reboot, then marked Unhealthy and KCPFailoverWorkflow. A BMM
+// marked Unhealthy stays so until a BMM Replace action clears it.
+//
+// A refused lease is not a failure of the workflow: it ends with the
+// reason (Refused), and the monitor asks again next round if the trigger
+// still holds.
+func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.RemediationStatus, error) {
+	st := api.RemediationStatus{Cluster: in.Cluster, BMM: in.BMM, Trigger: in.Trigger, Since: in.Since, StartedAt: workflow.Now(ctx)}
+	if err := workflow.SetQueryHandler(ctx, api.QueryStatus, func() (api.RemediationStatus, error) { return st, nil }); err != nil {
+		return st, err
+	}
+	finish := func(outcome string) (api.RemediationStatus, error) {
+		now := workflow.Now(ctx)
+		st.Outcome, st.Finished, st.FinishedAt, st.Step = outcome, true, &now, ""
+		return st, nil
+	}
+	holder := workflow.GetInfo(ctx).WorkflowExecution.ID
+	lctx := ledgerCtx(ctx)
+
+	var cs api.ClusterState
+	if err := workflow.ExecuteActivity(lctx, la.ReadCluster, in.Cluster).Get(ctx, &cs); err != nil {
+		st.Refused = "read the ledger: " + rootCause(err)
+		return finish("not started: " + st.Refused)
+	}
+	b, ok := cs.Cluster.BMM(in.BMM)
+	if !ok {
+		st.Refused = fmt.Sprintf("bmm %s is not in cluster %s", in.BMM, in.Cluster)
+		return finish("not started: " + st.Refused)
+	}
+	bm := *b
+	st.Role = remediate.RoleOf(bm)
+	if bm.DetailedStatusMessage == model.UnhealthyMessage {
+		st.Refused = "already marked Unhealthy: a BMM Replace action returns it to service"
+		return finish("not started: " + st.Refused)
+	}
+	err := workflow.ExecuteActivity(lctx, la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
+		BMM: in.BMM, Holder: holder, Operation: "remediation", Disruptive: true, AllowDegraded: true}}).Get(ctx, nil)
+	if err != nil {
+		st.Refused = "no disruption lease: " + rootCause(err)
+		return finish("not started: " + st.Refused)
+	}
+	// Released however this ends, even when cancelled.
+	defer releaseLease(ctx, in.Cluster, in.BMM, holder)
+
+	l := newRemLadder(ctx, cs, bm, holder, &st.Steps, &st.Step, &st.Outcome)
+	outcome, recovered := l.climb(st.Role, nil)
+	st.Recovered = recovered
+	return finish(outcome)
+}

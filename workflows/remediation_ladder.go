@@ -1,0 +1,214 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/rackroll/rackroll/workflows/api"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/workflow"
+)
+
+// PowerOffTimeout is the reference's time limit of a power-off action.
+const PowerOffTimeout = 40 * time.Minute
+
+// remLadder climbs one BMM's remediation ladder: it runs the steps
+// remediate.Next asks for, each at most once, and keeps a record of each
+// for query `status`. RemediationWorkflow uses it for the BMM's own role;
+// KCPFailoverWorkflow for the management ladder of a failed KCP.
+type remLadder struct {
+	ctx    workflow.Context
+	cs     api.ClusterState
+	b      model.BMM
+	cfg    model.RemediationSpec
+	st     *steps
+	holder string // the lease holder on b, handed to the failover
+	// steps and current are shared with the workflow's status.
+	records *[]api.StepRecord
+	current *remediate.Step
+	outcome *string
+}
+
+func newRemLadder(ctx workflow.Context, cs api.ClusterState, b model.BMM, holder string, records *[]api.StepRecord,
+	current *remediate.Step, outcome *string) *remLadder {
+	return &remLadder{ctx: ctx, cs: cs, b: b, cfg: cs.Remediation.WithDefaults(), st: newSteps(ctx, cs.Cluster.Name, targetsFor(cs, b)),
+		holder: holder, records: records, current: current, outcome: outcome}
+}
+
+// climb runs role's ladder after the results in done (steps already taken
+// elsewhere count: each step runs at most once). It returns the outcome
+// and whether a recovery step brought the server back.
+func (l *remLadder) climb(role model.Role, done []remediate.StepResult) (outcome string, recovered bool) {
+	for {
+		next, finished, out := remediate.Next(role, done)
+		*l.outcome = out
+		if finished {
+			*l.current = ""
+			if len(done) == 0 {
+				return out, false
+			}
+			last := done[len(done)-1]
+			return out, last.OK && (last.Step == remediate.Reboot || last.Step == remediate.Reprovision)
+		}
+		for _, s := range next {
+			done = append(done, l.run(s))
+		}
+	}
+}
+
+// run performs one step and records how it went.
+func (l *remLadder) run(s remediate.Step) remediate.StepResult {
+	*l.current = s
+	rec := api.StepRecord{Step: s, StartedAt: workflow.Now(l.ctx)}
+	*l.records = append(*l.records, rec)
+	i := len(*l.records) - 1
+	var detail string
+	var ok bool
+	switch s {
+	case remediate.Reboot:
+		ok, detail = l.reboot()
+	case remediate.Reprovision:
+		ok, detail = l.reprovision()
+	case remediate.MarkUnhealthy:
+		ok, detail = l.markUnhealthy()
+	case remediate.PowerOff:
+		ok, detail = l.powerOff()
+	case remediate.Failover:
+		ok, detail = l.failover()
+	default:
+		detail = fmt.Sprintf("step %q is unknown to this worker", s)
+	}
+	now := workflow.Now(l.ctx)
+	(*l.records)[i].OK, (*l.records)[i].Detail, (*l.records)[i].FinishedAt = ok, detail, &now
+	*l.current = ""
+	return remediate.StepResult{Step: s, OK: ok, Detail: detail}
+}
+
+// reboot restarts the server and waits for its node to be Ready, all
+// within rebootTimeout. A node Ready with its root filesystem still
+// read-only has not recovered: the trigger would only fire again.
+func (l *remLadder) reboot() (bool, string) {
+	limit := time.Duration(l.cfg.RebootTimeout)
+	start := workflow.Now(l.ctx)
+	l.st.record(api.BMMPatch{DetailedStatusMessage: api.Str("Remediation: rebooting")})
+	if err := l.st.restart(limit); err != nil {
+		return false, "restart: " + rootCause(err)
+	}
+	left := max(limit-workflow.Now(l.ctx).Sub(start), time.Second)
+	ns, err := l.st.remWaitReady("", left)
+	if err != nil {
+		return false, rootCause(err)
+	}
+	if ns.ReadOnlyRootFS {
+		return false, "node " + ns.Node + " is Ready but its root filesystem is still read-only"
+	}
+	l.st.record(api.BMMPatch{DetailedStatusMessage: api.Str(""), PowerState: api.Str(model.PowerOn), ReadyState: api.Str(model.ReadyTrue)})
+	return true, ""
+}
+
+// reprovision reimages the server to the runtime it should run and waits
+// for its node, all within reprovisionTimeout.
+func (l *remLadder) reprovision() (bool, string) {
+	version := l.b.RuntimeVersion
+	if version == "" {
+		version = l.cs.Cluster.RuntimeVersion
+	}
+	ok, detail := remProvision(l.ctx, l.st, l.cs, version, time.Duration(l.cfg.ReprovisionTimeout))
+	return ok, detail
+}
+
+// remProvision reimages st's BMM to version and waits until its node is
+// Ready on it, within limit, recording each phase in the ledger. The
+// failover uses it for the spare and for the failed KCP.
+func remProvision(ctx workflow.Context, st *steps, cs api.ClusterState, version string, limit time.Duration) (bool, string) {
+	start := workflow.Now(ctx)
+	image := strings.ReplaceAll(cs.ImageURLTemplate, "{version}", version)
+	st.status(model.BMMDeprovisioning, "Remediation: reprovisioning with runtime "+version)
+	if err := st.remReimage(image, version, limit); err != nil {
+		msg := "reimage: " + rootCause(err)
+		st.status(model.BMMError, "Remediation: "+msg)
+		return false, msg
+	}
+	st.status(model.BMMProvisioning, "Remediation: waiting for node "+st.t.Node+" on runtime "+version)
+	left := max(limit-workflow.Now(ctx).Sub(start), time.Second)
+	ns, err := st.remWaitReady(version, left)
+	if err == nil && ns.ReadOnlyRootFS {
+		err = fmt.Errorf("node %s is Ready but its root filesystem is still read-only", ns.Node)
+	}
+	if err != nil {
+		msg := rootCause(err)
+		st.status(model.BMMError, "Remediation: "+msg)
+		return false, msg
+	}
+	st.record(api.BMMPatch{RuntimeVersion: api.Str(version), DetailedStatus: api.Str(model.BMMProvisioned), DetailedStatusMessage: api.Str(""),
+		PowerState: api.Str(model.PowerOn), ReadyState: api.Str(model.ReadyTrue)})
+	return true, ""
+}
+
+// markUnhealthy gives up on the server: the mark (which only a Replace
+// clears) goes to the ledger, and a management or compute node is drained
+// and deleted from Kubernetes so nothing is scheduled on it. A control-plane
+// node is left in place: the failover that follows promotes the spare
+// first and then relabels this node, so the active control plane is never
+// short of a member in between.
+func (l *remLadder) markUnhealthy() (bool, string) {
+	l.st.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMError), DetailedStatusMessage: api.Str(model.UnhealthyMessage)})
+	if remediate.RoleOf(l.b).IsControlPlane() {
+		return true, ""
+	}
+	return remRemoveNode(l.st, l.cfg)
+}
+
+// remRemoveNode drains (best effort, bounded by rebootTimeout: a dead
+// kubelet never confirms its pods are gone, and deleting the node lets the
+// pod garbage collector finish) and deletes st's node.
+func remRemoveNode(st *steps, cfg model.RemediationSpec) (bool, string) {
+	var note string
+	if _, err := st.drain(min(time.Duration(cfg.RebootTimeout), DefaultDrainTimeout)); err != nil {
+		note = "; drain: " + rootCause(err)
+	}
+	if err := st.deleteNode(); err != nil {
+		return false, "delete node " + st.t.Node + ": " + rootCause(err) + note
+	}
+	return true, ""
+}
+
+// powerOff switches a compute server off for good; it was drained and
+// deleted already, so there is nothing to shut down gracefully.
+func (l *remLadder) powerOff() (bool, string) {
+	if err := l.st.powerOff(true, PowerOffTimeout); err != nil {
+		return false, rootCause(err)
+	}
+	return true, ""
+}
+
+// failover runs KCPFailoverWorkflow as a child. It is abandoned, not
+// cancelled, if this remediation ends early: a half-done role swap is
+// worse than a finished one.
+func (l *remLadder) failover() (bool, string) {
+	cctx := workflow.WithChildOptions(l.ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:        api.FailoverID(l.cs.Cluster.Name),
+		TaskQueue:         api.TaskQueue,
+		StaticSummary:     "Fail over KCP " + l.b.Name,
+		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
+	})
+	var res api.FailoverStatus
+	err := workflow.ExecuteChildWorkflow(cctx, api.KCPFailoverWorkflowName,
+		api.FailoverInput{Cluster: l.cs.Cluster.Name, Failed: l.b.Name, Holder: l.holder}).Get(l.ctx, &res)
+	if err != nil {
+		return false, rootCause(err)
+	}
+	if res.Error != "" {
+		return false, res.Error
+	}
+	if remediate.RoleOf(l.b) == model.RoleKCPSpare {
+		if res.NewSpare == "" {
+			return false, "no management server could become the new spare"
+		}
+		return true, ""
+	}
+	return res.Promoted, ""
+}

@@ -1,0 +1,193 @@
+package workflows
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// remediate runs RemediationWorkflow for bmm on r and returns its result.
+func runRemediation(t *testing.T, r *remSite, bmm string, trig remediate.Trigger) api.RemediationStatus {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	r.register(env)
+	env.RegisterWorkflow(KCPFailoverWorkflow)
+	env.ExecuteWorkflow(RemediationWorkflow, api.RemediationInput{Cluster: "site-a", BMM: bmm, Trigger: trig, Since: env.Now()})
+	require.NoError(t, env.GetWorkflowError())
+	var st api.RemediationStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.True(t, st.Finished)
+	return st
+}
+
+func ranSteps(recs []api.StepRecord) []string {
+	var out []string
+	for _, s := range recs {
+		v := string(s.Step) + ":"
+		if s.OK {
+			v += "ok"
+		} else {
+			v += "failed"
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func TestRemediationCompute(t *testing.T) {
+	t.Run("reprovision recovers", func(t *testing.T) {
+		r := newRemSite(t, "../examples/four-rack.yaml")
+		r.set("rack1-c1", func(n *remNode) { n.rofs = true })
+		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
+		require.Equal(t, []string{"reprovision:ok"}, ranSteps(st.Steps))
+		require.True(t, st.Recovered)
+		require.Equal(t, "recovered by reprovision", st.Outcome)
+		require.Equal(t, []string{"reimage rack1-c1 4.1.2"}, r.log)
+		b := r.bmm("rack1-c1")
+		require.Equal(t, model.BMMProvisioned, b.DetailedStatus)
+		require.Empty(t, b.DetailedStatusMessage)
+		require.Empty(t, r.st.Leases)
+	})
+	t.Run("reprovision fails: Unhealthy, removed, powered off", func(t *testing.T) {
+		r := newRemSite(t, "../examples/four-rack.yaml")
+		r.set("rack1-c1", func(n *remNode) { n.rofs = true })
+		r.failing["rack1-c1"] = "the installer failed"
+		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
+		require.Equal(t, []string{"reprovision:failed", "mark-unhealthy:ok", "power-off:ok"}, ranSteps(st.Steps))
+		require.False(t, st.Recovered)
+		require.Contains(t, st.Outcome, "reprovision failed; marked Unhealthy; powered off")
+		require.Equal(t, []string{"reimage rack1-c1 4.1.2", "unhealthy rack1-c1", "drain rack1-c1", "delete-node rack1-c1", "power-off rack1-c1"}, r.log)
+		b := r.bmm("rack1-c1")
+		require.Equal(t, model.UnhealthyMessage, b.DetailedStatusMessage)
+		require.Equal(t, model.PowerOff, b.PowerState)
+		require.False(t, r.nodes["rack1-c1"].exists)
+		require.Empty(t, r.st.Leases)
+	})
+}
+
+func TestRemediationManagement(t *testing.T) {
+	const m = "rack1-mgmt2"
+	for _, tc := range []struct {
+		name         string
+		rebootFails  bool
+		reimageFails bool
+		sticky       bool
+		steps        []string
+		recovered    bool
+		outcome      string
+		log          []string
+	}{
+		{name: "reboot recovers", steps: []string{"reboot:ok"}, recovered: true, outcome: "recovered by reboot",
+			log: []string{"restart " + m}},
+		{name: "reboot fails, reprovision recovers", rebootFails: true, steps: []string{"reboot:failed", "reprovision:ok"}, recovered: true,
+			outcome: "recovered by reprovision", log: []string{"restart " + m, "reimage " + m + " 4.1.2"}},
+		{name: "both fail: Unhealthy", rebootFails: true, reimageFails: true,
+			steps: []string{"reboot:failed", "reprovision:failed", "mark-unhealthy:ok"}, outcome: "reboot and reprovision failed; marked Unhealthy",
+			log: []string{"restart " + m, "reimage " + m + " 4.1.2", "unhealthy " + m, "drain " + m, "delete-node " + m}},
+		{name: "Ready but still read-only is no recovery", sticky: true,
+			steps: []string{"reboot:failed", "reprovision:failed", "mark-unhealthy:ok"}, outcome: "reboot and reprovision failed; marked Unhealthy",
+			log: []string{"restart " + m, "reimage " + m + " 4.1.2", "unhealthy " + m, "drain " + m, "delete-node " + m}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRemSite(t, "../examples/four-rack.yaml")
+			r.set(m, func(n *remNode) { n.ready = model.ReadyUnknown; n.rofs = tc.sticky })
+			r.rebootFails[m], r.sticky[m] = tc.rebootFails, tc.sticky
+			if tc.reimageFails {
+				r.failing[m] = "the installer failed"
+			}
+			st := runRemediation(t, r, m, remediate.NodeUnknown)
+			require.Equal(t, model.RoleManagement, st.Role)
+			require.Equal(t, tc.steps, ranSteps(st.Steps))
+			require.Equal(t, tc.recovered, st.Recovered)
+			require.Contains(t, st.Outcome, tc.outcome)
+			require.Equal(t, tc.log, r.log)
+			require.Equal(t, !tc.recovered, r.bmm(m).DetailedStatusMessage == model.UnhealthyMessage)
+			require.Empty(t, r.st.Leases)
+		})
+	}
+}
+
+func TestRemediationKCPRebootRecovers(t *testing.T) {
+	r := newRemSite(t, "../examples/four-rack.yaml")
+	r.set("rack2-mgmt1", func(n *remNode) { n.ready = model.ReadyUnknown })
+	st := runRemediation(t, r, "rack2-mgmt1", remediate.NodeUnknown)
+	require.Equal(t, []string{"reboot:ok"}, ranSteps(st.Steps))
+	require.True(t, st.Recovered)
+	require.Equal(t, model.RoleKCP, r.role("rack2-mgmt1"))
+	require.Equal(t, []string{"restart rack2-mgmt1"}, r.log)
+}
+
+// A KCP whose reboot fails is marked Unhealthy and failed over: the spare
+// is a KCP before the failed server stops being one, and the failed server,
+// provisioned again as management, serves again.
+func TestRemediationKCPRebootFailsFailsOver(t *testing.T) {
+	r := newRemSite(t, "../examples/four-rack.yaml")
+	r.set("rack2-mgmt1", func(n *remNode) { n.ready = model.ReadyUnknown })
+	r.rebootFails["rack2-mgmt1"] = true
+	st := runRemediation(t, r, "rack2-mgmt1", remediate.NodeUnknown)
+	require.Equal(t, []string{"reboot:failed", "mark-unhealthy:ok", "failover:ok"}, ranSteps(st.Steps))
+	require.Contains(t, st.Outcome, "reboot failed; marked Unhealthy; failed over to the spare")
+	require.Equal(t, model.RoleKCP, r.role("rack4-mgmt1"), "the spare is an active KCP")
+	require.Equal(t, model.RoleManagement, r.role("rack2-mgmt1"))
+	require.Equal(t, "restart rack2-mgmt1", r.log[0])
+	require.Equal(t, "unhealthy rack2-mgmt1", r.log[1])
+	require.Equal(t, "role rack4-mgmt1 kcp", r.log[2], "the spare is promoted first")
+	require.NotContains(t, r.log, "delete-node rack2-mgmt1", "a KCP's node stays until the spare has replaced it")
+	require.Empty(t, r.st.Leases)
+	requireKCPCount(t, r, 3)
+}
+
+// requireKCPCount replays the role changes of r.log from the placement
+// and checks the active KCP count never drops below want.
+func requireKCPCount(t *testing.T, r *remSite, want int) {
+	t.Helper()
+	f := newFakeSite(t, "../examples/four-rack.yaml")
+	roles := map[string]model.Role{}
+	n := 0
+	for _, b := range f.st.Cluster.BMMs {
+		roles[b.Name] = b.Roles[0]
+		if b.Roles[0] == model.RoleKCP {
+			n++
+		}
+	}
+	for _, e := range r.log {
+		var bmm, role string
+		if _, err := fmtSscanRole(e, &bmm, &role); err != nil {
+			continue
+		}
+		if roles[bmm] == model.RoleKCP {
+			n--
+		}
+		roles[bmm] = model.Role(role)
+		if roles[bmm] == model.RoleKCP {
+			n++
+		}
+		require.GreaterOrEqual(t, n, want, "active KCPs after %q", e)
+	}
+}
+
+func TestRemediationRefusals(t *testing.T) {
+	t.Run("leased by someone else", func(t *testing.T) {
+		r := newRemSite(t, "../examples/four-rack.yaml")
+		r.st.Leases = []lease.Lease{{BMM: "rack1-c1", Holder: "action:site-a:rack1-c1:1", Operation: "reimage", Disruptive: true, Since: time.Unix(0, 0)}}
+		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
+		require.Contains(t, st.Refused, "bmm rack1-c1 is busy: action:site-a:rack1-c1:1 (reimage)")
+		require.Contains(t, st.Outcome, "not started")
+		require.Empty(t, st.Steps)
+		require.Empty(t, r.log)
+	})
+	t.Run("already Unhealthy", func(t *testing.T) {
+		r := newRemSite(t, "../examples/four-rack.yaml")
+		r.bmm("rack1-c1").DetailedStatusMessage = model.UnhealthyMessage
+		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
+		require.Contains(t, st.Refused, "already marked Unhealthy")
+		require.Empty(t, r.log)
+	})
+}

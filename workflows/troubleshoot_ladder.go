@@ -1,0 +1,17 @@
+package workflows
+
+import "github.com/rackroll/rackroll/workflows/api"
+
+// TroubleshootLadder is reference 003's decision tree: the actions to try
+// for a problem, least invasive first. After the last one: contact support.
+func TroubleshootLadder(problem string) []string {
+	switch problem {
+	case api.ProblemUnresponsive:
+		return []string{api.ActionRestart, api.ActionReimage, api.ActionReplace}
+	case api.ProblemOSCorruption, api.ProblemSecurity:
+		return []string{api.ActionReimage, api.ActionReplace}
+	case api.ProblemHardware:
+		return []string{api.ActionReplace}
+	}
+	return nil
+}
