@@ -10,7 +10,7 @@ SEARCH_ATTRS := --search-attribute RackrollCluster=Keyword \
 
 export RACKROLL_BIN := $(BIN)
 
-.PHONY: all build tools test test-short vet dev-server worker clean help
+.PHONY: all build tools test test-short vet dev-server worker clean help histories
 
 all: build
 
@@ -62,3 +62,8 @@ worker:
 
 clean:
 	rm -rf .data bin/worker bin/starter
+
+# Re-record the workflow histories the replay tests replay (after a
+# deliberate, versioned workflow change).
+histories: tools
+	RACKROLL_RECORD_HISTORIES=1 $(GO) test -count=1 -run 'TestE2E' ./workflows/...

@@ -65,6 +65,10 @@ roles, statuses and leases are kept.`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "cluster %s registered: %d BMMs, %d leases held, ledger %s\n",
 				inv.Cluster, len(st.Cluster.BMMs), len(st.Leases), api.ClusterID(inv.Cluster))
+			if err := ensureMonitor(ctx, c, inv.Cluster); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "health monitor %s running\n", api.MonitorID(inv.Cluster))
 			return nil
 		},
 	}
@@ -86,7 +90,7 @@ func (a *app) clusterShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return output.Write(cmd.OutOrStdout(), format, st, func() output.Table {
+			err = output.Write(cmd.OutOrStdout(), format, st, func() output.Table {
 				t := output.Table{Header: []string{"name", "rack", "roles", "version", "detailed status", "message", "power", "cordon", "ready", "lease"}}
 				leases := map[string]string{}
 				for _, l := range st.Leases {
@@ -102,6 +106,10 @@ func (a *app) clusterShowCmd() *cobra.Command {
 				}
 				return t
 			})
+			if err == nil && format == "table" {
+				a.monitorFooter(cmd, cluster)
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")

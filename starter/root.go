@@ -38,7 +38,9 @@ Connection flags follow the temporal CLI and the TEMPORAL_* environment.`,
 		},
 		a.clusterCmd(),
 		a.labCmd(),
+		a.remediationCmd(),
 		a.upgradeCmd(),
+		a.bmmCmd(),
 	)
 	return root
 }

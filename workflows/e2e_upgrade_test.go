@@ -29,6 +29,8 @@ func TestE2EFullUpgradeFourRack(t *testing.T) {
 	var st api.UpgradeStatus
 	require.NoError(t, run.Get(ctx, &st))
 	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+	env.RecordHistories("testdata/histories", api.UpgradeID(env.Cluster), api.RackUpgradeID(env.Cluster, "rack2"),
+		api.ServerUpgradeID(env.Cluster, "rack2-c3"), api.ClusterID(env.Cluster))
 
 	cs := env.State()
 	require.Equal(t, "4.2.0", cs.Cluster.RuntimeVersion)

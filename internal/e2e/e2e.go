@@ -164,3 +164,17 @@ func (e *Env) Dump() {
 	b, _ := os.ReadFile(e.EventsPath)
 	fmt.Fprintf(os.Stderr, "---- lab events ----\n%s\n", b)
 }
+
+// RecordHistories writes the histories of the given workflow ids to
+// workflows/testdata/histories/ when RACKROLL_RECORD_HISTORIES is set
+// (`make histories`), for the replay tests that keep old histories working.
+func (e *Env) RecordHistories(dir string, ids ...string) {
+	if os.Getenv("RACKROLL_RECORD_HISTORIES") == "" {
+		return
+	}
+	for _, id := range ids {
+		if err := writeHistory(e.Client, dir, id); err != nil {
+			e.T.Errorf("record history of %s: %v", id, err)
+		}
+	}
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/output"
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+)
+
+func (a *app) bmmTroubleshootCmd() *cobra.Command {
+	var in api.TroubleshootInput
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "troubleshoot --cluster C --bmm NAME --problem " + strings.Join(api.Problems, "|"),
+		Short: "Run reference 003's escalation ladder (restart → reimage → replace) until the BMM is healthy",
+		Long: `troubleshoot starts TroubleshootWorkflow (id troubleshoot:<cluster>:<bmm>), which tries
+the decision tree's actions for the problem, least invasive first, verifies the BMM
+after each and stops at the first that resolves it:
+  unresponsive:  restart → reimage → replace
+  os-corruption: reimage → replace
+  hardware:      replace
+  security:      reimage → replace
+Before a replace it waits for the physical repair: confirm with
+'starter bmm troubleshoot-confirm' (with the new hardware facts, if any).
+With --wait it follows the runbook and exits 3 while it waits for that
+confirmation, 2 when the problem persists.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := in.Validate(); err != nil {
+				return err
+			}
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			id := api.TroubleshootID(in.Cluster, in.BMM)
+			_, err = c.ExecuteWorkflow(cmd.Context(), client.StartWorkflowOptions{
+				ID:                       id,
+				TaskQueue:                api.TaskQueue,
+				WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+				StaticSummary:            fmt.Sprintf("troubleshoot %s on %s of %s", in.Problem, in.BMM, in.Cluster),
+				TypedSearchAttributes:    temporal.NewSearchAttributes(saCluster.ValueSet(in.Cluster), saOperation.ValueSet("troubleshoot")),
+			}, api.TroubleshootWorkflowName, in)
+			if err != nil {
+				return fmt.Errorf("start %s: %w (one runbook per BMM at a time: see `starter bmm troubleshoot-status`)", id, err)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), id)
+			if !wait {
+				return nil
+			}
+			return waitTroubleshoot(cmd.Context(), c, cmd, in.Cluster, in.BMM)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&in.Cluster, "cluster", "", "cluster name")
+	f.StringVar(&in.BMM, "bmm", "", "bare-metal machine name")
+	f.StringVar(&in.Problem, "problem", "", strings.Join(api.Problems, ", "))
+	f.DurationVar(&in.EvacuateTimeout, "evacuate-timeout", 0, "evacuation bound of the reimage and replace steps (default 30m)")
+	f.BoolVar(&wait, "wait", false, "follow the runbook: exit 0 resolved, 2 unresolved, 3 waiting for replace confirmation")
+	return cmd
+}
+
+func (a *app) bmmTroubleshootConfirmCmd() *cobra.Command {
+	var cluster, bmm string
+	var rf replaceFlags
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "troubleshoot-confirm --cluster C --bmm NAME [replace flags]",
+		Short: "Confirm the physical repair so the runbook's replace may run (signal confirm-replace)",
+		Long: `troubleshoot-confirm tells a runbook waiting before its replace step that the
+hardware is repaired, with the new hardware facts (flags left out keep the ledger's
+values; --safeguard-mode defaults to None: the replace evacuates a BMM still Ready).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cluster == "" || bmm == "" {
+				return fmt.Errorf("--cluster and --bmm are required")
+			}
+			if err := rf.p.Validate(); err != nil {
+				return err
+			}
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			st, err := troubleshootStatus(cmd.Context(), c, cluster, bmm)
+			if err != nil {
+				return err
+			}
+			if st.Phase != api.TroubleshootAwaitConfirm {
+				return fmt.Errorf("the runbook for %s is %s, not waiting for a replace confirmation: %s", bmm, st.Phase, st.Message)
+			}
+			if err := c.SignalWorkflow(cmd.Context(), api.TroubleshootID(cluster, bmm), "", api.SignalConfirmReplace, api.ConfirmReplace{ReplaceParams: rf.p}); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "replace of %s confirmed\n", bmm)
+			if !wait {
+				return nil
+			}
+			return waitTroubleshoot(cmd.Context(), c, cmd, cluster, bmm)
+		},
+	}
+	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
+	cmd.Flags().StringVar(&bmm, "bmm", "", "bare-metal machine name")
+	cmd.Flags().BoolVar(&wait, "wait", false, "follow the runbook to its end")
+	rf.register(cmd)
+	return cmd
+}
+
+func (a *app) bmmTroubleshootStatusCmd() *cobra.Command {
+	var cluster, bmm, format string
+	cmd := &cobra.Command{
+		Use:   "troubleshoot-status --cluster C --bmm NAME",
+		Short: "Show a runbook's steps (query status)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			st, err := troubleshootStatus(cmd.Context(), c, cluster, bmm)
+			if err != nil {
+				return err
+			}
+			return writeTroubleshoot(cmd, format, st)
+		},
+	}
+	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
+	cmd.Flags().StringVar(&bmm, "bmm", "", "bare-metal machine name")
+	outputFlag(cmd, &format)
+	return cmd
+}
+
+func troubleshootStatus(ctx context.Context, c client.Client, cluster, bmm string) (api.TroubleshootStatus, error) {
+	var st api.TroubleshootStatus
+	v, err := c.QueryWorkflow(ctx, api.TroubleshootID(cluster, bmm), "", api.QueryStatus)
+	if err != nil {
+		return st, fmt.Errorf("runbook %s: %w", api.TroubleshootID(cluster, bmm), err)
+	}
+	return st, v.Get(&st)
+}
+
+func writeTroubleshoot(cmd *cobra.Command, format string, st api.TroubleshootStatus) error {
+	err := output.Write(cmd.OutOrStdout(), format, st, func() output.Table {
+		t := output.Table{Header: []string{"step", "action", "state", "workflow", "error"}}
+		for i, s := range st.Steps {
+			t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), s.Action, s.State, dash(s.WorkflowID), dash(s.Error)})
+		}
+		return t
+	})
+	if err == nil && (format == "table" || format == "") {
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", st.Phase, st.Message)
+	}
+	return err
+}
+
+// waitTroubleshoot follows a runbook: exit 0 resolved, 2 unresolved, 3
+// when it waits for the replace confirmation.
+func waitTroubleshoot(ctx context.Context, c client.Client, cmd *cobra.Command, cluster, bmm string) error {
+	id := api.TroubleshootID(cluster, bmm)
+	w := cmd.OutOrStdout()
+	last := ""
+	for {
+		d, err := c.DescribeWorkflowExecution(ctx, id, "")
+		if err != nil {
+			return err
+		}
+		if d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			var st api.TroubleshootStatus
+			if err := c.GetWorkflow(ctx, id, "").Get(ctx, &st); err != nil {
+				return withCode(exitFailed, fmt.Errorf("%s", rootMessage(err)))
+			}
+			return writeTroubleshoot(cmd, "table", st)
+		}
+		st, err := troubleshootStatus(ctx, c, cluster, bmm)
+		if err != nil {
+			return err
+		}
+		if line := progress(st); line != last {
+			fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), line)
+			last = line
+		}
+		if st.Phase == api.TroubleshootAwaitConfirm {
+			return withCode(exitPaused, fmt.Errorf("%s", st.Message))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func progress(st api.TroubleshootStatus) string {
+	parts := make([]string, len(st.Steps))
+	for i, s := range st.Steps {
+		parts[i] = s.Action + ":" + s.State
+	}
+	return st.Phase + " " + strings.Join(parts, " → ")
+}

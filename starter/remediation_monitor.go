@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+)
+
+// ensureMonitor starts the cluster's HealthMonitorWorkflow unless it runs
+// already (USE_EXISTING), so `cluster register` stays idempotent.
+func ensureMonitor(ctx context.Context, c client.Client, cluster string) error {
+	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       api.MonitorID(cluster),
+		TaskQueue:                api.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		TypedSearchAttributes:    temporal.NewSearchAttributes(saCluster.ValueSet(cluster), saOperation.ValueSet("monitor")),
+		StaticSummary:            fmt.Sprintf("Health monitor of cluster %s", cluster),
+	}, api.HealthMonitorWorkflowName, api.MonitorInput{Cluster: cluster})
+	if err != nil {
+		return fmt.Errorf("start the health monitor %s: %w", api.MonitorID(cluster), err)
+	}
+	return nil
+}
+
+// monitorStatus queries the monitor; an error means it is not running.
+func monitorStatus(ctx context.Context, c client.Client, cluster string) (api.MonitorStatus, error) {
+	var st api.MonitorStatus
+	v, err := c.QueryWorkflow(ctx, api.MonitorID(cluster), "", api.QueryStatus)
+	if err != nil {
+		return st, fmt.Errorf("health monitor of %s: %w (started by `starter cluster register`)", cluster, err)
+	}
+	return st, v.Get(&st)
+}
+
+// monitorFooter prints the monitor's summary under `cluster show` when the
+// monitor runs (nothing otherwise: the BMM table stands on its own).
+func (a *app) monitorFooter(cmd *cobra.Command, cluster string) {
+	c, err := a.dial()
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
+	defer cancel()
+	if ms, err := monitorStatus(ctx, c, cluster); err == nil {
+		fmt.Fprintln(cmd.OutOrStdout(), ms.Summary())
+	}
+}
