@@ -67,7 +67,9 @@ func (r *remSite) status(bmm string) kube.NodeStatus {
 	return kube.NodeStatus{Node: b.NodeName, Exists: n.exists, Ready: n.ready, ReadOnlyRootFS: n.rofs, RuntimeVersion: n.version}
 }
 
-func (r *remSite) logf(format string, args ...any) { r.log = append(r.log, fmt.Sprintf(format, args...)) }
+func (r *remSite) logf(format string, args ...any) {
+	r.log = append(r.log, fmt.Sprintf(format, args...))
+}
 
 // healed is a node after a good boot: Ready, conditions gone unless sticky.
 func (r *remSite) healed(bmm string) {

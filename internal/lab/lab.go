@@ -90,6 +90,7 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 		return nil, err
 	}
 	l = &Lab{Inventory: inv, machines: map[string]*Machine{}, Dir: opts.Dir}
+	started := l // the named result is nil by the time a failing return's defer runs
 	if l.Dir == "" {
 		if l.Dir, err = os.MkdirTemp("", "rackroll-lab-"); err != nil {
 			return nil, err
@@ -100,7 +101,7 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 	}
 	defer func() {
 		if err != nil {
-			l.Stop()
+			started.Stop()
 			l = nil
 		}
 	}()

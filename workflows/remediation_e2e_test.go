@@ -1,0 +1,180 @@
+package workflows_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/e2e"
+	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows"
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+)
+
+// fastRemediation sets the inventory's remediation section in seconds.
+func fastRemediation(inv *model.Inventory) {
+	s := func(d time.Duration) model.Duration { return model.Duration(d) }
+	inv.Remediation = &model.RemediationSpec{Interval: s(time.Second), NodeUnknownFor: s(3 * time.Second),
+		ReadOnlyRootFilesystemFor: s(3 * time.Second), ProvisioningTimeout: s(time.Minute),
+		RebootTimeout: s(10 * time.Second), ReprovisionTimeout: s(20 * time.Second), MaxConcurrentCompute: 5}
+	inv.Lab = nil // no faults from the example file
+}
+
+// startRemediationSite brings up the two-rack lab with the monitor running.
+func startRemediationSite(t *testing.T) *e2e.Env {
+	env := e2e.Start(t, "../examples/two-rack.yaml", e2e.Options{Mutate: fastRemediation})
+	_, err := env.Client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: api.MonitorID(env.Cluster), TaskQueue: api.TaskQueue},
+		api.HealthMonitorWorkflowName, api.MonitorInput{Cluster: env.Cluster})
+	require.NoError(t, err)
+	return env
+}
+
+func bmmOf(t *testing.T, env *e2e.Env, name string) model.BMM {
+	st := env.State()
+	b, ok := st.Cluster.BMM(name)
+	require.True(t, ok, name)
+	return *b
+}
+
+// (a) The KCP goes Unknown and its reboot fails: it is marked Unhealthy and
+// failed over. The spare is the KCP, a management server the spare, the
+// failed server management (its provisioning fails too: it stays
+// Unhealthy); the node labels follow, and the lab's log never shows fewer
+// KCP-labelled nodes than the cluster's one.
+func TestE2ERemediationKCPFailover(t *testing.T) {
+	env := startRemediationSite(t)
+	defer env.Dump()
+	const kcp, spare = "rack1-mgmt1", "rack2-mgmt1"
+	require.Equal(t, model.RoleKCP, bmmOf(t, env, kcp).Roles[0])
+	require.Equal(t, model.RoleKCPSpare, bmmOf(t, env, spare).Roles[0])
+	require.NoError(t, env.Lab.SetFault(kcp, "power-on-fails", 0, false))
+	require.NoError(t, env.Lab.SetFault(kcp, "node-unknown", 0, false))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	env.Eventually(time.Minute, "the remediation of "+kcp+" started", func() bool {
+		_, err := env.Client.DescribeWorkflowExecution(ctx, api.RemediationID(env.Cluster, kcp), "")
+		return err == nil
+	})
+	var rs api.RemediationStatus
+	require.NoError(t, env.Client.GetWorkflow(ctx, api.RemediationID(env.Cluster, kcp), "").Get(ctx, &rs))
+	require.Contains(t, rs.Outcome, "reboot failed; marked Unhealthy; failed over to the spare", rs.Outcome)
+	var fs api.FailoverStatus
+	require.NoError(t, env.Client.GetWorkflow(ctx, api.FailoverID(env.Cluster), "").Get(ctx, &fs))
+	require.Empty(t, fs.Error)
+	require.True(t, fs.Promoted)
+	require.NotEmpty(t, fs.NewSpare)
+	require.False(t, fs.FailedRecovered, fs.FailedOutcome)
+
+	st := env.State()
+	roles := map[string]model.Role{}
+	for _, b := range st.Cluster.BMMs {
+		roles[b.Name] = b.Roles[0]
+	}
+	require.Equal(t, model.RoleKCP, roles[spare])
+	require.Equal(t, model.RoleKCPSpare, roles[fs.NewSpare])
+	require.Equal(t, model.RoleManagement, roles[kcp])
+	failed, _ := st.Cluster.BMM(kcp)
+	require.Equal(t, model.UnhealthyMessage, failed.DetailedStatusMessage)
+	require.Empty(t, st.Leases, "every lease released")
+
+	// Labels, replayed from the lab's event log: the initial placement,
+	// then every role label the ledger wrote, and node deletions.
+	evs, err := events.ReadFile(env.EventsPath)
+	require.NoError(t, err)
+	label := map[string]string{}
+	for _, b := range env.State().Cluster.BMMs {
+		label[b.NodeName] = ""
+	}
+	inv, err := model.LoadInventory(env.InvPath)
+	require.NoError(t, err)
+	initial := map[string]string{kcp: "kcp", spare: "kcp-spare"}
+	for _, s := range inv.Servers() {
+		if r, ok := initial[s.Server.Name]; ok {
+			label[model.NodeNameOf(s.Server)] = r
+		} else {
+			label[model.NodeNameOf(s.Server)] = string(s.Server.Role)
+		}
+	}
+	kcps := func() int {
+		n := 0
+		for _, r := range label {
+			if r == "kcp" {
+				n++
+			}
+		}
+		return n
+	}
+	require.Equal(t, 1, kcps())
+	sawFailedAsManagement := false
+	for _, e := range evs {
+		node, _ := e.Detail["node"].(string)
+		if node == "" {
+			node = e.BMM
+		}
+		switch e.Kind {
+		case events.NodeLabel:
+			ls, _ := e.Detail["labels"].(map[string]any)
+			if r, ok := ls[workflows.LabelRole].(string); ok {
+				label[node] = r
+				if node == kcp && r == "management" {
+					sawFailedAsManagement = true
+				}
+			}
+		case events.NodeDeleted:
+			delete(label, node)
+		}
+		require.GreaterOrEqual(t, kcps(), 1, "active control plane below its count at %v (%s %s)", e.Time, e.Kind, e.BMM)
+	}
+	require.True(t, sawFailedAsManagement, "the failed KCP's node was relabelled management")
+	require.Equal(t, "kcp", label[spare], "the spare's node is labelled kcp")
+	require.Equal(t, "kcp-spare", label[fs.NewSpare], "the new spare's node is labelled kcp-spare")
+}
+
+// (b) A compute node with a read-only root filesystem whose reprovision
+// fails ends Unhealthy, removed from Kubernetes and powered off.
+func TestE2ERemediationComputeReprovisionFails(t *testing.T) {
+	env := startRemediationSite(t)
+	defer env.Dump()
+	const c = "rack1-c1"
+	require.NoError(t, env.Lab.SetFault(c, "reimage-fails", 0, false))
+	require.NoError(t, env.Lab.SetFault(c, "readonly-rootfs", 0, false))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	env.Eventually(time.Minute, "the remediation of "+c+" started", func() bool {
+		_, err := env.Client.DescribeWorkflowExecution(ctx, api.RemediationID(env.Cluster, c), "")
+		return err == nil
+	})
+	var rs api.RemediationStatus
+	require.NoError(t, env.Client.GetWorkflow(ctx, api.RemediationID(env.Cluster, c), "").Get(ctx, &rs))
+	require.Contains(t, rs.Outcome, "reprovision failed; marked Unhealthy; powered off")
+	b := bmmOf(t, env, c)
+	require.Equal(t, model.UnhealthyMessage, b.DetailedStatusMessage)
+	require.Equal(t, model.PowerOff, b.PowerState)
+	require.Equal(t, "Off", env.Lab.Machine(c).BMC.State().Power)
+	require.Empty(t, env.State().Leases)
+
+	evs, err := events.ReadFile(env.EventsPath)
+	require.NoError(t, err)
+	var kinds []string
+	for _, e := range evs {
+		if e.BMM == c && (e.Kind == events.ReimageFailed || e.Kind == events.NodeDeleted || e.Kind == events.PowerOff) {
+			kinds = append(kinds, e.Kind)
+		}
+	}
+	require.Equal(t, []string{events.ReimageFailed, events.NodeDeleted, events.PowerOff}, dedupe(kinds))
+}
+
+func dedupe(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if len(out) == 0 || out[len(out)-1] != s {
+			out = append(out, s)
+		}
+	}
+	return out
+}
