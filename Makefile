@@ -15,7 +15,7 @@ export RACKROLL_BIN := $(BIN)
 all: build
 
 help:
-	@echo "make tools       build bin/temporal, bin/etcd, bin/kube-apiserver (once; ~10 min cold)"
+	@echo "make tools       build bin/temporal, bin/etcd, bin/kube-apiserver, bin/kubectl (once; ~10 min cold)"
 	@echo "make test        go vet + every test, integration tests included (what CI runs)"
 	@echo "make dev-server  Temporal dev server on 127.0.0.1:7233, UI on :8233, data in .data/"
 	@echo "make worker      run the rackroll worker against \$$TEMPORAL_ADDRESS (default 127.0.0.1:7233)"
@@ -26,7 +26,7 @@ build:
 	$(GO) build -o $(BIN)/starter ./starter
 
 # Tool binaries are file targets, so a second `make tools` does nothing.
-tools: $(BIN)/temporal $(BIN)/etcd $(BIN)/kube-apiserver
+tools: $(BIN)/temporal $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kubectl
 
 $(BIN)/temporal:
 	@echo ">> building the Temporal CLI $(TEMPORAL_CLI_VERSION) into bin/ (about 5 minutes the first time)"
@@ -39,6 +39,10 @@ $(BIN)/etcd: hack/k8s/go.mod
 $(BIN)/kube-apiserver: hack/k8s/go.mod
 	@echo ">> building kube-apiserver into bin/ (about 5 minutes the first time)"
 	cd hack/k8s && $(GO) build -ldflags '-s -w' -o $(BIN)/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
+
+$(BIN)/kubectl: hack/k8s/go.mod
+	@echo ">> building kubectl into bin/ (about a minute the first time)"
+	cd hack/k8s && $(GO) build -ldflags '-s -w' -o $(BIN)/kubectl k8s.io/kubernetes/cmd/kubectl
 
 vet:
 	$(GO) vet ./...
