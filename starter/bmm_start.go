@@ -28,11 +28,12 @@ func startAction(ctx context.Context, c client.Client, in api.ActionInput) (clie
 		return nil, err
 	}
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID:                       id,
-		TaskQueue:                api.TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		StaticSummary:            api.ActionSummary(in.Action, in.BMM, in.Cluster),
-		TypedSearchAttributes:    temporal.NewSearchAttributes(saCluster.ValueSet(in.Cluster), saOperation.ValueSet(in.Action)),
+		ID:                                       id,
+		TaskQueue:                                api.TaskQueue,
+		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowExecutionErrorWhenAlreadyStarted: true, // never attach to another run of this id
+		StaticSummary:                            api.ActionSummary(in.Action, in.BMM, in.Cluster),
+		TypedSearchAttributes:                    temporal.NewSearchAttributes(saCluster.ValueSet(in.Cluster), saOperation.ValueSet(in.Action)),
 	}, api.BMMActionWorkflowName, in)
 	if err != nil {
 		// Nothing will hold this lease: give it back at once rather than

@@ -43,11 +43,12 @@ confirmation, 2 when the problem persists.`,
 			defer c.Close()
 			id := api.TroubleshootID(in.Cluster, in.BMM)
 			_, err = c.ExecuteWorkflow(cmd.Context(), client.StartWorkflowOptions{
-				ID:                       id,
-				TaskQueue:                api.TaskQueue,
-				WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-				StaticSummary:            fmt.Sprintf("troubleshoot %s on %s of %s", in.Problem, in.BMM, in.Cluster),
-				TypedSearchAttributes:    temporal.NewSearchAttributes(saCluster.ValueSet(in.Cluster), saOperation.ValueSet("troubleshoot")),
+				ID:                                       id,
+				TaskQueue:                                api.TaskQueue,
+				WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+				WorkflowExecutionErrorWhenAlreadyStarted: true,
+				StaticSummary:                            fmt.Sprintf("troubleshoot %s on %s of %s", in.Problem, in.BMM, in.Cluster),
+				TypedSearchAttributes:                    temporal.NewSearchAttributes(saCluster.ValueSet(in.Cluster), saOperation.ValueSet("troubleshoot")),
 			}, api.TroubleshootWorkflowName, in)
 			if err != nil {
 				return fmt.Errorf("start %s: %w (one runbook per BMM at a time: see `starter bmm troubleshoot-status`)", id, err)

@@ -98,6 +98,9 @@ func listRows(ctx context.Context, c client.Client, cluster string, ms api.Monit
 		add(r)
 	}
 	for _, f := range ms.Refusals {
+		if busy[f.BMM] {
+			continue // "already being remediated": its running row says more
+		}
 		busy[f.BMM] = true
 		add(remediationRow{BMM: f.BMM, Role: string(f.Role), Trigger: string(f.Trigger), Since: f.Since, State: "refused", Outcome: f.Reason})
 	}

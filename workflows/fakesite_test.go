@@ -35,6 +35,9 @@ type fakeSite struct {
 	kcpOut   int
 	maxKCP   int
 	drains   []kube.DrainInput
+	vmStops  []kube.ShutdownInput
+	// slowTenants makes drains and VM shutdowns run out of time.
+	slowTenants bool
 }
 
 func newFakeSite(t *testing.T, path string) *fakeSite {
@@ -131,9 +134,17 @@ func (f *fakeSite) register(env *testsuite.TestWorkflowEnvironment) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.drains = append(f.drains, in)
+		if f.slowTenants {
+			return kube.DrainResult{TimedOut: true, Remaining: 2}, nil
+		}
 		return kube.DrainResult{Completed: true}, nil
 	})
-	env.OnActivity(ka.ShutdownVMs, mock.Anything, mock.Anything).Return(kube.ShutdownResult{}, nil)
+	env.OnActivity(ka.ShutdownVMs, mock.Anything, mock.Anything).Return(func(_ context.Context, in kube.ShutdownInput) (kube.ShutdownResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.vmStops = append(f.vmStops, in)
+		return kube.ShutdownResult{TimedOut: f.slowTenants}, nil
+	})
 	env.OnActivity(ka.StartVMs, mock.Anything, mock.Anything).Return(kube.StartResult{}, nil)
 	env.OnActivity(ka.WaitNodeReady, mock.Anything, mock.Anything).Return(func(_ context.Context, in kube.WaitReadyInput) (kube.NodeStatus, error) {
 		return kube.NodeStatus{Node: in.Node, Exists: true, Ready: "True"}, nil
