@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	root := newRoot()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(args)
+	err = root.Execute()
+	return out.String(), errb.String(), err
+}
+
+// The four-rack example places KCPs in racks 1–3 and the spare in rack 4,
+// as the rack-resiliency table says, with two balanced management groups.
+func TestClusterValidateFourRack(t *testing.T) {
+	out, _, err := run(t, "cluster", "validate", "--inventory", "../examples/four-rack.yaml", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]string
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if len(rows) != 42 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	kcpRacks, spareRacks := map[string]int{}, map[string]int{}
+	groups := map[string]int{}
+	for _, r := range rows {
+		for _, k := range []string{"name", "rack", "role", "managementGroup"} {
+			if _, ok := r[k]; !ok && k != "managementGroup" {
+				t.Fatalf("row %v lacks %s", r, k)
+			}
+		}
+		switch r["role"] {
+		case "kcp":
+			kcpRacks[r["rack"]]++
+		case "kcp-spare":
+			spareRacks[r["rack"]]++
+		case "management":
+			groups[r["managementGroup"]]++
+		}
+	}
+	if len(kcpRacks) != 3 || kcpRacks["rack1"] != 1 || kcpRacks["rack2"] != 1 || kcpRacks["rack3"] != 1 {
+		t.Fatalf("KCP racks = %v, want one in each of rack1–3", kcpRacks)
+	}
+	if len(spareRacks) != 1 || spareRacks["rack4"] != 1 {
+		t.Fatalf("spare racks = %v, want rack4", spareRacks)
+	}
+	if d := groups["a"] - groups["b"]; d > 1 || d < -1 || groups["a"] == 0 {
+		t.Fatalf("management groups = %v", groups)
+	}
+
+	table, _, err := run(t, "cluster", "validate", "--inventory", "../examples/four-rack.yaml")
+	if err != nil || !strings.HasPrefix(table, "NAME") || !strings.Contains(table, "rack4-mgmt1  rack4  kcp-spare") {
+		t.Fatalf("table output: %v\n%s", err, table)
+	}
+}
+
+// A broken inventory gets every problem listed and a non-zero exit.
+func TestClusterValidateListsEveryProblem(t *testing.T) {
+	_, _, err := run(t, "cluster", "validate", "--inventory", "../examples/broken.yaml")
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	var ce *codedError
+	if errors.As(err, &ce) {
+		t.Fatalf("bad input exits 1, got code %d", ce.code)
+	}
+	msg := err.Error()
+	for _, want := range []string{"cluster:", "runtimeVersion:", "duplicate server name", "bmc.address", "unknown credentials", "unknown role", "not a MAC address", "lab.faults[0].kind"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error does not mention %q:\n%s", want, msg)
+		}
+	}
+	if n := strings.Count(msg, "\n"); n < 10 {
+		t.Errorf("want every problem on its own line, got %d lines", n)
+	}
+}
+
+func TestBadOutputFormatAndMissingFlags(t *testing.T) {
+	if _, _, err := run(t, "cluster", "validate", "--inventory", "../examples/four-rack.yaml", "-o", "xml"); err == nil || !strings.Contains(err.Error(), "table, json, yaml") {
+		t.Fatalf("-o xml: %v", err)
+	}
+	if _, _, err := run(t, "cluster", "validate"); err == nil || !strings.Contains(err.Error(), "--inventory is required") {
+		t.Fatalf("no --inventory: %v", err)
+	}
+	if _, _, err := run(t, "upgrade", "start", "--cluster", "x", "--version", "4.2.0", "--wait-time-minutes", "61"); err == nil || !strings.Contains(err.Error(), "waitTimeMinutes") {
+		t.Fatalf("wait 61: %v", err)
+	}
+	out, _, err := run(t, "version")
+	if err != nil || !strings.HasPrefix(out, "rackroll ") {
+		t.Fatalf("version: %v %q", err, out)
+	}
+}
