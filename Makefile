@@ -10,7 +10,7 @@ SEARCH_ATTRS := --search-attribute RackrollCluster=Keyword \
 
 export RACKROLL_BIN := $(BIN)
 
-.PHONY: all build tools test test-short vet dev-server worker clean help histories
+.PHONY: all build tools test test-short vet dev-server worker clean help histories bench
 
 all: build
 
@@ -66,6 +66,10 @@ worker:
 
 clean:
 	rm -rf .data bin/worker bin/starter
+
+# Speed and memory figures live in benchmarks, never in timed tests.
+bench: tools
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./internal/lab/
 
 # Re-record the workflow histories the replay tests replay (after a
 # deliberate, versioned workflow change).

@@ -1,0 +1,73 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+)
+
+// BenchmarkLabUpFourRack: `starter lab up` for examples/four-rack.yaml, from
+// nothing to every node Ready and every BMC answering (goal < 15 s).
+func BenchmarkLabUpFourRack(b *testing.B) {
+	inv, err := model.LoadInventory("../../examples/four-rack.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchLabUp(b, inv)
+}
+
+// BenchmarkLabUp64Racks: a 64-rack site of 1,024 BMMs on this machine; it
+// reports the start time and the heap the lab holds.
+func BenchmarkLabUp64Racks(b *testing.B) {
+	benchLabUp(b, SyntheticInventory("scale", 64, 2, 14))
+}
+
+func benchLabUp(b *testing.B, inv *model.Inventory) {
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		l, err := Start(context.Background(), Options{Inventory: inv, Timings: fastTimings()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Sim.WaitSettled(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "s-ready")
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "MiB-heap")
+		b.ReportMetric(float64(len(l.Machines())), "bmms")
+		l.Stop()
+	}
+}
+
+// SyntheticInventory builds a site of racks racks with mgmt management and
+// compute compute servers each (BMC addresses are placeholders the lab
+// replaces).
+func SyntheticInventory(cluster string, racks, mgmt, compute int) *model.Inventory {
+	inv := &model.Inventory{Cluster: cluster, RuntimeVersion: "4.1.2",
+		BMCCredentials: map[string]model.CredentialRef{"default": {UsernameEnv: "RACKROLL_SYNTH_USER", PasswordEnv: "RACKROLL_SYNTH_PASS"}}}
+	n := 0
+	for r := 1; r <= racks; r++ {
+		rack := model.RackSpec{Name: fmt.Sprintf("rack%d", r)}
+		add := func(name string, role model.Role) {
+			n++
+			rack.Servers = append(rack.Servers, model.ServerSpec{Name: name, Role: role,
+				BMC:            model.BMCSpec{Address: fmt.Sprintf("https://10.%d.%d.%d", n/65536, n/256%256, n%256), Credentials: "default"},
+				BootMACAddress: fmt.Sprintf("52:54:00:%02x:%02x:%02x", n/65536, n/256%256, n%256), SerialNumber: fmt.Sprintf("SN-%06d", n)})
+		}
+		for m := 1; m <= mgmt; m++ {
+			add(fmt.Sprintf("rack%d-mgmt%d", r, m), model.RoleManagement)
+		}
+		for c := 1; c <= compute; c++ {
+			add(fmt.Sprintf("rack%d-c%d", r, c), model.RoleCompute)
+		}
+		inv.Racks = append(inv.Racks, rack)
+	}
+	return inv
+}
