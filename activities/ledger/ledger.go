@@ -49,8 +49,8 @@ func (a *Activities) ReleaseLease(ctx context.Context, in ReleaseInput) error {
 
 // RecordInput carries facts observed about one BMM.
 type RecordInput struct {
-	Cluster string        `json:"cluster"`
-	Patch   api.BMMPatch  `json:"patch"`
+	Cluster string       `json:"cluster"`
+	Patch   api.BMMPatch `json:"patch"`
 }
 
 // RecordBMM writes observed facts to the ledger.
@@ -60,7 +60,7 @@ func (a *Activities) RecordBMM(ctx context.Context, in RecordInput) error {
 
 // ClusterStatusInput sets the cluster's detailed status.
 type ClusterStatusInput struct {
-	Cluster string                `json:"cluster"`
+	Cluster string                 `json:"cluster"`
 	Status  api.ClusterStatusPatch `json:"status"`
 }
 
