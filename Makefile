@@ -10,7 +10,7 @@ SEARCH_ATTRS := --search-attribute RackrollCluster=Keyword \
 
 export RACKROLL_BIN := $(BIN)
 
-.PHONY: all build tools test test-short vet dev-server worker clean help histories bench
+.PHONY: all build tools test test-short vet dev-server worker clean help histories bench demo
 
 all: build
 
@@ -20,6 +20,7 @@ help:
 	@echo "make dev-server  Temporal dev server on 127.0.0.1:7233, UI on :8233, data in .data/"
 	@echo "make worker      run the rackroll worker against \$$TEMPORAL_ADDRESS (default 127.0.0.1:7233)"
 	@echo "make build       build bin/worker and bin/starter"
+	@echo "make demo        dev server + UI + lab + worker + a full upgrade with live progress (ONCE=1: exit after)"
 
 build:
 	$(GO) build -o $(BIN)/worker ./worker
@@ -63,6 +64,17 @@ dev-server: $(BIN)/temporal
 
 worker:
 	$(GO) run ./worker
+
+# The README's "run it": dev server + UI (:8233), the lab for
+# examples/four-rack.yaml, a worker, and a full runtime upgrade with live
+# progress. ONCE=1 exits after the summary (0 on success).
+demo:
+	@if [ ! -x $(BIN)/temporal ] || [ ! -x $(BIN)/kube-apiserver ] || [ ! -x $(BIN)/etcd ]; then \
+		echo ">> first run: building the Temporal CLI, etcd and kube-apiserver from the Go module proxy (about 10 minutes, once)"; fi
+	@$(MAKE) --no-print-directory tools
+	@$(GO) build -o $(BIN)/worker ./worker
+	@$(GO) build -o $(BIN)/starter ./starter
+	$(BIN)/starter demo $(if $(ONCE),--once) $(DEMO_FLAGS)
 
 clean:
 	rm -rf .data bin/worker bin/starter

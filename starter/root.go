@@ -40,6 +40,7 @@ Connection flags follow the temporal CLI and the TEMPORAL_* environment.`,
 		a.labCmd(),
 		a.remediationCmd(),
 		a.upgradeCmd(),
+		a.demoCmd(),
 		a.bmmCmd(),
 	)
 	return root

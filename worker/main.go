@@ -38,6 +38,7 @@ func run(args []string) error {
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	devLog := fs.Bool("log-console", false, "human-readable console logs instead of JSON")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	pollInterval := fs.Duration("poll-interval", 2*time.Second, "how often BMC and Kubernetes waits poll (labs: shorter)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func run(args []string) error {
 	}
 	defer c.Close()
 
-	w := workerapp.New(c, workerapp.Options{TaskQueue: *taskQueue, Worker: worker.Options{
+	w := workerapp.New(c, workerapp.Options{TaskQueue: *taskQueue, PollInterval: *pollInterval, Worker: worker.Options{
 		// Give activities time to notice cancellation and stop cleanly.
 		WorkerStopTimeout: 10 * time.Second,
 	}})

@@ -58,6 +58,7 @@ func TestE2EActions(t *testing.T) {
 		require.Equal(t, model.ReadyTrue, b.ReadyState)
 		require.Equal(t, map[string]string{"vm-" + name + "-0": "Running", "vm-" + name + "-1": "Stopped"}, vmStates(t, ctx, kc, name))
 		require.Len(t, res.VMsStarted, 1)
+		env.RecordHistories("testdata/histories", api.ActionID(env.Cluster, name, 1000+seq))
 	})
 
 	t.Run("replace Preserve records new hardware and keeps the VMs", func(t *testing.T) {
@@ -66,6 +67,7 @@ func TestE2EActions(t *testing.T) {
 			SerialNumber: "SN-R1C02-NEW", BootMacAddress: "52:54:00:01:01:f2", BMCCredentials: "default",
 			StoragePolicy: api.StoragePreserve, SafeguardMode: api.SafeguardNone}, EvacuateTimeout: 6 * time.Second})
 		require.NoError(t, err, res.Message)
+		env.RecordHistories("testdata/histories", api.ActionID(env.Cluster, name, 1000+seq))
 		require.Equal(t, 1, env.Lab.ReimageCounts()[name])
 		b := bmm(name)
 		require.Equal(t, "SN-R1C02-NEW", b.SerialNumber)

@@ -68,6 +68,7 @@ func TestE2ERemediationKCPFailover(t *testing.T) {
 	require.True(t, fs.Promoted)
 	require.NotEmpty(t, fs.NewSpare)
 	require.False(t, fs.FailedRecovered, fs.FailedOutcome)
+	env.RecordHistories("testdata/histories", api.RemediationID(env.Cluster, kcp), api.FailoverID(env.Cluster), api.MonitorID(env.Cluster))
 
 	st := env.State()
 	roles := map[string]model.Role{}
