@@ -27,7 +27,7 @@ build:
 	$(GO) build -o $(BIN)/starter ./starter
 
 # Tool binaries are file targets, so a second `make tools` does nothing.
-tools: $(BIN)/temporal $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kubectl
+tools: $(BIN)/temporal $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kubectl $(BIN)/tctl
 
 $(BIN)/temporal:
 	@echo ">> building the Temporal CLI $(TEMPORAL_CLI_VERSION) into bin/ (about 5 minutes the first time)"
@@ -44,6 +44,13 @@ $(BIN)/kube-apiserver: hack/k8s/go.mod
 $(BIN)/kubectl: hack/k8s/go.mod
 	@echo ">> building kubectl into bin/ (about a minute the first time)"
 	cd hack/k8s && $(GO) build -ldflags '-s -w' -o $(BIN)/kubectl k8s.io/kubernetes/cmd/kubectl
+
+# tctl (the legacy CLI) is built inside its own tools module: `go install
+# …@v1.18.0` fails through the module proxy, `go build` from a module that
+# requires it works.
+$(BIN)/tctl: hack/tctl/go.mod
+	@echo ">> building tctl v1.18.0 into bin/ (about a minute the first time)"
+	cd hack/tctl && $(GO) build -ldflags '-s -w' -o $(BIN)/tctl github.com/temporalio/tctl/cmd/tctl
 
 vet:
 	$(GO) vet ./...

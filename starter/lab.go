@@ -19,7 +19,7 @@ import (
 
 func (a *app) labCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "lab", Short: "Run the simulated site (real kube-apiserver + Redfish BMCs) and inject faults"}
-	cmd.AddCommand(a.labUpCmd(), a.labFaultCmd(), a.labStatusCmd())
+	cmd.AddCommand(a.labUpCmd(), a.labFaultCmd(), a.labStatusCmd(), a.labCheckCmd())
 	return cmd
 }
 

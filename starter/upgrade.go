@@ -231,7 +231,45 @@ func upgradeStatus(ctx context.Context, c client.Client, cluster string) (api.Up
 	if err != nil {
 		return st, fmt.Errorf("no upgrade of %s to show: %w", cluster, err)
 	}
-	return st, v.Get(&st)
+	if err := v.Get(&st); err != nil {
+		return st, err
+	}
+	mergeLive(ctx, c, &st)
+	return st, nil
+}
+
+// mergeLive folds the live server states of the rack (or stage) in flight
+// into the status: the parent learns them only when the rack is done.
+func mergeLive(ctx context.Context, c client.Client, st *api.UpgradeStatus) {
+	if st.CurrentRun == "" {
+		return
+	}
+	u := currentUnit(*st)
+	if u == nil {
+		return
+	}
+	v, err := c.QueryWorkflow(ctx, st.CurrentRun, "", api.QueryStatus)
+	if err != nil {
+		return // the child just finished or has not started: show what we have
+	}
+	var servers []api.ServerStatus
+	if v.Get(&servers) != nil {
+		return
+	}
+	for _, s := range servers {
+		for i := range u.Servers {
+			if u.Servers[i].Name != s.Name || u.Servers[i].State == s.State {
+				continue
+			}
+			switch s.State {
+			case api.StateSucceeded:
+				u.Succeeded++
+			case api.StateFailed:
+				u.Failed++
+			}
+			u.Servers[i] = s
+		}
+	}
 }
 
 func clusterStateWith(ctx context.Context, c client.Client, cluster string) (api.ClusterState, error) {

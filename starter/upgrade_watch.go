@@ -106,5 +106,14 @@ func summary(w io.Writer, st api.UpgradeStatus) {
 	if st.FinishedAt != nil {
 		total = st.FinishedAt.Sub(st.StartedAt).Round(time.Second).String()
 	}
-	fmt.Fprintf(w, "%s: %d servers upgraded, %d failed (left cordoned), in %s\n", st.DetailedStatusMessage, up, failed, total)
+	retired := 0
+	if st.Plan != nil {
+		for _, k := range st.Plan.ControlPlane {
+			if k.Action == "retire" {
+				retired++
+			}
+		}
+	}
+	fmt.Fprintf(w, "%s: %d servers upgraded, %d retired to spare, %d failed (left cordoned), in %s\n",
+		st.DetailedStatusMessage, up-retired, retired, failed, total)
 }

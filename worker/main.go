@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/logging"
+	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/temporalconn"
 	"github.com/rackroll/rackroll/internal/version"
 	"github.com/rackroll/rackroll/internal/workerapp"
@@ -39,6 +40,9 @@ func run(args []string) error {
 	devLog := fs.Bool("log-console", false, "human-readable console logs instead of JSON")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	pollInterval := fs.Duration("poll-interval", 2*time.Second, "how often BMC and Kubernetes waits poll (labs: shorter)")
+	metricsAddr := metricsAddrFlag(fs)
+	siteOf := fs.String("site-of", "", "run as the site worker of this cluster: BMC and Kubernetes activities only, on rackroll-site-<cluster> (README: Multi-site)")
+	noSite := fs.Bool("no-site-activities", false, "central worker: workflows and ledger activities only, every site has its own --site-of worker")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -57,18 +61,29 @@ func run(args []string) error {
 		return err
 	}
 	opts.Logger = logging.NewZap(zl)
+	mh, stopMetrics, err := serveMetrics(*metricsAddr, zl)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	opts.MetricsHandler = mh
 	c, err := client.Dial(opts)
 	if err != nil {
 		return fmt.Errorf("connect to Temporal at %s: %w (is the dev server up? `make dev-server`)", opts.HostPort, err)
 	}
 	defer c.Close()
 
-	w := workerapp.New(c, workerapp.Options{TaskQueue: *taskQueue, PollInterval: *pollInterval, Worker: worker.Options{
+	if *siteOf != "" && !fs.Changed("task-queue") {
+		*taskQueue = model.SiteTaskQueue(*siteOf)
+	}
+	w := workerapp.New(c, workerapp.Options{TaskQueue: *taskQueue, PollInterval: *pollInterval,
+		SiteOf: *siteOf, NoSiteActivities: *noSite, Worker: worker.Options{
 		// Give activities time to notice cancellation and stop cleanly.
 		WorkerStopTimeout: 10 * time.Second,
 	}})
 	zl.Info("worker starting", zap.String("version", version.String()), zap.String("address", opts.HostPort),
-		zap.String("namespace", nsOrDefault(opts.Namespace)), zap.String("taskQueue", *taskQueue))
+		zap.String("namespace", nsOrDefault(opts.Namespace)), zap.String("taskQueue", *taskQueue),
+		zap.String("siteOf", *siteOf), zap.Bool("noSiteActivities", *noSite))
 	// worker.InterruptCh closes on SIGINT/SIGTERM; Run then stops polling and
 	// waits for in-flight tasks.
 	if err := w.Run(worker.InterruptCh()); err != nil {

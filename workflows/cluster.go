@@ -130,7 +130,7 @@ func (l *clusterLedger) record(ctx workflow.Context, p api.BMMPatch) error {
 	}
 	// Roles live on the node too (rackroll.io/role): the ledger writes
 	// them, so ledger and cluster never disagree for long.
-	err := workflow.ExecuteActivity(labelCtx(ctx, b.Name), ka.LabelNode, b.NodeName, after).Get(ctx, nil)
+	err := workflow.ExecuteActivity(onSite(labelCtx(ctx, b.Name), l.st.SiteTaskQueue), ka.LabelNode, b.NodeName, after).Get(ctx, nil)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("could not label node; the ledger keeps the new role", "bmm", b.Name, "error", err)
 	}
@@ -248,6 +248,7 @@ func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, plac
 		l.st.Kubeconfig = "secret:" + ref.Namespace + "/" + ref.Name
 	}
 	l.st.ImageURLTemplate = inv.ImageURL("{version}")
+	l.st.SiteTaskQueue = inv.SiteTaskQueue()
 	l.st.BMCCredentials = inv.BMCCredentials
 	l.st.Remediation = inv.Remediation.WithDefaults()
 	l.in.Inventory, l.in.Placement = inv, placed

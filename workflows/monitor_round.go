@@ -35,10 +35,10 @@ func (m *monitor) round(ctx workflow.Context) {
 		nodes[i] = b.NodeName
 	}
 	var ns []kube.NodeStatus
-	octx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	octx := onSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute, Summary: fmt.Sprintf("Observe %d nodes", len(nodes)),
 		RetryPolicy: &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
-	})
+	}), cs.SiteTaskQueue)
 	if err := workflow.ExecuteActivity(octx, ka.ObserveNodes, nodes).Get(ctx, &ns); err != nil {
 		m.st.LastError = "observe nodes: " + rootCause(err)
 		return

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/metrics"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
 	"github.com/rackroll/rackroll/workflows/api"
@@ -30,6 +31,7 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 	finish := func(outcome string) (api.RemediationStatus, error) {
 		now := workflow.Now(ctx)
 		st.Outcome, st.Finished, st.FinishedAt, st.Step = outcome, true, &now, ""
+		metrics.Remediated(workflow.GetMetricsHandler(ctx), in.Cluster, string(st.Role), st.Refused != "", st.Recovered)
 		return st, nil
 	}
 	holder := workflow.GetInfo(ctx).WorkflowExecution.ID

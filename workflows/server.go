@@ -6,6 +6,7 @@ import (
 
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/metrics"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/api"
 	"go.temporal.io/sdk/workflow"
@@ -27,6 +28,12 @@ const (
 // failure is returned as a result (Succeeded false), not an error, so the
 // rack can count it; the server then stays cordoned.
 func ServerUpgradeWorkflow(ctx workflow.Context, in api.ServerInput) (api.ServerResult, error) {
+	res, err := serverUpgrade(ctx, in)
+	metrics.ServerUpgraded(workflow.GetMetricsHandler(ctx), in.Cluster, res.Succeeded)
+	return res, err
+}
+
+func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, error) {
 	res := api.ServerResult{BMM: in.BMM}
 	holder := workflow.GetInfo(ctx).WorkflowExecution.ID
 	lctx := ledgerCtx(ctx)

@@ -25,6 +25,9 @@ type target struct {
 	BMM      string
 	Node     string
 	Endpoint bmc.Endpoint
+	// Queue is the site task queue its BMC and Kubernetes activities go to
+	// ("" for the workflow's own); see route.go.
+	Queue string
 }
 
 func targetsFor(cs api.ClusterState, b model.BMM) target {
@@ -33,7 +36,7 @@ func targetsFor(cs api.ClusterState, b model.BMM) target {
 		BMM: b.Name, Address: b.BMC.Address, InsecureSkipVerify: b.BMC.InsecureSkipVerify,
 		Credentials: bmc.CredentialRef{UsernameEnv: ref.UsernameEnv, PasswordEnv: ref.PasswordEnv,
 			UsernameFile: ref.UsernameFile, PasswordFile: ref.PasswordFile},
-	}}
+	}, Queue: cs.SiteTaskQueue}
 }
 
 // steps are the building blocks every BMM workflow is made of. Each runs
@@ -51,21 +54,21 @@ func newSteps(ctx workflow.Context, cluster string, t target) *steps {
 
 // short: API calls that answer at once.
 func (s *steps) short() workflow.Context {
-	return workflow.WithActivityOptions(s.ctx, workflow.ActivityOptions{
+	return onSite(workflow.WithActivityOptions(s.ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 15 * time.Second, MaximumAttempts: 10},
-	})
+	}), s.t.Queue)
 }
 
 // long: waits bounded by limit, heartbeating; retried after a worker crash
 // (the activities are idempotent and resume from their heartbeat).
 func (s *steps) long(limit time.Duration, summary string) workflow.Context {
-	return workflow.WithActivityOptions(s.ctx, workflow.ActivityOptions{
+	return onSite(workflow.WithActivityOptions(s.ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: limit + 2*time.Minute,
 		HeartbeatTimeout:    time.Minute,
 		Summary:             summary,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
-	})
+	}), s.t.Queue)
 }
 
 func (s *steps) record(p api.BMMPatch) {

@@ -74,7 +74,6 @@ type upgrade struct {
 	paused     bool
 	continued  bool
 	cancelled  bool
-	currentRun string // workflow id of the rack or stage child in flight
 }
 
 func orDefault(s, d string) string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/metrics"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/rackroll/rackroll/workflows/api"
@@ -109,6 +110,7 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 			return false, err
 		}
 		last := ri == len(u.plan.Racks)-1
+		metrics.RackUpgraded(workflow.GetMetricsHandler(ctx), u.in.Cluster, unit.Succeeded >= unit.Required)
 		if unit.Succeeded < unit.Required {
 			u.endUnit(ctx, unit, api.StatePaused)
 			msg := fmt.Sprintf("rack %s missed its threshold: %d of %d servers upgraded, %d needed; failed: %s. Continue-update to go on, cancel-update to stop",
@@ -145,8 +147,8 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 // its result into unit. A cancel request is passed on to the child, which
 // then starts no new servers.
 func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, unit *api.UnitStatus) (api.RackResult, error) {
-	u.currentRun = id
-	defer func() { u.currentRun = "" }()
+	u.st.CurrentRun = id
+	defer func() { u.st.CurrentRun = "" }()
 	for _, s := range r.Servers {
 		setServer(unit, s, api.StateRunning, "")
 	}

@@ -10,9 +10,11 @@ import (
 	"fmt"
 
 	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/metrics"
 	"github.com/rackroll/rackroll/workflows/api"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 )
@@ -33,6 +35,10 @@ type AcquireInput struct {
 func (a *Activities) AcquireLease(ctx context.Context, in AcquireInput) (api.AcquireResult, error) {
 	var out api.AcquireResult
 	err := a.update(ctx, in.Cluster, api.UpdateAcquireLease, in.Request, &out)
+	if rejected(err) && activity.IsActivity(ctx) {
+		// Counted where the refusal arrives: every workflow asks through here.
+		metrics.LeaseRejected(activity.GetMetricsHandler(ctx), in.Cluster, in.Request.Operation)
+	}
 	return out, err
 }
 
@@ -118,6 +124,12 @@ func (a *Activities) update(ctx context.Context, cluster, name string, arg, out 
 		return err
 	}
 	return nil
+}
+
+// rejected reports whether err is the ledger refusing (not failing to answer).
+func rejected(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == ErrLeaseRejected
 }
 
 func isRejection(err error) bool {

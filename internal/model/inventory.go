@@ -17,6 +17,9 @@ type Inventory struct {
 	Images ImagesSpec `json:"images,omitzero"`
 	// Admin is the address of the lab's admin endpoint, written by lab up.
 	Admin string `json:"labAdmin,omitempty"`
+	// Site, when present, routes BMC and Kubernetes activities to a site
+	// worker (site.go).
+	Site *SiteSpec `json:"site,omitempty"`
 }
 
 // DefaultImageURLTemplate is used when the inventory names no image

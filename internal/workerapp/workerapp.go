@@ -1,51 +1,46 @@
-// Package workerapp assembles rackroll's Temporal worker: every workflow and
-// activity registered on one task queue. worker/main.go runs it; end-to-end
+// Package workerapp assembles rackroll's Temporal worker: the workflows and
+// activities of its mode (all-in-one, central or site; site.go) registered
+// on its task queue. worker/main.go runs it; end-to-end
 // tests run it in-process against the dev server and the lab.
 package workerapp
 
 import (
 	"time"
 
-	"github.com/rackroll/rackroll/activities/bmc"
-	"github.com/rackroll/rackroll/activities/kube"
-	"github.com/rackroll/rackroll/activities/ledger"
-	"github.com/rackroll/rackroll/workflows"
-	"github.com/rackroll/rackroll/workflows/api"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 	"k8s.io/client-go/kubernetes"
 )
 
 // Options configure New.
 type Options struct {
-	TaskQueue string // default api.TaskQueue
+	TaskQueue string // default api.TaskQueue (a site worker: its site queue)
 	Worker    worker.Options
 	// PollInterval is how often BMC and Kubernetes waits poll (default 2 s).
 	PollInterval time.Duration
+	// BMCRequestTimeout bounds each Redfish request (default 30 s); tests
+	// that make BMCs hang shorten it so a hung request costs seconds.
+	BMCRequestTimeout time.Duration
+	// SiteOf makes a site worker for that cluster: it polls the cluster's
+	// site task queue (rackroll-site-<cluster> unless TaskQueue says
+	// otherwise) and runs BMC and Kubernetes activities only.
+	SiteOf string
+	// NoSiteActivities makes a central worker: workflows and ledger
+	// activities only, BMC and Kubernetes work left to site workers.
+	NoSiteActivities bool
 	// Management reaches the cluster that holds kubeconfig Secrets
 	// (kubeconfigSecretRef); nil when the worker has none.
 	Management func() (kubernetes.Interface, error)
 }
 
-// New returns a worker with everything registered; call Run or Start.
+// New returns a worker with everything its mode needs registered; call
+// Run or Start.
 func New(c client.Client, opts Options) worker.Worker {
-	tq := opts.TaskQueue
-	if tq == "" {
-		tq = api.TaskQueue
-	}
-	w := worker.New(c, tq, opts.Worker)
+	wo := opts.Worker
+	// Activity log lines carry the cluster and the BMM (logfields.go).
+	wo.Interceptors = append(append([]interceptor.WorkerInterceptor{}, wo.Interceptors...), &logFields{})
+	w := worker.New(c, taskQueueOf(opts), wo)
 	Register(w, c, opts)
 	return w
-}
-
-// Register puts every workflow and activity on r.
-func Register(r worker.Registry, c client.Client, opts Options) {
-	poll := opts.PollInterval
-	if poll <= 0 {
-		poll = 2 * time.Second
-	}
-	workflows.Register(r)
-	r.RegisterActivity(&ledger.Activities{Client: c})
-	r.RegisterActivity(&bmc.Activities{PollInterval: poll})
-	r.RegisterActivity(kube.New(newClusterClients(c, opts.Management), kube.Options{PollInterval: poll}))
 }

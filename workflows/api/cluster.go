@@ -41,6 +41,9 @@ type ClusterState struct {
 	// Remediation is the inventory's remediation section with defaults.
 	Remediation model.RemediationSpec `json:"remediation"`
 	Updated     time.Time             `json:"updated"`
+	// SiteTaskQueue is where BMC and Kubernetes activities run: the
+	// inventory's site task queue, or "" for the workflow's own.
+	SiteTaskQueue string `json:"siteTaskQueue,omitempty"`
 }
 
 // RegisterRequest re-registers the inventory (update `register`).

@@ -75,6 +75,9 @@ type UpgradeStatus struct {
 	ManagementGroups      []UnitStatus         `json:"managementGroups"`
 	Racks                 []UnitStatus         `json:"racks"`
 	Plan                  *upgradeplan.Plan    `json:"plan,omitempty"`
+	// CurrentRun is the rack or stage child in flight; its query status
+	// has the live state of each of its servers.
+	CurrentRun string `json:"currentRun,omitempty"`
 	StartedAt             time.Time            `json:"startedAt"`
 	FinishedAt            *time.Time           `json:"finishedAt,omitempty"`
 }

@@ -1,0 +1,26 @@
+// Package invariants checks a lab event log (internal/lab/events) against
+// the safety rules rackroll promises, after the fact: whatever the
+// workflows believed, the log shows what the hardware and the nodes went
+// through. It is pure: the caller reads the log and describes the site.
+//
+// The rules, each a Violation.Rule:
+//
+//   - control-plane-one-at-a-time: never more than one control-plane server
+//     (kcp or kcp-spare) disrupted at once; a server is disrupted from a
+//     reimage-start, power-off or reset until its node-ready.
+//   - control-plane-count: no disruption or role change by rackroll takes
+//     the active KCPs (role kcp, not disrupted, node not unhealthy) below
+//     the site's count.
+//   - rack-overlap: compute servers of two racks never in an upgrade reimage
+//     at once (reimage-start until node-ready or reimage-failed).
+//   - rack-order: the first upgrade reimage of each rack's compute servers
+//     comes in natural rack order.
+//   - threshold / pause-after-rack: after a unit (rack or management group)
+//     that missed its threshold or paused after the rack, no server of
+//     another unit starts its upgrade reimage before continue-update.
+//   - storm-guard: no control-plane remediation starts while more than one
+//     control-plane node is unhealthy.
+//   - ladder-step-once: each ladder step at most once per remediation, and
+//     at most one reset (reboot) and one reimage-start (reprovision) of the
+//     BMM in the remediation's window.
+package invariants

@@ -1,0 +1,85 @@
+package invariants
+
+import (
+	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/plan"
+)
+
+// Site is what the event log does not say by itself: the roles at the start
+// of the log, the racks, and the outcomes of the operations that ran.
+type Site struct {
+	// Roles are the BMMs' roles when the log begins. Role changes during the
+	// log (spare joining, KCP retiring, failover) are read from node-label
+	// events carrying rackroll.io/role, which the ledger writes. A BMM with
+	// no known role is left out of the role-based rules.
+	Roles map[string]model.Role
+	// Racks maps a BMM to its rack, for events that do not carry one.
+	Racks map[string]string
+	// ActiveKCP is the floor of active KCPs; 0 means the number of kcp
+	// roles in Roles, which upgrades and failovers keep (the spare joins
+	// before a KCP leaves). A log with operator actions on KCPs (a restart:
+	// the lease allows one KCP disruption while the set is full) needs the
+	// floor one lower.
+	ActiveKCP int
+	// TargetVersion, when set, makes only reimages to that version (the
+	// event's detail.version) count as upgrade steps for the rack and
+	// threshold rules, so a remediation reprovision (to the running
+	// version) in the same log is not mistaken for one.
+	TargetVersion string
+	// Units are the upgrade's racks and management groups with their
+	// outcomes; empty skips the threshold and pause rules.
+	Units []Unit
+	// Remediations are the remediations that ran; empty skips the storm
+	// guard and ladder rules.
+	Remediations []Remediation
+}
+
+// Unit is one step of an upgrade that may pause it: a compute rack or a
+// management group.
+type Unit struct {
+	Name      string   `json:"name"`
+	Servers   []string `json:"servers"`
+	Succeeded int      `json:"succeeded"`
+	Required  int      `json:"required"`
+	// PauseAfter is set when the strategy pauses after this unit
+	// (PauseAfterRack, every rack but the last).
+	PauseAfter bool `json:"pauseAfter,omitempty"`
+	// ContinuedAt is when continue-update released the pause; nil when it
+	// never came (cancelled, or still paused).
+	ContinuedAt *time.Time `json:"continuedAt,omitempty"`
+}
+
+// Missed reports whether the unit fell short of its threshold.
+func (u Unit) Missed() bool { return u.Succeeded < u.Required }
+
+// Remediation is one remediation as its workflow reports it.
+type Remediation struct {
+	BMM string `json:"bmm"`
+	// Role is the role the remediation started with; "" takes the role the
+	// log shows at StartedAt.
+	Role       model.Role `json:"role,omitempty"`
+	StartedAt  time.Time  `json:"startedAt"`
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
+	// Steps are the ladder steps it ran, in order, as recorded.
+	Steps []string `json:"steps"`
+}
+
+// SiteFromInventory describes a site as registration places it: the roles
+// rack-resiliency placement gives (plan.Place), the racks, and the active
+// KCP count of the placement.
+func SiteFromInventory(inv *model.Inventory) (Site, error) {
+	placed, err := plan.Place(inv)
+	if err != nil {
+		return Site{}, err
+	}
+	s := Site{Roles: map[string]model.Role{}, Racks: map[string]string{}}
+	for _, a := range placed {
+		s.Roles[a.Name], s.Racks[a.Name] = a.Role, a.Rack
+	}
+	for _, ref := range inv.Servers() {
+		s.Racks[ref.Server.Name] = ref.Rack
+	}
+	return s, nil
+}

@@ -1,0 +1,119 @@
+package invariants
+
+import (
+	"sort"
+
+	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/model"
+)
+
+// labelRole is the node label the ledger writes a BMM's role to.
+const labelRole = "rackroll.io/role"
+
+// state is the site as the log has shown it up to the current event.
+type state struct {
+	site      Site
+	role      map[string]model.Role
+	rack      map[string]string
+	disrupted map[string]bool // reimage-start/power-off/reset seen, node-ready not yet
+	unhealthy map[string]bool // last readiness not Ready, or node deleted
+	deleted   map[string]bool
+	required  int
+}
+
+func newState(site Site) *state {
+	s := &state{site: site, role: map[string]model.Role{}, rack: map[string]string{},
+		disrupted: map[string]bool{}, unhealthy: map[string]bool{}, deleted: map[string]bool{}}
+	for b, r := range site.Roles {
+		s.role[b] = r
+		if r == model.RoleKCP {
+			s.required++
+		}
+	}
+	for b, r := range site.Racks {
+		s.rack[b] = r
+	}
+	if site.ActiveKCP > 0 {
+		s.required = site.ActiveKCP
+	}
+	return s
+}
+
+// apply folds one event into the state.
+func (s *state) apply(e events.Event) {
+	if e.Rack != "" && e.BMM != "" {
+		s.rack[e.BMM] = e.Rack
+	}
+	switch e.Kind {
+	case events.ReimageStart, events.PowerOff, events.Reset:
+		s.disrupted[e.BMM] = true
+	case events.NodeReady:
+		delete(s.disrupted, e.BMM)
+		delete(s.unhealthy, e.BMM)
+		delete(s.deleted, e.BMM)
+	case events.NodeNotReady, events.NodeUnknown:
+		s.unhealthy[e.BMM] = true
+	case events.NodeDeleted:
+		s.unhealthy[e.BMM], s.deleted[e.BMM] = true, true
+	case events.NodeLabel:
+		if r, ok := roleLabel(e.Detail); ok {
+			s.role[e.BMM] = model.Role(r)
+		}
+	}
+}
+
+// roleLabel reads rackroll.io/role from a node-label event's detail. The
+// lab writes map[string]string; a log read back from JSON has map[string]any.
+func roleLabel(d map[string]any) (string, bool) {
+	switch l := d["labels"].(type) {
+	case map[string]string:
+		r, ok := l[labelRole]
+		return r, ok && r != ""
+	case map[string]any:
+		r, ok := l[labelRole].(string)
+		return r, ok && r != ""
+	}
+	return "", false
+}
+
+func isDisruption(kind string) bool {
+	return kind == events.ReimageStart || kind == events.PowerOff || kind == events.Reset
+}
+
+// activeKCP counts the KCPs serving: role kcp, not disrupted, node healthy.
+func (s *state) activeKCP() int {
+	n := 0
+	for b, r := range s.role {
+		if r == model.RoleKCP && !s.disrupted[b] && !s.unhealthy[b] {
+			n++
+		}
+	}
+	return n
+}
+
+// disruptedControlPlane lists the control-plane BMMs disrupted now, sorted.
+func (s *state) disruptedControlPlane(except string) []string {
+	var out []string
+	for b := range s.disrupted {
+		if b != except && s.role[b].IsControlPlane() {
+			out = append(out, b)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// unhealthyControlPlane lists the control-plane BMMs the storm guard counts:
+// node not Ready or missing. A spare without a node is idle, not unhealthy.
+func (s *state) unhealthyControlPlane() []string {
+	var out []string
+	for b := range s.unhealthy {
+		r := s.role[b]
+		if !r.IsControlPlane() || (r == model.RoleKCPSpare && s.deleted[b]) {
+			continue
+		}
+		out = append(out, b)
+	}
+	model.SortNatural(out)
+	return out
+}

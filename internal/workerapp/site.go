@@ -1,0 +1,57 @@
+package workerapp
+
+import (
+	"time"
+
+	"github.com/rackroll/rackroll/activities/bmc"
+	"github.com/rackroll/rackroll/activities/kube"
+	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows"
+	"github.com/rackroll/rackroll/workflows/api"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+)
+
+// A worker runs in one of three shapes (README "Multi-site"):
+//
+//   - all-in-one (default): workflows, ledger, BMC and Kubernetes
+//     activities on task queue rackroll;
+//   - central (NoSiteActivities): workflows and ledger activities only, for
+//     an installation where every site has its own site worker;
+//   - site (SiteOf): BMC and Kubernetes activities only, on the cluster's
+//     site task queue, run inside the site's network where its BMCs and
+//     Kubernetes API are reachable.
+//
+// Workflows send a cluster's BMC and Kubernetes activities to the site
+// queue when its inventory has a site section (workflows/route.go).
+
+// taskQueueOf is the queue a worker with opts polls.
+func taskQueueOf(opts Options) string {
+	switch {
+	case opts.TaskQueue != "":
+		return opts.TaskQueue
+	case opts.SiteOf != "":
+		return model.SiteTaskQueue(opts.SiteOf)
+	}
+	return api.TaskQueue
+}
+
+// Register puts the workflows and activities of opts' mode on r.
+func Register(r worker.Registry, c client.Client, opts Options) {
+	if opts.SiteOf == "" {
+		workflows.Register(r)
+		r.RegisterActivity(&ledger.Activities{Client: c})
+		if opts.NoSiteActivities {
+			return
+		}
+	}
+	poll := opts.PollInterval
+	if poll <= 0 {
+		poll = 2 * time.Second
+	}
+	r.RegisterActivity(&bmc.Activities{PollInterval: poll, RequestTimeout: opts.BMCRequestTimeout})
+	// Kubernetes clients come from the ledger's kubeconfig reference, read
+	// through Temporal: a site worker needs no inventory of its own.
+	r.RegisterActivity(kube.New(newClusterClients(c, opts.Management), kube.Options{PollInterval: poll}))
+}

@@ -1,0 +1,80 @@
+package reliability
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/workerapp"
+	"github.com/rackroll/rackroll/workflows/api"
+	enumspb "go.temporal.io/api/enums/v1"
+)
+
+// Every BMC misbehaves the way real ones do: 10 % of requests answered
+// 5xx, 2 % held until the client gives up, a share of PATCHes answered 412
+// despite the right ETag, and slow power and install tasks, so task
+// monitors are polled many times. The upgrade completes through the
+// activities' retries. One compute BMC is unreachable (full size): that
+// server fails within the activities' retry budget, counts against its
+// rack's threshold (which tolerates one failure) and the upgrade goes on.
+func TestBMCFaultsDuringUpgrade(t *testing.T) {
+	inventory, unreachable, threshold := "../../examples/two-rack.yaml", "", 75
+	if full {
+		// Eight compute servers a rack: 7/8 is above 80 %.
+		inventory, unreachable, threshold = "../../examples/four-rack.yaml", "rack2-c3", 80
+	}
+	slow := model.LabTimings{Boot: model.Duration(time.Second), Reimage: model.Duration(2 * time.Second),
+		PowerTransition: model.Duration(time.Second), Drain: model.Duration(200 * time.Millisecond)}
+	// The in-process worker, because a held request costs RequestTimeout:
+	// 30 s by default, 2 s here, so 2 % of requests hanging stays cheap.
+	s := startSite(t, inventory, siteOptions{Mutate: noLabSection, Timings: slow,
+		InProcess: &workerapp.Options{PollInterval: 200 * time.Millisecond, BMCRequestTimeout: 2 * time.Second}})
+	defer s.Dump()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	for _, m := range s.Lab.Machines() {
+		for _, f := range []struct {
+			kind string
+			rate float64
+		}{{"bmc-5xx", 0.10}, {"bmc-timeout", 0.02}, {"stale-etag", 0.25}} {
+			if err := s.Lab.SetFault(m.Name, f.kind, f.rate, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if unreachable != "" {
+		if err := s.Lab.SetFault(unreachable, "bmc-unreachable", 0, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := api.UpgradeID(s.Cluster)
+	s.start(ctx, id, api.RuntimeUpgradeWorkflowName, upgradeInput(s, model.UpdateStrategy{StrategyType: model.StrategyRack,
+		ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: threshold}))
+	st, ok := upgradeOutcome(t, s, ctx)
+
+	const sc = "BMC faults"
+	checkBool(t, sc+": upgrade completed", ok)
+	failed := map[string]bool{}
+	if unreachable != "" {
+		failed[unreachable] = true
+		counted := false
+		for _, r := range st.Racks {
+			for _, sv := range r.Servers {
+				if sv.Name == unreachable && sv.State == api.StateFailed && r.Failed == 1 {
+					counted = true
+				}
+			}
+		}
+		checkBool(t, sc+": unreachable BMC counted failed in its rack", counted)
+		// How long the server took to fail: a figure, not a goal (the
+		// machine is shared); the goal is that it failed at all.
+		if d, err := s.Client.DescribeWorkflowExecution(ctx, api.ServerUpgradeID(s.Cluster, unreachable), ""); err == nil &&
+			d.WorkflowExecutionInfo.Status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			took := d.WorkflowExecutionInfo.CloseTime.AsTime().Sub(d.WorkflowExecutionInfo.StartTime.AsTime()).Round(time.Second)
+			table.info(sc+": unreachable server's upgrade ended after", "bounded (retry budget)", took.String())
+		}
+	}
+	checkUpgradeResult(t, s, sc, st, failed)
+	checkSecrets(t, s, sc, targetVersion)
+}

@@ -1,0 +1,86 @@
+package reliability
+
+import (
+	"fmt"
+	"sort"
+	"testing"
+
+	"github.com/rackroll/rackroll/internal/invariants"
+	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/workflows/api"
+)
+
+// siteOf describes the site as registration placed it, for
+// invariants.Check.
+func siteOf(t *testing.T, s *site) invariants.Site {
+	t.Helper()
+	is, err := invariants.SiteFromInventory(s.Inventory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return is
+}
+
+// withUpgrade adds what the upgrade's status says: its target version (so
+// only upgrade reimages count for the rack rules) and its units with their
+// outcomes (for the threshold rule).
+func withUpgrade(is invariants.Site, st api.UpgradeStatus) invariants.Site {
+	is.TargetVersion = st.TargetVersion
+	for _, u := range append(append([]api.UnitStatus(nil), st.ManagementGroups...), st.Racks...) {
+		unit := invariants.Unit{Name: u.Name, Succeeded: u.Succeeded, Required: u.Required}
+		for _, sv := range u.Servers {
+			unit.Servers = append(unit.Servers, sv.Name)
+		}
+		is.Units = append(is.Units, unit)
+	}
+	return is
+}
+
+// withRemediation adds a finished remediation (for the ladder rules).
+func withRemediation(is invariants.Site, rs api.RemediationStatus) invariants.Site {
+	r := invariants.Remediation{BMM: rs.BMM, Role: rs.Role, StartedAt: rs.StartedAt, FinishedAt: rs.FinishedAt}
+	for _, st := range rs.Steps {
+		r.Steps = append(r.Steps, string(st.Step))
+	}
+	is.Remediations = append(is.Remediations, r)
+	return is
+}
+
+// checkInvariants replays the lab's event log against the site and
+// records the number of violations.
+func checkInvariants(t *testing.T, s *site, scenario string, is invariants.Site) {
+	t.Helper()
+	evs, err := events.ReadFile(s.EventsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := invariants.Check(evs, is)
+	for _, x := range v {
+		t.Log("invariant:", x)
+	}
+	check(t, scenario+": invariant violations", "0", fmt.Sprint(len(v)), len(v) == 0)
+}
+
+// reimagedOnce compares the lab's reimage counts with want(name): good
+// counts the BMMs that should be reimaged (want > 0) and were exactly that
+// often; bad lists every BMM off its count.
+func reimagedOnce(counts map[string]int, want func(string) int) (good, total int, bad []string) {
+	names := make([]string, 0, len(counts))
+	for n := range counts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		w := want(n)
+		if w > 0 {
+			total++
+		}
+		switch {
+		case counts[n] != w:
+			bad = append(bad, fmt.Sprintf("%s=%d (want %d)", n, counts[n], w))
+		case w > 0:
+			good++
+		}
+	}
+	return good, total, bad
+}

@@ -1,0 +1,111 @@
+package reliability
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/api"
+	enumspb "go.temporal.io/api/enums/v1"
+)
+
+// fastRemediation sets the inventory's remediation clocks in seconds, as
+// workflows/remediation_e2e_test.go does.
+func fastRemediation(inv *model.Inventory) {
+	sec := func(d time.Duration) model.Duration { return model.Duration(d) }
+	inv.Remediation = &model.RemediationSpec{Interval: sec(time.Second), NodeUnknownFor: sec(3 * time.Second),
+		ReadOnlyRootFilesystemFor: sec(3 * time.Second), ProvisioningTimeout: sec(time.Minute),
+		RebootTimeout: sec(10 * time.Second), ReprovisionTimeout: sec(20 * time.Second), MaxConcurrentCompute: 5}
+	inv.Lab = nil
+}
+
+// A compute node's root filesystem turns read-only; the health monitor
+// starts a remediation (one reprovision) and the worker is killed a few
+// times while it runs. Then a user reimage (BMMActionWorkflow) of another
+// server, with kills too. Each machine is reimaged exactly once and the
+// operations end as they would without the kills.
+func TestCrashDuringRemediationAndReimage(t *testing.T) {
+	if !full {
+		t.Skip("full size only (make reliability): the reduced size keeps make test short")
+	}
+	// A few kills each, close together: the operations are short.
+	const kills, goal = 4, 3
+	minGap, maxGap := 300*time.Millisecond, 2*time.Second
+	s := startSite(t, "../../examples/two-rack.yaml", siteOptions{Mutate: fastRemediation})
+	defer s.Dump()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	s.start(ctx, api.MonitorID(s.Cluster), api.HealthMonitorWorkflowName, api.MonitorInput{Cluster: s.Cluster})
+	rng := rngFor(t)
+	before := s.Lab.ReimageCounts()
+	is := siteOf(t, s)
+
+	// Remediation.
+	const sick = "rack1-c1"
+	if err := s.Lab.SetFault(sick, "readonly-rootfs", 0, false); err != nil {
+		t.Fatal(err)
+	}
+	// The reprovision gives the node a fresh filesystem: clear the fault
+	// once the reimage runs, or the monitor would see it again afterwards.
+	go func() {
+		for ctx.Err() == nil && !s.Lab.Machine(sick).BMC.State().Reimaging {
+			time.Sleep(50 * time.Millisecond)
+		}
+		s.Lab.SetFault(sick, "readonly-rootfs", 0, true)
+	}()
+	remID := api.RemediationID(s.Cluster, sick)
+	s.Eventually(2*time.Minute, "the remediation of "+sick+" started", func() bool {
+		_, err := s.Client.DescribeWorkflowExecution(ctx, remID, "")
+		return err == nil
+	})
+	c := startChaos(s.proc, rng, kills, minGap, maxGap, func() bool { return s.running(remID) })
+	closed := s.waitClosed(ctx, remID)
+	n := c.stop()
+	var rs api.RemediationStatus
+	if err := s.Client.GetWorkflow(ctx, remID, "").Get(ctx, &rs); err != nil {
+		t.Errorf("remediation of %s: %v", sick, err)
+	}
+	const rsc = "crash/remediation"
+	check(t, rsc+": worker kills", fmt.Sprintf("≥ %d", goal), fmt.Sprint(n), n >= goal)
+	ok := closed == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED && rs.Recovered
+	if !ok {
+		t.Logf("remediation: %v, outcome %q", closed, rs.Outcome)
+	}
+	checkBool(t, rsc+": remediation recovered the server", ok)
+	got := s.Lab.ReimageCounts()[sick] - before[sick]
+	check(t, rsc+": "+sick+" reimaged exactly once", "1", fmt.Sprint(got), got == 1)
+
+	// User reimage.
+	const target = "rack2-c2"
+	actID := api.ActionID(s.Cluster, target, 1)
+	s.start(ctx, actID, api.BMMActionWorkflowName, api.ActionInput{Cluster: s.Cluster, BMM: target,
+		Action: api.ActionReimage, EvacuateTimeout: 6 * time.Second})
+	c = startChaos(s.proc, rng, kills, minGap, maxGap, func() bool { return s.running(actID) })
+	closed = s.waitClosed(ctx, actID)
+	n = c.stop()
+	var res api.ActionResult
+	err := s.Client.GetWorkflow(ctx, actID, "").Get(ctx, &res)
+	const asc = "crash/user reimage"
+	check(t, asc+": worker kills", fmt.Sprintf("≥ %d", goal), fmt.Sprint(n), n >= goal)
+	if err != nil {
+		t.Logf("reimage of %s: %v", target, err)
+	}
+	checkBool(t, asc+": reimage completed", closed == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED && err == nil)
+	got = s.Lab.ReimageCounts()[target] - before[target]
+	check(t, asc+": "+target+" reimaged exactly once", "1", fmt.Sprint(got), got == 1)
+
+	// Nobody else was touched, every lease was released, no rule broke.
+	after := s.Lab.ReimageCounts()
+	var others []string
+	for name, n := range after {
+		if name != sick && name != target && n != before[name] {
+			others = append(others, fmt.Sprintf("%s=%d", name, n-before[name]))
+		}
+	}
+	check(t, "crash/remediation+reimage: other BMMs reimaged", "0", fmt.Sprint(len(others))+note(others), len(others) == 0)
+	leases := len(s.State().Leases)
+	check(t, "crash/remediation+reimage: leases left", "0", fmt.Sprint(leases), leases == 0)
+	checkInvariants(t, s, "crash/remediation+reimage", withRemediation(is, rs))
+}
