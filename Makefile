@@ -94,3 +94,13 @@ bench: tools
 # deliberate, versioned workflow change).
 histories: tools
 	RACKROLL_RECORD_HISTORIES=1 $(GO) test -count=1 -run 'TestE2E' ./workflows/...
+
+# Bounded fuzzing of the parsers (go test runs only their seed corpus).
+# FUZZTIME=2m make fuzz for a longer run; a failing input lands in
+# internal/model/testdata/fuzz/ and becomes a regression seed.
+FUZZTIME ?= 20s
+.PHONY: fuzz
+fuzz:
+	$(GO) test ./internal/model/ -run '^$$' -fuzz '^FuzzParseInventory$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/model/ -run '^$$' -fuzz '^FuzzParseVersion$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/model/ -run '^$$' -fuzz '^FuzzStrategyValidate$$' -fuzztime $(FUZZTIME)

@@ -78,9 +78,9 @@ func run(args []string) error {
 	}
 	w := workerapp.New(c, workerapp.Options{TaskQueue: *taskQueue, PollInterval: *pollInterval,
 		SiteOf: *siteOf, NoSiteActivities: *noSite, Worker: worker.Options{
-		// Give activities time to notice cancellation and stop cleanly.
-		WorkerStopTimeout: 10 * time.Second,
-	}})
+			// Give activities time to notice cancellation and stop cleanly.
+			WorkerStopTimeout: 10 * time.Second,
+		}})
 	zl.Info("worker starting", zap.String("version", version.String()), zap.String("address", opts.HostPort),
 		zap.String("namespace", nsOrDefault(opts.Namespace)), zap.String("taskQueue", *taskQueue),
 		zap.String("siteOf", *siteOf), zap.Bool("noSiteActivities", *noSite))

@@ -33,8 +33,10 @@ func FuzzParseInventory(f *testing.F) {
 				t.Fatalf("error is not a ValidationError with problems: %v", err)
 			}
 			for _, p := range ve.Problems {
-				if p.Field == "" || p.Message == "" {
-					t.Fatalf("problem without field or message: %+v", p)
+				// The field may be empty only for the document itself
+				// (e.g. "0": not a mapping); the message never is.
+				if p.Message == "" {
+					t.Fatalf("problem without a message: %+v", p)
 				}
 			}
 			return

@@ -90,7 +90,7 @@ func (c *clis) Tctl(args ...string) string {
 	c.t.Helper()
 	out, errOut, ok := c.run(c.tctl, append([]string{"--address", c.env.Server.Address}, args...)...)
 	if !ok {
-		c.t.Fatalf("tctl %s failed: %s", strings.Join(args, " "), errOut)
+		c.t.Fatalf("tctl %s failed: %s%s", strings.Join(args, " "), out, errOut) // tctl prints its errors on stdout
 	}
 	return out
 }

@@ -1,0 +1,173 @@
+// Package multisite runs rackroll split the way a multi-site installation
+// is: workflows on a central worker, BMC and Kubernetes activities on a
+// site worker polling rackroll-site-<cluster>, against the dev server and
+// the lab. The same run checks what an operator watches: the metrics
+// endpoint and logs that name the machine but never its BMC password.
+package multisite_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/e2e"
+	"github.com/rackroll/rackroll/internal/logging"
+	"github.com/rackroll/rackroll/internal/metrics/prom"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/workerapp"
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+)
+
+func TestMultiSiteUpgradeRunsSiteActivitiesOnSiteWorker(t *testing.T) {
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{})
+	defer env.Dump()
+	// e2e starts an all-in-one worker; replace it with the two halves.
+	env.Worker.Stop()
+	siteQueue := model.SiteTaskQueue(env.Cluster)
+
+	core, logs := observer.New(zapcore.DebugLevel)
+	ep, err := prom.Serve("127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ep.Close() })
+	// Central: workflows and ledger activities, no BMC or Kubernetes
+	// activity, so a BMC or Kubernetes step that completes ran on the site.
+	startWorker(t, env, "central", core, ep.Handler, workerapp.Options{NoSiteActivities: true})
+	startWorker(t, env, "site", core, nil, workerapp.Options{SiteOf: env.Cluster})
+
+	env.Inventory.Site = &model.SiteSpec{}
+	require.Equal(t, siteQueue, env.Register().SiteTaskQueue)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	zero := 0
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
+		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0",
+			UpdateStrategy: model.UpdateStrategy{WaitTimeMinutes: &zero}, DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
+	require.NoError(t, err)
+	var st api.UpgradeStatus
+	require.NoError(t, run.Get(ctx, &st))
+	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+	require.Equal(t, "4.2.0", env.State().Cluster.RuntimeVersion)
+
+	t.Run("site activities were scheduled on the site queue", func(t *testing.T) {
+		onSite, central := scheduledQueues(t, env, api.ServerUpgradeID(env.Cluster, "rack1-c1"))
+		require.Contains(t, onSite, "Reimage")
+		require.Contains(t, onSite, "Cordon")
+		for typ, q := range onSite {
+			require.Equal(t, siteQueue, q, typ)
+		}
+		require.Contains(t, central, "AcquireLease")
+		for typ, q := range central {
+			require.Equal(t, api.TaskQueue, q, typ)
+		}
+	})
+
+	t.Run("metrics endpoint shows SDK and rackroll metrics", func(t *testing.T) {
+		body := scrape(t, "http://"+ep.Addr+"/metrics")
+		for _, want := range []string{
+			"temporal_workflow_completed_total", "temporal_activity_execution_latency",
+			`rackroll_servers_upgraded_total{cluster="lab-two"`, `rackroll_rack_upgrades_total{cluster="lab-two"`,
+			`outcome="succeeded"`, `outcome="threshold_met"`,
+		} {
+			if !strings.Contains(body, want) {
+				t.Errorf("no %s in /metrics; metric names:\n%s", want, names(body))
+			}
+		}
+	})
+
+	t.Run("secret never logged, activity logs name the bmm", func(t *testing.T) {
+		ref := env.Inventory.BMCCredentials["default"]
+		require.NotEmpty(t, ref.PasswordFile, "the lab writes the BMC password to a file")
+		b, err := os.ReadFile(ref.PasswordFile)
+		require.NoError(t, err)
+		password := strings.TrimSpace(string(b))
+		require.NotEmpty(t, password)
+		require.Greater(t, logs.Len(), 0)
+		hits, withBMM := 0, 0
+		for _, e := range logs.All() {
+			line := e.Message + " " + fmt.Sprint(e.ContextMap())
+			if strings.Contains(line, password) {
+				hits++
+				t.Errorf("BMC password in a log line: %s", e.Message)
+			}
+			if _, ok := e.ContextMap()["bmm"]; ok {
+				withBMM++
+			}
+		}
+		require.Zero(t, hits)
+		require.Positive(t, withBMM, "some log lines carry the bmm")
+	})
+}
+
+func startWorker(t *testing.T, env *e2e.Env, name string, core zapcore.Core, mh client.MetricsHandler, opts workerapp.Options) {
+	t.Helper()
+	c, err := client.NewClientFromExisting(env.Client, client.Options{
+		Logger: logging.NewZap(zap.New(core).With(zap.String("worker", name))), MetricsHandler: mh})
+	require.NoError(t, err)
+	opts.PollInterval = 200 * time.Millisecond
+	w := workerapp.New(c, opts)
+	require.NoError(t, w.Start())
+	t.Cleanup(func() { w.Stop(); c.Close() })
+}
+
+// scheduledQueues returns the task queue of each activity type the
+// workflow scheduled, split into site (BMC, Kubernetes) and ledger ones.
+func scheduledQueues(t *testing.T, env *e2e.Env, id string) (site, central map[string]string) {
+	ledgerActs := map[string]bool{}
+	lt := reflect.TypeFor[*ledger.Activities]()
+	for i := range lt.NumMethod() {
+		ledgerActs[lt.Method(i).Name] = true
+	}
+	site, central = map[string]string{}, map[string]string{}
+	it := env.Client.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		a := ev.GetActivityTaskScheduledEventAttributes()
+		if a == nil {
+			continue
+		}
+		typ := a.GetActivityType().GetName()
+		if ledgerActs[typ] {
+			central[typ] = a.GetTaskQueue().GetName()
+		} else {
+			site[typ] = a.GetTaskQueue().GetName()
+		}
+	}
+	return site, central
+}
+
+// names are the metric names of a Prometheus text exposition.
+func names(body string) string {
+	var out []string
+	for _, l := range strings.Split(body, "\n") {
+		if n, ok := strings.CutPrefix(l, "# TYPE "); ok {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func scrape(t *testing.T, url string) string {
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return string(b)
+}
+
