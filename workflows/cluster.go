@@ -225,18 +225,34 @@ func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, plac
 	for _, b := range l.st.Cluster.BMMs {
 		old[b.Name] = b
 	}
+	// Hardware facts the inventory already had last time were maybe
+	// superseded by a Replace: keep the ledger's. Facts the operator changed
+	// in the inventory win.
+	before := map[string]model.ServerSpec{}
+	for _, ref := range l.in.Inventory.Servers() {
+		before[ref.Server.Name] = ref.Server
+	}
 	var bmms []model.BMM
 	for _, ref := range inv.Servers() {
 		s := ref.Server
 		b, known := old[s.Name]
+		prev, seen := before[s.Name]
 		if !known {
 			a := roles[s.Name]
 			b = model.BMM{Name: s.Name, Roles: []model.Role{a.Role}, ManagementGroup: a.ManagementGroup,
 				RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.BMMProvisioned, PowerState: model.PowerOn,
 				CordonStatus: model.Uncordoned, ReadyState: model.ReadyTrue}
 		}
-		b.Rack, b.NodeName, b.BMC = ref.Rack, model.NodeNameOf(s), s.BMC
-		b.BootMACAddress, b.SerialNumber = s.BootMACAddress, s.SerialNumber
+		b.Rack, b.NodeName = ref.Rack, model.NodeNameOf(s)
+		if !known || !seen || prev.BMC != s.BMC {
+			b.BMC = s.BMC
+		}
+		if !known || !seen || prev.BootMACAddress != s.BootMACAddress {
+			b.BootMACAddress = s.BootMACAddress
+		}
+		if !known || !seen || prev.SerialNumber != s.SerialNumber {
+			b.SerialNumber = s.SerialNumber
+		}
 		bmms = append(bmms, b)
 	}
 	l.st.Cluster.BMMs = bmms

@@ -170,3 +170,35 @@ func TestClusterContinuesAsNewKeepingLeases(t *testing.T) {
 	require.Equal(t, 1, next.Carry.Runs)
 	require.True(t, strings.HasPrefix(next.Carry.Cluster.Name, "site-a"))
 }
+
+// Registering the same inventory again keeps facts a Replace wrote; facts
+// the operator changed in the inventory win.
+func TestClusterRegisterKeepsReplacedHardwareFacts(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	in := fourRackInput(t)
+	var rec, reg1, reg2 updateResult
+	changed := in.Inventory
+	changed.Racks = append([]model.RackSpec(nil), in.Inventory.Racks...)
+	changed.Racks[0].Servers = append([]model.ServerSpec(nil), in.Inventory.Racks[0].Servers...)
+	changed.Racks[0].Servers[1].SerialNumber = "SN-EDITED"
+	env.RegisterDelayedCallback(func() {
+		sendUpdate(env, api.UpdateRecordBMM, "r", &rec, api.BMMPatch{BMM: "rack1-c1", SerialNumber: api.Str("SN-REPLACED")})
+		sendUpdate(env, api.UpdateRegister, "g1", &reg1, api.RegisterRequest{Inventory: in.Inventory, Placement: in.Placement})
+		sendUpdate(env, api.UpdateRegister, "g2", &reg2, api.RegisterRequest{Inventory: changed, Placement: in.Placement})
+	}, time.Second)
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(api.QueryState)
+		require.NoError(t, err)
+		var st api.ClusterState
+		require.NoError(t, v.Get(&st))
+		c1, _ := st.Cluster.BMM("rack1-c1")
+		require.Equal(t, "SN-REPLACED", c1.SerialNumber)
+		edited, _ := st.Cluster.BMM(changed.Racks[0].Servers[1].Name)
+		require.Equal(t, "SN-EDITED", edited.SerialNumber)
+		env.CancelWorkflow()
+	}, 2*time.Second)
+	env.ExecuteWorkflow(ClusterWorkflow, in)
+	require.NoError(t, reg1.err)
+	require.NoError(t, reg2.err)
+}
