@@ -41,6 +41,13 @@ func (l *clusterLedger) handlers(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, api.QueryState, func() (api.ClusterState, error) { return l.st, nil }); err != nil {
 		return err
 	}
+	// One BMM's view: what a server's workflow needs, without the whole
+	// site in its history (a 2,000-server ledger is megabytes).
+	if err := workflow.SetQueryHandler(ctx, api.QueryBMM, func(name string) (api.ClusterState, error) {
+		return l.st.ForBMM(name)
+	}); err != nil {
+		return err
+	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateAcquireLease, l.acquire,
 		workflow.UpdateHandlerOptions{Validator: l.validateAcquire}); err != nil {
 		return err

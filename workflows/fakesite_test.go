@@ -38,6 +38,9 @@ type fakeSite struct {
 	vmStops  []kube.ShutdownInput
 	// slowTenants makes drains and VM shutdowns run out of time.
 	slowTenants bool
+	// emit, when set, receives what the lab's event log would record
+	// (property_events_test.go); called with mu held.
+	emit func(kind, bmm, rack string, detail map[string]any)
 }
 
 func newFakeSite(t *testing.T, path string) *fakeSite {
@@ -82,6 +85,14 @@ func (f *fakeSite) register(env *testsuite.TestWorkflowEnvironment) {
 		st.Leases = append([]lease.Lease(nil), f.st.Leases...)
 		return st, nil
 	})
+	env.OnActivity(la.ReadBMM, mock.Anything, mock.Anything).Return(func(_ context.Context, in ledger.ReadBMMInput) (api.ClusterState, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		st := f.st
+		st.Cluster.BMMs = append([]model.BMM(nil), f.st.Cluster.BMMs...)
+		st.Leases = append([]lease.Lease(nil), f.st.Leases...)
+		return st.ForBMM(in.BMM)
+	})
 	env.OnActivity(la.SetClusterStatus, mock.Anything, mock.Anything).Return(func(_ context.Context, in ledger.ClusterStatusInput) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -101,6 +112,9 @@ func (f *fakeSite) register(env *testsuite.TestWorkflowEnvironment) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		applyPatch(f.bmm(in.Patch.BMM), in.Patch)
+		if f.emit != nil && len(in.Patch.Roles) > 0 {
+			f.emit("node-label", in.Patch.BMM, f.bmm(in.Patch.BMM).Rack, map[string]any{"labels": map[string]string{LabelRole: string(in.Patch.Roles[0])}})
+		}
 		return nil
 	})
 	env.OnActivity(la.AcquireLease, mock.Anything, mock.Anything).Return(func(_ context.Context, in ledger.AcquireInput) (api.AcquireResult, error) {
@@ -153,6 +167,9 @@ func (f *fakeSite) register(env *testsuite.TestWorkflowEnvironment) {
 		f.mu.Lock()
 		b := f.bmm(in.BMM)
 		f.reimages = append(f.reimages, in.BMM)
+		if f.emit != nil {
+			f.emit("reimage-start", in.BMM, b.Rack, map[string]any{"version": in.Version})
+		}
 		cp := b.HasRole(model.RoleKCP) || b.HasRole(model.RoleKCPSpare)
 		if cp {
 			f.kcpOut++
@@ -176,6 +193,15 @@ func (f *fakeSite) register(env *testsuite.TestWorkflowEnvironment) {
 			if f.inFlight[b.Rack] == 0 {
 				delete(f.racks, b.Rack)
 			}
+			if f.emit == nil {
+				return
+			}
+			if f.failing[in.BMM] != "" {
+				f.emit("reimage-failed", in.BMM, b.Rack, map[string]any{"version": in.Version})
+				return
+			}
+			f.emit("reimage-done", in.BMM, b.Rack, map[string]any{"version": in.Version})
+			f.emit("node-ready", in.BMM, b.Rack, nil)
 		}()
 		if msg := f.failing[in.BMM]; msg != "" {
 			return bmc.ReimageResult{}, temporal.NewNonRetryableApplicationError(msg, "ReimageFailed", nil)

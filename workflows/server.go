@@ -39,7 +39,15 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	lctx := ledgerCtx(ctx)
 
 	var cs api.ClusterState
-	if err := workflow.ExecuteActivity(lctx, la.ReadCluster, in.Cluster).Get(ctx, &cs); err != nil {
+	// Version 1 reads only this BMM's slice of the ledger: the whole site
+	// made every server's history as large as the ledger.
+	var read workflow.Future
+	if workflow.GetVersion(ctx, "server-reads-one-bmm", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		read = workflow.ExecuteActivity(lctx, la.ReadCluster, in.Cluster)
+	} else {
+		read = workflow.ExecuteActivity(lctx, la.ReadBMM, ledger.ReadBMMInput{Cluster: in.Cluster, BMM: in.BMM})
+	}
+	if err := read.Get(ctx, &cs); err != nil {
 		res.Error = err.Error()
 		return res, nil
 	}

@@ -85,6 +85,22 @@ func (a *Activities) ReadCluster(ctx context.Context, cluster string) (api.Clust
 	return st, v.Get(&st)
 }
 
+// ReadBMMInput names one BMM of a cluster.
+type ReadBMMInput struct {
+	Cluster string `json:"cluster"`
+	BMM     string `json:"bmm"`
+}
+
+// ReadBMM returns the ledger's state narrowed to one BMM (query bmm).
+func (a *Activities) ReadBMM(ctx context.Context, in ReadBMMInput) (api.ClusterState, error) {
+	var st api.ClusterState
+	v, err := a.Client.QueryWorkflow(ctx, api.ClusterID(in.Cluster), "", api.QueryBMM, in.BMM)
+	if err != nil {
+		return st, notRegistered(in.Cluster, err)
+	}
+	return st, v.Get(&st)
+}
+
 // HolderStates reports, for each workflow id, whether it is still running.
 // A holder that does not exist (never started, or long gone) is not running.
 func (a *Activities) HolderStates(ctx context.Context, ids []string) (map[string]bool, error) {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/lease"
@@ -97,3 +98,21 @@ type ClusterStatusPatch struct {
 
 // Str is a convenience for patch fields.
 func Str(s string) *string { return &s }
+
+// ForBMM is the state narrowed to one BMM: that BMM, its leases, and the
+// site-wide references (kubeconfig, credentials, images, remediation).
+func (st ClusterState) ForBMM(name string) (ClusterState, error) {
+	b, ok := st.Cluster.BMM(name)
+	if !ok {
+		return ClusterState{}, fmt.Errorf("bmm %q is not in cluster %s", name, st.Cluster.Name)
+	}
+	out := st
+	out.Cluster.BMMs = []model.BMM{*b}
+	out.Leases = nil
+	for _, l := range st.Leases {
+		if l.BMM == name {
+			out.Leases = append(out.Leases, l)
+		}
+	}
+	return out, nil
+}

@@ -25,6 +25,7 @@ const (
 const (
 	QueryState           = "state"
 	QueryStatus          = "status"
+	QueryBMM             = "bmm"
 	UpdateContinue       = "continue-update"
 	SignalContinue       = "continue-update"
 	UpdateCancel         = "cancel-update"

@@ -1,0 +1,159 @@
+package workflows_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/bmc"
+	"github.com/rackroll/rackroll/activities/kube"
+	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/devserver"
+	"github.com/rackroll/rackroll/internal/lab"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/plan"
+	"github.com/rackroll/rackroll/workflows"
+	"github.com/rackroll/rackroll/workflows/api"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"google.golang.org/protobuf/proto"
+)
+
+// instant stands in for the BMCs and the Kubernetes API, so the benchmark
+// measures workflow histories, not hardware: every step succeeds at once.
+type instant struct{}
+
+func (instant) Cordon(context.Context, string) error   { return nil }
+func (instant) Uncordon(context.Context, string) error { return nil }
+func (instant) Drain(context.Context, kube.DrainInput) (kube.DrainResult, error) {
+	return kube.DrainResult{Completed: true}, nil
+}
+func (instant) ShutdownVMs(context.Context, kube.ShutdownInput) (kube.ShutdownResult, error) {
+	return kube.ShutdownResult{}, nil
+}
+func (instant) StartVMs(context.Context, string) (kube.StartResult, error) { return kube.StartResult{}, nil }
+func (instant) LabelNode(context.Context, string, map[string]string) error { return nil }
+func (instant) WaitNodeReady(_ context.Context, in kube.WaitReadyInput) (kube.NodeStatus, error) {
+	return kube.NodeStatus{Node: in.Node, Exists: true, Ready: "True", RuntimeVersion: in.Version}, nil
+}
+func (instant) Reimage(_ context.Context, in bmc.ReimageInput) (bmc.ReimageResult, error) {
+	return bmc.ReimageResult{Version: in.Version, Reimaged: true}, nil
+}
+
+// BenchmarkHistoryBounds runs an upgrade of a 64-rack × 32-compute site
+// (2,048 compute servers) on the dev server with instant hardware and
+// reports the largest history per workflow type, in events and bytes.
+// Goals: the parent under 1,000 events, no history over 5,120.
+func BenchmarkHistoryBounds(b *testing.B) {
+	if testing.Short() {
+		b.Skip("runs thousands of workflows on the dev server")
+	}
+	for i := 0; i < b.N; i++ {
+		ctx := context.Background()
+		srv, err := devserver.Start(ctx, devserver.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer srv.Stop()
+		c, err := srv.Client()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		w := worker.New(c, api.TaskQueue, worker.Options{MaxConcurrentActivityExecutionSize: 200})
+		workflows.Register(w)
+		w.RegisterActivity(&ledger.Activities{Client: c})
+		w.RegisterActivity(instant{})
+		if err := w.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer w.Stop()
+
+		inv := lab.SyntheticInventory("site-h", 64, 2, 32)
+		inv.Kubernetes.Kubeconfig = filepath.Join(b.TempDir(), "unused")
+		placed, err := plan.Place(inv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.ClusterID(inv.Cluster), TaskQueue: api.TaskQueue},
+			api.ClusterWorkflowName, api.ClusterInput{Inventory: *inv, Placement: placed}); err != nil {
+			b.Fatal(err)
+		}
+		zero := 0
+		start := time.Now()
+		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(inv.Cluster), TaskQueue: api.TaskQueue},
+			api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: inv.Cluster, TargetVersion: "4.2.0",
+				UpdateStrategy: model.UpdateStrategy{WaitTimeMinutes: &zero}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var st api.UpgradeStatus
+		if err := run.Get(ctx, &st); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "s-upgrade")
+		sizes := historySizes(b, c)
+		types := make([]string, 0, len(sizes))
+		for t := range sizes {
+			types = append(types, t)
+		}
+		sort.Strings(types)
+		for _, t := range types {
+			s := sizes[t]
+			b.ReportMetric(float64(s.events), "events-max-"+t)
+			b.ReportMetric(float64(s.bytes)/1024, "KiB-max-"+t)
+			fmt.Fprintf(os.Stderr, "%-24s largest history: %6d events %8d bytes (%d runs)\n", t, s.events, s.bytes, s.runs)
+		}
+	}
+}
+
+type histSize struct{ events, bytes, runs int }
+
+// historySizes walks every execution in the namespace (closed and open,
+// continued-as-new runs included) and keeps the largest per type.
+func historySizes(b *testing.B, c client.Client) map[string]histSize {
+	ctx := context.Background()
+	out := map[string]histSize{}
+	var token []byte
+	for {
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default", PageSize: 1000, NextPageToken: token})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range resp.Executions {
+			t := e.GetType().GetName()
+			s := out[t]
+			s.runs++
+			if int(e.GetHistoryLength()) > s.events {
+				s.events = int(e.GetHistoryLength())
+				s.bytes = historyBytes(b, c, e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId())
+			}
+			out[t] = s
+		}
+		token = resp.NextPageToken
+		if len(token) == 0 {
+			return out
+		}
+	}
+}
+
+func historyBytes(b *testing.B, c client.Client, id, run string) int {
+	it := c.GetWorkflowHistory(context.Background(), id, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	n := 0
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += proto.Size(ev)
+	}
+	return n
+}
+
+
