@@ -101,6 +101,15 @@ histories: tools
 FUZZTIME ?= 20s
 .PHONY: fuzz
 fuzz:
-	$(GO) test ./internal/model/ -run '^$$' -fuzz '^FuzzParseInventory$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/model/ -run '^$$' -fuzz '^FuzzParseVersion$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/model/ -run '^$$' -fuzz '^FuzzStrategyValidate$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/model/ -run '^$$' -fuzz '^FuzzParseInventory$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/model/ -run '^$$' -fuzz '^FuzzParseVersion$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/model/ -run '^$$' -fuzz '^FuzzStrategyValidate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+
+# Reliability at full size (issue 8, test/reliability): 20+ SIGKILLs of the
+# worker binary during a four-rack upgrade, kills during a remediation and a
+# user reimage, Temporal server restarts mid-upgrade, BMC faults on every
+# BMC, and a secret scan; prints a table of figures at the end. `make test`
+# runs the same package at a reduced size.
+.PHONY: reliability
+reliability: tools
+	RACKROLL_RELIABILITY=full $(GO) test -count=1 -v -timeout 90m ./test/reliability/

@@ -11,7 +11,7 @@ import (
 
 func (a *app) clusterCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "cluster", Short: "Validate, register and show clusters"}
-	cmd.AddCommand(a.clusterValidateCmd(), a.clusterRegisterCmd(), a.clusterShowCmd())
+	cmd.AddCommand(a.clusterValidateCmd(), a.clusterRegisterCmd(), a.clusterShowCmd(), a.clusterHistoryCmd())
 	return cmd
 }
 

@@ -128,7 +128,24 @@ func TestBadInputEndToEnd(t *testing.T) {
 			assertNothingLeft(t, e, before)
 		})
 	}
-	// And the lab saw nothing unsafe while all that was refused.
+	// Then a valid upgrade on the same site, so the log the checker reads
+	// below has real reimages in it: internal/invariants must find the
+	// lab's own record of a correct upgrade clean (no false alarms).
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	run, err := e.Client.ExecuteWorkflow(ctx, upgradeStartOptions(cl), api.RuntimeUpgradeWorkflowName, upgrade("4.2.0", good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st api.UpgradeStatus
+	if err := run.Get(ctx, &st); err != nil {
+		t.Fatalf("the valid upgrade after the refusals failed: %v", err)
+	}
+	if l := e.State().Leases; len(l) > 0 {
+		t.Errorf("leases left after the upgrade: %+v", l)
+	}
+
+	// The lab saw nothing unsafe, refusals and upgrade alike.
 	evs, err := events.ReadFile(e.EventsPath)
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +153,10 @@ func TestBadInputEndToEnd(t *testing.T) {
 	site, err := invariants.SiteFromInventory(e.Inventory)
 	if err != nil {
 		t.Fatal(err)
+	}
+	site.TargetVersion = "4.2.0"
+	if n := countKind(evs, events.ReimageStart); n == 0 {
+		t.Fatal("the upgrade left no reimage-start in the lab log: nothing for the checker to judge")
 	}
 	for _, v := range invariants.Check(evs, site) {
 		t.Errorf("violation: %s", v)
@@ -265,3 +286,13 @@ func assertNothingLeft(t *testing.T, e *e2e.Env, before map[string]int) {
 }
 
 func minutes(n int) *int { return &n }
+
+func countKind(evs []events.Event, kind string) int {
+	n := 0
+	for _, e := range evs {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
+}

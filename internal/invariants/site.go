@@ -19,7 +19,7 @@ type Site struct {
 	Racks map[string]string
 	// ActiveKCP is the floor of active KCPs; 0 means the number of kcp
 	// roles in Roles, which upgrades and failovers keep (the spare joins
-	// before a KCP leaves). A log with operator actions on KCPs (a restart:
+	// before a KCP leaves), or one less on a site without a spare. A log with operator actions on KCPs (a restart:
 	// the lease allows one KCP disruption while the set is full) needs the
 	// floor one lower.
 	ActiveKCP int

@@ -24,11 +24,18 @@ type state struct {
 func newState(site Site) *state {
 	s := &state{site: site, role: map[string]model.Role{}, rack: map[string]string{},
 		disrupted: map[string]bool{}, unhealthy: map[string]bool{}, deleted: map[string]bool{}}
+	spare := false
 	for b, r := range site.Roles {
 		s.role[b] = r
 		if r == model.RoleKCP {
 			s.required++
 		}
+		spare = spare || r == model.RoleKCPSpare
+	}
+	// Without a spare (one rack) nothing can stand in for a KCP being
+	// upgraded: one KCP out is the least any upgrade can do.
+	if !spare && s.required > 0 {
+		s.required--
 	}
 	for b, r := range site.Racks {
 		s.rack[b] = r

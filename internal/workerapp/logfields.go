@@ -15,7 +15,9 @@ import (
 // an operator can follow one machine across workflows by grepping its name.
 // The SDK adds the workflow and activity ids itself. Only names are added:
 // activity inputs never hold a secret (DESIGN.md), just references to one.
-type logFields struct{ interceptor.WorkerInterceptorBase }
+type logFields struct {
+	interceptor.WorkerInterceptorBase
+}
 
 func (*logFields) InterceptActivity(_ context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
 	i := &logFieldsInbound{}

@@ -6,10 +6,11 @@ import (
 )
 
 // chaos SIGKILLs the worker at random moments and restarts it, until it has
-// killed `kills` times, the operation is over (running) or stop is called. The gaps are drawn from rng
-// between minGap and maxGap; the worker stays down a random moment too, so
-// some kills land while activities are in flight and some while workflow
-// tasks are, and some restarts find their work already timed out.
+// killed `kills` times, the operation is over (running) or stop is called.
+// The gaps are drawn from rng between minGap and maxGap; the worker stays
+// down a random moment too, so some kills land while activities are in
+// flight and some while workflow tasks are, and some restarts find their
+// work already timed out.
 type chaos struct {
 	stopc chan struct{}
 	done  chan struct{}
@@ -47,6 +48,9 @@ func startChaos(w *workerProc, rng *rand.Rand, kills int, minGap, maxGap time.Du
 	}()
 	return c
 }
+
+// wait blocks until the chaos has made its kills (or the operation ended).
+func (c *chaos) wait() { <-c.done }
 
 // stop ends the kills and returns how many there were.
 func (c *chaos) stop() int {

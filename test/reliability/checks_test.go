@@ -7,6 +7,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/api"
 )
 
@@ -17,6 +18,16 @@ func siteOf(t *testing.T, s *site) invariants.Site {
 	is, err := invariants.SiteFromInventory(s.Inventory)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A site without a spare (one rack: three KCPs) upgrades its KCPs in
+	// place, one at a time, so its floor of serving KCPs is one lower.
+	kcps, spare := 0, false
+	for _, r := range is.Roles {
+		kcps += map[bool]int{true: 1}[r == model.RoleKCP]
+		spare = spare || r == model.RoleKCPSpare
+	}
+	if !spare && kcps > 1 {
+		is.ActiveKCP = kcps - 1
 	}
 	return is
 }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Bad input the CLI refuses before it connects anywhere: each refusal
+// exits 1 and names the field, the value or what is allowed. --address
+// points at a closed port, so a command that got as far as dialling would
+// fail with a connection error instead and the case would catch it.
+// (Mistakes only a running site can judge are in workflows/badinput_test.go.)
+func TestBadInputCLI(t *testing.T) {
+	base, err := os.ReadFile("../examples/two-rack.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := func(old, new string) string {
+		t.Helper()
+		s := string(base)
+		if old != "" && !strings.Contains(s, old) {
+			t.Fatalf("example lacks %q", old)
+		}
+		p := filepath.Join(t.TempDir(), "inv.yaml")
+		if err := os.WriteFile(p, []byte(strings.Replace(s, old, new, 1)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	file := func(content string) string {
+		p := filepath.Join(t.TempDir(), "f")
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	validate := func(path string) []string { return []string{"cluster", "validate", "--inventory", path} }
+	upgrade := func(flags ...string) []string {
+		return append([]string{"upgrade", "start", "--address", "127.0.0.1:1", "--cluster", "lab-two", "--version", "4.2.0"}, flags...)
+	}
+	bmm := func(action string, flags ...string) []string {
+		return append([]string{"bmm", action, "--address", "127.0.0.1:1", "--cluster", "lab-two", "--bmm", "rack1-c1"}, flags...)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		// Inventory: parse and validate.
+		{"unknown field", validate(inv("runtimeVersion: 4.1.2", "runtimeVersion: 4.1.2\ncolour: blue")), []string{"colour"}},
+		{"wrong type", validate(inv("runtimeVersion: 4.1.2", "runtimeVersion: [4, 1, 2]")), []string{"runtimeVersion"}},
+		{"bad version", validate(inv("runtimeVersion: 4.1.2", "runtimeVersion: 4.1")), []string{"runtimeVersion", "4.1"}},
+		{"inline password", validate(inv("{usernameEnv: BMC_USERNAME, passwordEnv: BMC_PASSWORD}", "{username: admin, password: hunter2}")), []string{"password"}},
+		{"unknown role", validate(inv("role: management", "role: manager")), []string{"role", "manager", "management"}},
+		{"bad MAC", validate(inv(`bootMACAddress: "52:54:00:01:00:01"`, `bootMACAddress: "52:54:00:01:00"`)), []string{"bootMACAddress", "52:54:00:01:00"}},
+		{"duplicate server", validate(inv("- name: rack1-mgmt2", "- name: rack1-mgmt1")), []string{"rack1-mgmt1"}},
+		{"BMC address not a URL", validate(inv(`address: "https://10.0.1.11"`, `address: "10.0.1.11"`)), []string{"address", "10.0.1.11"}},
+		{"no cluster name", validate(inv("cluster: lab-two", "cluster: \"\"")), []string{"cluster"}},
+		{"empty file", validate(file("")), []string{"empty"}},
+		{"not YAML", validate(file("racks: [")), []string{"not valid YAML"}},
+		{"missing file", validate(filepath.Join(t.TempDir(), "nope.yaml")), []string{"nope.yaml"}},
+		// Upgrade strategy and flags.
+		{"no version", []string{"upgrade", "start", "--cluster", "lab-two"}, []string{"--version", "required"}},
+		{"unknown strategy", upgrade("--strategy", "Fast"), []string{"strategyType", "Fast", "Rack, PauseAfterRack"}},
+		{"unknown threshold type", upgrade("--threshold-type", "Most"), []string{"thresholdType", "Most", "CountSuccess, PercentSuccess"}},
+		{"percent above 100", upgrade("--threshold-value", "120"), []string{"thresholdValue", "120", "above 100"}},
+		{"wait above 60", upgrade("--wait-time-minutes", "61"), []string{"waitTimeMinutes", "61", "between 0 and 60"}},
+		{"negative maxUnavailable", upgrade("--max-unavailable", "-2"), []string{"maxUnavailable", "-2"}},
+		{"threshold not a number", upgrade("--threshold-value", "eighty"), []string{"threshold-value", "eighty"}},
+		// BMM actions.
+		{"replace: storage policy", bmm("replace", "--storage-policy", "Keep"), []string{"storagePolicy", "Keep", "Preserve, DiscardAll"}},
+		{"replace: boot MAC", bmm("replace", "--boot-mac-address", "xyz"), []string{"bootMacAddress", "xyz"}},
+		{"replace: a secret as credentials", bmm("replace", "--bmc-credentials", "root:calvin"), []string{"bmcCredentials", "never a username or password"}},
+		// lab check.
+		{"lab check without --events", []string{"lab", "check"}, []string{"--events is required"}},
+		{"lab check: log not JSON Lines", []string{"lab", "check", "--events", file("{not json}\n")}, []string{"read event log"}},
+		{"lab check: negative floor", []string{"lab", "check", "--events", file(""), "--min-active-kcp", "-1"}, []string{"--min-active-kcp", "-1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, err := run(t, tc.args...)
+			if err == nil {
+				t.Fatalf("accepted; want a refusal (stderr %s)", stderr)
+			}
+			var ce *codedError
+			if errors.As(err, &ce) && ce.code != exitError {
+				t.Fatalf("exit %d, want %d for bad input: %v", ce.code, exitError, err)
+			}
+			if strings.Contains(err.Error(), "connect to Temporal") {
+				t.Fatalf("dialled before refusing: %v", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
