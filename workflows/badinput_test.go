@@ -133,7 +133,10 @@ func TestBadInputEndToEnd(t *testing.T) {
 	// lab's own record of a correct upgrade clean (no false alarms).
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	run, err := e.Client.ExecuteWorkflow(ctx, upgradeStartOptions(cl), api.RuntimeUpgradeWorkflowName, upgrade("4.2.0", good))
+	valid := upgrade("4.2.0", good)
+	// The lab's PDBs would hold a drain for the reference's 20 minutes.
+	valid.DrainTimeout, valid.VMShutdownTimeout = 5*time.Second, 5*time.Second
+	run, err := e.Client.ExecuteWorkflow(ctx, upgradeStartOptions(cl), api.RuntimeUpgradeWorkflowName, valid)
 	if err != nil {
 		t.Fatal(err)
 	}

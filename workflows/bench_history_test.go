@@ -69,7 +69,7 @@ func BenchmarkHistoryBounds(b *testing.B) {
 		w := worker.New(c, api.TaskQueue, worker.Options{MaxConcurrentActivityExecutionSize: 200})
 		workflows.Register(w)
 		w.RegisterActivity(&ledger.Activities{Client: c})
-		w.RegisterActivity(instant{})
+		w.RegisterActivity(&instant{})
 		if err := w.Start(); err != nil {
 			b.Fatal(err)
 		}

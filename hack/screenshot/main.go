@@ -121,10 +121,24 @@ func run(out, inventory, chromium string, keep bool) error {
 		return err
 	}
 	shots := []struct{ file, path string }{
-		{"temporal-ui-workflows.png", "/namespaces/default/workflows"},
+		{"temporal-ui-workflows.png", "/namespaces/default/workflows?query=" + url.QueryEscape(api.SearchAttrCluster+`="`+cluster+`"`)},
 		{"temporal-ui-upgrade.png", "/namespaces/default/workflows/" + url.PathEscape(api.UpgradeID(cluster)) + "/" + runID + "/history"},
 	}
-	for _, s := range shots {
+	for i, s := range shots {
+		if i == 1 {
+			// The page of a running workflow long-polls its history, which
+			// keeps Chromium's virtual time from running out: finish the
+			// upgrade first (the list above shows it paused).
+			if err := sh(env, starter, "upgrade", "continue", "--cluster", cluster); err != nil {
+				return err
+			}
+			wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+			err := c.GetWorkflow(wctx, api.UpgradeID(cluster), runID).Get(wctx, nil)
+			cancel()
+			if err != nil {
+				return err
+			}
+		}
 		file := filepath.Join(out, s.file)
 		if err := screenshot(chromium, filepath.Join(tmp, "chrome-"+s.file), srv.UIURL+s.path, file); err != nil {
 			return err
@@ -146,16 +160,26 @@ func run(out, inventory, chromium string, keep bool) error {
 // screenshot renders url with headless Chromium into file. The UI is a
 // single-page app that fetches after load: the virtual time budget lets
 // it finish before the picture is taken. A fresh profile per shot keeps
-// earlier runs' state (and first-run dialogs) out of the picture.
+// earlier runs' state (and first-run dialogs) out of the picture. The
+// page of a running workflow keeps long-polling, so virtual time may never
+// run out: the context ends a Chromium that hangs.
 func screenshot(chromium, profile, url, file string) error {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return err
 	}
-	return sh(nil, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
 		"--user-data-dir="+profile, "--window-size=1600,1000", "--virtual-time-budget=15000",
 		"--screenshot="+abs, url)
+	cmd.Stdout = os.Stdout // Chromium's stderr is noise about D-Bus and GPUs
+	log.Printf("$ chromium --screenshot=%s %s", file, url)
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("chromium %s: %w", url, err)
+	}
+	return nil
 }
 
 func sh(env []string, name string, args ...string) error {
