@@ -37,7 +37,9 @@ func (instant) Drain(context.Context, kube.DrainInput) (kube.DrainResult, error)
 func (instant) ShutdownVMs(context.Context, kube.ShutdownInput) (kube.ShutdownResult, error) {
 	return kube.ShutdownResult{}, nil
 }
-func (instant) StartVMs(context.Context, string) (kube.StartResult, error) { return kube.StartResult{}, nil }
+func (instant) StartVMs(context.Context, string) (kube.StartResult, error) {
+	return kube.StartResult{}, nil
+}
 func (instant) LabelNode(context.Context, string, map[string]string) error { return nil }
 func (instant) WaitNodeReady(_ context.Context, in kube.WaitReadyInput) (kube.NodeStatus, error) {
 	return kube.NodeStatus{Node: in.Node, Exists: true, Ready: "True", RuntimeVersion: in.Version}, nil
@@ -155,5 +157,3 @@ func historyBytes(b *testing.B, c client.Client, id, run string) int {
 	}
 	return n
 }
-
-

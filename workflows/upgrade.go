@@ -71,9 +71,9 @@ type upgrade struct {
 	plan   upgradeplan.Plan
 	server api.ServerInput
 
-	paused     bool
-	continued  bool
-	cancelled  bool
+	paused    bool
+	continued bool
+	cancelled bool
 }
 
 func orDefault(s, d string) string {
@@ -247,10 +247,18 @@ func (u *upgrade) pause(ctx workflow.Context, msg string) (bool, error) {
 }
 
 func childOpts(ctx workflow.Context, id, summary string) workflow.Context {
+	cluster := ""
+	if parts := strings.SplitN(id, ":", 3); len(parts) > 1 {
+		cluster = parts[1]
+	}
 	return workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID:        id,
-		TaskQueue:         api.TaskQueue,
-		StaticSummary:     summary,
+		WorkflowID:    id,
+		TaskQueue:     api.TaskQueue,
+		StaticSummary: summary,
+		// Children are found by the same filters as their upgrade.
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrCluster).ValueSet(cluster),
+			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrOperation).ValueSet("runtime-upgrade")),
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
 		// A server reimage is bounded by the reference's 3 h; a rack by its
 		// waves of servers. Each step runs once: no retries of children.

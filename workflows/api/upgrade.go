@@ -77,9 +77,9 @@ type UpgradeStatus struct {
 	Plan                  *upgradeplan.Plan    `json:"plan,omitempty"`
 	// CurrentRun is the rack or stage child in flight; its query status
 	// has the live state of each of its servers.
-	CurrentRun string `json:"currentRun,omitempty"`
-	StartedAt             time.Time            `json:"startedAt"`
-	FinishedAt            *time.Time           `json:"finishedAt,omitempty"`
+	CurrentRun string     `json:"currentRun,omitempty"`
+	StartedAt  time.Time  `json:"startedAt"`
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
 }
 
 // RackInput starts RackUpgradeWorkflow.
