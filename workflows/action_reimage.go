@@ -60,6 +60,9 @@ func (a *action) replace() error {
 	if a.rp.SerialNumber != "" {
 		hw.SerialNumber = api.Str(a.rp.SerialNumber)
 	}
+	if a.rp.BMCMacAddress != "" {
+		hw.BMCMACAddress = api.Str(a.rp.BMCMacAddress)
+	}
 	a.st.record(hw)
 	preserve := a.rp.StoragePolicy == api.StoragePreserve
 	hw.DetailedStatusMessage = api.Str("") // the one place the Unhealthy mark is cleared

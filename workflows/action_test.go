@@ -65,7 +65,7 @@ func TestActionHappyPaths(t *testing.T) {
 				require.Equal(t, []string{"tenant/vm-rack1-c1-0"}, r.VMsStarted)
 			}},
 		{name: "replace clears Unhealthy", in: api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionReplace,
-			ReplaceParams: api.ReplaceParams{BootMacAddress: "52:54:00:aa:bb:cc", SerialNumber: "SN-NEW", BMCCredentials: "default", StoragePolicy: api.StoragePreserve}},
+			ReplaceParams: api.ReplaceParams{BootMacAddress: "52:54:00:aa:bb:cc", BMCMacAddress: "52:54:00:aa:bb:01", SerialNumber: "SN-NEW", BMCCredentials: "default", StoragePolicy: api.StoragePreserve}},
 			setup: func(s *actionSite) {
 				b := s.bmm(compute)
 				b.DetailedStatusMessage, b.ReadyState, b.PowerState = model.UnhealthyMessage, model.ReadyFalse, model.PowerOff
@@ -80,6 +80,7 @@ func TestActionHappyPaths(t *testing.T) {
 				require.Equal(t, model.BMMProvisioned, b.DetailedStatus)
 				require.Equal(t, "52:54:00:aa:bb:cc", b.BootMACAddress)
 				require.Equal(t, "SN-NEW", b.SerialNumber)
+				require.Equal(t, "52:54:00:aa:bb:01", b.BMCMACAddress)
 				require.True(t, b.Healthy())
 			}},
 		{name: "replace DiscardAll evacuates with safeguardMode None, VMs stay stopped",

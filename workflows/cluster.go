@@ -198,6 +198,7 @@ func applyPatch(b *model.BMM, p api.BMMPatch) {
 	set(&b.CordonStatus, p.CordonStatus)
 	set(&b.ReadyState, p.ReadyState)
 	set(&b.BootMACAddress, p.BootMACAddress)
+	set(&b.BMCMACAddress, p.BMCMACAddress)
 	set(&b.SerialNumber, p.SerialNumber)
 	if p.BMC != nil {
 		b.BMC = *p.BMC

@@ -10,6 +10,7 @@ type BMM struct {
 	NodeName              string  `json:"nodeName"`
 	BMC                   BMCSpec `json:"bmc"`
 	BootMACAddress        string  `json:"bootMACAddress"`
+	BMCMACAddress         string  `json:"bmcMACAddress,omitempty"` // set by a Replace
 	SerialNumber          string  `json:"serialNumber,omitempty"`
 	RuntimeVersion        string  `json:"runtimeVersion,omitempty"`
 	DetailedStatus        string  `json:"detailedStatus,omitempty"`

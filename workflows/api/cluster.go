@@ -82,6 +82,7 @@ type BMMPatch struct {
 	// Hardware facts a Replace changes.
 	BMC            *model.BMCSpec `json:"bmc,omitempty"`
 	BootMACAddress *string        `json:"bootMACAddress,omitempty"`
+	BMCMACAddress  *string        `json:"bmcMACAddress,omitempty"`
 	SerialNumber   *string        `json:"serialNumber,omitempty"`
 }
 
