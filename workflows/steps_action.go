@@ -47,16 +47,24 @@ func (s *steps) evacuate(limit time.Duration) (evacuation, error) {
 	return ev, nil
 }
 
-// reimageForce reinstalls version even when the machine runs it already:
-// the reimage and replace actions restore a known-good OS in place.
-func (s *steps) reimageForce(imageURL, version string, limit time.Duration) (bmc.ReimageResult, error) {
+// reinstall reinstalls version even when the machine runs it already: a
+// reimage or replace restores a known-good OS in place, and a remediation's
+// reprovision repairs it — "already on that version" is no reason to skip.
+// The attempt is bounded by limit (the action's or reprovisionTimeout).
+func (s *steps) reinstall(verb, imageURL, version string, limit time.Duration) (bmc.ReimageResult, error) {
 	var r bmc.ReimageResult
-	err := workflow.ExecuteActivity(s.long(limit, fmt.Sprintf("Reimage %s with %s", s.t.BMM, version)), ba.Reimage,
+	err := workflow.ExecuteActivity(s.long(limit, fmt.Sprintf("%s %s with %s", verb, s.t.BMM, version)), ba.Reimage,
 		bmc.ReimageInput{Endpoint: s.t.Endpoint, ImageURL: imageURL, Version: version, Force: true}).Get(s.ctx, &r)
 	return r, err
 }
 
-// waitReadyWithin waits until the node is Ready (on version, unless "").
+func (s *steps) reimageForce(imageURL, version string, limit time.Duration) (bmc.ReimageResult, error) {
+	return s.reinstall("Reimage", imageURL, version, limit)
+}
+
+// waitReadyWithin waits until the node is Ready (on version, unless "") for
+// at most limit; the status tells whether a read-only root filesystem is
+// gone too.
 func (s *steps) waitReadyWithin(version string, limit time.Duration) (kube.NodeStatus, error) {
 	var ns kube.NodeStatus
 	err := workflow.ExecuteActivity(s.long(limit, "Wait for "+s.t.Node+" Ready"), ka.WaitNodeReady,
