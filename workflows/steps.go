@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -173,7 +174,7 @@ func (s *steps) labelNode(labels map[string]string) error {
 // activity's own message.
 func rootCause(err error) string {
 	var app *temporal.ApplicationError
-	if errorsAs(err, &app) {
+	if errors.As(err, &app) {
 		return app.Message()
 	}
 	return err.Error()
