@@ -33,10 +33,10 @@ func FuzzParseInventory(f *testing.F) {
 				t.Fatalf("error is not a ValidationError with problems: %v", err)
 			}
 			for _, p := range ve.Problems {
-				// The field may be empty only for the document itself
-				// (e.g. "0": not a mapping); the message never is.
-				if p.Message == "" {
-					t.Fatalf("problem without a message: %+v", p)
+				// Every problem names its field ("inventory" for the
+				// document itself) and says what is wrong.
+				if p.Message == "" || p.Field == "" {
+					t.Fatalf("problem without a field or message: %+v", p)
 				}
 			}
 			return

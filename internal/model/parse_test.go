@@ -84,7 +84,7 @@ func TestParseInventoryShapeProblems(t *testing.T) {
 		{"not YAML", "cluster: [\n", "inventory", "", "not valid YAML"},
 		{"duplicate key", "cluster: a\ncluster: b\n", "inventory", "", "not valid YAML"},
 		{"empty", "", "inventory", "", "empty"},
-		{"not a mapping", "- a\n", "", "[...]", "expected a mapping with fields cluster"},
+		{"not a mapping", "- a\n", "inventory", "[...]", "expected a mapping with fields cluster"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseInventory([]byte(tc.yaml))

@@ -79,11 +79,19 @@ func checkStruct(e *ValidationError, path string, v any, t reflect.Type) {
 	names, types := jsonFields(t)
 	m, ok := v.(map[string]any)
 	if !ok {
-		e.Add(path, show(v), "expected a mapping with fields "+strings.Join(names, ", "))
+		where := path
+		if where == "" {
+			where = "inventory" // the document itself is not a mapping
+		}
+		e.Add(where, show(v), "expected a mapping with fields "+strings.Join(names, ", "))
 		return
 	}
 	for _, k := range sortedKeys(m) {
-		f := joinField(path, k)
+		key := k
+		if key == "" {
+			key = `""` // an empty key still gets a name in the message
+		}
+		f := joinField(path, key)
 		if ft, ok := types[k]; ok {
 			checkShape(e, f, m[k], ft)
 			continue
