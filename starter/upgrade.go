@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/model"
@@ -211,6 +212,13 @@ func (a *app) upgradeSteerCmd(update, verb, short string) *cobra.Command {
 			h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.UpgradeID(cluster), UpdateName: update,
 				WaitForStage: client.WorkflowUpdateStageCompleted})
 			if err != nil {
+				// A finished (or never started) upgrade: say so plainly.
+				if d, derr := c.DescribeWorkflowExecution(ctx, api.UpgradeID(cluster), ""); derr != nil {
+					return fmt.Errorf("%s: there is no upgrade of %s (start one with `starter upgrade start`)", verb, cluster)
+				} else if st := d.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+					return fmt.Errorf("%s: the last upgrade of %s is %s, not running: nothing to %s", verb, cluster,
+						strings.ToLower(strings.TrimPrefix(st.String(), "WORKFLOW_EXECUTION_STATUS_")), verb)
+				}
 				return fmt.Errorf("%s upgrade of %s: %w", verb, cluster, err)
 			}
 			var msg string
