@@ -61,6 +61,11 @@ func run(args []string) error {
 		return err
 	}
 	opts.Logger = logging.NewZap(zl)
+	// Say which key is in use: a worker and starter with different keys
+	// fail on each other's payloads, and the key ids tell why.
+	if cdc, err := conn.Codec(nil); err == nil && cdc != nil {
+		zl.Info("payload codec on", zap.String("keyID", cdc.KeyID()))
+	}
 	mh, stopMetrics, err := serveMetrics(*metricsAddr, zl)
 	if err != nil {
 		return err

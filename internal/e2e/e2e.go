@@ -20,6 +20,7 @@ import (
 	"github.com/rackroll/rackroll/workflows/api"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 )
 
@@ -31,6 +32,10 @@ type Options struct {
 	Mutate func(*model.Inventory)
 	// NoWorker leaves the worker to the test (crash tests).
 	NoWorker bool
+	// DataConverter and FailureConverter, when set, are used by the client
+	// and so by the worker (payload codec tests); nil is the SDK default.
+	DataConverter    converter.DataConverter
+	FailureConverter converter.FailureConverter
 }
 
 // Env is a running site.
@@ -82,7 +87,13 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 	if e.Inventory, err = model.LoadInventory(e.InvPath); err != nil {
 		t.Fatal(err)
 	}
-	if e.Client, err = e.Server.Client(); err != nil {
+	if opts.DataConverter != nil || opts.FailureConverter != nil {
+		e.Client, err = client.Dial(client.Options{HostPort: e.Server.Address,
+			DataConverter: opts.DataConverter, FailureConverter: opts.FailureConverter})
+	} else {
+		e.Client, err = e.Server.Client()
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Client.Close)

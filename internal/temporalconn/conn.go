@@ -8,6 +8,7 @@ package temporalconn
 import (
 	"fmt"
 
+	"github.com/rackroll/rackroll/internal/codec"
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
@@ -30,6 +31,8 @@ type Flags struct {
 	TLSCA         string
 	TLSServerName string
 	TLSNoVerify   bool
+	// CodecKeyFile turns the AES-GCM payload codec on (codec.go).
+	CodecKeyFile string
 }
 
 // Register adds the flags to fs (named like the temporal CLI's).
@@ -45,6 +48,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.TLSCA, "tls-ca-path", "", "CA that signed the server certificate (env TEMPORAL_TLS_SERVER_CA_CERT_PATH)")
 	fs.StringVar(&f.TLSServerName, "tls-server-name", "", "server name to verify (env TEMPORAL_TLS_SERVER_NAME)")
 	fs.BoolVar(&f.TLSNoVerify, "tls-disable-host-verification", false, "do not verify the server's host name")
+	fs.StringVar(&f.CodecKeyFile, "codec-key-file", "", "encrypt payloads with the AES-256 key in this file (hex or base64; env "+codec.EnvKeyFile+"); worker and starter need the same key")
 }
 
 // Profile loads the envconfig profile (file, then environment) and applies
@@ -100,13 +104,27 @@ func (f *Flags) LoadProfile(env envconfig.EnvLookup) (*envconfig.ClientConfigPro
 
 // ClientOptions returns SDK client options from the environment and flags.
 func (f *Flags) ClientOptions() (client.Options, error) {
-	prof, err := f.LoadProfile(nil)
+	return f.ClientOptionsFrom(nil)
+}
+
+// ClientOptionsFrom is ClientOptions with the environment given (nil: the
+// process environment), for tests.
+func (f *Flags) ClientOptionsFrom(env envconfig.EnvLookup) (client.Options, error) {
+	prof, err := f.LoadProfile(env)
 	if err != nil {
 		return client.Options{}, err
 	}
 	opts, err := prof.ToClientOptions(envconfig.ToClientOptionsRequest{})
 	if err != nil {
 		return client.Options{}, fmt.Errorf("Temporal client options: %w", err)
+	}
+	c, err := f.Codec(env)
+	if err != nil {
+		return client.Options{}, err
+	}
+	if c != nil {
+		opts.DataConverter = c.DataConverter()
+		opts.FailureConverter = c.FailureConverter()
 	}
 	return opts, nil
 }
