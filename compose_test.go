@@ -3,6 +3,8 @@ package rackroll_test
 import (
 	"context"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/compose-spec/compose-go/v2/cli"
@@ -12,21 +14,13 @@ import (
 // No Docker engine runs here, so the compose file is proven by loading it
 // with the compose-spec loader and checking the topology.
 func TestDockerComposeDefinesTheStack(t *testing.T) {
-	opts, err := cli.NewProjectOptions([]string{"docker-compose.yml"},
-		cli.WithWorkingDirectory("."), cli.WithEnv([]string{"BMC_PASSWORD=x"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := opts.LoadProject(context.Background())
-	if err != nil {
-		t.Fatalf("docker-compose.yml does not load: %v", err)
-	}
-	svc := func(name string) types.ServiceConfig {
-		s, err := p.GetService(name)
-		if err != nil {
-			t.Fatalf("service %s: %v", name, err)
+	p := loadCompose(t)
+	svc := service(t, p)
+	// Plain `docker compose up` is the stack without the demo.
+	for _, name := range demoServices {
+		if _, err := p.GetService(name); err == nil {
+			t.Errorf("%s runs without --profile demo", name)
 		}
-		return s
 	}
 	for _, name := range []string{"postgresql", "temporal", "temporal-ui", "worker"} {
 		s := svc(name)
@@ -68,5 +62,117 @@ func TestDockerComposeDefinesTheStack(t *testing.T) {
 	}
 	if !ports[7233] || !ports[8080] {
 		t.Errorf("published ports = %v, want 7233 (frontend) and 8080 (UI)", ports)
+	}
+}
+
+var demoServices = []string{"demo-inventory", "lab", "lab-worker", "demo-register", "demo-upgrade"}
+
+// loadCompose loads docker-compose.yml with the compose-spec loader (what
+// `docker compose` itself runs) and the given profiles active.
+func loadCompose(t *testing.T, profiles ...string) *types.Project {
+	t.Helper()
+	opts, err := cli.NewProjectOptions([]string{"docker-compose.yml"},
+		cli.WithWorkingDirectory("."), cli.WithEnv([]string{"BMC_PASSWORD=x"}), cli.WithProfiles(profiles))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := opts.LoadProject(context.Background())
+	if err != nil {
+		t.Fatalf("docker-compose.yml does not load (profiles %v): %v", profiles, err)
+	}
+	return p
+}
+
+func service(t *testing.T, p *types.Project) func(string) types.ServiceConfig {
+	return func(name string) types.ServiceConfig {
+		t.Helper()
+		s, err := p.GetService(name)
+		if err != nil {
+			t.Fatalf("service %s: %v", name, err)
+		}
+		return s
+	}
+}
+
+// `docker compose --profile demo up` adds the lab, a site worker in the
+// lab's network (its BMCs and apiserver listen on the lab's loopback),
+// and the one-shot register and upgrade steps, each started only once
+// what it needs is ready.
+func TestDockerComposeDemoProfile(t *testing.T) {
+	p := loadCompose(t, "demo")
+	svc := service(t, p)
+	for _, name := range append([]string{"postgresql", "temporal", "temporal-ui", "worker"}, demoServices...) {
+		s := svc(name)
+		if s.Image == "" && s.Build == nil {
+			t.Errorf("service %s has neither image nor build", name)
+		}
+		if slices.Contains(demoServices, name) != slices.Contains(s.Profiles, "demo") {
+			t.Errorf("service %s profiles = %v", name, s.Profiles)
+		}
+	}
+	wantDep := func(from, to, cond string) {
+		t.Helper()
+		d, ok := svc(from).DependsOn[to]
+		if !ok || d.Condition != cond {
+			t.Errorf("%s depends_on %s = %+v, want condition %s", from, to, d, cond)
+		}
+	}
+	wantDep("lab", "demo-inventory", types.ServiceConditionCompletedSuccessfully)
+	wantDep("lab-worker", "lab", types.ServiceConditionHealthy)
+	wantDep("lab-worker", "temporal", types.ServiceConditionHealthy)
+	wantDep("lab-worker", "temporal-setup", types.ServiceConditionCompletedSuccessfully)
+	wantDep("demo-register", "lab", types.ServiceConditionHealthy)
+	wantDep("demo-register", "temporal-setup", types.ServiceConditionCompletedSuccessfully)
+	wantDep("demo-upgrade", "demo-register", types.ServiceConditionCompletedSuccessfully)
+	wantDep("demo-upgrade", "lab-worker", types.ServiceConditionStarted)
+
+	lab := svc("lab")
+	if lab.Build == nil || lab.Build.Dockerfile != "Dockerfile" || lab.Build.Target != "lab" {
+		t.Errorf("lab build = %+v, want the Dockerfile's lab target", lab.Build)
+	}
+	if lab.HealthCheck == nil || !slices.Contains(lab.HealthCheck.Test, "status") {
+		t.Errorf("lab health check = %+v, want `starter lab status`", lab.HealthCheck)
+	}
+	cmd := strings.Join(lab.Command, " ")
+	for _, w := range []string{"lab up", "--out-inventory /shared/lab.yaml", "--dir /shared/", "--admin-addr 0.0.0.0:"} {
+		if !strings.Contains(cmd, w) {
+			t.Errorf("lab command %q lacks %q", cmd, w)
+		}
+	}
+	if got := svc("demo-inventory").Command; !strings.Contains(strings.Join(got, " "), "site: {}") {
+		t.Errorf("demo-inventory command %q does not add the site section that routes to lab-worker", got)
+	}
+	lw := svc("lab-worker")
+	if lw.NetworkMode != "service:lab" {
+		t.Errorf("lab-worker network_mode = %q, want service:lab", lw.NetworkMode)
+	}
+	if got := strings.Join(lw.Command, " "); got != "--site-of site-a" {
+		t.Errorf("lab-worker command = %q", got)
+	}
+	if w := svc("worker"); w.NetworkMode != "" {
+		t.Errorf("the central worker must not depend on the demo's network: network_mode %q", w.NetworkMode)
+	}
+	// Everything that reads the lab's files mounts the same volume at the
+	// same path: the out-inventory holds absolute paths.
+	for _, name := range []string{"demo-inventory", "lab", "lab-worker", "demo-register"} {
+		ok := false
+		for _, v := range svc(name).Volumes {
+			ok = ok || (v.Source == "shared" && v.Target == "/shared")
+		}
+		if !ok {
+			t.Errorf("%s does not mount volume shared at /shared", name)
+		}
+	}
+	df, err := os.ReadFile("Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"AS lab", "AS k8s", "go.etcd.io/etcd/server/v3", "k8s.io/kubernetes/cmd/kube-apiserver", "RACKROLL_BIN="} {
+		if !strings.Contains(string(df), w) {
+			t.Errorf("Dockerfile lacks %q", w)
+		}
+	}
+	if i, j := strings.LastIndex(string(df), "\nFROM "), strings.Index(string(df), "AS worker"); i < 0 || j < i {
+		t.Error("the worker must stay the Dockerfile's last (default) stage")
 	}
 }

@@ -15,8 +15,8 @@ func (a *app) bmmCmd() *cobra.Command {
 		Long: `Each action runs as BMMActionWorkflow (id action:<cluster>:<bmm>:<n>) holding a lease
 from the cluster's ledger. Restart, power-off, reimage and replace are disruptive:
 on a KCP server they are refused while another KCP disruption runs or the KCP set
-is not full (reference 003). A refusal is printed and exits 1; with --wait a
-failed action exits 2.`,
+is not full (reference 003). A refusal is printed and exits 1; with --wait (or
+--watch, which also shows the step in progress) a failed action exits 2.`,
 	}
 	for _, act := range api.Actions {
 		cmd.AddCommand(a.bmmActionCmd(act))
@@ -52,7 +52,7 @@ func (r *replaceFlags) register(cmd *cobra.Command) {
 func (a *app) bmmActionCmd(action string) *cobra.Command {
 	var in api.ActionInput
 	var rf replaceFlags
-	var wait bool
+	var wait, watching bool
 	cmd := &cobra.Command{
 		Use:   action + " --cluster C --bmm NAME",
 		Short: actionShort[action],
@@ -73,8 +73,13 @@ func (a *app) bmmActionCmd(action string) *cobra.Command {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), run.GetID())
-			if !wait {
-				fmt.Fprintf(cmd.ErrOrStderr(), "started %s (follow: starter bmm %s ... --wait, or temporal workflow show -w %s)\n",
+			if watching {
+				// Progress first, then the same ending (and exit code) as --wait.
+				if err := watch(cmd.Context(), cmd.OutOrStdout(), newActionWatch(c, in, run).poll); err != nil {
+					return err
+				}
+			} else if !wait {
+				fmt.Fprintf(cmd.ErrOrStderr(), "started %s (follow: starter bmm %s ... --watch, or temporal workflow show -w %s)\n",
 					api.ActionSummary(action, in.BMM, in.Cluster), action, run.GetID())
 				return nil
 			}
@@ -90,6 +95,7 @@ func (a *app) bmmActionCmd(action string) *cobra.Command {
 	f.StringVar(&in.Cluster, "cluster", "", "cluster name")
 	f.StringVar(&in.BMM, "bmm", "", "bare-metal machine name")
 	f.BoolVar(&wait, "wait", false, "wait for the action to end: exit 0 on success, 2 on failure")
+	f.BoolVar(&watching, "watch", false, "like --wait, showing the step in progress and the BMM's state as it goes")
 	switch action {
 	case api.ActionPowerOff:
 		f.BoolVar(&in.SkipShutdown, "skip-shutdown", false, "force the power off at once, without a graceful OS shutdown")

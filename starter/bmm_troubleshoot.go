@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/rackroll/rackroll/internal/output"
 	"github.com/rackroll/rackroll/workflows/api"
@@ -123,6 +122,9 @@ func (a *app) bmmTroubleshootStatusCmd() *cobra.Command {
 		Short: "Show a runbook's steps (query status)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cluster == "" || bmm == "" {
+				return fmt.Errorf("--cluster and --bmm are required")
+			}
 			c, err := a.dial()
 			if err != nil {
 				return err
@@ -168,37 +170,28 @@ func writeTroubleshoot(cmd *cobra.Command, format string, st api.TroubleshootSta
 // when it waits for the replace confirmation.
 func waitTroubleshoot(ctx context.Context, c client.Client, cmd *cobra.Command, cluster, bmm string) error {
 	id := api.TroubleshootID(cluster, bmm)
-	w := cmd.OutOrStdout()
-	last := ""
-	for {
+	return watch(ctx, cmd.OutOrStdout(), func(ctx context.Context) (frame, error) {
 		d, err := c.DescribeWorkflowExecution(ctx, id, "")
 		if err != nil {
-			return err
+			return frame{}, err
 		}
 		if d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			var st api.TroubleshootStatus
 			if err := c.GetWorkflow(ctx, id, "").Get(ctx, &st); err != nil {
-				return withCode(exitFailed, fmt.Errorf("%s", rootMessage(err)))
+				return frame{Done: true, Err: withCode(exitFailed, fmt.Errorf("%s", rootMessage(err)))}, nil
 			}
-			return writeTroubleshoot(cmd, "table", st)
+			return frame{Done: true, Err: writeTroubleshoot(cmd, "table", st)}, nil
 		}
 		st, err := troubleshootStatus(ctx, c, cluster, bmm)
 		if err != nil {
-			return err
+			return frame{}, err
 		}
-		if line := progress(st); line != last {
-			fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), line)
-			last = line
-		}
+		f := frame{Line: progress(st)}
 		if st.Phase == api.TroubleshootAwaitConfirm {
-			return withCode(exitPaused, fmt.Errorf("%s", st.Message))
+			f.Done, f.Err = true, withCode(exitPaused, fmt.Errorf("%s", st.Message))
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Second):
-		}
-	}
+		return f, nil
+	})
 }
 
 func progress(st api.TroubleshootStatus) string {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/output"
@@ -133,6 +132,7 @@ func remediationStatus(ctx context.Context, c client.Client, cluster, bmm string
 
 func (a *app) remediationShowCmd() *cobra.Command {
 	var cluster, bmm, format string
+	var watching bool
 	cmd := &cobra.Command{
 		Use:   "show --cluster C --bmm NAME",
 		Short: "Show the latest remediation of one BMM step by step",
@@ -146,46 +146,21 @@ func (a *app) remediationShowCmd() *cobra.Command {
 				return err
 			}
 			defer c.Close()
+			if watching {
+				return watchRemediation(cmd.Context(), c, cmd.OutOrStdout(), cmd.ErrOrStderr(), format, cluster, bmm)
+			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
 			st, err := remediationStatus(ctx, c, cluster, bmm)
 			if err != nil {
 				return err
 			}
-			if err := output.Write(cmd.OutOrStdout(), format, st, func() output.Table {
-				t := output.Table{Header: []string{"step", "ok", "started", "finished", "detail"}}
-				for _, s := range st.Steps {
-					fin := "-"
-					if s.FinishedAt != nil {
-						fin = s.FinishedAt.UTC().Format(time.RFC3339)
-					}
-					ok := "yes"
-					if !s.OK {
-						ok = "no"
-					}
-					if s.FinishedAt == nil {
-						ok = "running"
-					}
-					t.Rows = append(t.Rows, []string{string(s.Step), ok, s.StartedAt.UTC().Format(time.RFC3339), fin, dash(s.Detail)})
-				}
-				return t
-			}); err != nil {
-				return err
-			}
-			if format == "table" {
-				w := cmd.OutOrStdout()
-				fmt.Fprintf(w, "%s (%s): trigger %s since %s\n", st.BMM, st.Role, st.Trigger, st.Since.UTC().Format(time.RFC3339))
-				state := "running"
-				if st.Finished {
-					state = "finished"
-				}
-				fmt.Fprintf(w, "%s: %s\n", state, strings.TrimSpace(st.Outcome))
-			}
-			return nil
+			return writeRemediation(cmd.OutOrStdout(), format, st)
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
 	cmd.Flags().StringVar(&bmm, "bmm", "", "BMM name")
+	cmd.Flags().BoolVar(&watching, "watch", false, "follow the remediation until it ends: exit 0 recovered, 1 refused, 2 not recovered")
 	outputFlag(cmd, &format)
 	return cmd
 }

@@ -42,6 +42,7 @@ Connection flags follow the temporal CLI and the TEMPORAL_* environment.`,
 		a.upgradeCmd(),
 		a.demoCmd(),
 		a.bmmCmd(),
+		a.codecServerCmd(),
 	)
 	return root
 }

@@ -28,40 +28,30 @@ func isTerminal(w io.Writer) bool {
 // waitUpgrade follows an upgrade until it ends (exit 0), fails (exit 2) or
 // pauses (exit 3, when stopAtPause), printing progress as it goes.
 func (a *app) waitUpgrade(ctx context.Context, c client.Client, cmd *cobra.Command, cluster string, stopAtPause bool) error {
-	w := cmd.OutOrStdout()
-	tty := isTerminal(w)
-	last := ""
-	for {
+	return watch(ctx, cmd.OutOrStdout(), func(ctx context.Context) (frame, error) {
 		d, err := c.DescribeWorkflowExecution(ctx, api.UpgradeID(cluster), "")
 		if err != nil {
-			return err
+			return frame{}, err
 		}
-		running := d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
-		if !running {
-			return a.upgradeOutcome(ctx, c, cmd, cluster)
+		if d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			// The outcome prints its own table and summary.
+			return frame{Done: true, Err: a.upgradeOutcome(ctx, c, cmd, cluster)}, nil
 		}
 		st, err := upgradeStatus(ctx, c, cluster)
 		if err != nil {
-			return err
+			return frame{}, err
 		}
-		if tty {
-			fmt.Fprint(w, "\033[H\033[2J")
+		f := frame{Line: progressLine(st), Draw: func(w io.Writer) {
 			writeUpgradeStatus(w, "table", st)
 			fmt.Fprintf(w, "\n%s\n", st.DetailedStatusMessage)
-		} else if line := progressLine(st); line != last {
-			fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), line)
-			last = line
-		}
+		}}
 		if st.DetailedStatus == model.ClusterUpdatePaused && stopAtPause {
-			return withCode(exitPaused, fmt.Errorf("upgrade of %s paused: %s\n(continue: starter upgrade continue --cluster %s; cancel: starter upgrade cancel --cluster %s)",
+			f.Done = true
+			f.Err = withCode(exitPaused, fmt.Errorf("upgrade of %s paused: %s\n(continue: starter upgrade continue --cluster %s; cancel: starter upgrade cancel --cluster %s)",
 				cluster, st.DetailedStatusMessage, cluster, cluster))
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Second):
-		}
-	}
+		return f, nil
+	})
 }
 
 func (a *app) upgradeOutcome(ctx context.Context, c client.Client, cmd *cobra.Command, cluster string) error {
