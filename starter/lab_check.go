@@ -65,6 +65,9 @@ adds the remediations to check.`,
 				site.Remediations = append(site.Remediations, rs...)
 			}
 			vs := invariants.Check(evs, site)
+			if vs == nil {
+				vs = []invariants.Violation{} // "[]", not "null", for scripts reading -o json|yaml
+			}
 			if err := output.Write(cmd.OutOrStdout(), format, vs, func() output.Table {
 				t := output.Table{Header: []string{"time", "rule", "bmm", "detail"}}
 				for _, v := range vs {
