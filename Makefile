@@ -87,8 +87,12 @@ clean:
 	rm -rf .data bin/worker bin/starter
 
 # Speed and memory figures live in benchmarks, never in timed tests.
+# Benchmarks (hack/bench): prints one table — figure, goal, result, met? —
+# and writes bench/results.json. BENCH_ONLY=lab,critical,storm,history runs
+# only those groups (the others keep their previous figures); BENCH_SUITE=1
+# also times `go test ./...`; RACKROLL_STORM_N=1000 sizes the storm.
 bench: tools
-	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./internal/lab/
+	$(GO) run ./hack/bench
 
 # Re-record the workflow histories the replay tests replay (after a
 # deliberate, versioned workflow change).

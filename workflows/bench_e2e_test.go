@@ -11,6 +11,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/api"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"sigs.k8s.io/yaml"
 )
@@ -92,5 +93,77 @@ func benchUpgrade(b *testing.B, inventory string) {
 		b.ReportMetric(critical.Seconds(), "s-critical")
 		b.ReportMetric(wall.Seconds()/critical.Seconds(), "ratio")
 		b.ReportMetric(float64((wall-critical).Milliseconds())/float64(steps), "ms-overhead/step")
+		// Where the overhead goes. Inside the racks: each rack workflow's
+		// duration beyond its slowest server (child starts of its servers,
+		// its own workflow tasks and ledger calls). The rest is the
+		// parent's, serial: its ledger activities (Update round trips),
+		// the start latency of its children (racks and KCP servers) and
+		// its workflow tasks; "parent-other" is what remains (task
+		// dispatch and the gaps between the parent's events).
+		var inRacks time.Duration
+		for _, r := range st.Plan.Racks {
+			d, err := env.Client.DescribeWorkflowExecution(ctx, api.RackUpgradeID(env.Cluster, r.Name), "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			info := d.GetWorkflowExecutionInfo()
+			inRacks += info.GetCloseTime().AsTime().Sub(info.GetStartTime().AsTime()) - slowest(r.Servers)
+		}
+		bd := overheadBreakdown(b, env.Client, []string{api.UpgradeID(env.Cluster)})
+		parent := wall - critical - inRacks
+		per := func(d time.Duration) float64 { return float64(d.Milliseconds()) / float64(steps) }
+		b.ReportMetric(per(inRacks), "ms-in-racks/step")
+		b.ReportMetric(per(parent), "ms-parent/step")
+		b.ReportMetric(per(bd["ledger-activity"]), "ms-parent-ledger/step")
+		b.ReportMetric(per(bd["child-start"]), "ms-parent-child-start/step")
+		b.ReportMetric(per(bd["workflow-task"]), "ms-parent-workflow-task/step")
+		b.ReportMetric(per(parent-bd["ledger-activity"]-bd["child-start"]-bd["workflow-task"]-bd["other-activity"]), "ms-parent-other/step")
 	}
+}
+
+// overheadBreakdown sums, over the given workflows' histories, the time
+// from schedule to completion of ledger activities (ReadCluster, RecordBMM,
+// SetClusterStatus, … — Update round trips to the ledger), of other
+// activities, of child workflow starts (initiated → started) and of
+// workflow tasks (scheduled → completed). Children run in parallel inside a
+// rack, so the rack figures overlap; the parent's are serial.
+func overheadBreakdown(b *testing.B, c client.Client, ids []string) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for _, id := range ids {
+		it := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		at := map[int64]time.Time{}
+		kind := map[int64]string{}
+		for it.HasNext() {
+			ev, err := it.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			t := ev.GetEventTime().AsTime()
+			at[ev.GetEventId()] = t
+			switch ev.GetEventType() {
+			case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+				name := ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
+				kind[ev.GetEventId()] = "other-activity"
+				if isLedgerActivity(name) {
+					kind[ev.GetEventId()] = "ledger-activity"
+				}
+			case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+				sid := ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()
+				out[kind[sid]] += t.Sub(at[sid])
+			case enumspb.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED:
+				out["child-start"] += t.Sub(at[ev.GetChildWorkflowExecutionStartedEventAttributes().GetInitiatedEventId()])
+			case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+				out["workflow-task"] += t.Sub(at[ev.GetWorkflowTaskCompletedEventAttributes().GetScheduledEventId()])
+			}
+		}
+	}
+	return out
+}
+
+func isLedgerActivity(name string) bool {
+	switch name {
+	case "ReadCluster", "ReadBMM", "RecordBMM", "SetClusterStatus", "AcquireLease", "ReleaseLease":
+		return true
+	}
+	return false
 }

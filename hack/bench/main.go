@@ -1,0 +1,380 @@
+// Command bench runs rackroll's benchmarks (`make bench`), prints one table
+// — figure, goal, result, met? — and writes bench/results.json with the
+// figures, the goals and the machine.
+//
+// It runs the Go benchmarks with `go test -bench` and parses their
+// ReportMetric figures; it does not re-implement them. Environment:
+//
+//	BENCH_ONLY=lab,critical,history,storm  run only these groups; the others
+//	                                       keep their figures from the previous
+//	                                       bench/results.json (marked "prev")
+//	BENCH_SUITE=1                          also time `go test -count=1 ./...`
+//	                                       (about 6 minutes); otherwise the
+//	                                       last measured suite time is shown
+//	RACKROLL_STORM_N=1000                  the remediation storm's size
+//	                                       (default 200)
+//	BENCH_OUT=path                         results file (default bench/results.json)
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// group is one `go test -bench` invocation.
+type group struct {
+	name, pkg, bench string
+	about            string
+}
+
+var groups = []group{
+	{"lab", "./internal/lab/", "^BenchmarkLabUp", "lab start time and heap"},
+	{"critical", "./workflows/", "^BenchmarkUpgradeCriticalPath$", "critical-path ratio (four-rack, sixteen-rack)"},
+	{"storm", "./workflows/", "^BenchmarkRemediationStorm$", "remediation storm"},
+	{"history", "./workflows/", "^BenchmarkHistoryBounds$", "history bounds, 64 racks × 32 compute (~12 min)"},
+}
+
+// The last measured `make test` wall time (warm build cache, fresh clone,
+// this 2-core machine), shown unless BENCH_SUITE=1 measures it again.
+const lastSuite = 5*time.Minute + 43*time.Second
+const lastSuiteDate = "2026-11-21"
+
+// Figure is one row of the table.
+type Figure struct {
+	Name   string   `json:"name"`
+	Goal   string   `json:"goal"`
+	Value  *float64 `json:"value,omitempty"`
+	Unit   string   `json:"unit"`
+	Met    *bool    `json:"met,omitempty"` // nil: no goal, or not measured
+	Source string   `json:"source"`        // "run", "prev <date>", "recorded <date>", "not run"
+	Note   string   `json:"note,omitempty"`
+}
+
+// Results is bench/results.json.
+type Results struct {
+	Date    string                        `json:"date"`
+	Machine Machine                       `json:"machine"`
+	Figures []Figure                      `json:"figures"`
+	Metrics map[string]map[string]float64 `json:"metrics"` // benchmark → unit → value
+	Sources map[string]string             `json:"sources"` // benchmark → "run" or "prev <date>"
+}
+
+// Machine describes where the figures were taken.
+type Machine struct {
+	NProc     int    `json:"nproc"`
+	MemTotal  string `json:"memTotal"`
+	CPUModel  string `json:"cpuModel"`
+	GoVersion string `json:"goVersion"`
+	OS        string `json:"os"`
+}
+
+func main() {
+	out := os.Getenv("BENCH_OUT")
+	if out == "" {
+		out = "bench/results.json"
+	}
+	only := map[string]bool{}
+	for _, g := range strings.Split(os.Getenv("BENCH_ONLY"), ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			only[g] = true
+		}
+	}
+	prev := readPrev(out)
+	res := Results{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(),
+		Metrics: map[string]map[string]float64{}, Sources: map[string]string{}}
+	failed := false
+	for _, g := range groups {
+		if len(only) > 0 && !only[g.name] {
+			carry(prev, &res, g)
+			continue
+		}
+		fmt.Fprintf(os.Stderr, ">> %s: go test -run '^$' -bench '%s' -benchtime 1x %s\n", g.about, g.bench, g.pkg)
+		metrics, err := runBench(g)
+		for k, v := range metrics {
+			res.Metrics[k] = v
+			res.Sources[k] = "run"
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, ">> %s failed: %v\n", g.name, err)
+			failed = true
+		}
+	}
+	suite := Figure{Name: "suite: make test wall time, warm", Goal: "< 10 min", Unit: "min"}
+	if os.Getenv("BENCH_SUITE") != "" {
+		fmt.Fprintln(os.Stderr, ">> suite: go test -count=1 -timeout 45m ./...")
+		start := time.Now()
+		cmd := exec.Command("go", "test", "-count=1", "-timeout", "45m", "./...")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		err := cmd.Run()
+		d := time.Since(start)
+		suite.Source = "run"
+		if err != nil {
+			suite.Note = "the suite failed: " + err.Error()
+			failed = true
+		}
+		setValue(&suite, d.Minutes(), d.Minutes() < 10)
+	} else if p := prevFigure(prev, suite.Name); p != nil && p.Value != nil && strings.HasPrefix(p.Source, "run") {
+		suite = *p
+		suite.Source = "prev " + prev.Date[:10]
+	} else {
+		setValue(&suite, lastSuite.Minutes(), lastSuite < 10*time.Minute)
+		suite.Source = "recorded " + lastSuiteDate
+	}
+	res.Figures = append(figures(res), suite)
+	printTable(os.Stdout, res)
+	data, _ := json.MarshalIndent(res, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := os.WriteFile(out, append(data, '\n'), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("\nwritten %s\n", out)
+	if failed {
+		os.Exit(1)
+	}
+}
+
+// benchLine: "BenchmarkX/sub-2   1   123 ns/op   1.05 ratio ..."
+var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
+
+// runBench runs one group, echoing its output to stderr, and returns the
+// metrics per benchmark.
+func runBench(g group) (map[string]map[string]float64, error) {
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", g.bench, "-benchtime", "1x", "-timeout", "60m", g.pkg)
+	var buf bytes.Buffer
+	cmd.Stdout = io.MultiWriter(os.Stderr, &buf)
+	cmd.Stderr = os.Stderr
+	err := cmd.Run()
+	return parse(&buf), err
+}
+
+func parse(r io.Reader) map[string]map[string]float64 {
+	out := map[string]map[string]float64{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		m := benchLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
+		if m == nil {
+			continue
+		}
+		f := strings.Fields(m[4])
+		vals := map[string]float64{}
+		for i := 0; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				break
+			}
+			vals[f[i+1]] = v
+		}
+		out[m[1]] = vals
+	}
+	return out
+}
+
+func readPrev(path string) *Results {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var r Results
+	if json.Unmarshal(data, &r) != nil {
+		return nil
+	}
+	return &r
+}
+
+// carry keeps a group's previous figures when it is not run this time.
+func carry(prev *Results, res *Results, g group) {
+	if prev == nil {
+		return
+	}
+	for k, v := range prev.Metrics {
+		if !groupOf(g, k) {
+			continue
+		}
+		res.Metrics[k] = v
+		src := prev.Sources[k]
+		if src == "run" || src == "" {
+			src = "prev " + prev.Date[:10]
+		}
+		res.Sources[k] = src
+	}
+}
+
+func groupOf(g group, bench string) bool {
+	return regexp.MustCompile(g.bench).MatchString(strings.SplitN(bench, "/", 2)[0])
+}
+
+func prevFigure(prev *Results, name string) *Figure {
+	if prev == nil {
+		return nil
+	}
+	for i := range prev.Figures {
+		if prev.Figures[i].Name == name {
+			return &prev.Figures[i]
+		}
+	}
+	return nil
+}
+
+func setValue(f *Figure, v float64, met bool) {
+	f.Value = &v
+	if f.Goal != "" && f.Goal != "—" {
+		f.Met = &met
+	}
+}
+
+// figures turns the benchmarks' metrics into the table's rows.
+func figures(res Results) []Figure {
+	var out []Figure
+	add := func(name, goal, bench, unit, outUnit string, met func(float64) bool) {
+		f := Figure{Name: name, Goal: goal, Unit: outUnit, Source: "not run"}
+		if m, ok := res.Metrics[bench]; ok {
+			if v, ok := m[unit]; ok {
+				f.Source = res.Sources[bench]
+				ok := true
+				if met != nil {
+					ok = met(v)
+				}
+				setValue(&f, v, ok)
+			}
+		}
+		out = append(out, f)
+	}
+	le := func(g float64) func(float64) bool { return func(v float64) bool { return v <= g } }
+	lt := func(g float64) func(float64) bool { return func(v float64) bool { return v < g } }
+	for _, site := range []string{"four-rack", "sixteen-rack"} {
+		b := "BenchmarkUpgradeCriticalPath/" + site
+		add("critical-path ratio, "+site, "≤ 1.05", b, "ratio", "", le(1.05))
+		add("  wall / critical path, "+site, "—", b, "s-wall", "s", nil)
+		add("  critical path, "+site, "—", b, "s-critical", "s", nil)
+		add("  overhead per serial step, "+site, "—", b, "ms-overhead/step", "ms", nil)
+		for _, part := range []struct{ unit, what string }{
+			{"ms-in-racks/step", "inside rack workflows"},
+			{"ms-parent/step", "in the parent"},
+			{"ms-parent-ledger/step", "parent: ledger Updates"},
+			{"ms-parent-child-start/step", "parent: child starts"},
+			{"ms-parent-workflow-task/step", "parent: workflow tasks"},
+			{"ms-parent-other/step", "parent: dispatch and gaps"},
+		} {
+			add("    of which "+part.what, "—", b, part.unit, "ms", nil)
+		}
+	}
+	// History bounds: every workflow type the benchmark reported.
+	hb := "BenchmarkHistoryBounds"
+	var types []string
+	for unit := range res.Metrics[hb] {
+		if t, ok := strings.CutPrefix(unit, "events-max-"); ok {
+			types = append(types, t)
+		}
+	}
+	sort.Strings(types)
+	if len(types) == 0 {
+		add("history: largest history", "parent < 1,000; all ≤ 5,120 events", hb, "events-max-RuntimeUpgradeWorkflow", "events", nil)
+	}
+	for _, t := range types {
+		if t == "RuntimeUpgradeWorkflow" {
+			add("history: "+t+" (parent) events", "< 1,000", hb, "events-max-"+t, "events", lt(1000))
+		} else {
+			add("history: "+t+" events", "≤ 5,120", hb, "events-max-"+t, "events", le(5120))
+		}
+		add("  history: "+t+" bytes", "—", hb, "KiB-max-"+t, "KiB", nil)
+	}
+	add("  history bench: upgrade of 2,048 servers", "—", hb, "s-upgrade", "s", nil)
+	st := "BenchmarkRemediationStorm"
+	n := res.Metrics[st]["bmms-failed"]
+	name := "storm: remediations terminal"
+	if n > 0 {
+		name += fmt.Sprintf(" (of %.0f failed)", n)
+	}
+	add(name, "all", st, "terminal", "", func(v float64) bool { return v == n })
+	add("storm: peak remediations running", fmt.Sprintf("≤ cap %.0f", res.Metrics[st]["cap"]), st, "peak-running", "",
+		le(res.Metrics[st]["cap"]))
+	add("storm: throughput", "—", st, "remediations/s", "/s", nil)
+	add("storm: worker process peak RSS (VmHWM)", "< 512 MiB", st, "MiB-peak-rss", "MiB", lt(512))
+	add("lab: four-rack start", "< 15 s", "BenchmarkLabUpFourRack", "s-ready", "s", lt(15))
+	add("lab: 64-rack (1,024 BMMs) start", "—", "BenchmarkLabUp64Racks", "s-ready", "s", nil)
+	add("lab: 64-rack heap", "—", "BenchmarkLabUp64Racks", "MiB-heap", "MiB", nil)
+	return out
+}
+
+func printTable(w io.Writer, res Results) {
+	m := res.Machine
+	fmt.Fprintf(w, "rackroll benchmarks — %s — %d CPU (%s), %s, %s\n\n", res.Date, m.NProc, m.CPUModel, m.MemTotal, m.GoVersion)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FIGURE\tGOAL\tRESULT\tMET?\tSOURCE")
+	for _, f := range res.Figures {
+		val := "—"
+		if f.Value != nil {
+			val = strconv.FormatFloat(*f.Value, 'f', prec(*f.Value), 64)
+			if f.Unit != "" {
+				val += " " + f.Unit
+			}
+		}
+		met := ""
+		if f.Met != nil {
+			met = map[bool]string{true: "yes", false: "NO"}[*f.Met]
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Name, f.Goal, val, met, f.Source)
+	}
+	tw.Flush()
+	if n := res.Metrics["BenchmarkRemediationStorm"]["bmms-failed"]; n > 0 && n < 1000 {
+		fmt.Fprintf(w, "\nstorm size %.0f (RACKROLL_STORM_N=1000 for the issue's 1,000)\n", n)
+	}
+}
+
+func prec(v float64) int {
+	switch {
+	case v == float64(int64(v)):
+		return 0
+	case v < 10:
+		return 3
+	default:
+		return 1
+	}
+}
+
+func machine() Machine {
+	m := Machine{NProc: runtime.NumCPU(), OS: runtime.GOOS + "/" + runtime.GOARCH}
+	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
+		m.GoVersion = strings.TrimSpace(string(out))
+	}
+	if out, err := exec.Command("nproc").Output(); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
+			m.NProc = n
+		}
+	}
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if f := strings.Fields(l); len(f) >= 2 && f[0] == "MemTotal:" {
+				if kb, err := strconv.Atoi(f[1]); err == nil {
+					m.MemTotal = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+				}
+			}
+		}
+	}
+	return m
+}
