@@ -2,6 +2,8 @@ package bmc
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -198,7 +200,14 @@ func (f *fakeClient) mutations() []string {
 	return out
 }
 
-const testPassword = "hunter2-secret"
+// testPassword is made per run: no credential lives in the code.
+var testPassword = func() string {
+	b := make([]byte, 12)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return "pw-" + hex.EncodeToString(b)
+}()
 
 var testEnv = map[string]string{"BMC_USER": "root", "BMC_PASS": testPassword}
 

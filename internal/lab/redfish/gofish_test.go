@@ -2,6 +2,7 @@ package redfish_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -20,7 +21,7 @@ func startBMC(t *testing.T, mutate ...func(*redfish.Config)) (*redfish.BMC, *eve
 	t.Helper()
 	log := events.New(nil)
 	cfg := redfish.Config{
-		BMM: "rack1-c1", Rack: "rack1", Username: "root", Password: "calvin",
+		BMM: "rack1-c1", Rack: "rack1", Username: "root", Password: extPassword,
 		RuntimeVersion: "4.1.2", SerialNumber: "SN-0101", BootMAC: "52:54:00:00:01:01",
 		Timings: redfish.Timings{PowerTransition: 5 * time.Millisecond, Boot: 5 * time.Millisecond, Reimage: 10 * time.Millisecond},
 		Events:  log,
@@ -37,7 +38,7 @@ func startBMC(t *testing.T, mutate ...func(*redfish.Config)) (*redfish.BMC, *eve
 
 func connect(t *testing.T, url string, basic bool) *gofish.APIClient {
 	t.Helper()
-	c, err := gofish.Connect(gofish.ClientConfig{Endpoint: url, Username: "root", Password: "calvin", Insecure: true, BasicAuth: basic})
+	c, err := gofish.Connect(gofish.ClientConfig{Endpoint: url, Username: "root", Password: extPassword, Insecure: true, BasicAuth: basic})
 	require.NoError(t, err)
 	t.Cleanup(c.Logout)
 	return c
@@ -175,3 +176,6 @@ func TestGofishWrongPassword(t *testing.T) {
 	_, err = gofish.Connect(gofish.ClientConfig{Endpoint: url, Username: "root", Password: "nope"})
 	assert.Error(t, err, "session login refused")
 }
+
+// extPassword is made per run: no credential lives in the code.
+var extPassword = "pw-" + strconv.FormatInt(time.Now().UnixNano(), 36)

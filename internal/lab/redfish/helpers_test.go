@@ -2,6 +2,8 @@ package redfish
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -85,7 +87,7 @@ func newRig(t *testing.T, mutate ...func(*Config)) *rig {
 	t.Helper()
 	r := &rig{t: t, clk: &manualClock{}, log: events.New(nil)}
 	cfg := Config{
-		BMM: "rack1-c1", Rack: "rack1", Username: "root", Password: "calvin",
+		BMM: "rack1-c1", Rack: "rack1", Username: "root", Password: testPassword,
 		RuntimeVersion: "4.1.2", SerialNumber: "SN-0101", BootMAC: "52:54:00:00:01:01",
 		Timings: testTimings, Events: r.log,
 		OnChange: func(s State) {
@@ -119,7 +121,7 @@ func (r *rig) do(method, path string, body any, auth ...string) reply {
 	req := httptest.NewRequest(method, path, &buf)
 	switch {
 	case len(auth) == 0:
-		req.SetBasicAuth("root", "calvin")
+		req.SetBasicAuth("root", testPassword)
 	case auth[0] != "":
 		req.Header.Set("X-Auth-Token", auth[0])
 	}
@@ -142,7 +144,7 @@ func (r *rig) doH(method, path string, body any, headers ...string) reply {
 		json.NewEncoder(&buf).Encode(body)
 	}
 	req := httptest.NewRequest(method, path, &buf)
-	req.SetBasicAuth("root", "calvin")
+	req.SetBasicAuth("root", testPassword)
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
@@ -189,3 +191,13 @@ func field(m map[string]any, path ...string) any {
 	}
 	return v
 }
+
+// testPassword is made per run: no credential lives in the code, and a
+// password that leaks into a message is easy to search for.
+var testPassword = func() string {
+	b := make([]byte, 12)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return "pw-" + hex.EncodeToString(b)
+}()

@@ -93,7 +93,7 @@ func TestAuth(t *testing.T) {
 
 	bad := r.do(http.MethodPost, sessionsPath, map[string]any{"UserName": "root", "Password": "wrong"}, "")
 	assert.Equal(t, http.StatusUnauthorized, bad.code)
-	login := r.do(http.MethodPost, sessionsPath, map[string]any{"UserName": "root", "Password": "calvin"}, "")
+	login := r.do(http.MethodPost, sessionsPath, map[string]any{"UserName": "root", "Password": testPassword}, "")
 	require.Equal(t, http.StatusCreated, login.code)
 	tok, loc := login.header.Get("X-Auth-Token"), login.header.Get("Location")
 	require.NotEmpty(t, tok)
@@ -142,7 +142,7 @@ func serve(t *testing.T, r *rig) string {
 
 func get(ctx context.Context, c *http.Client, url string) (*http.Response, error) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+systemPath, nil)
-	req.SetBasicAuth("root", "calvin")
+	req.SetBasicAuth("root", testPassword)
 	return c.Do(req)
 }
 
