@@ -80,8 +80,8 @@ hardware is repaired, with the new hardware facts (flags left out keep the ledge
 values; --safeguard-mode defaults to None: the replace evacuates a BMM still Ready).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cluster == "" || bmm == "" {
-				return fmt.Errorf("--cluster and --bmm are required")
+			if err := required(flag{"cluster", cluster}, flag{"bmm", bmm}); err != nil {
+				return err
 			}
 			if err := rf.p.Validate(); err != nil {
 				return err
@@ -122,15 +122,15 @@ func (a *app) bmmTroubleshootStatusCmd() *cobra.Command {
 		Short: "Show a runbook's steps (query status)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cluster == "" || bmm == "" {
-				return fmt.Errorf("--cluster and --bmm are required")
+			if err := required(flag{"cluster", cluster}, flag{"bmm", bmm}); err != nil {
+				return err
 			}
-			c, err := a.dial()
+			c, ctx, done, err := a.session(cmd.Context(), 0)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			st, err := troubleshootStatus(cmd.Context(), c, cluster, bmm)
+			defer done()
+			st, err := troubleshootStatus(ctx, c, cluster, bmm)
 			if err != nil {
 				return err
 			}

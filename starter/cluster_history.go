@@ -38,16 +38,14 @@ func (a *app) clusterHistoryCmd() *cobra.Command {
 		Short: "List every operation that touched a BMM: actions, upgrades (with the upgrade they belong to), remediations, troubleshooting",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cluster == "" || bmm == "" {
-				return fmt.Errorf("--cluster and --bmm are required")
+			if err := required(flag{"cluster", cluster}, flag{"bmm", bmm}); err != nil {
+				return err
 			}
-			c, err := a.dial()
+			c, ctx, done, err := a.session(cmd.Context(), time.Minute)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
-			defer cancel()
+			defer done()
 			rows, err := bmmHistory(ctx, c, cluster, bmm)
 			if err != nil {
 				return err

@@ -83,8 +83,8 @@ func (a *app) clusterShowCmd() *cobra.Command {
 		Short: "Show the cluster's BMMs like `az networkcloud baremetalmachine list`",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cluster == "" {
-				return fmt.Errorf("--cluster is required")
+			if err := required(flag{"cluster", cluster}); err != nil {
+				return err
 			}
 			st, err := a.clusterState(cmd.Context(), cluster)
 			if err != nil {

@@ -42,16 +42,14 @@ func (a *app) remediationListCmd() *cobra.Command {
 		Short: "List trigger clocks, refusals and remediations (from the health monitor)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cluster == "" {
-				return fmt.Errorf("--cluster is required")
+			if err := required(flag{"cluster", cluster}); err != nil {
+				return err
 			}
-			c, err := a.dial()
+			c, ctx, done, err := a.session(cmd.Context(), 30*time.Second)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
-			defer cancel()
+			defer done()
 			ms, err := monitorStatus(ctx, c, cluster)
 			if err != nil {
 				return err
@@ -138,8 +136,8 @@ func (a *app) remediationShowCmd() *cobra.Command {
 		Short: "Show the latest remediation of one BMM step by step",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cluster == "" || bmm == "" {
-				return fmt.Errorf("--cluster and --bmm are required")
+			if err := required(flag{"cluster", cluster}, flag{"bmm", bmm}); err != nil {
+				return err
 			}
 			c, err := a.dial()
 			if err != nil {

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/rackroll/rackroll/internal/output"
 	"github.com/rackroll/rackroll/internal/temporalconn"
@@ -73,4 +76,47 @@ func outputFlag(cmd *cobra.Command, dst *string) {
 		}
 		return nil
 	}
+}
+
+// flag is a required flag's name and value, for required.
+type flag struct{ name, value string }
+
+// required refuses, before anything connects, a command missing flags it
+// cannot do without, naming every one of them.
+func required(flags ...flag) error {
+	var missing []string
+	for _, f := range flags {
+		if f.value == "" {
+			missing = append(missing, "--"+f.name)
+		}
+	}
+	switch len(flags) {
+	case 1:
+		if len(missing) == 1 {
+			return fmt.Errorf("%s is required", missing[0])
+		}
+		return nil
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	names := make([]string, len(flags))
+	for i, f := range flags {
+		names[i] = "--" + f.name
+	}
+	return fmt.Errorf("%s and %s are required", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+}
+
+// session dials Temporal and bounds the command's context by timeout
+// (0: unbounded); done closes both.
+func (a *app) session(parent context.Context, timeout time.Duration) (client.Client, context.Context, func(), error) {
+	c, err := a.dial()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := parent, context.CancelFunc(func() {})
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(parent, timeout)
+	}
+	return c, ctx, func() { cancel(); c.Close() }, nil
 }

@@ -59,8 +59,8 @@ func (a *app) upgradeStartCmd() *cobra.Command {
 		Short: "Start a runtime upgrade (one per cluster at a time)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cluster == "" || version == "" {
-				return fmt.Errorf("--cluster and --version are required")
+			if err := required(flag{"cluster", cluster}, flag{"version", version}); err != nil {
+				return err
 			}
 			s := sf.value()
 			if err := s.Validate(); err != nil {
@@ -126,8 +126,8 @@ func (a *app) upgradePlanCmd() *cobra.Command {
 		Short: "Print what an upgrade would do, without doing it",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cluster == "" || version == "" {
-				return fmt.Errorf("--cluster and --version are required")
+			if err := required(flag{"cluster", cluster}, flag{"version", version}); err != nil {
+				return err
 			}
 			st, err := a.clusterState(cmd.Context(), cluster)
 			if err != nil {
@@ -168,8 +168,8 @@ func (a *app) upgradeStatusCmd() *cobra.Command {
 		Short: "Show where the upgrade stands",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cluster == "" {
-				return fmt.Errorf("--cluster is required")
+			if err := required(flag{"cluster", cluster}); err != nil {
+				return err
 			}
 			c, err := a.dial()
 			if err != nil {
@@ -199,16 +199,14 @@ func (a *app) upgradeSteerCmd(update, verb, short string) *cobra.Command {
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cluster == "" {
-				return fmt.Errorf("--cluster is required")
+			if err := required(flag{"cluster", cluster}); err != nil {
+				return err
 			}
-			c, err := a.dial()
+			c, ctx, done, err := a.session(cmd.Context(), 30*time.Second)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
-			defer cancel()
+			defer done()
 			h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.UpgradeID(cluster), UpdateName: update,
 				WaitForStage: client.WorkflowUpdateStageCompleted})
 			if err != nil {
