@@ -52,7 +52,7 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 		return res, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrInvalidInput, nil)
 	}
 	var cs api.ClusterState
-	if err := workflow.ExecuteActivity(ledgerCtx(ctx), la.ReadCluster, in.Cluster).Get(ctx, &cs); err != nil {
+	if err := workflow.ExecuteActivity(ledgerCtx(ctx, "Read the ledger of "+in.Cluster), la.ReadCluster, in.Cluster).Get(ctx, &cs); err != nil {
 		return res, err
 	}
 	a, err := newAction(cs, in)
@@ -63,7 +63,7 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	holder := workflow.GetInfo(ctx).WorkflowExecution.ID
 	// Holder is this run's id, so a lease the starter already took for
 	// this id is simply confirmed.
-	err = workflow.ExecuteActivity(ledgerCtx(ctx), la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
+	err = workflow.ExecuteActivity(ledgerCtx(ctx, "Acquire the lease on "+in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
 		BMM: in.BMM, Holder: holder, Operation: in.Action, Disruptive: api.ActionDisruptive(in.Action)}}).Get(ctx, nil)
 	if err != nil {
 		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s refused: %s", in.Action, in.BMM, rootCause(err)), ledger.ErrLeaseRejected, nil)

@@ -340,7 +340,7 @@ func (l *clusterLedger) run(ctx workflow.Context) error {
 			continue
 		}
 		var running map[string]bool
-		if err := workflow.ExecuteActivity(actx, la.HolderStates, check).Get(ctx, &running); err != nil {
+		if err := workflow.ExecuteActivity(summarize(actx, fmt.Sprintf("Check the holders of %d leases", len(check))), la.HolderStates, check).Get(ctx, &running); err != nil {
 			workflow.GetLogger(ctx).Warn("lease sweep failed; will retry", "error", err)
 			continue
 		}

@@ -10,7 +10,9 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/api"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 )
 
 // End to end on the dev server against the lab: a full upgrade of
@@ -123,4 +125,41 @@ func TestE2EFullUpgradeFourRack(t *testing.T) {
 		}
 	}
 	require.Less(t, lastA, firstB, "management group a before group b")
+
+	// The Temporal UI names every step: each activity and child of the
+	// upgrade, a rack and a server carries a readable summary.
+	for _, id := range []string{api.UpgradeID(env.Cluster), api.RackUpgradeID(env.Cluster, "rack2"), api.ServerUpgradeID(env.Cluster, "rack2-c3")} {
+		requireSummaries(t, env.Client, id)
+	}
+}
+
+// requireSummaries fails when a scheduled activity or started child in the
+// workflow's history has no summary for the UI.
+func requireSummaries(t *testing.T, c client.Client, id string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dc := converter.GetDefaultDataConverter()
+	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	steps := 0
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		var name string
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+			name = "activity " + ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
+		case enumspb.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
+			name = "child " + ev.GetStartChildWorkflowExecutionInitiatedEventAttributes().GetWorkflowId()
+		default:
+			continue
+		}
+		steps++
+		var summary string
+		if p := ev.GetUserMetadata().GetSummary(); p != nil {
+			require.NoError(t, dc.FromPayload(p, &summary))
+		}
+		require.NotEmpty(t, summary, "%s: event %d (%s) has no summary", id, ev.GetEventId(), name)
+	}
+	require.NotZero(t, steps, "%s scheduled nothing", id)
 }

@@ -50,7 +50,7 @@ type failover struct {
 }
 
 func (f *failover) run(ctx workflow.Context) error {
-	lctx := ledgerCtx(ctx)
+	lctx := ledgerCtx(ctx, "Read the ledger of "+f.in.Cluster)
 	if err := workflow.ExecuteActivity(lctx, la.ReadCluster, f.in.Cluster).Get(ctx, &f.cs); err != nil {
 		return fmt.Errorf("read the ledger: %s", rootCause(err))
 	}
@@ -63,7 +63,7 @@ func (f *failover) run(ctx workflow.Context) error {
 	// parent's lease on the failed server is the parent's to release).
 	defer func() {
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
-		_ = workflow.ExecuteActivity(ledgerCtx(dctx), la.ReleaseLease,
+		_ = workflow.ExecuteActivity(ledgerCtx(dctx, "Release the leases of this failover"), la.ReleaseLease,
 			ledger.ReleaseInput{Cluster: f.in.Cluster, Request: api.ReleaseRequest{Holder: f.holder}}).Get(dctx, nil)
 	}()
 	// Leases first, before any change: the spare is essential; a new spare
@@ -104,7 +104,7 @@ func (f *failover) run(ctx workflow.Context) error {
 }
 
 func (f *failover) lease(ctx workflow.Context, bmm, holder string) error {
-	err := workflow.ExecuteActivity(ledgerCtx(ctx), la.AcquireLease, ledger.AcquireInput{Cluster: f.in.Cluster, Request: lease.Request{
+	err := workflow.ExecuteActivity(ledgerCtx(ctx, "Acquire the lease on "+bmm), la.AcquireLease, ledger.AcquireInput{Cluster: f.in.Cluster, Request: lease.Request{
 		BMM: bmm, Holder: holder, Operation: "failover", Disruptive: true, AllowDegraded: true}}).Get(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("%s", rootCause(err))

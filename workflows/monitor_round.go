@@ -24,7 +24,7 @@ const stormPrefix = "storm guard: "
 // query `status`; the next round tries again.
 func (m *monitor) round(ctx workflow.Context) {
 	var cs api.ClusterState
-	if err := workflow.ExecuteActivity(ledgerCtx(ctx), la.ReadCluster, m.in.Cluster).Get(ctx, &cs); err != nil {
+	if err := workflow.ExecuteActivity(ledgerCtx(ctx, "Read the ledger of "+m.in.Cluster), la.ReadCluster, m.in.Cluster).Get(ctx, &cs); err != nil {
 		m.st.LastError = "read the ledger: " + rootCause(err)
 		return
 	}
@@ -150,7 +150,7 @@ func (m *monitor) reap(ctx workflow.Context) {
 	}
 	running := map[string]bool{}
 	if len(inherited) > 0 {
-		if err := workflow.ExecuteActivity(ledgerCtx(ctx), la.HolderStates, inherited).Get(ctx, &running); err != nil {
+		if err := workflow.ExecuteActivity(ledgerCtx(ctx, fmt.Sprintf("Check %d inherited remediations", len(inherited))), la.HolderStates, inherited).Get(ctx, &running); err != nil {
 			for _, id := range inherited {
 				running[id] = true // unknown: keep counting it, ask again next round
 			}
@@ -207,7 +207,7 @@ func (m *monitor) surfaceStorm(ctx workflow.Context, c model.Cluster, unhealthy 
 	if p == nil {
 		return
 	}
-	if err := workflow.ExecuteActivity(ledgerCtx(ctx), la.SetClusterStatus, ledger.ClusterStatusInput{Cluster: m.in.Cluster, Status: *p}).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(ledgerCtx(ctx, clusterStatusSummary(m.in.Cluster, *p)), la.SetClusterStatus, ledger.ClusterStatusInput{Cluster: m.in.Cluster, Status: *p}).Get(ctx, nil); err != nil {
 		m.st.LastError = "set the cluster status: " + rootCause(err)
 	}
 }

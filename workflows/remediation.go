@@ -35,7 +35,7 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 		return st, nil
 	}
 	holder := workflow.GetInfo(ctx).WorkflowExecution.ID
-	lctx := ledgerCtx(ctx)
+	lctx := ledgerCtx(ctx, "Read the ledger of "+in.Cluster)
 
 	var cs api.ClusterState
 	if err := workflow.ExecuteActivity(lctx, la.ReadCluster, in.Cluster).Get(ctx, &cs); err != nil {
@@ -53,7 +53,7 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 		st.Refused = "already marked Unhealthy: a BMM Replace action returns it to service"
 		return finish("not started: " + st.Refused)
 	}
-	err := workflow.ExecuteActivity(lctx, la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
+	err := workflow.ExecuteActivity(summarize(lctx, "Acquire the lease on "+in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
 		BMM: in.BMM, Holder: holder, Operation: "remediation", Disruptive: true, AllowDegraded: true}}).Get(ctx, nil)
 	if err != nil {
 		st.Refused = "no disruption lease: " + rootCause(err)

@@ -36,7 +36,7 @@ func ServerUpgradeWorkflow(ctx workflow.Context, in api.ServerInput) (api.Server
 func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, error) {
 	res := api.ServerResult{BMM: in.BMM}
 	holder := workflow.GetInfo(ctx).WorkflowExecution.ID
-	lctx := ledgerCtx(ctx)
+	lctx := ledgerCtx(ctx, "Read the ledger of "+in.BMM)
 
 	var cs api.ClusterState
 	// Version 1 reads only this BMM's slice of the ledger: the whole site
@@ -59,7 +59,7 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	bm := *b
 	t := targetsFor(cs, bm)
 
-	err := workflow.ExecuteActivity(lctx, la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
+	err := workflow.ExecuteActivity(summarize(lctx, "Acquire the lease on "+in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
 		BMM: in.BMM, Holder: holder, Operation: "upgrade", Disruptive: true, AllowWhileUpdating: true}}).Get(ctx, nil)
 	if err != nil {
 		res.Error = "no disruption lease: " + err.Error()
@@ -121,6 +121,6 @@ func orDur(d, def time.Duration) time.Duration {
 
 func releaseLease(ctx workflow.Context, cluster, bmm, holder string) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	_ = workflow.ExecuteActivity(ledgerCtx(dctx), la.ReleaseLease,
+	_ = workflow.ExecuteActivity(ledgerCtx(dctx, "Release the lease on "+bmm), la.ReleaseLease,
 		ledger.ReleaseInput{Cluster: cluster, Request: api.ReleaseRequest{BMM: bmm, Holder: holder}}).Get(dctx, nil)
 }

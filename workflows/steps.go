@@ -54,9 +54,10 @@ func newSteps(ctx workflow.Context, cluster string, t target) *steps {
 }
 
 // short: API calls that answer at once.
-func (s *steps) short() workflow.Context {
+func (s *steps) short(summary string) workflow.Context {
 	return onSite(workflow.WithActivityOptions(s.ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
+		Summary:             summary,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 15 * time.Second, MaximumAttempts: 10},
 	}), s.t.Queue)
 }
@@ -74,7 +75,7 @@ func (s *steps) long(limit time.Duration, summary string) workflow.Context {
 
 func (s *steps) record(p api.BMMPatch) {
 	p.BMM = s.t.BMM
-	err := workflow.ExecuteActivity(ledgerCtx(s.ctx), la.RecordBMM, ledger.RecordInput{Cluster: s.cluster, Patch: p}).Get(s.ctx, nil)
+	err := workflow.ExecuteActivity(ledgerCtx(s.ctx, patchSummary(p)), la.RecordBMM, ledger.RecordInput{Cluster: s.cluster, Patch: p}).Get(s.ctx, nil)
 	if err != nil {
 		workflow.GetLogger(s.ctx).Warn("ledger record failed", "bmm", s.t.BMM, "error", err)
 	}
@@ -92,7 +93,7 @@ func (s *steps) failed(res api.ServerResult, step string, err error) api.ServerR
 }
 
 func (s *steps) cordon() error {
-	if err := workflow.ExecuteActivity(s.short(), ka.Cordon, s.t.Node).Get(s.ctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(s.short("Cordon "+s.t.Node), ka.Cordon, s.t.Node).Get(s.ctx, nil); err != nil {
 		return err
 	}
 	s.record(api.BMMPatch{CordonStatus: api.Str(model.Cordoned)})
@@ -100,7 +101,7 @@ func (s *steps) cordon() error {
 }
 
 func (s *steps) uncordon() error {
-	if err := workflow.ExecuteActivity(s.short(), ka.Uncordon, s.t.Node).Get(s.ctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(s.short("Uncordon "+s.t.Node), ka.Uncordon, s.t.Node).Get(s.ctx, nil); err != nil {
 		return err
 	}
 	s.record(api.BMMPatch{CordonStatus: api.Str(model.Uncordoned)})
@@ -120,7 +121,7 @@ func (s *steps) shutdownVMs(limit time.Duration) (kube.ShutdownResult, error) {
 }
 
 func (s *steps) startVMs() error {
-	return workflow.ExecuteActivity(s.short(), ka.StartVMs, s.t.Node).Get(s.ctx, nil)
+	return workflow.ExecuteActivity(s.short("Start VMs on "+s.t.Node), ka.StartVMs, s.t.Node).Get(s.ctx, nil)
 }
 
 func (s *steps) reimage(imageURL, version string) error {
@@ -158,16 +159,16 @@ func (s *steps) powerOn(limit time.Duration) error {
 
 func (s *steps) readNode() (kube.NodeStatus, error) {
 	var ns kube.NodeStatus
-	err := workflow.ExecuteActivity(s.short(), ka.ReadNode, s.t.Node).Get(s.ctx, &ns)
+	err := workflow.ExecuteActivity(s.short("Read node "+s.t.Node), ka.ReadNode, s.t.Node).Get(s.ctx, &ns)
 	return ns, err
 }
 
 func (s *steps) deleteNode() error {
-	return workflow.ExecuteActivity(s.short(), ka.DeleteNode, s.t.Node).Get(s.ctx, nil)
+	return workflow.ExecuteActivity(s.short("Delete node "+s.t.Node), ka.DeleteNode, s.t.Node).Get(s.ctx, nil)
 }
 
 func (s *steps) labelNode(labels map[string]string) error {
-	return workflow.ExecuteActivity(s.short(), ka.LabelNode, s.t.Node, labels).Get(s.ctx, nil)
+	return workflow.ExecuteActivity(s.short("Label node "+s.t.Node), ka.LabelNode, s.t.Node, labels).Get(s.ctx, nil)
 }
 
 // rootCause strips Temporal's activity wrapping so the operator reads the

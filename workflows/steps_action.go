@@ -74,13 +74,13 @@ func (s *steps) waitReadyWithin(version string, limit time.Duration) (kube.NodeS
 
 func (s *steps) readPower() (bmc.PowerStatus, error) {
 	var p bmc.PowerStatus
-	err := workflow.ExecuteActivity(s.short(), ba.ReadPower, s.t.Endpoint).Get(s.ctx, &p)
+	err := workflow.ExecuteActivity(s.short("Read the power state of "+s.t.BMM), ba.ReadPower, s.t.Endpoint).Get(s.ctx, &p)
 	return p, err
 }
 
 func (s *steps) startVMsResult() (kube.StartResult, error) {
 	var r kube.StartResult
-	err := workflow.ExecuteActivity(s.short(), ka.StartVMs, s.t.Node).Get(s.ctx, &r)
+	err := workflow.ExecuteActivity(s.short("Start VMs on "+s.t.Node), ka.StartVMs, s.t.Node).Get(s.ctx, &r)
 	return r, err
 }
 

@@ -84,7 +84,7 @@ type troubleshooter struct {
 
 func (t *troubleshooter) readCluster(ctx workflow.Context) (api.ClusterState, error) {
 	var cs api.ClusterState
-	err := workflow.ExecuteActivity(ledgerCtx(ctx), la.ReadCluster, t.in.Cluster).Get(ctx, &cs)
+	err := workflow.ExecuteActivity(ledgerCtx(ctx, "Read the ledger of "+t.in.Cluster), la.ReadCluster, t.in.Cluster).Get(ctx, &cs)
 	return cs, err
 }
 
@@ -105,7 +105,7 @@ func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 	}
 	s.State = api.StateRunning
 	var got api.AcquireResult
-	err := workflow.ExecuteActivity(ledgerCtx(ctx), la.AcquireLease, ledger.AcquireInput{Cluster: t.in.Cluster, Request: lease.Request{
+	err := workflow.ExecuteActivity(ledgerCtx(ctx, "Acquire the lease on "+t.in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: t.in.Cluster, Request: lease.Request{
 		BMM: t.in.BMM, Operation: s.Action, Disruptive: api.ActionDisruptive(s.Action)}}).Get(ctx, &got)
 	if err != nil {
 		s.State, s.Error = api.StateFailed, rootCause(err)

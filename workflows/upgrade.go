@@ -28,7 +28,7 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	if err := u.handlers(ctx); err != nil {
 		return u.st, err
 	}
-	actx := ledgerCtx(ctx)
+	actx := ledgerCtx(ctx, "Read the ledger of "+in.Cluster)
 
 	// Preflight: everything is checked before the first side effect.
 	var cs api.ClusterState
@@ -83,9 +83,10 @@ func orDefault(s, d string) string {
 	return s
 }
 
-func ledgerCtx(ctx workflow.Context) workflow.Context {
+func ledgerCtx(ctx workflow.Context, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
+		Summary:             summary,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 10},
 	})
 }
@@ -186,7 +187,7 @@ func (u *upgrade) setCluster(ctx workflow.Context, status, msg string) error {
 	if status == model.ClusterUpdating {
 		p.UpgradeTarget = u.in.TargetVersion
 	}
-	return workflow.ExecuteActivity(ledgerCtx(ctx), la.SetClusterStatus,
+	return workflow.ExecuteActivity(ledgerCtx(ctx, clusterStatusSummary(u.in.Cluster, p)), la.SetClusterStatus,
 		ledger.ClusterStatusInput{Cluster: u.in.Cluster, Status: p}).Get(ctx, nil)
 }
 
@@ -198,7 +199,7 @@ func (u *upgrade) fail(ctx workflow.Context, touched bool, msg string) (api.Upgr
 	u.st.FinishedAt = &now
 	if touched {
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
-		_ = workflow.ExecuteActivity(ledgerCtx(dctx), la.SetClusterStatus, ledger.ClusterStatusInput{Cluster: u.in.Cluster,
+		_ = workflow.ExecuteActivity(ledgerCtx(dctx, "Set "+u.in.Cluster+" "+model.ClusterFailed), la.SetClusterStatus, ledger.ClusterStatusInput{Cluster: u.in.Cluster,
 			Status: api.ClusterStatusPatch{DetailedStatus: model.ClusterFailed, DetailedStatusMessage: msg}}).Get(dctx, nil)
 	}
 	return u.st, temporal.NewNonRetryableApplicationError(msg, "UpgradeFailed", nil)
@@ -223,7 +224,7 @@ func (u *upgrade) finish(ctx workflow.Context, err error) (api.UpgradeStatus, er
 	u.st.DetailedStatusMessage = p.DetailedStatusMessage
 	now := workflow.Now(ctx)
 	u.st.FinishedAt = &now
-	if err := workflow.ExecuteActivity(ledgerCtx(dctx), la.SetClusterStatus, ledger.ClusterStatusInput{Cluster: u.in.Cluster, Status: p}).Get(dctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(ledgerCtx(dctx, clusterStatusSummary(u.in.Cluster, p)), la.SetClusterStatus, ledger.ClusterStatusInput{Cluster: u.in.Cluster, Status: p}).Get(dctx, nil); err != nil {
 		return u.st, err
 	}
 	return u.st, nil

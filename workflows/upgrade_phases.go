@@ -179,7 +179,7 @@ func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, u
 }
 
 func (u *upgrade) record(ctx workflow.Context, p api.BMMPatch) error {
-	return workflow.ExecuteActivity(ledgerCtx(ctx), la.RecordBMM, ledger.RecordInput{Cluster: u.in.Cluster, Patch: p}).Get(ctx, nil)
+	return workflow.ExecuteActivity(ledgerCtx(ctx, patchSummary(p)), la.RecordBMM, ledger.RecordInput{Cluster: u.in.Cluster, Patch: p}).Get(ctx, nil)
 }
 
 func (u *upgrade) startUnit(ctx workflow.Context, unit *api.UnitStatus) {

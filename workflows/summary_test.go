@@ -1,0 +1,29 @@
+package workflows
+
+import (
+	"testing"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPatchSummary(t *testing.T) {
+	for _, c := range []struct {
+		p    api.BMMPatch
+		want string
+	}{
+		{api.BMMPatch{BMM: "rack1-c1", DetailedStatus: api.Str(model.BMMProvisioning), DetailedStatusMessage: api.Str("reimaging")},
+			"Record rack1-c1: status Provisioning"},
+		{api.BMMPatch{BMM: "rack1-c1", CordonStatus: api.Str(model.Cordoned), PowerState: api.Str(model.PowerOff)},
+			"Record rack1-c1: power Off, cordon Cordoned"},
+		{api.BMMPatch{BMM: "rack2-m1", Roles: []model.Role{model.RoleKCP}, RuntimeVersion: api.Str("4.2.0")},
+			"Record rack2-m1: roles " + string(model.RoleKCP) + ", version 4.2.0"},
+		{api.BMMPatch{BMM: "rack1-c2", DetailedStatusMessage: api.Str("x")}, "Record rack1-c2: message"},
+		{api.BMMPatch{BMM: "rack1-c2", SerialNumber: api.Str("SN2")}, "Record rack1-c2: hardware"},
+	} {
+		require.Equal(t, c.want, patchSummary(c.p))
+	}
+	require.Equal(t, "Set site-a Running at 4.2.0",
+		clusterStatusSummary("site-a", api.ClusterStatusPatch{DetailedStatus: model.ClusterRunning, RuntimeVersion: "4.2.0"}))
+}
