@@ -93,4 +93,23 @@ func TestE2EWatch(t *testing.T) {
 			require.NotNil(t, v, "%v printed nothing", args)
 		}
 	})
+
+	// Last: it upgrades the whole site.
+	t.Run("upgrade status --watch -o json", func(t *testing.T) {
+		// rack2-c2 was left off by the failed start above.
+		require.NoError(t, env.Lab.SetFault("rack2-c2", "power-on-fails", 0, true))
+		out, _, err := cli("bmm", "start", "--cluster", env.Cluster, "--bmm", "rack2-c2", "--wait")
+		require.NoError(t, err, out)
+		out, _, err = cli("upgrade", "start", "--cluster", env.Cluster, "--version", "4.2.0", "--wait-time-minutes", "0",
+			"--drain-timeout", "5s", "--vm-shutdown-timeout", "5s")
+		require.NoError(t, err, out)
+		out, progress, err := cli("upgrade", "status", "--cluster", env.Cluster, "--watch", "-o", "json")
+		require.NoError(t, err, progress)
+		var st api.UpgradeStatus
+		require.NoError(t, json.Unmarshal([]byte(out), &st), "stdout holds only the final status:\n%s", out)
+		require.Equal(t, api.PhaseDone, st.Phase, "%+v", st)
+		require.Equal(t, "4.2.0", st.TargetVersion)
+		require.Contains(t, progress, "servers upgraded", "the summary went to stderr")
+		t.Log("\n" + progress)
+	})
 }

@@ -105,7 +105,7 @@ func (a *app) upgradeStartCmd() *cobra.Command {
 			if !wait {
 				return nil
 			}
-			return a.waitUpgrade(ctx, c, cmd, cluster, true)
+			return a.waitUpgrade(ctx, c, cmd, cluster, "table")
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
@@ -177,7 +177,7 @@ func (a *app) upgradeStatusCmd() *cobra.Command {
 			}
 			defer c.Close()
 			if watch {
-				return a.waitUpgrade(cmd.Context(), c, cmd, cluster, false)
+				return a.waitUpgrade(cmd.Context(), c, cmd, cluster, format)
 			}
 			st, err := upgradeStatus(cmd.Context(), c, cluster)
 			if err != nil {
@@ -187,7 +187,7 @@ func (a *app) upgradeStatusCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
-	cmd.Flags().BoolVar(&watch, "watch", false, "follow the upgrade until it ends or pauses")
+	cmd.Flags().BoolVar(&watch, "watch", false, "follow the upgrade until it ends (exit 0 or 2) or pauses (exit 3); with -o json|yaml progress goes to stderr, the last status to stdout")
 	outputFlag(cmd, &format)
 	return cmd
 }

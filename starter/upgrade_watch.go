@@ -26,16 +26,22 @@ func isTerminal(w io.Writer) bool {
 }
 
 // waitUpgrade follows an upgrade until it ends (exit 0), fails (exit 2) or
-// pauses (exit 3, when stopAtPause), printing progress as it goes.
-func (a *app) waitUpgrade(ctx context.Context, c client.Client, cmd *cobra.Command, cluster string, stopAtPause bool) error {
-	return watch(ctx, cmd.OutOrStdout(), func(ctx context.Context) (frame, error) {
+// pauses for the operator's word (exit 3), printing progress as it goes. With
+// -o json or yaml the progress goes to stderr and only the status where
+// the watch stopped to stdout, so a script can pipe it.
+func (a *app) waitUpgrade(ctx context.Context, c client.Client, cmd *cobra.Command, cluster, format string) error {
+	progress := cmd.OutOrStdout()
+	if format != "table" {
+		progress = cmd.ErrOrStderr()
+	}
+	return watch(ctx, progress, func(ctx context.Context) (frame, error) {
 		d, err := c.DescribeWorkflowExecution(ctx, api.UpgradeID(cluster), "")
 		if err != nil {
 			return frame{}, err
 		}
 		if d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			// The outcome prints its own table and summary.
-			return frame{Done: true, Err: a.upgradeOutcome(ctx, c, cmd, cluster)}, nil
+			return frame{Done: true, Err: a.upgradeOutcome(ctx, c, cmd, cluster, format)}, nil
 		}
 		st, err := upgradeStatus(ctx, c, cluster)
 		if err != nil {
@@ -45,7 +51,12 @@ func (a *app) waitUpgrade(ctx context.Context, c client.Client, cmd *cobra.Comma
 			writeUpgradeStatus(w, "table", st)
 			fmt.Fprintf(w, "\n%s\n", st.DetailedStatusMessage)
 		}}
-		if st.DetailedStatus == model.ClusterUpdatePaused && stopAtPause {
+		if st.DetailedStatus == model.ClusterUpdatePaused {
+			if format != "table" {
+				if err := writeUpgradeStatus(cmd.OutOrStdout(), format, st); err != nil {
+					return frame{}, err
+				}
+			}
 			f.Done = true
 			f.Err = withCode(exitPaused, fmt.Errorf("upgrade of %s paused: %s\n(continue: starter upgrade continue --cluster %s; cancel: starter upgrade cancel --cluster %s)",
 				cluster, st.DetailedStatusMessage, cluster, cluster))
@@ -54,15 +65,25 @@ func (a *app) waitUpgrade(ctx context.Context, c client.Client, cmd *cobra.Comma
 	})
 }
 
-func (a *app) upgradeOutcome(ctx context.Context, c client.Client, cmd *cobra.Command, cluster string) error {
+// upgradeOutcome shows how a closed upgrade ended: the status table and
+// the summary, or with -o json|yaml the status on stdout and the summary
+// on stderr.
+func (a *app) upgradeOutcome(ctx context.Context, c client.Client, cmd *cobra.Command, cluster, format string) error {
 	var st api.UpgradeStatus
 	err := c.GetWorkflow(ctx, api.UpgradeID(cluster), "").Get(ctx, &st)
 	if err != nil {
 		return withCode(exitFailed, fmt.Errorf("upgrade of %s failed: %s", cluster, rootMessage(err)))
 	}
 	w := cmd.OutOrStdout()
-	writeUpgradeStatus(w, "table", st)
-	fmt.Fprintln(w)
+	if format == "table" {
+		writeUpgradeStatus(w, "table", st)
+		fmt.Fprintln(w)
+	} else {
+		if err := writeUpgradeStatus(w, format, st); err != nil {
+			return err
+		}
+		w = cmd.ErrOrStderr()
+	}
 	summary(w, st)
 	if st.DetailedStatus == api.StateCancelled {
 		return withCode(exitFailed, fmt.Errorf("%s", st.DetailedStatusMessage))
