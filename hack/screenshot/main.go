@@ -1,11 +1,22 @@
 // Command screenshot takes the Temporal UI screenshots under docs/: it
 // starts a dev server with the UI, the lab (examples/two-rack.yaml) and a
 // worker, drives the site with the real starter CLI (register, a cordon and
-// an uncordon, an upgrade that pauses after rack1), then photographs the
-// workflow list and the upgrade's page with headless Chromium.
+// an uncordon, an upgrade that pauses after rack1), then photographs three
+// pages of the UI with headless Chromium, driven over the DevTools protocol
+// (chromedp).
 //
-//	go run ./hack/screenshot            # needs bin/ (make tools) and chromium
+//	go run ./hack/screenshot            # needs bin/ (make tools) and Debian's chromium
 //	go run ./hack/screenshot -keep      # then keeps the UI up for a look
+//
+// The pictures:
+//
+//   - temporal-ui-workflows.png: the workflow list filtered by
+//     RackrollCluster while the upgrade waits after rack1, with the columns
+//     Status, Workflow ID, Type, RackrollOperation, RackrollPhase, Start;
+//   - temporal-ui-summary.png: that running upgrade's User Metadata tab, its
+//     static summary and details and the summaries of its events;
+//   - temporal-ui-upgrade.png: the finished upgrade's history, its input,
+//     result and timeline of children named by their summaries.
 package main
 
 import (
@@ -20,6 +31,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
 	"github.com/rackroll/rackroll/internal/devserver"
 	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
@@ -27,10 +42,13 @@ import (
 	"github.com/rackroll/rackroll/workflows/api"
 )
 
+// namespace is the dev server's, where the starter runs everything.
+const namespace = "default"
+
 func main() {
 	out := flag.String("out", "docs", "directory for the PNGs")
 	inventory := flag.String("inventory", "examples/two-rack.yaml", "site to simulate")
-	chromium := flag.String("chromium", "chromium", "headless Chromium binary")
+	chromium := flag.String("chromium", "chromium", "Chromium binary (Debian's is /usr/bin/chromium)")
 	keep := flag.Bool("keep", false, "keep the site and the UI running until interrupted")
 	flag.Parse()
 	if err := run(*out, *inventory, *chromium, *keep); err != nil {
@@ -92,7 +110,7 @@ func run(out, inventory, chromium string, keep bool) error {
 	if err := sh(nil, "go", "build", "-o", starter, "./starter"); err != nil {
 		return err
 	}
-	env := append(os.Environ(), "TEMPORAL_ADDRESS="+srv.Address, "TEMPORAL_NAMESPACE=default")
+	env := append(os.Environ(), "TEMPORAL_ADDRESS="+srv.Address, "TEMPORAL_NAMESPACE="+namespace)
 	cluster := inv.Cluster
 	steps := [][]string{
 		{"cluster", "register", "--inventory", labInv},
@@ -111,36 +129,75 @@ func run(out, inventory, chromium string, keep bool) error {
 	if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 3) {
 		return fmt.Errorf("upgrade start: %w", err)
 	}
-	desc, err := c.DescribeWorkflowExecution(ctx, api.UpgradeID(cluster), "")
+	upgradeID := api.UpgradeID(cluster)
+	desc, err := c.DescribeWorkflowExecution(ctx, upgradeID, "")
 	if err != nil {
 		return err
 	}
 	runID := desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+	summary, details, err := userMetadata(desc)
+	if err != nil {
+		return err
+	}
+	query := api.SearchAttrCluster + `="` + cluster + `"`
+	n, err := c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
+	if err != nil {
+		return err
+	}
 
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	shots := []struct{ file, path string }{
-		{"temporal-ui-workflows.png", "/namespaces/default/workflows?query=" + url.QueryEscape(api.SearchAttrCluster+`="`+cluster+`"`)},
-		{"temporal-ui-upgrade.png", "/namespaces/default/workflows/" + url.PathEscape(api.UpgradeID(cluster)) + "/" + runID + "/history"},
+	b, err := startBrowser(chromium, filepath.Join(tmp, "chromium"), srv.UIURL, namespace)
+	if err != nil {
+		return err
 	}
-	for i, s := range shots {
-		if i == 1 {
-			// The page of a running workflow long-polls its history, which
-			// keeps Chromium's virtual time from running out: finish the
-			// upgrade first (the list above shows it paused).
+	defer b.close()
+	page := func(id, run, tab string) string {
+		return "/namespaces/" + namespace + "/workflows/" + url.PathEscape(id) + "/" + run + "/" + tab
+	}
+	type shot struct {
+		file, path string
+		want       []string // texts the page shows once it has loaded
+		rows       int      // rows of the workflow list
+		before     func() ([]string, error)
+	}
+	shots := []shot{
+		// The whole site while the upgrade waits after rack1: the
+		// upgrade and its rack children, the ledger, the monitor and the
+		// actions, with our search attributes as columns.
+		{file: "temporal-ui-workflows.png", path: "/namespaces/" + namespace + "/workflows?query=" + url.QueryEscape(query),
+			want: []string{upgradeID, api.SearchAttrOperation, api.SearchAttrPhase}, rows: int(n.GetCount())},
+		// The paused upgrade's summary and details (User Metadata).
+		{file: "temporal-ui-summary.png", path: page(upgradeID, runID, "user-metadata"), want: []string{summary, details}},
+		// The finished upgrade: input, result and the timeline of its
+		// children, rack by rack, each named by its summary.
+		{file: "temporal-ui-upgrade.png", path: page(upgradeID, runID, "history"), before: func() ([]string, error) {
 			if err := sh(env, starter, "upgrade", "continue", "--cluster", cluster); err != nil {
-				return err
+				return nil, err
 			}
 			wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-			err := c.GetWorkflow(wctx, api.UpgradeID(cluster), runID).Get(wctx, nil)
-			cancel()
+			defer cancel()
+			if err := c.GetWorkflow(wctx, upgradeID, runID).Get(wctx, nil); err != nil {
+				return nil, err
+			}
+			return childSummaries(ctx, c, upgradeID)
+		}},
+	}
+	for _, s := range shots {
+		if s.before != nil {
+			more, err := s.before()
 			if err != nil {
 				return err
 			}
+			s.want = append(s.want, more...)
 		}
 		file := filepath.Join(out, s.file)
-		if err := screenshot(chromium, filepath.Join(tmp, "chrome-"+s.file), srv.UIURL+s.path, file); err != nil {
+		png, err := b.shoot(srv.UIURL+s.path, s.want, s.rows, filepath.Join(os.TempDir(), "failed-"+s.file))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(file, png, 0o644); err != nil {
 			return err
 		}
 		if err := shrink(file); err != nil {
@@ -157,29 +214,49 @@ func run(out, inventory, chromium string, keep bool) error {
 	return nil
 }
 
-// screenshot renders url with headless Chromium into file. The UI is a
-// single-page app that fetches after load: the virtual time budget lets
-// it finish before the picture is taken. A fresh profile per shot keeps
-// earlier runs' state (and first-run dialogs) out of the picture. The
-// page of a running workflow keeps long-polling, so virtual time may never
-// run out: the context ends a Chromium that hangs.
-func screenshot(chromium, profile, url, file string) error {
-	abs, err := filepath.Abs(file)
+// userMetadata decodes a workflow's static summary and details.
+func userMetadata(desc *workflowservice.DescribeWorkflowExecutionResponse) (summary, details string, err error) {
+	md := desc.GetExecutionConfig().GetUserMetadata()
+	dc := converter.GetDefaultDataConverter()
+	if p := md.GetSummary(); p != nil {
+		if err := dc.FromPayload(p, &summary); err != nil {
+			return "", "", err
+		}
+	}
+	if p := md.GetDetails(); p != nil {
+		if err := dc.FromPayload(p, &details); err != nil {
+			return "", "", err
+		}
+	}
+	if summary == "" {
+		return "", "", fmt.Errorf("workflow %s has no summary", desc.GetWorkflowExecutionInfo().GetExecution().GetWorkflowId())
+	}
+	return summary, details, nil
+}
+
+// childSummaries lists the summaries of a workflow's children, which its
+// history's timeline shows.
+func childSummaries(ctx context.Context, c client.Client, parent string) ([]string, error) {
+	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: `ParentWorkflowId = "` + parent + `"`})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-		"--user-data-dir="+profile, "--window-size=1600,1000", "--virtual-time-budget=15000",
-		"--screenshot="+abs, url)
-	cmd.Stdout = os.Stdout // Chromium's stderr is noise about D-Bus and GPUs
-	log.Printf("$ chromium --screenshot=%s %s", file, url)
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("chromium %s: %w", url, err)
+	var out []string
+	for _, e := range resp.GetExecutions() {
+		desc, err := c.DescribeWorkflowExecution(ctx, e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId())
+		if err != nil {
+			return nil, err
+		}
+		s, _, err := userMetadata(desc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
 	}
-	return nil
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s has no children", parent)
+	}
+	return out, nil
 }
 
 func sh(env []string, name string, args ...string) error {

@@ -9,7 +9,7 @@ import (
 )
 
 // maxPNG keeps the docs' pictures light enough for the repository.
-const maxPNG = 500 << 10
+const maxPNG = 300 << 10
 
 // shrink re-encodes a PNG with the best compression (Chromium writes fast,
 // large PNGs) and keeps the smaller file. A picture still above maxPNG is
