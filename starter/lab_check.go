@@ -19,7 +19,7 @@ import (
 // and the inventory are the whole input, so it also works on a log kept
 // from CI.
 func (a *app) labCheckCmd() *cobra.Command {
-	var eventsPath, inventory, target, format string
+	var eventsPath, inventory, target, upgrade, format string
 	var remediations []string
 	var minKCP int
 	cmd := &cobra.Command{
@@ -31,7 +31,9 @@ active KCPs never below their count, one compute rack at a time in natural order
 the storm guard, each remediation ladder step once. --inventory gives the roles
 at the start of the log (without it roles come only from node-label events);
 --remediation FILE (the output of 'starter remediation show -o json', repeatable)
-adds the remediations to check.`,
+adds the remediations to check; --upgrade FILE (the output of 'starter upgrade
+status -o json') adds the upgrade's racks and management groups with their
+outcomes and when the operator continued, for the threshold and pause rules.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if eventsPath == "" {
@@ -58,11 +60,26 @@ adds the remediations to check.`,
 				return fmt.Errorf("--min-active-kcp %d: must be 0 (the site's KCP count) or more", minKCP)
 			}
 			for _, p := range remediations {
-				rs, err := readRemediations(p)
+				rs, err := readStatuses[api.RemediationStatus](p, "starter remediation show -o json")
 				if err != nil {
 					return err
 				}
-				site.Remediations = append(site.Remediations, rs...)
+				for _, r := range rs {
+					site = invariants.WithRemediation(site, r)
+				}
+			}
+			if upgrade != "" {
+				us, err := readStatuses[api.UpgradeStatus](upgrade, "starter upgrade status -o json")
+				if err != nil {
+					return err
+				}
+				if len(us) != 1 {
+					return fmt.Errorf("--upgrade %s: holds %d upgrade statuses, want one", upgrade, len(us))
+				}
+				if target != "" && target != us[0].TargetVersion {
+					return fmt.Errorf("--target-version %s and --upgrade %s (to %s) disagree: leave out --target-version", target, upgrade, us[0].TargetVersion)
+				}
+				site = invariants.WithUpgrade(site, us[0])
 			}
 			vs := invariants.Check(evs, site)
 			if vs == nil {
@@ -91,34 +108,28 @@ adds the remediations to check.`,
 	cmd.Flags().StringVar(&target, "target-version", "", "count only reimages to this version as upgrade steps (others are remediations)")
 	cmd.Flags().IntVar(&minKCP, "min-active-kcp", 0, "floor of active KCPs (0: the site's count; one less when the log has operator actions on KCPs)")
 	cmd.Flags().StringArrayVar(&remediations, "remediation", nil, "remediation status JSON (`starter remediation show -o json`), repeatable")
+	cmd.Flags().StringVar(&upgrade, "upgrade", "", "upgrade status JSON (`starter upgrade status -o json`): adds the threshold and pause rules")
 	outputFlag(cmd, &format)
 	return cmd
 }
 
-// readRemediations reads one api.RemediationStatus or a JSON array of them.
-func readRemediations(path string) ([]invariants.Remediation, error) {
+// readStatuses reads one status (JSON object) or a JSON array of them, as
+// the starter command named by from prints it.
+func readStatuses[T any](path, from string) ([]T, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read remediation status: %w", err)
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	var list []api.RemediationStatus
+	var list []T
 	if t := strings.TrimSpace(string(b)); strings.HasPrefix(t, "[") {
 		err = json.Unmarshal(b, &list)
 	} else {
-		var one api.RemediationStatus
+		var one T
 		err = json.Unmarshal(b, &one)
 		list = append(list, one)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("remediation status %s: %w (want the JSON of `starter remediation show -o json`)", path, err)
+		return nil, fmt.Errorf("%s: %w (want the JSON of `%s`)", path, err, from)
 	}
-	out := make([]invariants.Remediation, 0, len(list))
-	for _, st := range list {
-		r := invariants.Remediation{BMM: st.BMM, Role: st.Role, StartedAt: st.StartedAt, FinishedAt: st.FinishedAt}
-		for _, s := range st.Steps {
-			r.Steps = append(r.Steps, string(s.Step))
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return list, nil
 }

@@ -209,6 +209,17 @@ func runScenario(t *testing.T, sc *scenario, stats *propertyStats) bool {
 		require.NoError(t, env.GetWorkflowResult(&st))
 	}
 
+	// The workflow's own record of the operator's word (what
+	// `starter lab check --upgrade` reads) agrees with the operator's.
+	for _, u := range append(append([]api.UnitStatus(nil), st.ManagementGroups...), st.Racks...) {
+		c, was := continued[u.Name]
+		switch {
+		case was != (u.ContinuedAt != nil):
+			problems = append(problems, fmt.Sprintf("unit %s: operator continued %v, status continuedAt %v", u.Name, was, u.ContinuedAt))
+		case was && u.ContinuedAt.Before(*c.ContinuedAt):
+			problems = append(problems, fmt.Sprintf("unit %s: status continuedAt %v before the operator's continue at %v", u.Name, u.ContinuedAt, c.ContinuedAt))
+		}
+	}
 	ok := true
 	for _, p := range problems {
 		t.Error(p)

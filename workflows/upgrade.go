@@ -230,9 +230,9 @@ func (u *upgrade) finish(ctx workflow.Context, err error) (api.UpgradeStatus, er
 	return u.st, nil
 }
 
-// pause waits for continue-update or cancel-update. It returns true when
-// the operator cancelled.
-func (u *upgrade) pause(ctx workflow.Context, msg string) (bool, error) {
+// pause waits for continue-update or cancel-update after unit. It returns
+// true when the operator cancelled.
+func (u *upgrade) pause(ctx workflow.Context, unit *api.UnitStatus, msg string) (bool, error) {
 	u.paused, u.continued = true, false
 	if err := u.setCluster(ctx, model.ClusterUpdatePaused, msg); err != nil {
 		return false, err
@@ -244,6 +244,8 @@ func (u *upgrade) pause(ctx workflow.Context, msg string) (bool, error) {
 	if u.cancelled {
 		return true, nil
 	}
+	now := workflow.Now(ctx)
+	unit.ContinuedAt = &now
 	return false, u.setCluster(ctx, model.ClusterUpdating, "Runtime upgrade to "+u.in.TargetVersion+" in progress")
 }
 

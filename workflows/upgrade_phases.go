@@ -86,7 +86,7 @@ func (u *upgrade) management(ctx workflow.Context) (bool, error) {
 			u.endUnit(ctx, unit, api.StatePaused)
 			msg := fmt.Sprintf("management group %s: %d of %d servers upgraded, %d needed (50 %%); failed: %s. Fix them, then continue-update or cancel-update",
 				g.Name, unit.Succeeded, unit.Total, unit.Required, failedNames(unit))
-			if cancelled, err := u.pause(ctx, msg); err != nil || cancelled {
+			if cancelled, err := u.pause(ctx, unit, msg); err != nil || cancelled {
 				return cancelled, err
 			}
 			unit.State = api.StateFailed
@@ -115,7 +115,7 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 			u.endUnit(ctx, unit, api.StatePaused)
 			msg := fmt.Sprintf("rack %s missed its threshold: %d of %d servers upgraded, %d needed; failed: %s. Continue-update to go on, cancel-update to stop",
 				r.Name, unit.Succeeded, unit.Total, unit.Required, failedNames(unit))
-			if cancelled, err := u.pause(ctx, msg); err != nil || cancelled {
+			if cancelled, err := u.pause(ctx, unit, msg); err != nil || cancelled {
 				return cancelled, err
 			}
 			unit.State = api.StateFailed
@@ -135,7 +135,7 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 		if u.plan.Strategy.StrategyType == model.StrategyPauseAfterRack && !u.cancelled {
 			msg := fmt.Sprintf("rack %s done (%d of %d upgraded); paused after the rack: continue-update to start rack %s",
 				r.Name, unit.Succeeded, unit.Total, u.plan.Racks[ri+1].Name)
-			if cancelled, err := u.pause(ctx, msg); err != nil || cancelled {
+			if cancelled, err := u.pause(ctx, unit, msg); err != nil || cancelled {
 				return cancelled, err
 			}
 		}

@@ -61,6 +61,10 @@ type UnitStatus struct {
 	StartedAt  *time.Time     `json:"startedAt,omitempty"`
 	FinishedAt *time.Time     `json:"finishedAt,omitempty"`
 	Servers    []ServerStatus `json:"servers"`
+	// ContinuedAt is when continue-update released the pause after this
+	// unit (missed threshold or PauseAfterRack): the operator's word on
+	// record, which `starter lab check --upgrade` holds the log against.
+	ContinuedAt *time.Time `json:"continuedAt,omitempty"`
 }
 
 // UpgradeStatus is what query `status` returns.
