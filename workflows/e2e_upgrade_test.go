@@ -11,6 +11,7 @@ import (
 	"github.com/rackroll/rackroll/workflows/api"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 )
@@ -125,6 +126,14 @@ func TestE2EFullUpgradeFourRack(t *testing.T) {
 		}
 	}
 	require.Less(t, lastA, firstB, "management group a before group b")
+
+	// The UI's Current Details (the metadata query) say where it ended.
+	v, err := env.Client.QueryWorkflow(ctx, api.UpgradeID(env.Cluster), "", "__temporal_workflow_metadata")
+	require.NoError(t, err)
+	var md sdkpb.WorkflowMetadata
+	require.NoError(t, v.Get(&md))
+	require.Contains(t, md.GetCurrentDetails(), "Phase **Done**")
+	require.Contains(t, md.GetCurrentDetails(), "| rack4 | Succeeded |")
 
 	// The Temporal UI names every step: each activity and child of the
 	// upgrade, a rack and a server carries a readable summary.

@@ -173,6 +173,7 @@ func (u *upgrade) initUnits() {
 
 func (u *upgrade) setPhase(ctx workflow.Context, phase string) {
 	u.st.Phase = phase
+	u.show(ctx)
 	// Kept current so `RackrollCluster="c" AND RackrollPhase="Compute"` finds
 	// the running upgrade, however it was started.
 	_ = workflow.UpsertTypedSearchAttributes(ctx,
@@ -183,6 +184,7 @@ func (u *upgrade) setPhase(ctx workflow.Context, phase string) {
 
 func (u *upgrade) setCluster(ctx workflow.Context, status, msg string) error {
 	u.st.DetailedStatus, u.st.DetailedStatusMessage = status, msg
+	u.show(ctx)
 	p := api.ClusterStatusPatch{DetailedStatus: status, DetailedStatusMessage: msg}
 	if status == model.ClusterUpdating {
 		p.UpgradeTarget = u.in.TargetVersion
@@ -197,6 +199,7 @@ func (u *upgrade) fail(ctx workflow.Context, touched bool, msg string) (api.Upgr
 	u.st.DetailedStatus, u.st.DetailedStatusMessage = model.ClusterFailed, msg
 	now := workflow.Now(ctx)
 	u.st.FinishedAt = &now
+	u.show(ctx)
 	if touched {
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
 		_ = workflow.ExecuteActivity(ledgerCtx(dctx, "Set "+u.in.Cluster+" "+model.ClusterFailed), la.SetClusterStatus, ledger.ClusterStatusInput{Cluster: u.in.Cluster,
@@ -224,6 +227,7 @@ func (u *upgrade) finish(ctx workflow.Context, err error) (api.UpgradeStatus, er
 	u.st.DetailedStatusMessage = p.DetailedStatusMessage
 	now := workflow.Now(ctx)
 	u.st.FinishedAt = &now
+	u.show(ctx)
 	if err := workflow.ExecuteActivity(ledgerCtx(dctx, clusterStatusSummary(u.in.Cluster, p)), la.SetClusterStatus, ledger.ClusterStatusInput{Cluster: u.in.Cluster, Status: p}).Get(dctx, nil); err != nil {
 		return u.st, err
 	}

@@ -26,6 +26,7 @@ func (u *upgrade) controlPlane(ctx workflow.Context) error {
 			continue
 		}
 		unit.Servers[i].State = api.StateRunning
+		u.show(ctx)
 		if step.Action == "retire" {
 			// The last KCP leaves the control plane and waits as the new
 			// spare, on the version it has (reference 002: expected).
@@ -34,7 +35,7 @@ func (u *upgrade) controlPlane(ctx workflow.Context) error {
 			if err != nil {
 				return u.serverFailed(ctx, unit, i, fmt.Sprintf("KCP %s could not retire to spare: %v", step.BMM, err))
 			}
-			u.serverDone(unit, i, "")
+			u.serverDone(ctx, unit, i)
 			continue
 		}
 		in := u.server
@@ -55,7 +56,7 @@ func (u *upgrade) controlPlane(ctx workflow.Context) error {
 				return u.serverFailed(ctx, unit, i, fmt.Sprintf("spare %s could not join the control plane: %v", step.BMM, err))
 			}
 		}
-		u.serverDone(unit, i, "")
+		u.serverDone(ctx, unit, i)
 	}
 	u.endUnit(ctx, unit, api.StateSucceeded)
 	return nil
@@ -148,10 +149,11 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 // then starts no new servers.
 func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, unit *api.UnitStatus) (api.RackResult, error) {
 	u.st.CurrentRun = id
-	defer func() { u.st.CurrentRun = "" }()
+	defer func() { u.st.CurrentRun = ""; u.show(ctx) }()
 	for _, s := range r.Servers {
 		setServer(unit, s, api.StateRunning, "")
 	}
+	u.show(ctx)
 	cctx, cancelWatch := workflow.WithCancel(ctx)
 	fut := workflow.ExecuteChildWorkflow(childOpts(ctx, id, fmt.Sprintf("Upgrade %s to %s", r.Name, u.in.TargetVersion)),
 		api.RackUpgradeWorkflowName, api.RackInput{Cluster: u.in.Cluster, Rack: r, Server: u.server})
@@ -185,16 +187,19 @@ func (u *upgrade) record(ctx workflow.Context, p api.BMMPatch) error {
 func (u *upgrade) startUnit(ctx workflow.Context, unit *api.UnitStatus) {
 	now := workflow.Now(ctx)
 	unit.State, unit.StartedAt = api.StateRunning, &now
+	u.show(ctx)
 }
 
 func (u *upgrade) endUnit(ctx workflow.Context, unit *api.UnitStatus, state string) {
 	now := workflow.Now(ctx)
 	unit.State, unit.FinishedAt = state, &now
+	u.show(ctx)
 }
 
-func (u *upgrade) serverDone(unit *api.UnitStatus, i int, _ string) {
+func (u *upgrade) serverDone(ctx workflow.Context, unit *api.UnitStatus, i int) {
 	unit.Servers[i].State = api.StateSucceeded
 	unit.Succeeded++
+	u.show(ctx)
 }
 
 func (u *upgrade) serverFailed(ctx workflow.Context, unit *api.UnitStatus, i int, msg string) error {

@@ -1,0 +1,53 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rackroll/rackroll/workflows/api"
+	"go.temporal.io/sdk/workflow"
+)
+
+// show keeps the upgrade's "Current Details" in the Temporal UI (the
+// workflow's User Metadata tab) in step with its status. It schedules
+// nothing, so calling it never changes what replays.
+func (u *upgrade) show(ctx workflow.Context) {
+	workflow.SetCurrentDetails(ctx, upgradeDetails(u.st))
+}
+
+// upgradeDetails renders where an upgrade stands as Markdown: the status
+// line, the phase and the servers in flight, then one row per unit.
+func upgradeDetails(st api.UpgradeStatus) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** — %s\n\n", st.DetailedStatus, st.DetailedStatusMessage)
+	fmt.Fprintf(&b, "Phase **%s**", st.Phase)
+	units := append(append([]api.UnitStatus{st.ControlPlane}, st.ManagementGroups...), st.Racks...)
+	var running []string
+	for _, u := range units {
+		for _, s := range u.Servers {
+			if s.State == api.StateRunning {
+				running = append(running, s.Name)
+			}
+		}
+	}
+	if len(running) > 0 {
+		fmt.Fprintf(&b, ", in flight: %s", strings.Join(running, ", "))
+	}
+	b.WriteString("\n\n| unit | state | upgraded | failed | needed | failed servers |\n|---|---|---|---|---|---|\n")
+	row := func(name string, u api.UnitStatus) {
+		state := u.State
+		if state == "" {
+			state = "Pending"
+		}
+		failed := failedNames(&u)
+		fmt.Fprintf(&b, "| %s | %s | %d/%d | %d | %d | %s |\n", name, state, u.Succeeded, u.Total, u.Failed, u.Required, failed)
+	}
+	row("control plane", st.ControlPlane)
+	for _, g := range st.ManagementGroups {
+		row("management group "+g.Name, g)
+	}
+	for _, r := range st.Racks {
+		row(r.Name, r)
+	}
+	return b.String()
+}

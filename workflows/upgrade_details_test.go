@@ -1,0 +1,26 @@
+package workflows
+
+import (
+	"testing"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/stretchr/testify/require"
+)
+
+func TestUpgradeDetails(t *testing.T) {
+	st := api.UpgradeStatus{DetailedStatus: model.ClusterUpdatePaused, DetailedStatusMessage: "rack rack1 missed its threshold", Phase: api.PhaseCompute,
+		ControlPlane: api.UnitStatus{Name: "control-plane", State: api.StateSucceeded, Total: 3, Succeeded: 3, Required: 3},
+		Racks: []api.UnitStatus{
+			{Name: "rack1", State: api.StatePaused, Total: 2, Succeeded: 1, Failed: 1, Required: 2,
+				Servers: []api.ServerStatus{{Name: "rack1-c1", State: api.StateSucceeded}, {Name: "rack1-c2", State: api.StateFailed}}},
+			{Name: "rack2", Total: 2, Required: 2, Servers: []api.ServerStatus{{Name: "rack2-c1", State: api.StateRunning}}},
+		}}
+	got := upgradeDetails(st)
+	require.Equal(t, "**UpdatePaused** — rack rack1 missed its threshold\n\n"+
+		"Phase **Compute**, in flight: rack2-c1\n\n"+
+		"| unit | state | upgraded | failed | needed | failed servers |\n|---|---|---|---|---|---|\n"+
+		"| control plane | Succeeded | 3/3 | 0 | 3 | none |\n"+
+		"| rack1 | Paused | 1/2 | 1 | 2 | rack1-c2 |\n"+
+		"| rack2 | Pending | 0/2 | 0 | 2 | none |\n", got)
+}
