@@ -132,7 +132,7 @@ func TestE2EFullUpgradeFourRack(t *testing.T) {
 	require.NoError(t, err)
 	var md sdkpb.WorkflowMetadata
 	require.NoError(t, v.Get(&md))
-	require.Contains(t, md.GetCurrentDetails(), "Phase **Done**")
+	require.Contains(t, md.GetCurrentDetails(), "phase **Done**")
 	require.Contains(t, md.GetCurrentDetails(), "| rack4 | Succeeded |")
 
 	// The Temporal UI names every step: each activity and child of the

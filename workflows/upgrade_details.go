@@ -19,8 +19,7 @@ func (u *upgrade) show(ctx workflow.Context) {
 // line, the phase and the servers in flight, then one row per unit.
 func upgradeDetails(st api.UpgradeStatus) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** — %s\n\n", st.DetailedStatus, st.DetailedStatusMessage)
-	fmt.Fprintf(&b, "Phase **%s**", st.Phase)
+	fmt.Fprintf(&b, "**%s**, phase **%s**", st.DetailedStatus, st.Phase)
 	units := append(append([]api.UnitStatus{st.ControlPlane}, st.ManagementGroups...), st.Racks...)
 	var running []string
 	for _, u := range units {
@@ -33,14 +32,15 @@ func upgradeDetails(st api.UpgradeStatus) string {
 	if len(running) > 0 {
 		fmt.Fprintf(&b, ", in flight: %s", strings.Join(running, ", "))
 	}
-	b.WriteString("\n\n| unit | state | upgraded | failed | needed | failed servers |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "  \n%s\n\n", st.DetailedStatusMessage)
+	b.WriteString("| unit | state | upgraded | needed | failed |\n|---|---|---|---|---|\n")
 	row := func(name string, u api.UnitStatus) {
 		state := u.State
 		if state == "" {
 			state = "Pending"
 		}
 		failed := failedNames(&u)
-		fmt.Fprintf(&b, "| %s | %s | %d/%d | %d | %d | %s |\n", name, state, u.Succeeded, u.Total, u.Failed, u.Required, failed)
+		fmt.Fprintf(&b, "| %s | %s | %d of %d | %d | %s |\n", name, state, u.Succeeded, u.Total, u.Required, failed)
 	}
 	row("control plane", st.ControlPlane)
 	for _, g := range st.ManagementGroups {
