@@ -33,6 +33,7 @@ func startAction(ctx context.Context, c client.Client, in api.ActionInput) (clie
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowExecutionErrorWhenAlreadyStarted: true, // never attach to another run of this id
 		StaticSummary:                            api.ActionSummary(in.Action, in.BMM, in.Cluster),
+		StaticDetails:                            api.ActionDetails(in),
 		TypedSearchAttributes:                    temporal.NewSearchAttributes(saCluster.ValueSet(in.Cluster), saOperation.ValueSet(in.Action)),
 	}, api.BMMActionWorkflowName, in)
 	if err != nil {

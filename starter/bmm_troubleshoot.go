@@ -47,6 +47,7 @@ confirmation, 2 when the problem persists.`,
 				WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 				WorkflowExecutionErrorWhenAlreadyStarted: true,
 				StaticSummary:                            fmt.Sprintf("troubleshoot %s on %s of %s", in.Problem, in.BMM, in.Cluster),
+				StaticDetails:                            "the reference 003 runbook for " + in.Problem + ": each step only if the one before did not help",
 				TypedSearchAttributes:                    temporal.NewSearchAttributes(saCluster.ValueSet(in.Cluster), saOperation.ValueSet("troubleshoot")),
 			}, api.TroubleshootWorkflowName, in)
 			if err != nil {

@@ -21,6 +21,7 @@ func ensureMonitor(ctx context.Context, c client.Client, cluster string) error {
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		TypedSearchAttributes:    temporal.NewSearchAttributes(saCluster.ValueSet(cluster), saOperation.ValueSet("monitor")),
 		StaticSummary:            fmt.Sprintf("Health monitor of cluster %s", cluster),
+		StaticDetails:            "watches node conditions and BMC state; starts a remediation when a trigger holds long enough (interval and limits: the inventory's remediation section)",
 	}, api.HealthMonitorWorkflowName, api.MonitorInput{Cluster: cluster})
 	if err != nil {
 		return fmt.Errorf("start the health monitor %s: %w", api.MonitorID(cluster), err)

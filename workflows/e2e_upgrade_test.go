@@ -143,7 +143,7 @@ func TestE2EFullUpgradeFourRack(t *testing.T) {
 }
 
 // requireSummaries fails when a scheduled activity or started child in the
-// workflow's history has no summary for the UI.
+// workflow's history has no summary for the UI, or a child no details.
 func requireSummaries(t *testing.T, c client.Client, id string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -169,6 +169,13 @@ func requireSummaries(t *testing.T, c client.Client, id string) {
 			require.NoError(t, dc.FromPayload(p, &summary))
 		}
 		require.NotEmpty(t, summary, "%s: event %d (%s) has no summary", id, ev.GetEventId(), name)
+		if ev.GetEventType() == enumspb.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED {
+			var details string
+			if p := ev.GetUserMetadata().GetDetails(); p != nil {
+				require.NoError(t, dc.FromPayload(p, &details))
+			}
+			require.NotEmpty(t, details, "%s: event %d (%s) has no details", id, ev.GetEventId(), name)
+		}
 	}
 	require.NotZero(t, steps, "%s scheduled nothing", id)
 }

@@ -120,6 +120,7 @@ func (m *monitor) start(ctx workflow.Context, d remediate.Due) string {
 		WorkflowID:        id,
 		TaskQueue:         api.TaskQueue,
 		StaticSummary:     fmt.Sprintf("Remediate %s: %s", d.BMM, d.Trigger),
+		StaticDetails:     fmt.Sprintf("%s %s: %s since %s", d.Role, d.BMM, d.Trigger, d.Since.UTC().Format(time.RFC3339)),
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
 	})
 	fut := workflow.ExecuteChildWorkflow(cctx, api.RemediationWorkflowName,

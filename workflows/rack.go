@@ -40,7 +40,7 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 			sin := in.Server
 			sin.BMM = servers[i].Name
 			fut := workflow.ExecuteChildWorkflow(childOpts(ctx, api.ServerUpgradeID(in.Cluster, sin.BMM),
-				fmt.Sprintf("Upgrade %s to %s", sin.BMM, sin.TargetVersion)), api.ServerUpgradeWorkflowName, sin)
+				fmt.Sprintf("Upgrade %s to %s", sin.BMM, sin.TargetVersion), serverDetails(sin)), api.ServerUpgradeWorkflowName, sin)
 			sel.AddFuture(fut, func(f workflow.Future) {
 				inFlight--
 				var r api.ServerResult

@@ -193,6 +193,7 @@ func (l *remLadder) failover() (bool, string) {
 		WorkflowID:        api.FailoverID(l.cs.Cluster.Name),
 		TaskQueue:         api.TaskQueue,
 		StaticSummary:     "Fail over KCP " + l.b.Name,
+		StaticDetails:     "KCP " + l.b.Name + " did not recover by reboot: the spare joins the control plane, a management server becomes the new spare",
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
 	})
 	var res api.FailoverStatus

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"testing"
+	"time"
 
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/api"
@@ -26,4 +27,14 @@ func TestPatchSummary(t *testing.T) {
 	}
 	require.Equal(t, "Set site-a Running at 4.2.0",
 		clusterStatusSummary("site-a", api.ClusterStatusPatch{DetailedStatus: model.ClusterRunning, RuntimeVersion: "4.2.0"}))
+}
+
+func TestActionDetails(t *testing.T) {
+	require.Equal(t, "skipShutdown true", api.ActionDetails(api.ActionInput{Action: api.ActionPowerOff, SkipShutdown: true}))
+	require.Equal(t, "evacuate true, evacuate limit 6s", api.ActionDetails(api.ActionInput{Action: api.ActionCordon, Evacuate: true, EvacuateTimeout: 6 * time.Second}))
+	require.Equal(t, "no options", api.ActionDetails(api.ActionInput{Action: api.ActionRestart}))
+	got := api.ActionDetails(api.ActionInput{Action: api.ActionReplace, ReplaceParams: api.ReplaceParams{
+		BMCCredentials: "secret-ref", SerialNumber: "SN9", BootMacAddress: "aa:bb:cc:dd:ee:ff"}})
+	require.Equal(t, "safeguardMode All, storagePolicy DiscardAll, bootMacAddress aa:bb:cc:dd:ee:ff, serialNumber SN9", got)
+	require.NotContains(t, got, "secret-ref")
 }

@@ -115,6 +115,7 @@ func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:    got.Holder,
 		StaticSummary: api.ActionSummary(s.Action, t.in.BMM, t.in.Cluster) + " (troubleshoot " + t.in.Problem + ")",
+		StaticDetails: "a step of the " + t.in.Problem + " runbook",
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrCluster).ValueSet(t.in.Cluster),
 			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrOperation).ValueSet(s.Action)),

@@ -253,7 +253,7 @@ func (u *upgrade) pause(ctx workflow.Context, unit *api.UnitStatus, msg string) 
 	return false, u.setCluster(ctx, model.ClusterUpdating, "Runtime upgrade to "+u.in.TargetVersion+" in progress")
 }
 
-func childOpts(ctx workflow.Context, id, summary string) workflow.Context {
+func childOpts(ctx workflow.Context, id, summary, details string) workflow.Context {
 	cluster := ""
 	if parts := strings.SplitN(id, ":", 3); len(parts) > 1 {
 		cluster = parts[1]
@@ -262,6 +262,7 @@ func childOpts(ctx workflow.Context, id, summary string) workflow.Context {
 		WorkflowID:    id,
 		TaskQueue:     api.TaskQueue,
 		StaticSummary: summary,
+		StaticDetails: details,
 		// Children are found by the same filters as their upgrade.
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrCluster).ValueSet(cluster),

@@ -51,3 +51,12 @@ func upgradeDetails(st api.UpgradeStatus) string {
 	}
 	return b.String()
 }
+
+// serverDetails is a server child's static details in the UI.
+func serverDetails(in api.ServerInput) string {
+	s := fmt.Sprintf("reimage %s with %s", in.BMM, in.ImageURL)
+	if in.Mode != "" {
+		s += ", KCP step " + in.Mode
+	}
+	return s
+}

@@ -42,7 +42,7 @@ func (u *upgrade) controlPlane(ctx workflow.Context) error {
 		in.BMM, in.Mode = step.BMM, step.Action
 		var res api.ServerResult
 		err := workflow.ExecuteChildWorkflow(childOpts(ctx, api.ServerUpgradeID(u.in.Cluster, step.BMM),
-			fmt.Sprintf("Upgrade KCP %s to %s (%s)", step.BMM, u.in.TargetVersion, step.Action)),
+			fmt.Sprintf("Upgrade KCP %s to %s (%s)", step.BMM, u.in.TargetVersion, step.Action), serverDetails(in)),
 			api.ServerUpgradeWorkflowName, in).Get(ctx, &res)
 		if err == nil && !res.Succeeded {
 			err = fmt.Errorf("%s", res.Error)
@@ -155,7 +155,8 @@ func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, u
 	}
 	u.show(ctx)
 	cctx, cancelWatch := workflow.WithCancel(ctx)
-	fut := workflow.ExecuteChildWorkflow(childOpts(ctx, id, fmt.Sprintf("Upgrade %s to %s", r.Name, u.in.TargetVersion)),
+	fut := workflow.ExecuteChildWorkflow(childOpts(ctx, id, fmt.Sprintf("Upgrade %s to %s", r.Name, u.in.TargetVersion),
+		fmt.Sprintf("%d servers, up to %d at a time, %d must succeed: %s", len(r.Servers), r.Parallel, unit.Required, strings.Join(r.Servers, ", "))),
 		api.RackUpgradeWorkflowName, api.RackInput{Cluster: u.in.Cluster, Rack: r, Server: u.server})
 	workflow.Go(cctx, func(gctx workflow.Context) {
 		if workflow.Await(gctx, func() bool { return u.cancelled }) == nil {

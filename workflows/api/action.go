@@ -189,6 +189,34 @@ func ActionSummary(action, bmm, cluster string) string {
 	return fmt.Sprintf("%s %s of %s", action, bmm, cluster)
 }
 
+// ActionDetails is the action's static details in the Temporal UI: the
+// options it runs with. The BMC credentials reference of a replace is left
+// out; a reference is no secret, but the UI need not show it.
+func ActionDetails(in ActionInput) string {
+	var parts []string
+	switch in.Action {
+	case ActionPowerOff:
+		parts = append(parts, fmt.Sprintf("skipShutdown %v", in.SkipShutdown))
+	case ActionCordon:
+		parts = append(parts, fmt.Sprintf("evacuate %v", in.Evacuate))
+	case ActionReplace:
+		p := in.ReplaceParams.WithDefaults()
+		parts = append(parts, "safeguardMode "+p.SafeguardMode, "storagePolicy "+p.StoragePolicy)
+		for _, f := range [][2]string{{"bootMacAddress", p.BootMacAddress}, {"bmcMacAddress", p.BMCMacAddress}, {"serialNumber", p.SerialNumber}} {
+			if f[1] != "" {
+				parts = append(parts, f[0]+" "+f[1])
+			}
+		}
+	}
+	if in.EvacuateTimeout > 0 {
+		parts = append(parts, "evacuate limit "+in.EvacuateTimeout.String())
+	}
+	if len(parts) == 0 {
+		return "no options"
+	}
+	return strings.Join(parts, ", ")
+}
+
 // TroubleshootWorkflowName runs the reference 003 escalation ladder.
 const TroubleshootWorkflowName = "TroubleshootWorkflow"
 
