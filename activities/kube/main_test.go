@@ -2,9 +2,7 @@ package kube
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,34 +11,15 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
-	"github.com/rackroll/rackroll/internal/lab/kubeapi"
+	"github.com/rackroll/rackroll/internal/lab/kubeapi/kubeapitest"
 	"github.com/rackroll/rackroll/internal/lab/kubesim"
 )
 
 // One real apiserver serves the package's integration tests; each test
 // gets its own simulated machines and tenant namespace.
-var (
-	api     *kubeapi.Server
-	apiErr  error
-	siteSeq atomic.Int32
-)
+var siteSeq atomic.Int32
 
-func TestMain(m *testing.M) {
-	flag.Parse()
-	code := 0
-	if testing.Short() {
-		code = m.Run()
-	} else {
-		ctx, cancel := context.WithCancel(context.Background())
-		api, apiErr = kubeapi.Start(ctx, kubeapi.Options{})
-		code = m.Run()
-		if api != nil {
-			api.Stop()
-		}
-		cancel()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { kubeapitest.Main(m) }
 
 // site is a simulated cluster plus the activities pointed at it through
 // the kubeconfig file, as a worker would be.
@@ -56,12 +35,7 @@ type site struct {
 
 func newSite(t *testing.T, drain time.Duration) *site {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs etcd and kube-apiserver")
-	}
-	if apiErr != nil {
-		t.Fatal(apiErr)
-	}
+	api := kubeapitest.Server(t)
 	p := fmt.Sprintf("k%d", siteSeq.Add(1))
 	s := &site{log: events.New(nil), client: api.Client(), ns: p + "-tenant", c0: p + "-c0", c1: p + "-c1"}
 	ms := []kubesim.Machine{
@@ -107,15 +81,5 @@ func (s *site) run(t *testing.T, out any, fn any, args ...any) {
 // eventually polls cond; the deadline only guards against hangs.
 func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		ok, why := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still not true after 60s: %s", what, why)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	kubeapitest.Eventually(t, what, cond)
 }

@@ -2,9 +2,7 @@ package kubesim
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,41 +12,17 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
-	"github.com/rackroll/rackroll/internal/lab/kubeapi"
+	"github.com/rackroll/rackroll/internal/lab/kubeapi/kubeapitest"
 )
 
 // One apiserver serves the whole package; each test runs its own Sim
 // with distinct machines and tenant namespace.
-var (
-	api      *kubeapi.Server
-	apiErr   error
-	simCount atomic.Int32
-)
+var simCount atomic.Int32
 
-func TestMain(m *testing.M) {
-	flag.Parse()
-	if !testing.Short() {
-		ctx, cancel := context.WithCancel(context.Background())
-		api, apiErr = kubeapi.Start(ctx, kubeapi.Options{})
-		code := m.Run()
-		if api != nil {
-			api.Stop()
-		}
-		cancel()
-		os.Exit(code)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { kubeapitest.Main(m) }
 
 func needAPI(t *testing.T) kubernetes.Interface {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs etcd and kube-apiserver")
-	}
-	if apiErr != nil {
-		t.Fatal(apiErr)
-	}
-	return api.Client()
+	return kubeapitest.Server(t).Client()
 }
 
 // testSite is a running Sim over fresh machines.
@@ -115,17 +89,7 @@ func (s *testSite) node(t *testing.T, name string) *corev1.Node {
 // against hangs, it is not a timing assertion.
 func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		ok, why := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still not true after 60s: %s", what, why)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	kubeapitest.Eventually(t, what, cond)
 }
 
 func nodeCondition(n *corev1.Node, typ corev1.NodeConditionType) *corev1.NodeCondition {
