@@ -53,6 +53,15 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 		st.Refused = "already marked Unhealthy: a BMM Replace action returns it to service"
 		return finish("not started: " + st.Refused)
 	}
+	// The ledger may have moved on since the monitor decided: a
+	// provisioning that finished meanwhile (say a reimage that outlived
+	// the threshold while a crashed worker's activity waited out its
+	// heartbeat) needs no reprovisioning.
+	if in.Trigger == remediate.ProvisioningTimeout && bm.DetailedStatus != model.BMMProvisioning &&
+		workflow.GetVersion(ctx, "remediation-recheck-provisioning", workflow.DefaultVersion, 1) == 1 {
+		st.Refused = "provisioning finished before the remediation started (detailedStatus " + bm.DetailedStatus + ")"
+		return finish("not started: " + st.Refused)
+	}
 	err := workflow.ExecuteActivity(summarize(lctx, "Acquire the lease on "+in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
 		BMM: in.BMM, Holder: holder, Operation: "remediation", Disruptive: true, AllowDegraded: true}}).Get(ctx, nil)
 	if err != nil {

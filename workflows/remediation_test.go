@@ -72,6 +72,24 @@ func TestRemediationCompute(t *testing.T) {
 	})
 }
 
+// The monitor saw a provisioning outlive its threshold, but by the time the
+// remediation reads the ledger it has finished: nothing is reprovisioned.
+func TestRemediationProvisioningFinishedMeanwhile(t *testing.T) {
+	r := newRemSite(t, "../examples/four-rack.yaml")
+	st := runRemediation(t, r, "rack1-c1", remediate.ProvisioningTimeout)
+	require.Contains(t, st.Refused, "provisioning finished before the remediation started")
+	require.Empty(t, st.Steps)
+	require.Empty(t, r.log, "no reimage, no reboot")
+	require.Empty(t, r.st.Leases)
+
+	// Still provisioning: the ladder runs.
+	r = newRemSite(t, "../examples/four-rack.yaml")
+	r.bmm("rack1-c1").DetailedStatus = model.BMMProvisioning
+	st = runRemediation(t, r, "rack1-c1", remediate.ProvisioningTimeout)
+	require.Empty(t, st.Refused)
+	require.Equal(t, []string{"reprovision:ok"}, ranSteps(st.Steps))
+}
+
 func TestRemediationManagement(t *testing.T) {
 	const m = "rack1-mgmt2"
 	for _, tc := range []struct {
