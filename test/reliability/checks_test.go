@@ -8,7 +8,6 @@ import (
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/workflows/api"
 )
 
 // siteOf describes the site as registration placed it, for
@@ -29,31 +28,6 @@ func siteOf(t *testing.T, s *site) invariants.Site {
 	if !spare && kcps > 1 {
 		is.ActiveKCP = kcps - 1
 	}
-	return is
-}
-
-// withUpgrade adds what the upgrade's status says: its target version (so
-// only upgrade reimages count for the rack rules) and its units with their
-// outcomes (for the threshold rule).
-func withUpgrade(is invariants.Site, st api.UpgradeStatus) invariants.Site {
-	is.TargetVersion = st.TargetVersion
-	for _, u := range append(append([]api.UnitStatus(nil), st.ManagementGroups...), st.Racks...) {
-		unit := invariants.Unit{Name: u.Name, Succeeded: u.Succeeded, Required: u.Required}
-		for _, sv := range u.Servers {
-			unit.Servers = append(unit.Servers, sv.Name)
-		}
-		is.Units = append(is.Units, unit)
-	}
-	return is
-}
-
-// withRemediation adds a finished remediation (for the ladder rules).
-func withRemediation(is invariants.Site, rs api.RemediationStatus) invariants.Site {
-	r := invariants.Remediation{BMM: rs.BMM, Role: rs.Role, StartedAt: rs.StartedAt, FinishedAt: rs.FinishedAt}
-	for _, st := range rs.Steps {
-		r.Steps = append(r.Steps, string(st.Step))
-	}
-	is.Remediations = append(is.Remediations, r)
 	return is
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/api"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -122,5 +123,5 @@ func TestCrashDuringRemediationAndReimage(t *testing.T) {
 	check(t, "crash/remediation+reimage: other BMMs reimaged", "0", fmt.Sprint(len(others))+note(others), len(others) == 0)
 	leases := len(s.State().Leases)
 	check(t, "crash/remediation+reimage: leases left", "0", fmt.Sprint(leases), leases == 0)
-	checkInvariants(t, s, "crash/remediation+reimage", withRemediation(is, rs))
+	checkInvariants(t, s, "crash/remediation+reimage", invariants.WithRemediation(is, rs))
 }

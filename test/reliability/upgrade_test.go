@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/api"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -69,7 +70,7 @@ func checkUpgradeResult(t *testing.T, s *site, scenario string, st api.UpgradeSt
 		}
 	}
 	check(t, scenario+": BMMs left behind the target version", "0", fmt.Sprint(len(behind))+note(behind), len(behind) == 0)
-	checkInvariants(t, s, scenario, withUpgrade(siteOf(t, s), st))
+	checkInvariants(t, s, scenario, invariants.WithUpgrade(siteOf(t, s), st))
 }
 
 // note shortens a list of offenders for the table.
