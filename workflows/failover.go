@@ -162,7 +162,11 @@ func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
 		return
 	}
 	l := newRemLadder(ctx, f.cs, bm, "", &f.st.Steps, &f.cur, &f.st.FailedOutcome)
-	outcome, recovered := l.climb(model.RoleManagement, []remediate.StepResult{{Step: remediate.Reprovision, Detail: detail}})
+	done := []remediate.StepResult{{Step: remediate.Reprovision, Detail: detail}}
+	if f.in.Rebooted {
+		done = append(done, remediate.StepResult{Step: remediate.Reboot, Detail: "rebooted by the remediation already"})
+	}
+	outcome, recovered := l.climb(model.RoleManagement, done)
 	f.st.FailedOutcome, f.st.FailedRecovered = "provisioning as management failed ("+detail+"); "+outcome, recovered
 	if !recovered {
 		return

@@ -85,6 +85,30 @@ func TestFailoverFailedServerLadder(t *testing.T) {
 	}
 }
 
+// The remediation that started the failover rebooted the KCP already: when
+// provisioning it as management fails, the management ladder does not
+// reboot it a second time (each ladder step once), it is marked Unhealthy.
+func TestFailoverAfterRemediationRebootDoesNotRebootAgain(t *testing.T) {
+	r := newRemSite(t, "../examples/four-rack.yaml")
+	r.set("rack2-mgmt1", func(n *remNode) { n.ready = model.ReadyUnknown })
+	r.failing["rack2-mgmt1"] = "the installer failed"
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	r.register(env)
+	r.bmm("rack2-mgmt1").DetailedStatusMessage = model.UnhealthyMessage
+	env.ExecuteWorkflow(KCPFailoverWorkflow, api.FailoverInput{Cluster: r.st.Cluster.Name, Failed: "rack2-mgmt1", Rebooted: true})
+	require.NoError(t, env.GetWorkflowError())
+	var st api.FailoverStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.True(t, st.Promoted)
+	require.False(t, st.FailedRecovered, st.FailedOutcome)
+	require.Equal(t, []string{"reprovision:failed", "mark-unhealthy:ok"}, ranSteps(st.Steps))
+	require.NotContains(t, r.log, "restart rack2-mgmt1")
+	require.Equal(t, model.UnhealthyMessage, r.bmm("rack2-mgmt1").DetailedStatusMessage)
+	require.Empty(t, r.st.Leases)
+	requireKCPCount(t, r, 3)
+}
+
 // A deprovisioned spare (as an upgrade leaves it) is provisioned to the
 // cluster's runtime before it is promoted.
 func TestFailoverProvisionsAnAvailableSpare(t *testing.T) {

@@ -105,7 +105,7 @@ func (l *remLadder) reboot() (bool, string) {
 	if ns.ReadOnlyRootFS {
 		return false, "node " + ns.Node + " is Ready but its root filesystem is still read-only"
 	}
-	l.st.record(api.BMMPatch{DetailedStatusMessage: api.Str(""), PowerState: api.Str(model.PowerOn), ReadyState: api.Str(model.ReadyTrue)})
+	l.st.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMProvisioned), DetailedStatusMessage: api.Str(""), PowerState: api.Str(model.PowerOn), ReadyState: api.Str(model.ReadyTrue)})
 	return true, ""
 }
 
@@ -197,8 +197,13 @@ func (l *remLadder) failover() (bool, string) {
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
 	})
 	var res api.FailoverStatus
+	// The failover's management ladder must not reboot it a second time.
+	rebooted := false
+	for _, r := range *l.records {
+		rebooted = rebooted || r.Step == remediate.Reboot
+	}
 	err := workflow.ExecuteChildWorkflow(cctx, api.KCPFailoverWorkflowName,
-		api.FailoverInput{Cluster: l.cs.Cluster.Name, Failed: l.b.Name, Holder: l.holder}).Get(l.ctx, &res)
+		api.FailoverInput{Cluster: l.cs.Cluster.Name, Failed: l.b.Name, Holder: l.holder, Rebooted: rebooted}).Get(l.ctx, &res)
 	if err != nil {
 		return false, rootCause(err)
 	}

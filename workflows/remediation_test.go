@@ -90,6 +90,18 @@ func TestRemediationProvisioningFinishedMeanwhile(t *testing.T) {
 	require.Equal(t, []string{"reprovision:ok"}, ranSteps(st.Steps))
 }
 
+// A management server stuck in Provisioning that a reboot brings back is
+// recorded Provisioned: otherwise the trigger would still hold and the
+// monitor would reboot it again every round.
+func TestRemediationRebootEndsProvisioning(t *testing.T) {
+	r := newRemSite(t, "../examples/four-rack.yaml")
+	r.bmm("rack1-mgmt2").DetailedStatus = model.BMMProvisioning
+	st := runRemediation(t, r, "rack1-mgmt2", remediate.ProvisioningTimeout)
+	require.Equal(t, []string{"reboot:ok"}, ranSteps(st.Steps))
+	require.True(t, st.Recovered)
+	require.Equal(t, model.BMMProvisioned, r.bmm("rack1-mgmt2").DetailedStatus)
+}
+
 func TestRemediationManagement(t *testing.T) {
 	const m = "rack1-mgmt2"
 	for _, tc := range []struct {

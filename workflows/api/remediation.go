@@ -159,6 +159,9 @@ type FailoverInput struct {
 	// Holder holds the lease on Failed already (the RemediationWorkflow that
 	// gave up on it); empty: the failover leases Failed itself.
 	Holder string `json:"holder,omitempty"`
+	// Rebooted: the remediation rebooted Failed already (its ladder's
+	// reboot failed); the management ladder does not reboot it again.
+	Rebooted bool `json:"rebooted,omitempty"`
 }
 
 // FailoverStatus is query `status` of KCPFailoverWorkflow and its result.
