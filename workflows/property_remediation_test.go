@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,15 +47,9 @@ import (
 // Seeds: as TestPropertyRandomUpgrades (RACKROLL_PROPERTY_SEED, a number or
 // "random"; RACKROLL_PROPERTY_N, default 200), with its own fixed default.
 func TestPropertyRandomRemediations(t *testing.T) {
-	base, n := uint64(20261207), 200 // fixed: CI runs the same scenarios every time
+	base, n := uint64(20261207), propertyN(t) // fixed seed: CI runs the same scenarios every time
 	if os.Getenv("RACKROLL_PROPERTY_SEED") != "" {
 		base = propertySeed(t)
-	}
-	if s := os.Getenv("RACKROLL_PROPERTY_N"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			t.Fatalf("RACKROLL_PROPERTY_N %q: %v", s, err)
-		}
 	}
 	t.Logf("property seed %d, %d scenarios (RACKROLL_PROPERTY_SEED=%d RACKROLL_PROPERTY_N=%d reproduces)", base, n, base, n)
 	var stats remStats

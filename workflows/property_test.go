@@ -29,13 +29,7 @@ import (
 // and RACKROLL_PROPERTY_N (default 200) reproduce or widen a run; a failing
 // scenario prints the seed that replays it alone.
 func TestPropertyRandomUpgrades(t *testing.T) {
-	base, n := propertySeed(t), 200
-	if s := os.Getenv("RACKROLL_PROPERTY_N"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			t.Fatalf("RACKROLL_PROPERTY_N %q: %v", s, err)
-		}
-	}
+	base, n := propertySeed(t), propertyN(t)
 	t.Logf("property seed %d, %d scenarios (RACKROLL_PROPERTY_SEED=%d RACKROLL_PROPERTY_N=%d reproduces)", base, n, base, n)
 	var stats propertyStats
 	defer func() {
@@ -51,6 +45,20 @@ func TestPropertyRandomUpgrades(t *testing.T) {
 			}
 		})
 	}
+}
+
+// propertyN is how many scenarios a property test draws: 200, or
+// RACKROLL_PROPERTY_N.
+func propertyN(t *testing.T) int {
+	s := os.Getenv("RACKROLL_PROPERTY_N")
+	if s == "" {
+		return 200
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		t.Fatalf("RACKROLL_PROPERTY_N %q: want a whole number of scenarios, 1 or more", s)
+	}
+	return n
 }
 
 func propertySeed(t *testing.T) uint64 {
