@@ -79,11 +79,8 @@ func run(out, inventory, chromium string, keep bool) error {
 	if err != nil {
 		return err
 	}
-	// Fast hardware, as in the end-to-end tests: the pictures need a
-	// finished history, not realistic minutes.
-	l, err := lab.Start(ctx, lab.Options{Inventory: inv, Dir: filepath.Join(tmp, "lab"), Timings: model.LabTimings{
-		Boot: model.Duration(300 * time.Millisecond), Reimage: model.Duration(500 * time.Millisecond),
-		PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond)}})
+	// Fast hardware, as in the end-to-end tests.
+	l, err := lab.Start(ctx, lab.Options{Inventory: inv, Dir: filepath.Join(tmp, "lab"), Timings: lab.FastTimings()})
 	if err != nil {
 		return err
 	}

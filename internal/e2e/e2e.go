@@ -74,8 +74,7 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 	t.Cleanup(e.Server.Stop)
 	timings := opts.Timings
 	if timings == (model.LabTimings{}) {
-		timings = model.LabTimings{Boot: model.Duration(300 * time.Millisecond), Reimage: model.Duration(500 * time.Millisecond),
-			PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond)}
+		timings = lab.FastTimings()
 	}
 	if e.Lab, err = lab.Start(ctx, lab.Options{Inventory: inv, Dir: filepath.Join(dir, "lab"), EventsPath: e.EventsPath, Timings: timings}); err != nil {
 		t.Fatal(err)

@@ -32,6 +32,14 @@ const (
 	DefaultDrain           = time.Second
 )
 
+// FastTimings is hardware that answers in fractions of a second, for the
+// end-to-end tests and tools that need a finished history, not realistic
+// minutes.
+func FastTimings() model.LabTimings {
+	return model.LabTimings{Boot: model.Duration(300 * time.Millisecond), Reimage: model.Duration(500 * time.Millisecond),
+		PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond)}
+}
+
 // Options configure Start.
 type Options struct {
 	Inventory *model.Inventory

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/invariants"
+	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/api"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -43,8 +44,8 @@ func TestCrashDuringRemediationAndReimage(t *testing.T) {
 	// The lab's reimage lasts longer than maxGap, so the first kill always
 	// lands during the remediation (it lasts about two seconds at the
 	// default timings, too close to maxGap), mostly in its reimage.
-	timings := model.LabTimings{Boot: model.Duration(300 * time.Millisecond), Reimage: model.Duration(2 * time.Second),
-		PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond)}
+	timings := lab.FastTimings()
+	timings.Reimage = model.Duration(2 * time.Second)
 	s := startSite(t, "../../examples/two-rack.yaml", siteOptions{Mutate: fastRemediation, Timings: timings})
 	defer s.Dump()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)

@@ -64,8 +64,7 @@ func startSite(t *testing.T, inventory string, opts siteOptions) *site {
 	t.Cleanup(func() { s.Server.Stop() })
 	timings := opts.Timings
 	if timings == (model.LabTimings{}) {
-		timings = model.LabTimings{Boot: model.Duration(300 * time.Millisecond), Reimage: model.Duration(500 * time.Millisecond),
-			PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond)}
+		timings = lab.FastTimings()
 	}
 	if s.Lab, err = lab.Start(ctx, lab.Options{Inventory: inv, Dir: filepath.Join(dir, "lab"), EventsPath: s.EventsPath, Timings: timings}); err != nil {
 		t.Fatal(err)
