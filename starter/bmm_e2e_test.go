@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/internal/e2e"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 )

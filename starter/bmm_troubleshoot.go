@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/output"
-	"github.com/rackroll/rackroll/workflows/api"
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"

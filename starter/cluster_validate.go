@@ -5,7 +5,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/output"
-	"github.com/rackroll/rackroll/internal/plan"
+	"github.com/rackroll/rackroll/internal/placement"
 	"github.com/spf13/cobra"
 )
 
@@ -16,7 +16,7 @@ func (a *app) clusterCmd() *cobra.Command {
 }
 
 // loadPlaced reads, validates and places an inventory: every problem at once.
-func loadPlaced(path string) (*model.Inventory, []plan.Assignment, error) {
+func loadPlaced(path string) (*model.Inventory, []placement.Assignment, error) {
 	if path == "" {
 		return nil, nil, fmt.Errorf("--inventory is required: the site inventory YAML (see examples/)")
 	}
@@ -27,7 +27,7 @@ func loadPlaced(path string) (*model.Inventory, []plan.Assignment, error) {
 	if err := inv.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("%s is not valid:\n%w", path, err)
 	}
-	placed, err := plan.Place(inv)
+	placed, err := placement.Place(inv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -6,11 +6,11 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/output"
-	"github.com/rackroll/rackroll/workflows/api"
 	"github.com/spf13/cobra"
 )
 

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/lab/events"
-	"github.com/rackroll/rackroll/workflows/api"
 )
 
 func writeLog(t *testing.T, evs ...[3]string) string {

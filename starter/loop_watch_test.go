@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
-	"github.com/rackroll/rackroll/workflows/api"
 )
 
 // Off a terminal the loop prints a timestamped line per change (never a

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/output"
-	"github.com/rackroll/rackroll/workflows/api"
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 )

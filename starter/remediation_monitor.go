@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/output"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
-	"github.com/rackroll/rackroll/workflows/api"
 )
 
 // writePlan renders `upgrade plan`: JSON/YAML as is, or readable tables.

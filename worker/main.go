@@ -11,12 +11,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/logging"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/temporalconn"
 	"github.com/rackroll/rackroll/internal/version"
-	"github.com/rackroll/rackroll/internal/workerapp"
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/worker/wiring"
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -81,7 +81,7 @@ func run(args []string) error {
 	if *siteOf != "" && !fs.Changed("task-queue") {
 		*taskQueue = model.SiteTaskQueue(*siteOf)
 	}
-	w := workerapp.New(c, workerapp.Options{TaskQueue: *taskQueue, PollInterval: *pollInterval,
+	w := wiring.New(c, wiring.Options{TaskQueue: *taskQueue, PollInterval: *pollInterval,
 		SiteOf: *siteOf, NoSiteActivities: *noSite, Worker: worker.Options{
 			// Give activities time to notice cancellation and stop cleanly.
 			WorkerStopTimeout: 10 * time.Second,

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/workflows/api"
 )
 
 // Power actions (reference 003, "Troubleshoot with a restart action"):

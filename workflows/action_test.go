@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/workflows/api"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 )

@@ -12,12 +12,12 @@ import (
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/devserver"
 	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/plan"
+	"github.com/rackroll/rackroll/internal/placement"
 	"github.com/rackroll/rackroll/workflows"
-	"github.com/rackroll/rackroll/workflows/api"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -79,7 +79,7 @@ func BenchmarkHistoryBounds(b *testing.B) {
 
 		inv := lab.SyntheticInventory("site-h", 64, 2, 32)
 		inv.Kubernetes.Kubeconfig = filepath.Join(b.TempDir(), "unused")
-		placed, err := plan.Place(inv)
+		placed, err := placement.Place(inv)
 		if err != nil {
 			b.Fatal(err)
 		}

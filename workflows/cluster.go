@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/plan"
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/internal/placement"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -224,8 +224,8 @@ func (l *clusterLedger) validateRegister(ctx workflow.Context, r api.RegisterReq
 // register merges an inventory into the ledger: new BMMs join with their
 // placed role, known BMMs get fresh hardware facts and keep their state
 // (roles included: a failover may have moved them), vanished BMMs leave.
-func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, placed []plan.Assignment) {
-	roles := map[string]plan.Assignment{}
+func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, placed []placement.Assignment) {
+	roles := map[string]placement.Assignment{}
 	for _, a := range placed {
 		roles[a.Name] = a
 	}

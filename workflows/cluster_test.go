@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/plan"
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/internal/placement"
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
@@ -21,7 +21,7 @@ func fourRackInput(t *testing.T) api.ClusterInput {
 	t.Helper()
 	inv, err := model.LoadInventory("../examples/four-rack.yaml")
 	require.NoError(t, err)
-	placed, err := plan.Place(inv)
+	placed, err := placement.Place(inv)
 	require.NoError(t, err)
 	return api.ClusterInput{Inventory: *inv, Placement: placed}
 }

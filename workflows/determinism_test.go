@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/internal/api"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"

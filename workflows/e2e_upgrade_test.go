@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/internal/e2e"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	sdkpb "go.temporal.io/api/sdk/v1"

@@ -3,8 +3,8 @@ package workflows
 import (
 	"testing"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/workflows/api"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 )

@@ -9,10 +9,10 @@ import (
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/plan"
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/internal/placement"
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
@@ -47,12 +47,12 @@ func newFakeSite(t *testing.T, path string) *fakeSite {
 	t.Helper()
 	inv, err := model.LoadInventory(path)
 	require.NoError(t, err)
-	placed, err := plan.Place(inv)
+	placed, err := placement.Place(inv)
 	require.NoError(t, err)
 	f := &fakeSite{failing: map[string]string{}, cordoned: map[string]bool{}, inFlight: map[string]int{}, maxRack: map[string]int{}, racks: map[string]bool{}}
 	f.st.Cluster = model.Cluster{Name: inv.Cluster, RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.ClusterRunning}
 	f.st.ImageURLTemplate = inv.ImageURL("{version}")
-	roles := map[string]plan.Assignment{}
+	roles := map[string]placement.Assignment{}
 	for _, a := range placed {
 		roles[a.Name] = a
 	}

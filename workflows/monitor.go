@@ -3,8 +3,8 @@ package workflows
 import (
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/remediate"
-	"github.com/rackroll/rackroll/workflows/api"
 	"go.temporal.io/sdk/workflow"
 )
 

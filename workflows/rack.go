@@ -3,7 +3,7 @@ package workflows
 import (
 	"fmt"
 
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/internal/api"
 	"go.temporal.io/sdk/workflow"
 )
 

@@ -1,7 +1,7 @@
 package workflows
 
 import (
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/internal/api"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 )

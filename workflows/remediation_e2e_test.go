@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/internal/e2e"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/rackroll/rackroll/workflows"
-	"github.com/rackroll/rackroll/workflows/api"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 )

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
-	"github.com/rackroll/rackroll/workflows/api"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/workflow"
 )

@@ -4,10 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
-	"github.com/rackroll/rackroll/workflows/api"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 )

@@ -1,6 +1,6 @@
 package workflows
 
-import "github.com/rackroll/rackroll/workflows/api"
+import "github.com/rackroll/rackroll/internal/api"
 
 // TroubleshootLadder is reference 003's decision tree: the actions to try
 // for a problem, least invasive first. After the last one: contact support.

@@ -5,10 +5,10 @@ import (
 	"strings"
 
 	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/metrics"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
-	"github.com/rackroll/rackroll/workflows/api"
 	"go.temporal.io/sdk/workflow"
 )
 

@@ -9,9 +9,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/metrics"
-	"github.com/rackroll/rackroll/workflows/api"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"

@@ -35,11 +35,11 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/devserver"
 	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/workerapp"
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/worker/wiring"
 )
 
 // namespace is the dev server's, where the starter runs everything.
@@ -95,7 +95,7 @@ func run(out, inventory, chromium string, keep bool) error {
 		return err
 	}
 	defer c.Close()
-	w := workerapp.New(c, workerapp.Options{PollInterval: 200 * time.Millisecond})
+	w := wiring.New(c, wiring.Options{PollInterval: 200 * time.Millisecond})
 	if err := w.Start(); err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/plan"
+	"github.com/rackroll/rackroll/internal/placement"
 )
 
 // Site is what the event log does not say by itself: the roles at the start
@@ -67,10 +67,10 @@ type Remediation struct {
 }
 
 // SiteFromInventory describes a site as registration places it: the roles
-// rack-resiliency placement gives (plan.Place), the racks, and the active
+// rack-resiliency placement gives (placement.Place), the racks, and the active
 // KCP count of the placement.
 func SiteFromInventory(inv *model.Inventory) (Site, error) {
-	placed, err := plan.Place(inv)
+	placed, err := placement.Place(inv)
 	if err != nil {
 		return Site{}, err
 	}

@@ -1,8 +1,8 @@
 package invariants
 
 import (
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/workflows/api"
 )
 
 // WithUpgrade adds what an upgrade's status (query status, or

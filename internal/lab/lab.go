@@ -20,7 +20,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lab/kubesim"
 	"github.com/rackroll/rackroll/internal/lab/redfish"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/plan"
+	"github.com/rackroll/rackroll/internal/placement"
 )
 
 // Default timings when the inventory's lab section gives none. Short, so a
@@ -93,7 +93,7 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 	if err := inv.Validate(); err != nil {
 		return nil, fmt.Errorf("inventory is not valid:\n%w", err)
 	}
-	placed, err := plan.Place(inv)
+	placed, err := placement.Place(inv)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 		return nil, err
 	}
 
-	roles := map[string]plan.Assignment{}
+	roles := map[string]placement.Assignment{}
 	for _, a := range placed {
 		roles[a.Name] = a
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/plan"
+	"github.com/rackroll/rackroll/internal/placement"
 )
 
 // RoleChange relabels one BMM; Group is its management group when To is
@@ -61,7 +61,7 @@ func PlanFailover(c model.Cluster, failed string) (FailoverPlan, error) {
 		p.Spare = spare
 		p.RoleChanges = append(p.RoleChanges, RoleChange{BMM: spare, From: model.RoleKCPSpare, To: model.RoleKCP})
 	}
-	if ns, err := plan.ChooseNewSpare(c.BMMs, failed); err != nil {
+	if ns, err := placement.ChooseNewSpare(c.BMMs, failed); err != nil {
 		p.NoNewSpare = err.Error() + "; the spare slot stays empty until one is repaired or replaced"
 	} else {
 		p.NewSpare = ns
@@ -74,7 +74,7 @@ func PlanFailover(c model.Cluster, failed string) (FailoverPlan, error) {
 			after[i].ManagementGroup = ""
 		}
 	}
-	p.FailedNewGroup = plan.ChooseGroup(after, fb.Rack)
+	p.FailedNewGroup = placement.ChooseGroup(after, fb.Rack)
 	p.RoleChanges = append(p.RoleChanges, RoleChange{BMM: failed, From: role, To: model.RoleManagement, Group: p.FailedNewGroup})
 	return p, nil
 }

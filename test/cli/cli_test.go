@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rackroll/rackroll/internal/e2e"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/test/e2e"
 )
 
 // TestCLIs runs every user-facing workflow from both CLIs against one lab

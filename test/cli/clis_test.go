@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rackroll/rackroll/internal/e2e"
 	"github.com/rackroll/rackroll/internal/toolbin"
+	"github.com/rackroll/rackroll/test/e2e"
 )
 
 // clis runs the two command-line tools against one e2e site.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/internal/api"
 )
 
 // healthMonitor starts the monitor with the Temporal CLI, reads its status

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/internal/api"
 )
 
 // temporalQuery runs `temporal workflow query -o json` and decodes the

@@ -18,12 +18,12 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/activities/ledger"
-	"github.com/rackroll/rackroll/internal/e2e"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/logging"
 	"github.com/rackroll/rackroll/internal/metrics/prom"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/workerapp"
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/test/e2e"
+	"github.com/rackroll/rackroll/worker/wiring"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -45,8 +45,8 @@ func TestMultiSiteUpgradeRunsSiteActivitiesOnSiteWorker(t *testing.T) {
 	t.Cleanup(func() { _ = ep.Close() })
 	// Central: workflows and ledger activities, no BMC or Kubernetes
 	// activity, so a BMC or Kubernetes step that completes ran on the site.
-	startWorker(t, env, "central", core, ep.Handler, workerapp.Options{NoSiteActivities: true})
-	startWorker(t, env, "site", core, nil, workerapp.Options{SiteOf: env.Cluster})
+	startWorker(t, env, "central", core, ep.Handler, wiring.Options{NoSiteActivities: true})
+	startWorker(t, env, "site", core, nil, wiring.Options{SiteOf: env.Cluster})
 
 	env.Inventory.Site = &model.SiteSpec{}
 	require.Equal(t, siteQueue, env.Register().SiteTaskQueue)
@@ -116,13 +116,13 @@ func TestMultiSiteUpgradeRunsSiteActivitiesOnSiteWorker(t *testing.T) {
 	})
 }
 
-func startWorker(t *testing.T, env *e2e.Env, name string, core zapcore.Core, mh client.MetricsHandler, opts workerapp.Options) {
+func startWorker(t *testing.T, env *e2e.Env, name string, core zapcore.Core, mh client.MetricsHandler, opts wiring.Options) {
 	t.Helper()
 	c, err := client.NewClientFromExisting(env.Client, client.Options{
 		Logger: logging.NewZap(zap.New(core).With(zap.String("worker", name))), MetricsHandler: mh})
 	require.NoError(t, err)
 	opts.PollInterval = 200 * time.Millisecond
-	w := workerapp.New(c, opts)
+	w := wiring.New(c, opts)
 	require.NoError(t, w.Start())
 	t.Cleanup(func() { w.Stop(); c.Close() })
 }

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/workerapp"
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/worker/wiring"
 	enumspb "go.temporal.io/api/enums/v1"
 )
 
@@ -34,7 +34,7 @@ func TestBMCFaultsDuringUpgrade(t *testing.T) {
 	// The in-process worker, because a held request costs RequestTimeout:
 	// 30 s by default, 2 s here, so 2 % of requests hanging stays cheap.
 	s := startSite(t, inventory, siteOptions{Mutate: noLabSection, Timings: slow,
-		InProcess: &workerapp.Options{PollInterval: 200 * time.Millisecond, BMCRequestTimeout: 2 * time.Second}})
+		InProcess: &wiring.Options{PollInterval: 200 * time.Millisecond, BMCRequestTimeout: 2 * time.Second}})
 	defer s.Dump()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()

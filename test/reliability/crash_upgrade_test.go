@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/workflows/api"
 )
 
 // noLabSection drops the example's own lab timings and faults: the tests

@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/devserver"
-	"github.com/rackroll/rackroll/internal/e2e"
 	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/workerapp"
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/test/e2e"
+	"github.com/rackroll/rackroll/worker/wiring"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 )
@@ -19,10 +19,10 @@ import (
 // siteOptions choose the inventory edits and who runs the worker.
 type siteOptions struct {
 	Mutate  func(*model.Inventory)
-	Timings model.LabTimings // zero: the fast timings of internal/e2e
-	// InProcess runs workerapp in the test with these options instead of
+	Timings model.LabTimings // zero: the fast timings of test/e2e
+	// InProcess runs wiring in the test with these options instead of
 	// the worker binary as a subprocess.
-	InProcess *workerapp.Options
+	InProcess *wiring.Options
 }
 
 // site is an e2e.Env whose dev server keeps its sqlite file and port, so
@@ -81,7 +81,7 @@ func startSite(t *testing.T, inventory string, opts siteOptions) *site {
 	}
 	t.Cleanup(s.Client.Close)
 	if opts.InProcess != nil {
-		w := workerapp.New(s.Client, *opts.InProcess)
+		w := wiring.New(s.Client, *opts.InProcess)
 		if err := w.Start(); err != nil {
 			t.Fatal(err)
 		}

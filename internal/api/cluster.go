@@ -6,14 +6,14 @@ import (
 
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/plan"
+	"github.com/rackroll/rackroll/internal/placement"
 )
 
 // ClusterInput starts ClusterWorkflow (and carries its state across
 // continue-as-new).
 type ClusterInput struct {
-	Inventory model.Inventory   `json:"inventory"`
-	Placement []plan.Assignment `json:"placement"`
+	Inventory model.Inventory        `json:"inventory"`
+	Placement []placement.Assignment `json:"placement"`
 	// Carry is the state of the previous run after continue-as-new.
 	Carry *ClusterState `json:"carry,omitempty"`
 	// ContinueAsNewAfter overrides the history length at which the ledger
@@ -49,8 +49,8 @@ type ClusterState struct {
 
 // RegisterRequest re-registers the inventory (update `register`).
 type RegisterRequest struct {
-	Inventory model.Inventory   `json:"inventory"`
-	Placement []plan.Assignment `json:"placement"`
+	Inventory model.Inventory        `json:"inventory"`
+	Placement []placement.Assignment `json:"placement"`
 }
 
 // AcquireResult is the answer to `acquire-lease`. Holder is the lease's

@@ -1,11 +1,11 @@
-package workerapp
+package wiring
 
 import (
 	"context"
 	"reflect"
 	"strings"
 
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/internal/api"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"

@@ -1,12 +1,12 @@
-package workerapp
+package wiring
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/devserver"
-	"github.com/rackroll/rackroll/workflows/api"
 	enumspb "go.temporal.io/api/enums/v1"
 	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	"go.temporal.io/api/workflowservice/v1"

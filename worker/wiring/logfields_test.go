@@ -1,4 +1,4 @@
-package workerapp
+package wiring
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/ledger"
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/internal/api"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/workflow"
 )

@@ -1,8 +1,8 @@
-// Package workerapp assembles rackroll's Temporal worker: the workflows and
+// Package wiring assembles rackroll's Temporal worker: the workflows and
 // activities of its mode (all-in-one, central or site; site.go) registered
 // on its task queue. worker/main.go runs it; end-to-end
 // tests run it in-process against the dev server and the lab.
-package workerapp
+package wiring
 
 import (
 	"time"

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/devserver"
 	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/plan"
-	"github.com/rackroll/rackroll/internal/workerapp"
-	"github.com/rackroll/rackroll/workflows/api"
+	"github.com/rackroll/rackroll/internal/placement"
+	"github.com/rackroll/rackroll/worker/wiring"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -105,7 +105,7 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 
 // StartWorker runs an in-process worker with fast polling.
 func (e *Env) StartWorker() worker.Worker {
-	w := workerapp.New(e.Client, workerapp.Options{PollInterval: 200 * time.Millisecond})
+	w := wiring.New(e.Client, wiring.Options{PollInterval: 200 * time.Millisecond})
 	if err := w.Start(); err != nil {
 		e.T.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func (e *Env) StartWorker() worker.Worker {
 
 // Register starts or updates the cluster ledger, as `starter cluster register` does.
 func (e *Env) Register() api.ClusterState {
-	placed, err := plan.Place(e.Inventory)
+	placed, err := placement.Place(e.Inventory)
 	if err != nil {
 		e.T.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package workerapp
+package wiring
 
 import (
 	"time"
@@ -6,9 +6,9 @@ import (
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows"
-	"github.com/rackroll/rackroll/workflows/api"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 )
