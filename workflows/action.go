@@ -51,24 +51,24 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	if err := in.Validate(); err != nil {
 		return res, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrInvalidInput, nil)
 	}
-	var cs api.ClusterState
-	if err := workflow.ExecuteActivity(ledgerCtx(ctx, "Read the ledger of "+in.Cluster), la.ReadCluster, in.Cluster).Get(ctx, &cs); err != nil {
-		return res, err
-	}
-	a, err := newAction(cs, in)
-	if err != nil {
-		return res, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrPrecheck, nil)
-	}
-
-	holder := workflow.GetInfo(ctx).WorkflowExecution.ID
 	// Holder is this run's id, so a lease the starter already took for
 	// this id is simply confirmed.
-	err = workflow.ExecuteActivity(ledgerCtx(ctx, "Acquire the lease on "+in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
-		BMM: in.BMM, Holder: holder, Operation: in.Action, Disruptive: api.ActionDisruptive(in.Action)}}).Get(ctx, nil)
-	if err != nil {
+	var a *action
+	h, stage, err := ledgerOf(in.Cluster).open(ctx, opening{
+		req: lease.Request{BMM: in.BMM, Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: in.Action, Disruptive: api.ActionDisruptive(in.Action)},
+		check: func(cs api.ClusterState, bm model.BMM) (err error) {
+			a, err = newAction(cs, bm, in)
+			return err
+		}})
+	switch stage {
+	case openRead:
+		return res, err
+	case openPrecheck:
+		return res, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrPrecheck, nil)
+	case openLease:
 		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s refused: %s", in.Action, in.BMM, rootCause(err)), ledger.ErrLeaseRejected, nil)
 	}
-	defer releaseLease(ctx, in.Cluster, in.BMM, holder)
+	defer h.release()
 
 	limit := ActionTimeLimit(in)
 	actx, cancel := workflow.WithCancel(ctx)
@@ -117,12 +117,8 @@ type action struct {
 }
 
 // newAction runs the pre-checks that need the ledger but no side effect.
-func newAction(cs api.ClusterState, in api.ActionInput) (*action, error) {
-	b, ok := cs.Cluster.BMM(in.BMM)
-	if !ok {
-		return nil, fmt.Errorf("bmm %q is not in cluster %s: known BMMs are %s", in.BMM, in.Cluster, knownBMMs(cs.Cluster))
-	}
-	a := &action{in: in, cs: cs, bm: *b}
+func newAction(cs api.ClusterState, b model.BMM, in api.ActionInput) (*action, error) {
+	a := &action{in: in, cs: cs, bm: b}
 	switch in.Action {
 	case api.ActionRestart, api.ActionStart, api.ActionReimage:
 		// Reference 000: an Unhealthy BMM returns to service only through
@@ -171,18 +167,6 @@ func replaceParams(cs api.ClusterState, b model.BMM, p api.ReplaceParams) (api.R
 		return p, fmt.Errorf("machineName %q: must be the BMM's node name %q (renaming a machine is not supported)", p.MachineName, b.NodeName)
 	}
 	return p, nil
-}
-
-func knownBMMs(c model.Cluster) string {
-	var names []string
-	for _, b := range c.BMMs {
-		names = append(names, b.Name)
-	}
-	model.SortNatural(names)
-	if len(names) > 12 {
-		names = append(names[:12], fmt.Sprintf("… (%d in all)", len(c.BMMs)))
-	}
-	return strings.Join(names, ", ")
 }
 
 func (a *action) run() error {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
@@ -292,7 +291,6 @@ func (l *clusterLedger) run(ctx workflow.Context) error {
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 5},
 	})
-	var la *ledger.Activities
 	for {
 		tooLong := func() bool {
 			info := workflow.GetInfo(ctx)

@@ -71,8 +71,7 @@ func upgradeWithExtraTimer(ctx workflow.Context, in api.UpgradeInput) (api.Upgra
 // upgradeWithExtraActivity reads the ledger once more before the upgrade:
 // every activity after it shifts by one.
 func upgradeWithExtraActivity(ctx workflow.Context, in api.UpgradeInput) (api.UpgradeStatus, error) {
-	var cs api.ClusterState
-	if err := workflow.ExecuteActivity(ledgerCtx(ctx, "Read the ledger again"), la.ReadCluster, in.Cluster).Get(ctx, &cs); err != nil {
+	if _, err := ledgerOf(in.Cluster).read(ctx); err != nil {
 		return api.UpgradeStatus{}, err
 	}
 	return RuntimeUpgradeWorkflow(ctx, in)

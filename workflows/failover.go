@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
@@ -50,8 +49,8 @@ type failover struct {
 }
 
 func (f *failover) run(ctx workflow.Context) error {
-	lctx := ledgerCtx(ctx, "Read the ledger of "+f.in.Cluster)
-	if err := workflow.ExecuteActivity(lctx, la.ReadCluster, f.in.Cluster).Get(ctx, &f.cs); err != nil {
+	var err error
+	if f.cs, err = ledgerOf(f.in.Cluster).read(ctx); err != nil {
 		return fmt.Errorf("read the ledger: %s", rootCause(err))
 	}
 	p, err := remediate.PlanFailover(f.cs.Cluster, f.in.Failed)
@@ -61,11 +60,7 @@ func (f *failover) run(ctx workflow.Context) error {
 	f.st.Plan = &p
 	// Every lease of this workflow goes when it ends, however it ends (the
 	// parent's lease on the failed server is the parent's to release).
-	defer func() {
-		dctx, _ := workflow.NewDisconnectedContext(ctx)
-		_ = workflow.ExecuteActivity(ledgerCtx(dctx, "Release the leases of this failover"), la.ReleaseLease,
-			ledger.ReleaseInput{Cluster: f.in.Cluster, Request: api.ReleaseRequest{Holder: f.holder}}).Get(dctx, nil)
-	}()
+	defer ledgerOf(f.in.Cluster).release(ctx, "", f.holder)
 	// Leases first, before any change: the spare is essential; a new spare
 	// that someone else holds is skipped (the slot stays empty).
 	failedHolder := f.in.Holder
@@ -104,8 +99,8 @@ func (f *failover) run(ctx workflow.Context) error {
 }
 
 func (f *failover) lease(ctx workflow.Context, bmm, holder string) error {
-	err := workflow.ExecuteActivity(ledgerCtx(ctx, "Acquire the lease on "+bmm), la.AcquireLease, ledger.AcquireInput{Cluster: f.in.Cluster, Request: lease.Request{
-		BMM: bmm, Holder: holder, Operation: "failover", Disruptive: true, AllowDegraded: true}}).Get(ctx, nil)
+	_, err := ledgerOf(f.in.Cluster).acquire(ctx, lease.Request{
+		BMM: bmm, Holder: holder, Operation: "failover", Disruptive: true, AllowDegraded: true})
 	if err != nil {
 		return fmt.Errorf("%s", rootCause(err))
 	}

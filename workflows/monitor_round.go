@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/activities/kube"
-	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
@@ -23,8 +22,8 @@ const stormPrefix = "storm guard: "
 // the nodes changes nothing (clocks keep their start) and says why in
 // query `status`; the next round tries again.
 func (m *monitor) round(ctx workflow.Context) {
-	var cs api.ClusterState
-	if err := workflow.ExecuteActivity(ledgerCtx(ctx, "Read the ledger of "+m.in.Cluster), la.ReadCluster, m.in.Cluster).Get(ctx, &cs); err != nil {
+	cs, err := ledgerOf(m.in.Cluster).read(ctx)
+	if err != nil {
 		m.st.LastError = "read the ledger: " + rootCause(err)
 		return
 	}
@@ -151,7 +150,9 @@ func (m *monitor) reap(ctx workflow.Context) {
 	}
 	running := map[string]bool{}
 	if len(inherited) > 0 {
-		if err := workflow.ExecuteActivity(ledgerCtx(ctx, fmt.Sprintf("Check %d inherited remediations", len(inherited))), la.HolderStates, inherited).Get(ctx, &running); err != nil {
+		var err error
+		if running, err = ledgerOf(m.in.Cluster).running(ctx, inherited); err != nil {
+			running = map[string]bool{}
 			for _, id := range inherited {
 				running[id] = true // unknown: keep counting it, ask again next round
 			}
@@ -208,7 +209,7 @@ func (m *monitor) surfaceStorm(ctx workflow.Context, c model.Cluster, unhealthy 
 	if p == nil {
 		return
 	}
-	if err := workflow.ExecuteActivity(ledgerCtx(ctx, clusterStatusSummary(m.in.Cluster, *p)), la.SetClusterStatus, ledger.ClusterStatusInput{Cluster: m.in.Cluster, Status: *p}).Get(ctx, nil); err != nil {
+	if err := ledgerOf(m.in.Cluster).setStatus(ctx, *p); err != nil {
 		m.st.LastError = "set the cluster status: " + rootCause(err)
 	}
 }

@@ -1,9 +1,8 @@
 package workflows
 
 import (
-	"fmt"
+	"errors"
 
-	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/metrics"
@@ -35,43 +34,38 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 		return st, nil
 	}
 	holder := workflow.GetInfo(ctx).WorkflowExecution.ID
-	lctx := ledgerCtx(ctx, "Read the ledger of "+in.Cluster)
-
-	var cs api.ClusterState
-	if err := workflow.ExecuteActivity(lctx, la.ReadCluster, in.Cluster).Get(ctx, &cs); err != nil {
+	h, stage, err := ledgerOf(in.Cluster).open(ctx, opening{
+		req: lease.Request{BMM: in.BMM, Holder: holder, Operation: "remediation", Disruptive: true, AllowDegraded: true},
+		check: func(_ api.ClusterState, bm model.BMM) error {
+			st.Role = remediate.RoleOf(bm)
+			if bm.DetailedStatusMessage == model.UnhealthyMessage {
+				return errors.New("already marked Unhealthy: a BMM Replace action returns it to service")
+			}
+			// The ledger may have moved on since the monitor decided: a
+			// provisioning that finished meanwhile (say a reimage that outlived
+			// the threshold while a crashed worker's activity waited out its
+			// heartbeat) needs no reprovisioning.
+			if in.Trigger == remediate.ProvisioningTimeout && bm.DetailedStatus != model.BMMProvisioning &&
+				workflow.GetVersion(ctx, "remediation-recheck-provisioning", workflow.DefaultVersion, 1) == 1 {
+				return errors.New("provisioning finished before the remediation started (detailedStatus " + bm.DetailedStatus + ")")
+			}
+			return nil
+		}})
+	switch stage {
+	case openRead:
 		st.Refused = "read the ledger: " + rootCause(err)
-		return finish("not started: " + st.Refused)
-	}
-	b, ok := cs.Cluster.BMM(in.BMM)
-	if !ok {
-		st.Refused = fmt.Sprintf("bmm %s is not in cluster %s", in.BMM, in.Cluster)
-		return finish("not started: " + st.Refused)
-	}
-	bm := *b
-	st.Role = remediate.RoleOf(bm)
-	if bm.DetailedStatusMessage == model.UnhealthyMessage {
-		st.Refused = "already marked Unhealthy: a BMM Replace action returns it to service"
-		return finish("not started: " + st.Refused)
-	}
-	// The ledger may have moved on since the monitor decided: a
-	// provisioning that finished meanwhile (say a reimage that outlived
-	// the threshold while a crashed worker's activity waited out its
-	// heartbeat) needs no reprovisioning.
-	if in.Trigger == remediate.ProvisioningTimeout && bm.DetailedStatus != model.BMMProvisioning &&
-		workflow.GetVersion(ctx, "remediation-recheck-provisioning", workflow.DefaultVersion, 1) == 1 {
-		st.Refused = "provisioning finished before the remediation started (detailedStatus " + bm.DetailedStatus + ")"
-		return finish("not started: " + st.Refused)
-	}
-	err := workflow.ExecuteActivity(summarize(lctx, "Acquire the lease on "+in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
-		BMM: in.BMM, Holder: holder, Operation: "remediation", Disruptive: true, AllowDegraded: true}}).Get(ctx, nil)
-	if err != nil {
+	case openPrecheck:
+		st.Refused = err.Error()
+	case openLease:
 		st.Refused = "no disruption lease: " + rootCause(err)
+	}
+	if stage != opened {
 		return finish("not started: " + st.Refused)
 	}
 	// Released however this ends, even when cancelled.
-	defer releaseLease(ctx, in.Cluster, in.BMM, holder)
+	defer h.release()
 
-	l := newRemLadder(ctx, cs, bm, holder, &st.Steps, &st.Step, &st.Outcome)
+	l := newRemLadder(ctx, h.cs, h.bm, holder, &st.Steps, &st.Step, &st.Outcome)
 	outcome, recovered := l.climb(st.Role, nil)
 	st.Recovered = recovered
 	return finish(outcome)

@@ -1,10 +1,8 @@
 package workflows
 
 import (
-	"fmt"
 	"time"
 
-	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/metrics"
@@ -35,38 +33,23 @@ func ServerUpgradeWorkflow(ctx workflow.Context, in api.ServerInput) (api.Server
 
 func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, error) {
 	res := api.ServerResult{BMM: in.BMM}
-	holder := workflow.GetInfo(ctx).WorkflowExecution.ID
-	lctx := ledgerCtx(ctx, "Read the ledger of "+in.BMM)
-
-	var cs api.ClusterState
 	// Version 1 reads only this BMM's slice of the ledger: the whole site
 	// made every server's history as large as the ledger.
-	var read workflow.Future
-	if workflow.GetVersion(ctx, "server-reads-one-bmm", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		read = workflow.ExecuteActivity(lctx, la.ReadCluster, in.Cluster)
-	} else {
-		read = workflow.ExecuteActivity(lctx, la.ReadBMM, ledger.ReadBMMInput{Cluster: in.Cluster, BMM: in.BMM})
-	}
-	if err := read.Get(ctx, &cs); err != nil {
+	oneBMM := workflow.GetVersion(ctx, "server-reads-one-bmm", workflow.DefaultVersion, 1) != workflow.DefaultVersion
+	h, stage, err := ledgerOf(in.Cluster).open(ctx, opening{oneBMM: oneBMM, req: lease.Request{
+		BMM: in.BMM, Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: "upgrade", Disruptive: true, AllowWhileUpdating: true}})
+	switch stage {
+	case openRead, openPrecheck:
 		res.Error = err.Error()
 		return res, nil
-	}
-	b, ok := cs.Cluster.BMM(in.BMM)
-	if !ok {
-		res.Error = fmt.Sprintf("bmm %s is not in cluster %s", in.BMM, in.Cluster)
-		return res, nil
-	}
-	bm := *b
-	t := targetsFor(cs, bm)
-
-	err := workflow.ExecuteActivity(summarize(lctx, "Acquire the lease on "+in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
-		BMM: in.BMM, Holder: holder, Operation: "upgrade", Disruptive: true, AllowWhileUpdating: true}}).Get(ctx, nil)
-	if err != nil {
+	case openLease:
 		res.Error = "no disruption lease: " + err.Error()
 		return res, nil
 	}
 	// Released however this ends: success, failure, cancellation.
-	defer releaseLease(ctx, in.Cluster, in.BMM, holder)
+	defer h.release()
+	bm := h.bm
+	t := targetsFor(h.cs, bm)
 
 	if bm.RuntimeVersion == in.TargetVersion && bm.DetailedStatus == model.BMMProvisioned && bm.ReadyState == model.ReadyTrue {
 		res.Succeeded, res.RuntimeVersion = true, bm.RuntimeVersion
@@ -117,10 +100,4 @@ func orDur(d, def time.Duration) time.Duration {
 		return d
 	}
 	return def
-}
-
-func releaseLease(ctx workflow.Context, cluster, bmm, holder string) {
-	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	_ = workflow.ExecuteActivity(ledgerCtx(dctx, "Release the lease on "+bmm), la.ReleaseLease,
-		ledger.ReleaseInput{Cluster: cluster, Request: api.ReleaseRequest{BMM: bmm, Holder: holder}}).Get(dctx, nil)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/kube"
-	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"go.temporal.io/sdk/temporal"
@@ -75,8 +74,7 @@ func (s *steps) long(limit time.Duration, summary string) workflow.Context {
 
 func (s *steps) record(p api.BMMPatch) {
 	p.BMM = s.t.BMM
-	err := workflow.ExecuteActivity(ledgerCtx(s.ctx, patchSummary(p)), la.RecordBMM, ledger.RecordInput{Cluster: s.cluster, Patch: p}).Get(s.ctx, nil)
-	if err != nil {
+	if err := ledgerOf(s.cluster).record(s.ctx, p); err != nil {
 		workflow.GetLogger(s.ctx).Warn("ledger record failed", "bmm", s.t.BMM, "error", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
@@ -33,17 +32,17 @@ func TroubleshootWorkflow(ctx workflow.Context, in api.TroubleshootInput) (api.T
 	if err := in.Validate(); err != nil {
 		return t.st, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrInvalidInput, nil)
 	}
-	cs, err := t.readCluster(ctx)
+	cs, err := ledgerOf(t.in.Cluster).read(ctx)
 	if err != nil {
 		return t.st, err
 	}
-	b, ok := cs.Cluster.BMM(in.BMM)
-	if !ok {
-		return t.st, temporal.NewNonRetryableApplicationError(fmt.Sprintf("bmm %q is not in cluster %s: known BMMs are %s", in.BMM, in.Cluster, knownBMMs(cs.Cluster)), api.ErrPrecheck, nil)
+	b, err := findBMM(cs, in.BMM)
+	if err != nil {
+		return t.st, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrPrecheck, nil)
 	}
 	for _, a := range TroubleshootLadder(in.Problem) {
 		step := api.TroubleshootStep{Action: a, State: api.StatePending}
-		if unhealthy(*b) && a != api.ActionReplace {
+		if unhealthy(b) && a != api.ActionReplace {
 			step.State, step.Error = api.StateSkipped, "the BMM is marked Unhealthy: only replace returns it to service"
 		}
 		t.st.Steps = append(t.st.Steps, step)
@@ -82,12 +81,6 @@ type troubleshooter struct {
 	st api.TroubleshootStatus
 }
 
-func (t *troubleshooter) readCluster(ctx workflow.Context) (api.ClusterState, error) {
-	var cs api.ClusterState
-	err := workflow.ExecuteActivity(ledgerCtx(ctx, "Read the ledger of "+t.in.Cluster), la.ReadCluster, t.in.Cluster).Get(ctx, &cs)
-	return cs, err
-}
-
 // rung runs step i: confirmation (replace), lease, child action,
 // verification. It returns an error only when the runbook must stop.
 func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
@@ -104,9 +97,8 @@ func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 		in.ReplaceParams = rp
 	}
 	s.State = api.StateRunning
-	var got api.AcquireResult
-	err := workflow.ExecuteActivity(ledgerCtx(ctx, "Acquire the lease on "+t.in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: t.in.Cluster, Request: lease.Request{
-		BMM: t.in.BMM, Operation: s.Action, Disruptive: api.ActionDisruptive(s.Action)}}).Get(ctx, &got)
+	got, err := ledgerOf(t.in.Cluster).acquire(ctx, lease.Request{
+		BMM: t.in.BMM, Operation: s.Action, Disruptive: api.ActionDisruptive(s.Action)})
 	if err != nil {
 		s.State, s.Error = api.StateFailed, rootCause(err)
 		return false, fmt.Errorf("%s of %s refused: %s", s.Action, t.in.BMM, rootCause(err))
@@ -126,7 +118,7 @@ func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 			return false, ctx.Err()
 		}
 		// A child that never ran cannot release the lease it was given.
-		releaseLease(ctx, t.in.Cluster, t.in.BMM, got.Holder)
+		ledgerOf(t.in.Cluster).release(ctx, t.in.BMM, got.Holder)
 		s.State, s.Error = api.StateFailed, rootCause(err)
 		return false, nil
 	}
@@ -167,7 +159,7 @@ func (t *troubleshooter) awaitConfirmation(ctx workflow.Context) (api.ReplacePar
 // ledger must show it provisioned and not Unhealthy. It returns what is
 // wrong, or "".
 func (t *troubleshooter) verify(ctx workflow.Context) string {
-	cs, err := t.readCluster(ctx)
+	cs, err := ledgerOf(t.in.Cluster).read(ctx)
 	if err != nil {
 		return "read the ledger: " + rootCause(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
@@ -28,11 +27,9 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	if err := u.handlers(ctx); err != nil {
 		return u.st, err
 	}
-	actx := ledgerCtx(ctx, "Read the ledger of "+in.Cluster)
-
 	// Preflight: everything is checked before the first side effect.
-	var cs api.ClusterState
-	if err := workflow.ExecuteActivity(actx, la.ReadCluster, in.Cluster).Get(ctx, &cs); err != nil {
+	cs, err := ledgerOf(in.Cluster).read(ctx)
+	if err != nil {
 		return u.fail(ctx, false, fmt.Sprintf("preflight: %v", err))
 	}
 	resume := cs.UpgradeTarget == in.TargetVersion
@@ -63,8 +60,6 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	return u.finish(ctx, nil)
 }
 
-var la *ledger.Activities
-
 type upgrade struct {
 	in     api.UpgradeInput
 	st     api.UpgradeStatus
@@ -81,14 +76,6 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
-}
-
-func ledgerCtx(ctx workflow.Context, summary string) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		Summary:             summary,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 10},
-	})
 }
 
 func (u *upgrade) handlers(ctx workflow.Context) error {
@@ -189,8 +176,7 @@ func (u *upgrade) setCluster(ctx workflow.Context, status, msg string) error {
 	if status == model.ClusterUpdating {
 		p.UpgradeTarget = u.in.TargetVersion
 	}
-	return workflow.ExecuteActivity(ledgerCtx(ctx, clusterStatusSummary(u.in.Cluster, p)), la.SetClusterStatus,
-		ledger.ClusterStatusInput{Cluster: u.in.Cluster, Status: p}).Get(ctx, nil)
+	return ledgerOf(u.in.Cluster).setStatus(ctx, p)
 }
 
 // fail ends the upgrade as Failed. Before any side effect (touched false)
@@ -202,8 +188,7 @@ func (u *upgrade) fail(ctx workflow.Context, touched bool, msg string) (api.Upgr
 	u.show(ctx)
 	if touched {
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
-		_ = workflow.ExecuteActivity(ledgerCtx(dctx, "Set "+u.in.Cluster+" "+model.ClusterFailed), la.SetClusterStatus, ledger.ClusterStatusInput{Cluster: u.in.Cluster,
-			Status: api.ClusterStatusPatch{DetailedStatus: model.ClusterFailed, DetailedStatusMessage: msg}}).Get(dctx, nil)
+		_ = ledgerOf(u.in.Cluster).setStatus(dctx, api.ClusterStatusPatch{DetailedStatus: model.ClusterFailed, DetailedStatusMessage: msg})
 	}
 	return u.st, temporal.NewNonRetryableApplicationError(msg, "UpgradeFailed", nil)
 }
@@ -228,7 +213,7 @@ func (u *upgrade) finish(ctx workflow.Context, err error) (api.UpgradeStatus, er
 	now := workflow.Now(ctx)
 	u.st.FinishedAt = &now
 	u.show(ctx)
-	if err := workflow.ExecuteActivity(ledgerCtx(dctx, clusterStatusSummary(u.in.Cluster, p)), la.SetClusterStatus, ledger.ClusterStatusInput{Cluster: u.in.Cluster, Status: p}).Get(dctx, nil); err != nil {
+	if err := ledgerOf(u.in.Cluster).setStatus(dctx, p); err != nil {
 		return u.st, err
 	}
 	return u.st, nil

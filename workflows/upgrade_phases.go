@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/metrics"
 	"github.com/rackroll/rackroll/internal/model"
@@ -182,7 +181,7 @@ func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, u
 }
 
 func (u *upgrade) record(ctx workflow.Context, p api.BMMPatch) error {
-	return workflow.ExecuteActivity(ledgerCtx(ctx, patchSummary(p)), la.RecordBMM, ledger.RecordInput{Cluster: u.in.Cluster, Patch: p}).Get(ctx, nil)
+	return ledgerOf(u.in.Cluster).record(ctx, p)
 }
 
 func (u *upgrade) startUnit(ctx workflow.Context, unit *api.UnitStatus) {

@@ -1,0 +1,89 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/model"
+	"go.temporal.io/sdk/workflow"
+)
+
+// opening is what a disruptive workflow asks of the ledger before it
+// touches a machine: read the ledger, find the BMM, run the pre-checks that
+// need no side effect, take the lease.
+type opening struct {
+	req lease.Request // the BMM, the holder, the operation and its flags
+	// oneBMM reads only the BMM's slice of the ledger.
+	oneBMM bool
+	// check refuses before the lease is asked for.
+	check func(cs api.ClusterState, bm model.BMM) error
+}
+
+// held is a granted opening: the ledger as read and the lease to give back.
+type held struct {
+	cs      api.ClusterState
+	bm      model.BMM
+	release func()
+}
+
+// openStage says where an opening stopped, so that each workflow reports it
+// in its own words.
+type openStage int
+
+const (
+	opened       openStage = iota // the lease is held
+	openRead                      // the ledger could not be read
+	openPrecheck                  // the BMM is unknown or a check refused
+	openLease                     // the ledger refused the lease
+)
+
+// open runs the prologue every disruptive workflow shares. Once opened, the
+// caller defers h.release(), which runs however the workflow ends,
+// cancellation included.
+func (l ledgerOf) open(ctx workflow.Context, o opening) (held, openStage, error) {
+	var cs api.ClusterState
+	var err error
+	if o.oneBMM {
+		cs, err = l.readBMM(ctx, o.req.BMM)
+	} else {
+		cs, err = l.read(ctx)
+	}
+	if err != nil {
+		return held{}, openRead, err
+	}
+	bm, err := findBMM(cs, o.req.BMM)
+	if err == nil && o.check != nil {
+		err = o.check(cs, bm)
+	}
+	if err != nil {
+		return held{}, openPrecheck, err
+	}
+	// The live checks of the control plane go here, before the lease.
+	if _, err := l.acquire(ctx, o.req); err != nil {
+		return held{}, openLease, err
+	}
+	return held{cs: cs, bm: bm, release: func() { l.release(ctx, o.req.BMM, o.req.Holder) }}, opened, nil
+}
+
+// findBMM returns the ledger's record of name.
+func findBMM(cs api.ClusterState, name string) (model.BMM, error) {
+	b, ok := cs.Cluster.BMM(name)
+	if !ok {
+		return model.BMM{}, fmt.Errorf("bmm %q is not in cluster %s: known BMMs are %s", name, cs.Cluster.Name, knownBMMs(cs.Cluster))
+	}
+	return *b, nil
+}
+
+func knownBMMs(c model.Cluster) string {
+	var names []string
+	for _, b := range c.BMMs {
+		names = append(names, b.Name)
+	}
+	model.SortNatural(names)
+	if len(names) > 12 {
+		names = append(names[:12], fmt.Sprintf("… (%d in all)", len(c.BMMs)))
+	}
+	return strings.Join(names, ", ")
+}
