@@ -43,7 +43,7 @@ func (a *action) uncordon() error {
 	}
 	a.res.CordonStatus = model.Uncordoned
 	a.res.Message = fmt.Sprintf("uncordoned %s", a.t.Node)
-	started, err := a.st.startVMsResult()
+	started, err := a.st.startVMs()
 	if err != nil {
 		a.res.Message += "; VMs not restarted: " + rootCause(err)
 		return nil

@@ -34,7 +34,7 @@ func (a *action) start() error {
 // backInService waits for the node and post-checks power and readiness,
 // then records the BMM as provisioned and Ready.
 func (a *action) backInService(limit time.Duration, verb string) error {
-	if _, err := a.st.waitReadyWithin("", limit); err != nil {
+	if _, err := a.st.waitReady("", limit); err != nil {
 		return stepErr("wait for node Ready", err)
 	}
 	if err := a.st.checkPower(model.PowerOn); err != nil {

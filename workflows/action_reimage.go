@@ -85,11 +85,11 @@ func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) er
 		tmpl = model.DefaultImageURLTemplate
 	}
 	a.setStatus(model.BMMDeprovisioning, fmt.Sprintf("%s: reinstalling runtime %s", a.in.Action, version))
-	if _, err := a.st.reimageForce(strings.ReplaceAll(tmpl, "{version}", version), version, limit); err != nil {
+	if err := a.st.reimage("Reimage", strings.ReplaceAll(tmpl, "{version}", version), version, limit, true); err != nil {
 		return stepErr("reimage", err)
 	}
 	a.setStatus(model.BMMProvisioning, fmt.Sprintf("%s: waiting for node %s to rejoin on %s", a.in.Action, a.t.Node, version))
-	if _, err := a.st.waitReadyWithin(version, limit); err != nil {
+	if _, err := a.st.waitReady(version, limit); err != nil {
 		return stepErr("wait for node Ready", err)
 	}
 	if err := a.st.uncordon(); err != nil {
@@ -102,7 +102,7 @@ func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) er
 	if restartVMs {
 		// The reimage is done; VMs that do not come back are reported, not
 		// failed (the server itself is fine).
-		started, err := a.st.startVMsResult()
+		started, err := a.st.startVMs()
 		a.res.VMsStarted = started.Started
 		if err != nil {
 			msg += "; VMs not restarted: " + rootCause(err)

@@ -98,7 +98,7 @@ func (l *remLadder) reboot() (bool, string) {
 		return false, "restart: " + rootCause(err)
 	}
 	left := max(limit-workflow.Now(l.ctx).Sub(start), time.Second)
-	ns, err := l.st.waitReadyWithin("", left)
+	ns, err := l.st.waitReady("", left)
 	if err != nil {
 		return false, rootCause(err)
 	}
@@ -127,14 +127,14 @@ func remProvision(ctx workflow.Context, st *steps, cs api.ClusterState, version 
 	start := workflow.Now(ctx)
 	image := strings.ReplaceAll(cs.ImageURLTemplate, "{version}", version)
 	st.status(model.BMMDeprovisioning, "Remediation: reprovisioning with runtime "+version)
-	if _, err := st.reinstall("Reprovision", image, version, limit); err != nil {
+	if err := st.reimage("Reprovision", image, version, limit, true); err != nil {
 		msg := "reimage: " + rootCause(err)
 		st.status(model.BMMError, "Remediation: "+msg)
 		return false, msg
 	}
 	st.status(model.BMMProvisioning, "Remediation: waiting for node "+st.t.Node+" on runtime "+version)
 	left := max(limit-workflow.Now(ctx).Sub(start), time.Second)
-	ns, err := st.waitReadyWithin(version, left)
+	ns, err := st.waitReady(version, left)
 	if err == nil && ns.ReadOnlyRootFS {
 		err = fmt.Errorf("node %s is Ready but its root filesystem is still read-only", ns.Node)
 	}

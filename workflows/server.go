@@ -74,17 +74,17 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	res.VMsTimedOut = vms.TimedOut
 
 	st.status(model.BMMDeprovisioning, "Reimaging to runtime "+in.TargetVersion)
-	if err := st.reimage(in.ImageURL, in.TargetVersion); err != nil {
+	if err := st.reimage("Reimage", in.ImageURL, in.TargetVersion, ReimageTimeout, false); err != nil {
 		return st.failed(res, "reimage", err), nil
 	}
 	st.status(model.BMMProvisioning, "Waiting for node "+t.Node+" to rejoin on "+in.TargetVersion)
-	if err := st.waitReady(in.TargetVersion); err != nil {
+	if _, err := st.waitReady(in.TargetVersion, 30*time.Minute); err != nil {
 		return st.failed(res, "node readiness", err), nil
 	}
 	if err := st.uncordon(); err != nil {
 		return st.failed(res, "uncordon", err), nil
 	}
-	if err := st.startVMs(); err != nil {
+	if _, err := st.startVMs(); err != nil {
 		// The server is upgraded; VMs that did not come back are reported.
 		res.Error = "VMs not restarted: " + err.Error()
 	}

@@ -118,23 +118,6 @@ func (s *steps) shutdownVMs(limit time.Duration) (kube.ShutdownResult, error) {
 	return r, err
 }
 
-func (s *steps) startVMs() error {
-	return workflow.ExecuteActivity(s.short("Start VMs on "+s.t.Node), ka.StartVMs, s.t.Node).Get(s.ctx, nil)
-}
-
-func (s *steps) reimage(imageURL, version string) error {
-	var r bmc.ReimageResult
-	err := workflow.ExecuteActivity(s.long(ReimageTimeout, fmt.Sprintf("Reimage %s to %s", s.t.BMM, version)), ba.Reimage,
-		bmc.ReimageInput{Endpoint: s.t.Endpoint, ImageURL: imageURL, Version: version}).Get(s.ctx, &r)
-	return err
-}
-
-func (s *steps) waitReady(version string) error {
-	var ns kube.NodeStatus
-	return workflow.ExecuteActivity(s.long(30*time.Minute, "Wait for "+s.t.Node+" Ready"), ka.WaitNodeReady,
-		kube.WaitReadyInput{Node: s.t.Node, Version: version, Timeout: 30 * time.Minute}).Get(s.ctx, &ns)
-}
-
 func (s *steps) restart(limit time.Duration) error {
 	return workflow.ExecuteActivity(s.long(limit, "Restart "+s.t.BMM), ba.Restart, s.t.Endpoint).Get(s.ctx, nil)
 }
@@ -163,10 +146,6 @@ func (s *steps) readNode() (kube.NodeStatus, error) {
 
 func (s *steps) deleteNode() error {
 	return workflow.ExecuteActivity(s.short("Delete node "+s.t.Node), ka.DeleteNode, s.t.Node).Get(s.ctx, nil)
-}
-
-func (s *steps) labelNode(labels map[string]string) error {
-	return workflow.ExecuteActivity(s.short("Label node "+s.t.Node), ka.LabelNode, s.t.Node, labels).Get(s.ctx, nil)
 }
 
 // rootCause strips Temporal's activity wrapping so the operator reads the

@@ -47,25 +47,21 @@ func (s *steps) evacuate(limit time.Duration) (evacuation, error) {
 	return ev, nil
 }
 
-// reinstall reinstalls version even when the machine runs it already: a
-// reimage or replace restores a known-good OS in place, and a remediation's
-// reprovision repairs it — "already on that version" is no reason to skip.
-// The attempt is bounded by limit (the action's or reprovisionTimeout).
-func (s *steps) reinstall(verb, imageURL, version string, limit time.Duration) (bmc.ReimageResult, error) {
+// reimage installs version, bounded by limit (the upgrade's ReimageTimeout,
+// the action's limit or reprovisionTimeout). force reinstalls even when the
+// machine runs version already: a reimage or replace restores a known-good
+// OS in place, and a remediation's reprovision repairs it — "already on
+// that version" is no reason to skip.
+func (s *steps) reimage(verb, imageURL, version string, limit time.Duration, force bool) error {
 	var r bmc.ReimageResult
-	err := workflow.ExecuteActivity(s.long(limit, fmt.Sprintf("%s %s with %s", verb, s.t.BMM, version)), ba.Reimage,
-		bmc.ReimageInput{Endpoint: s.t.Endpoint, ImageURL: imageURL, Version: version, Force: true}).Get(s.ctx, &r)
-	return r, err
+	return workflow.ExecuteActivity(s.long(limit, fmt.Sprintf("%s %s to %s", verb, s.t.BMM, version)), ba.Reimage,
+		bmc.ReimageInput{Endpoint: s.t.Endpoint, ImageURL: imageURL, Version: version, Force: force}).Get(s.ctx, &r)
 }
 
-func (s *steps) reimageForce(imageURL, version string, limit time.Duration) (bmc.ReimageResult, error) {
-	return s.reinstall("Reimage", imageURL, version, limit)
-}
-
-// waitReadyWithin waits until the node is Ready (on version, unless "") for
-// at most limit; the status tells whether a read-only root filesystem is
-// gone too.
-func (s *steps) waitReadyWithin(version string, limit time.Duration) (kube.NodeStatus, error) {
+// waitReady waits until the node is Ready (on version, unless "") for at
+// most limit; the status tells whether a read-only root filesystem is gone
+// too.
+func (s *steps) waitReady(version string, limit time.Duration) (kube.NodeStatus, error) {
 	var ns kube.NodeStatus
 	err := workflow.ExecuteActivity(s.long(limit, "Wait for "+s.t.Node+" Ready"), ka.WaitNodeReady,
 		kube.WaitReadyInput{Node: s.t.Node, Version: version, Timeout: limit}).Get(s.ctx, &ns)
@@ -78,7 +74,7 @@ func (s *steps) readPower() (bmc.PowerStatus, error) {
 	return p, err
 }
 
-func (s *steps) startVMsResult() (kube.StartResult, error) {
+func (s *steps) startVMs() (kube.StartResult, error) {
 	var r kube.StartResult
 	err := workflow.ExecuteActivity(s.short("Start VMs on "+s.t.Node), ka.StartVMs, s.t.Node).Get(s.ctx, &r)
 	return r, err
