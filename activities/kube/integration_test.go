@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"k8s.io/kubectl/pkg/util/podutils"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -125,7 +126,7 @@ func TestShutdownVMsThenStartVMsRestartsOnlyTheRunningOnes(t *testing.T) {
 	}
 	eventually(t, "restarted VM Ready again", func() (bool, string) {
 		p, _ := s.client.CoreV1().Pods(s.ns).Get(bg, "vm-"+s.c0+"-0", metav1.GetOptions{})
-		return p != nil && podReady(p), "not Ready"
+		return p != nil && podutils.IsPodReady(p), "not Ready"
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"k8s.io/kubectl/pkg/util/podutils"
 	"sort"
 	"time"
 
@@ -161,7 +162,7 @@ func vmsDown(ctx context.Context, cs kubernetes.Interface, node string, want []s
 	}
 	up := map[string]bool{}
 	for _, p := range vms {
-		up[p.Namespace+"/"+p.Name] = podReady(&p)
+		up[p.Namespace+"/"+p.Name] = podutils.IsPodReady(&p)
 	}
 	var down []string
 	for _, k := range want {
@@ -170,15 +171,6 @@ func vmsDown(ctx context.Context, cs kubernetes.Interface, node string, want []s
 		}
 	}
 	return down, nil
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // annotate merge-patches p's annotations; a pod that vanished is fine.

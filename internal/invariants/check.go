@@ -2,6 +2,7 @@ package invariants
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -129,7 +130,7 @@ func (c *checker) pauses(i int, e events.Event) {
 		return
 	}
 	for ui, u := range c.st.site.Units {
-		if (!u.Missed() && !u.PauseAfter) || c.unitEnds[ui] < 0 || i <= c.unitEnds[ui] || contains(u.Servers, e.BMM) {
+		if (!u.Missed() && !u.PauseAfter) || c.unitEnds[ui] < 0 || i <= c.unitEnds[ui] || slices.Contains(u.Servers, e.BMM) {
 			continue
 		}
 		if u.ContinuedAt != nil && !e.Time.Before(*u.ContinuedAt) {
@@ -156,20 +157,11 @@ func unitEnds(evs []events.Event, units []Unit) []int {
 		for i, e := range evs {
 			switch e.Kind {
 			case events.ReimageStart, events.ReimageDone, events.ReimageFailed:
-				if contains(u.Servers, e.BMM) {
+				if slices.Contains(u.Servers, e.BMM) {
 					out[ui] = i
 				}
 			}
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package kubesim
 
 import (
 	"context"
+	"k8s.io/kubectl/pkg/util/podutils"
 	"math"
 	"time"
 
@@ -128,7 +129,7 @@ func computePDBStatus(pdb *policyv1.PodDisruptionBudget, pods []*corev1.Pod, sca
 				continue
 			}
 		}
-		if podReady(p) {
+		if podutils.IsPodReady(p) {
 			healthy++
 		}
 	}
@@ -158,15 +159,6 @@ func computePDBStatus(pdb *policyv1.PodDisruptionBudget, pods []*corev1.Pod, sca
 	}
 	meta.SetStatusCondition(&st.Conditions, cond)
 	return st, recheck
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // pdbStatusEqual compares what the controller owns, ignoring condition times.

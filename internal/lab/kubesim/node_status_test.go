@@ -1,6 +1,7 @@
 package kubesim
 
 import (
+	"k8s.io/kubectl/pkg/util/podutils"
 	"testing"
 	"time"
 
@@ -92,14 +93,14 @@ func TestDesiredPodStatus(t *testing.T) {
 	}
 	st, _ = desiredPodStatus(p, false, now)
 	p.Status = st
-	if podReady(p) || p.Status.Phase != corev1.PodRunning {
+	if podutils.IsPodReady(p) || p.Status.Phase != corev1.PodRunning {
 		t.Fatalf("on a NotReady node: %+v", p.Status)
 	}
 	vm := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{LabelWorkload: WorkloadVM},
 		Annotations: map[string]string{AnnotationVMState: VMStopped}}, Spec: p.Spec}
 	st, _ = desiredPodStatus(vm, true, now)
 	vm.Status = st
-	if podReady(vm) {
+	if podutils.IsPodReady(vm) {
 		t.Fatal("a stopped VM is not Ready")
 	}
 }

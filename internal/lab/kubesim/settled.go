@@ -3,6 +3,7 @@ package kubesim
 import (
 	"context"
 	"fmt"
+	"k8s.io/kubectl/pkg/util/podutils"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,7 +56,7 @@ func (s *Sim) unsettled() string {
 				continue
 			}
 			if want, changed := desiredPodStatus(p, true, s.now()); changed {
-				return fmt.Sprintf("pod %s/%s on %s is %s, ready=%v", p.Namespace, p.Name, name, p.Status.Phase, podReady(&corev1.Pod{Status: want}))
+				return fmt.Sprintf("pod %s/%s on %s is %s, ready=%v", p.Namespace, p.Name, name, p.Status.Phase, podutils.IsPodReady(&corev1.Pod{Status: want}))
 			}
 		}
 	}

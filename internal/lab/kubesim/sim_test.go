@@ -3,6 +3,7 @@ package kubesim
 import (
 	"context"
 	"fmt"
+	"k8s.io/kubectl/pkg/util/podutils"
 	"testing"
 	"time"
 
@@ -42,7 +43,7 @@ func TestSetupRegistersLabelledReadyNodesAndTenantWorkloads(t *testing.T) {
 	}
 	var apps, running, stopped int
 	for _, p := range pods.Items {
-		if !podReady(&p) && p.Annotations[AnnotationVMState] != VMStopped {
+		if !podutils.IsPodReady(&p) && p.Annotations[AnnotationVMState] != VMStopped {
 			t.Errorf("pod %s not Ready: %+v", p.Name, p.Status)
 		}
 		switch p.Labels[LabelWorkload] {
@@ -84,7 +85,7 @@ func TestPowerStateDrivesReadyAndRuntimeLabel(t *testing.T) {
 	// The node controller's part: pods on an Unknown node are not Ready.
 	eventually(t, "pods not Ready on an Unknown node", func() (bool, string) {
 		p, _ := s.client.CoreV1().Pods(s.ns).Get(bg, "app-"+bmm+"-0", metav1.GetOptions{})
-		return p != nil && !podReady(p), "still Ready"
+		return p != nil && !podutils.IsPodReady(p), "still Ready"
 	})
 	s.SetMachineState(bmm, MachineState{Powered: true})
 	eventually(t, "Ready False while booting", func() (bool, string) {
@@ -190,7 +191,7 @@ func TestCordonAndEvictionAreLoggedAndPDBIsEnforced(t *testing.T) {
 			if p.Spec.NodeName == c0 {
 				return false, "pod " + p.Name + " still on " + c0
 			}
-			if p.Spec.NodeName == c1 && podReady(&p) {
+			if p.Spec.NodeName == c1 && podutils.IsPodReady(&p) {
 				ready++
 			}
 		}
