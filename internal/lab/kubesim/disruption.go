@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -57,7 +58,7 @@ func (s *Sim) desiredPDBStatus(pdb *policyv1.PodDisruptionBudget) (policyv1.PodD
 	}
 	blocked := false
 	for _, p := range pods {
-		if p.DeletionTimestamp == nil && p.Spec.NodeName != "" && s.hasFault(p.Spec.NodeName, FaultPDBBlocks) {
+		if p.DeletionTimestamp == nil && p.Spec.NodeName != "" && s.hasFault(p.Spec.NodeName, faults.PDBBlocks) {
 			blocked = true
 			break
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -159,7 +160,7 @@ func (s *Sim) terminationDelay(p *corev1.Pod) time.Duration {
 	if d <= 0 && p.DeletionGracePeriodSeconds != nil {
 		d = time.Duration(*p.DeletionGracePeriodSeconds) * time.Second
 	}
-	if s.hasFault(p.Spec.NodeName, FaultSlowDrain) {
+	if s.hasFault(p.Spec.NodeName, faults.SlowDrain) {
 		d *= slowDrainFactor
 	}
 	return d

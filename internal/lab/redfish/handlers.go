@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 )
 
 const registry = "Base.1.12."
@@ -116,7 +117,7 @@ func (b *BMC) patchSystem(w http.ResponseWriter, r *http.Request) {
 
 	b.mu.Lock()
 	_, etag := b.systemLocked()
-	if m := r.Header.Get("If-Match"); m != "" && (!etagMatches(m, etag) || b.faultHitLocked(FaultStaleETag)) {
+	if m := r.Header.Get("If-Match"); m != "" && (!etagMatches(m, etag) || b.faultHitLocked(faults.StaleETag)) {
 		b.mu.Unlock()
 		w.Header().Set("ETag", etag)
 		writeError(w, &apiError{http.StatusPreconditionFailed, "PreconditionFailed",
