@@ -4,7 +4,10 @@
 // the admin endpoint, `starter lab fault` and both simulators read it.
 package faults
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Kind is one failure the lab can inject into a BMM.
 type Kind string
@@ -73,6 +76,14 @@ func (k Kind) Target() Target {
 
 // Known reports whether k is a fault kind.
 func (k Kind) Known() bool { return k.Target() != 0 }
+
+// Check says what is allowed when k is not a fault kind.
+func (k Kind) Check() error {
+	if k.Known() {
+		return nil
+	}
+	return fmt.Errorf("fault kind %q: allowed %s", string(k), Join(All()))
+}
 
 // Join spells ks for a message: "a, b, c".
 func Join(ks []Kind) string {
