@@ -93,7 +93,7 @@ func (s *Sim) controllerScale(pods []*corev1.Pod) int32 {
 }
 
 // computePDBStatus is the disruption controller's arithmetic. scale is
-// the pods' controllers' desired replicas. blocked (the pdb-blocks fault)
+// the pods' controllers' desired replicas. blocked (the faults.PDBBlocks fault)
 // forces disruptionsAllowed to 0 and raises desiredHealthy to
 // currentHealthy, so the eviction API's refusal reads sensibly. recheck
 // is when an entry of disruptedPods expires (0: none).

@@ -5,7 +5,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lab/faults"
 )
 
-// slowDrainFactor is how much longer terminating pods linger under slow-drain.
+// slowDrainFactor is how much longer terminating pods linger under faults.SlowDrain.
 const slowDrainFactor = 10
 
 // SetFault turns fault kind on or off for BMM bmm and emits a "fault"

@@ -34,9 +34,9 @@ type nodeView struct {
 }
 
 // desiredView maps machine state and faults to node status: powered off
-// or node-unknown → heartbeats stop and Ready is Unknown (as the node
+// or faults.NodeUnknown → heartbeats stop and Ready is Unknown (as the node
 // lifecycle controller marks it); powered but not yet booted → False;
-// node-not-ready → False; otherwise True.
+// faults.NodeNotReady → False; otherwise True.
 func desiredView(st MachineState, active map[faults.Kind]bool) nodeView {
 	v := nodeView{posting: true, ready: corev1.ConditionTrue, reason: reasonReady, message: msgReady, rofs: active[faults.ReadOnlyRootFS]}
 	switch {

@@ -154,7 +154,7 @@ func (s *Sim) trackTerminating(p *corev1.Pod) {
 }
 
 // terminationDelay is how long a terminating pod lingers: Options.Drain
-// or the grace period the deletion recorded, ×slowDrainFactor under slow-drain.
+// or the grace period the deletion recorded, ×slowDrainFactor under faults.SlowDrain.
 func (s *Sim) terminationDelay(p *corev1.Pod) time.Duration {
 	d := s.opts.Drain
 	if d <= 0 && p.DeletionGracePeriodSeconds != nil {
@@ -231,7 +231,7 @@ func (s *Sim) collectOrphans(ctx context.Context, node string) error {
 }
 
 // enqueueTerminatingOnNode re-evaluates terminating pods on node (after
-// slow-drain changes).
+// faults.SlowDrain changes).
 func (s *Sim) enqueueTerminatingOnNode(node string) {
 	if !s.isSynced() {
 		return

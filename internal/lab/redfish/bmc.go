@@ -64,7 +64,7 @@ type BMC struct {
 	closed  bool
 	done    chan struct{} // closed by Close: aborts hanging requests
 	servers []*http.Server
-	hanging int // requests held by bmc-timeout
+	hanging int // requests held by faults.BMCTimeout
 
 	// Notices wait here until delivered, in order, outside the lock.
 	queue    []notice

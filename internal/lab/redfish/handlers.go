@@ -68,7 +68,7 @@ var (
 )
 
 // patchSystem accepts the boot override (the only writable part). With
-// If-Match the tag must be current (412 otherwise); stale-etag answers 412
+// If-Match the tag must be current (412 otherwise); faults.StaleETag answers 412
 // to a fraction of PATCHes even when it is.
 func (b *BMC) patchSystem(w http.ResponseWriter, r *http.Request) {
 	var body map[string]json.RawMessage

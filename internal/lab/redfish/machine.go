@@ -152,7 +152,7 @@ func (b *BMC) startPowerOnLocked(rt string) {
 	b.scheduleLocked(b.cfg.Timings.PowerTransition, b.powerOnDoneLocked)
 }
 
-// powerOnDoneLocked: with power-on-fails the request was accepted but the
+// powerOnDoneLocked: with faults.PowerOnFails the request was accepted but the
 // machine stays Off and the task ends in Exception.
 func (b *BMC) powerOnDoneLocked() {
 	if b.faultActiveLocked(faults.PowerOnFails) {
@@ -212,7 +212,7 @@ func (b *BMC) bootDoneLocked() {
 	b.changedLocked()
 }
 
-// startReimageLocked runs the installer. With reimage-hangs it never
+// startReimageLocked runs the installer. With faults.ReimageHangs it never
 // finishes; only a power action gets the machine out (and fails the
 // reimage). Clearing the fault does not revive a hung installer.
 func (b *BMC) startReimageLocked(v string) {

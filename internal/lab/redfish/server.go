@@ -10,7 +10,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lab/faults"
 )
 
-// hangLimit bounds a bmc-timeout hang for clients that never give up.
+// hangLimit bounds a faults.BMCTimeout hang for clients that never give up.
 const hangLimit = 2 * time.Minute
 
 // Handler returns the BMC's Redfish service.
