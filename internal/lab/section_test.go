@@ -9,6 +9,7 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
 )
 
 // The lab's section and the tests of its checks moved here from
@@ -57,7 +58,11 @@ labAdmin: http://127.0.0.1:9000
 	assert.Equal(t, Section{}, none)
 }
 
-func TestSectionShapeProblems(t *testing.T) {
+// Each problem of the lab's fields in a file, as `cluster validate` and
+// `lab up` report it: the shape first (strict decoding), then the meaning.
+func TestSectionProblems(t *testing.T) {
+	site, err := yaml.Marshal(SyntheticInventory("site-a", 3, 2, 2))
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		name, yaml, field, value, msg string
 	}{
@@ -66,51 +71,21 @@ func TestSectionShapeProblems(t *testing.T) {
 		{"unknown lab field", "lab: {fault: []}\n", "lab.fault", "[...]", "unknown field: allowed fields are timings, faults"},
 		{"admin not text", "labAdmin: {url: x}\n", "labAdmin", "{...}", "expected text"},
 		{"password in the lab section", "lab: {password: hunter2}\n", "lab.password", "(redacted)", "inline secrets"},
+		{"lab timing negative", "lab: {timings: {drain: -3s}}\n", "lab.timings.drain", "-3s", "positive duration"},
+		{"lab fault unknown bmm", "lab: {faults: [{bmm: rack9-c1, kind: bmc-5xx}]}\n", "lab.faults[0].bmm", "rack9-c1", "unknown BMM"},
+		{"lab fault unknown kind", "lab: {faults: [{bmm: rack1-c1, kind: melts}]}\n", "lab.faults[0].kind", "melts", "allowed values are reimage-fails, reimage-hangs"},
+		{"lab fault rate above 1", "lab: {faults: [{bmm: rack1-c1, kind: bmc-5xx, rate: 1.5}]}\n", "lab.faults[0].rate", "1.5", "between 0 and 1"},
+		{"lab fault rate negative", "lab: {faults: [{bmm: rack1-c1, kind: bmc-5xx, rate: -0.1}]}\n", "lab.faults[0].rate", "-0.1", "between 0 and 1"},
+		{"lab admin not a URL", "labAdmin: localhost:9000\n", "labAdmin", "localhost:9000", "http(s) URL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			inv, err := model.ParseInventory([]byte(tc.yaml))
-			require.NoError(t, err, "the model carries the lab's fields unread")
-			_, err = SectionOf(inv)
+			_, err := model.ParseValid(append(site[:len(site):len(site)], tc.yaml...), Validate)
 			ps := problems(t, err)
 			require.Len(t, ps, 1, err.Error())
-			assert.Equal(t, tc.field, ps[0].Field)
-			assert.Equal(t, tc.value, ps[0].Value)
 			assert.Contains(t, ps[0].Message, tc.msg)
+			ps[0].Message = ""
+			assert.Equal(t, model.Problem{Field: tc.field, Value: tc.value}, ps[0])
 			assert.NotContains(t, err.Error(), "hunter2", "secrets never reach messages")
-		})
-	}
-}
-
-func TestValidateProblems(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		edit  func(s *Section)
-		field string
-		value string
-		msg   string
-	}{
-		{"lab timing negative", func(s *Section) { s.Lab = &Spec{Timings: Timings{Drain: model.Duration(-3e9)}} }, "lab.timings.drain", "-3s", "positive duration"},
-		{"lab fault unknown bmm", func(s *Section) { s.Lab = &Spec{Faults: []Fault{{BMM: "rack9-c1", Kind: "bmc-5xx"}}} }, "lab.faults[0].bmm", "rack9-c1", "unknown BMM"},
-		{"lab fault unknown kind", func(s *Section) { s.Lab = &Spec{Faults: []Fault{{BMM: "rack1-c1", Kind: "melts"}}} }, "lab.faults[0].kind", "melts", "allowed values are reimage-fails, reimage-hangs"},
-		{"lab fault rate above 1", func(s *Section) {
-			s.Lab = &Spec{Faults: []Fault{{BMM: "rack1-c1", Kind: "bmc-5xx", Rate: 1.5}}}
-		}, "lab.faults[0].rate", "1.5", "between 0 and 1"},
-		{"lab fault rate negative", func(s *Section) {
-			s.Lab = &Spec{Faults: []Fault{{BMM: "rack1-c1", Kind: "bmc-5xx", Rate: -0.1}}}
-		}, "lab.faults[0].rate", "-0.1", "between 0 and 1"},
-		{"lab admin not a URL", func(s *Section) { s.Admin = "localhost:9000" }, "labAdmin", "localhost:9000", "http(s) URL"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			inv := SyntheticInventory("site-a", 3, 2, 2)
-			var s Section
-			tc.edit(&s)
-			put(t, inv, s)
-			err := Validate(inv)
-			ps := problems(t, err)
-			require.Len(t, ps, 1, err.Error())
-			assert.Equal(t, tc.field, ps[0].Field)
-			assert.Equal(t, tc.value, ps[0].Value)
-			assert.Contains(t, ps[0].Message, tc.msg)
 		})
 	}
 }
