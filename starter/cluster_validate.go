@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/output"
 	"github.com/rackroll/rackroll/internal/placement"
@@ -20,12 +21,11 @@ func loadPlaced(path string) (*model.Inventory, []placement.Assignment, error) {
 	if path == "" {
 		return nil, nil, fmt.Errorf("--inventory is required: the site inventory YAML (see examples/)")
 	}
-	inv, err := model.LoadInventory(path)
+	// lab.Validate: an inventory may carry the lab's section, which the lab
+	// checks along with the site.
+	inv, err := model.LoadValid(path, lab.Validate)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s:\n%w", path, err)
-	}
-	if err := inv.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("%s is not valid:\n%w", path, err)
+		return nil, nil, err
 	}
 	placed, err := placement.Place(inv)
 	if err != nil {

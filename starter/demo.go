@@ -90,7 +90,7 @@ func (a *app) demo(ctx context.Context, cmd *cobra.Command, inventory, version s
 
 	fmt.Fprintf(w, ">> starting the lab for %s (%d BMMs)\n", inventory, len(placed))
 	l, err := lab.Start(ctx, lab.Options{Inventory: inv, Dir: filepath.Join(dir, "lab"), EventsPath: filepath.Join(dir, "events.jsonl"),
-		Timings: model.LabTimings{Boot: model.Duration(time.Second), Reimage: model.Duration(2 * time.Second),
+		Timings: lab.Timings{Boot: model.Duration(time.Second), Reimage: model.Duration(2 * time.Second),
 			PowerTransition: model.Duration(300 * time.Millisecond), Drain: model.Duration(500 * time.Millisecond)}})
 	if err != nil {
 		return err

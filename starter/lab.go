@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/lab"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/output"
 	"github.com/spf13/cobra"
@@ -38,9 +39,9 @@ other command runs against the lab unchanged.`,
 			if inventory == "" || outInventory == "" {
 				return fmt.Errorf("--inventory and --out-inventory are required")
 			}
-			inv, err := model.LoadInventory(inventory)
+			inv, err := model.LoadValid(inventory, lab.Validate)
 			if err != nil {
-				return fmt.Errorf("%s:\n%w", inventory, err)
+				return err
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -89,29 +90,36 @@ func labAdmin(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s:\n%w", path, err)
 	}
-	if inv.Admin == "" {
+	s, err := lab.SectionOf(inv)
+	if err != nil {
+		return "", fmt.Errorf("%s:\n%w", path, err)
+	}
+	if s.Admin == "" {
 		return "", fmt.Errorf("%s has no labAdmin: use the inventory written by `starter lab up --out-inventory`", path)
 	}
-	return inv.Admin, nil
+	return s.Admin, nil
 }
 
 func (a *app) labFaultCmd() *cobra.Command {
-	var inventory string
+	var inventory, kind string
 	var req lab.FaultRequest
 	cmd := &cobra.Command{
 		Use:   "fault --inventory lab.yaml --bmm NAME --kind KIND [--rate R] [--clear]",
 		Short: "Inject or clear a fault on one BMM of a running lab",
-		Long: "Fault kinds: " + fmt.Sprint(model.FaultKinds) + ` (and stale-etag).
---rate applies to bmc-5xx, bmc-timeout and stale-etag: the share of requests
-that fail (0 or absent: every request).`,
+		Long: "Fault kinds: " + faults.Join(faults.All()) + ".\n--rate applies to " + faults.Join(faults.Rated()) +
+			": the share of requests\nthat fail (0 or absent: every request).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			admin, err := labAdmin(inventory)
 			if err != nil {
 				return err
 			}
-			if req.BMM == "" || req.Kind == "" {
+			if req.BMM == "" || kind == "" {
 				return fmt.Errorf("--bmm and --kind are required")
+			}
+			req.Kind = faults.Kind(kind)
+			if err := req.Kind.Check(); err != nil {
+				return err
 			}
 			body, _ := json.Marshal(req)
 			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
@@ -138,7 +146,7 @@ that fail (0 or absent: every request).`,
 	}
 	cmd.Flags().StringVar(&inventory, "inventory", "", "inventory written by `starter lab up`")
 	cmd.Flags().StringVar(&req.BMM, "bmm", "", "bare-metal machine name")
-	cmd.Flags().StringVar(&req.Kind, "kind", "", "fault kind")
+	cmd.Flags().StringVar(&kind, "kind", "", "fault kind")
 	cmd.Flags().Float64Var(&req.Rate, "rate", 0, "share of requests affected, 0–1 (0: all)")
 	cmd.Flags().BoolVar(&req.Clear, "clear", false, "remove the fault instead")
 	return cmd

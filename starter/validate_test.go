@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -84,6 +86,33 @@ func TestClusterValidateListsEveryProblem(t *testing.T) {
 	}
 	if n := strings.Count(msg, "\n"); n < 10 {
 		t.Errorf("want every problem on its own line, got %d lines", n)
+	}
+}
+
+// An inline secret is one problem among the others: the command lists them
+// all, and the secret's value in none.
+func TestClusterValidateInlineSecretHidesNothing(t *testing.T) {
+	base, err := os.ReadFile("../examples/two-rack.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := strings.NewReplacer("{usernameEnv: BMC_USERNAME, passwordEnv: BMC_PASSWORD}", "{usernameEnv: BMC_USERNAME, password: hunter2}",
+		"runtimeVersion: 4.1.2", "runtimeVersion: 4.1").Replace(string(base))
+	path := filepath.Join(t.TempDir(), "inv.yaml")
+	if err := os.WriteFile(path, []byte(data+"  faults: [{bmm: rack9-c1, kind: bmc-5xx}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = run(t, "cluster", "validate", "--inventory", path)
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	for _, want := range []string{"bmcCredentials.default.password", "inline secrets", "runtimeVersion", "lab.faults[0].bmm"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("the secret's value is in the error:\n%v", err)
 	}
 }
 

@@ -39,7 +39,7 @@ func BenchmarkUpgradeCriticalPath(b *testing.B) {
 
 func benchUpgrade(b *testing.B, inventory string) {
 	for i := 0; i < b.N; i++ {
-		env := e2e.Start(b, inventory, e2e.Options{Timings: model.LabTimings{Boot: model.Duration(500 * time.Millisecond),
+		env := e2e.Start(b, inventory, e2e.Options{Timings: lab.Timings{Boot: model.Duration(500 * time.Millisecond),
 			Reimage: model.Duration(2 * time.Second), PowerTransition: model.Duration(200 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond)}})
 		ctx := context.Background()
 		zero := 0

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/lab/redfish"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -145,7 +146,7 @@ func TestLabReimageRetriedWhileInFlight(t *testing.T) {
 
 func TestLabReimageFails(t *testing.T) {
 	l := newLab(t)
-	l.bmc.SetFault(redfish.FaultReimageFails, 0)
+	l.bmc.SetFault(faults.ReimageFails, 0)
 	_, err := l.reimage("4.2.0")
 	appError(t, err, ErrTypeReimageFailed, false)
 	s := l.bmc.State()
@@ -158,7 +159,7 @@ func TestLabReimageFails(t *testing.T) {
 
 func TestLabFlaky5xx(t *testing.T) {
 	l := newLab(t)
-	l.bmc.SetFault(redfish.FaultBMC5xx, 0.3)
+	l.bmc.SetFault(faults.BMC5xx, 0.3)
 	_, err := l.env.ExecuteActivity(l.a.PowerOff, PowerOffInput{Endpoint: l.ep, SkipShutdown: true})
 	require.NoError(t, err)
 	_, err = l.env.ExecuteActivity(l.a.PowerOn, l.ep)
@@ -171,12 +172,12 @@ func TestLabFlaky5xx(t *testing.T) {
 
 func TestLabStaleETag(t *testing.T) {
 	l := newLab(t)
-	l.bmc.SetFault(redfish.FaultStaleETag, 0.5)
+	l.bmc.SetFault(faults.StaleETag, 0.5)
 	_, err := l.reimage("4.2.0")
 	require.NoError(t, err)
 	assert.Equal(t, 1, l.bmc.State().ReimageCount)
 
-	l.bmc.SetFault(redfish.FaultStaleETag, 1)
+	l.bmc.SetFault(faults.StaleETag, 1)
 	l.a.ETagAttempts = 3
 	_, err = l.reimage("4.3.0")
 	appError(t, err, ErrTypeConflict, true)
@@ -204,7 +205,7 @@ func TestLabPowerOnFails(t *testing.T) {
 	l := newLab(t)
 	_, err := l.env.ExecuteActivity(l.a.PowerOff, PowerOffInput{Endpoint: l.ep})
 	require.NoError(t, err)
-	l.bmc.SetFault(redfish.FaultPowerOnFails, 0)
+	l.bmc.SetFault(faults.PowerOnFails, 0)
 	_, err = l.env.ExecuteActivity(l.a.PowerOn, l.ep)
 	appError(t, err, ErrTypePowerFailed, false)
 	assert.Equal(t, "Off", l.bmc.State().Power)
@@ -213,12 +214,12 @@ func TestLabPowerOnFails(t *testing.T) {
 func TestLabUnreachableAndTimeout(t *testing.T) {
 	l := newLab(t)
 	l.a.Attempts = 2
-	l.bmc.SetFault(redfish.FaultBMCUnreachable, 0)
+	l.bmc.SetFault(faults.BMCUnreachable, 0)
 	_, err := l.env.ExecuteActivity(l.a.ReadPower, l.ep)
 	appError(t, err, ErrTypeUnavailable, true)
-	l.bmc.ClearFault(redfish.FaultBMCUnreachable)
+	l.bmc.ClearFault(faults.BMCUnreachable)
 
-	l.bmc.SetFault(redfish.FaultBMCTimeout, 1)
+	l.bmc.SetFault(faults.BMCTimeout, 1)
 	l.a.RequestTimeout = 50 * time.Millisecond
 	_, err = l.env.ExecuteActivity(l.a.ReadPower, l.ep)
 	appError(t, err, ErrTypeUnavailable, true)

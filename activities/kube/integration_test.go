@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/lab/kubesim"
 )
 
@@ -66,7 +67,7 @@ func TestDrainEvictsThroughThePDBAndLeavesVMs(t *testing.T) {
 
 func TestDrainBlockedByAPDBTimesOutWithoutError(t *testing.T) {
 	s := newSite(t, 200*time.Millisecond)
-	s.sim.SetFault(s.c0, kubesim.FaultPDBBlocks, true)
+	s.sim.SetFault(s.c0, faults.PDBBlocks, true)
 	eventually(t, "PDB blocked", func() (bool, string) {
 		pdb, err := s.client.PolicyV1().PodDisruptionBudgets(s.ns).Get(bg, "app-"+s.c0, metav1.GetOptions{})
 		return err == nil && pdb.Status.DisruptionsAllowed == 0, fmt.Sprint(err)
@@ -89,7 +90,7 @@ func TestDrainBlockedByAPDBTimesOutWithoutError(t *testing.T) {
 func TestSlowDrainTimesOutWithPodsStillTerminating(t *testing.T) {
 	// Pods take 1s to terminate, 10s under slow-drain; the drain gets 3s.
 	s := newSite(t, time.Second)
-	s.sim.SetFault(s.c0, kubesim.FaultSlowDrain, true)
+	s.sim.SetFault(s.c0, faults.SlowDrain, true)
 	var res DrainResult
 	s.run(t, &res, s.acts.Drain, DrainInput{Node: s.c0, Timeout: 3 * time.Second})
 	if !res.TimedOut || res.Remaining == 0 {
@@ -173,7 +174,7 @@ func TestDeletedNodeReRegistersOnBoot(t *testing.T) {
 
 func TestReadOnlyRootFSIsVisibleInReadNode(t *testing.T) {
 	s := newSite(t, 0)
-	s.sim.SetFault(s.c1, kubesim.FaultReadOnlyRootFS, true)
+	s.sim.SetFault(s.c1, faults.ReadOnlyRootFS, true)
 	eventually(t, "ReadOnlyRootFS", func() (bool, string) {
 		st, err := s.acts.ReadNode(bg, s.c1)
 		return err == nil && st.ReadOnlyRootFS && !st.ReadOnlyRootFSSince.IsZero(), fmt.Sprintf("%v %v", st, err)

@@ -7,15 +7,15 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 )
 
 // FaultRequest is the admin endpoint's body for POST /faults.
 type FaultRequest struct {
-	BMM   string  `json:"bmm"`
-	Kind  string  `json:"kind"`
-	Rate  float64 `json:"rate,omitempty"`
-	Clear bool    `json:"clear,omitempty"`
+	BMM   string      `json:"bmm"`
+	Kind  faults.Kind `json:"kind"`
+	Rate  float64     `json:"rate,omitempty"`
+	Clear bool        `json:"clear,omitempty"`
 }
 
 // MachineStatus is one row of GET /machines.
@@ -30,30 +30,27 @@ type MachineStatus struct {
 	ReimageCount   int    `json:"reimageCount"`
 }
 
-var bmcFaults = map[string]bool{"reimage-fails": true, "reimage-hangs": true, "bmc-5xx": true, "bmc-timeout": true,
-	"bmc-unreachable": true, "power-on-fails": true, "stale-etag": true}
-var nodeFaults = map[string]bool{"node-not-ready": true, "readonly-rootfs": true, "node-unknown": true, "pdb-blocks": true, "slow-drain": true}
-
 // SetFault injects (or with clear, removes) a fault on one BMM.
-func (l *Lab) SetFault(bmm, kind string, rate float64, clear bool) error {
+func (l *Lab) SetFault(bmm string, kind faults.Kind, rate float64, clear bool) error {
 	m := l.machines[bmm]
 	if m == nil {
 		return fmt.Errorf("bmm %q is not in this lab: known BMMs are %s", bmm, strings.Join(l.names(), ", "))
 	}
+	if err := kind.Check(); err != nil {
+		return err
+	}
 	if rate < 0 || rate > 1 {
 		return fmt.Errorf("rate %v: allowed 0 (always) to 1", rate)
 	}
-	switch {
-	case bmcFaults[kind]:
+	switch kind.Target() {
+	case faults.BMC:
 		if clear {
 			m.BMC.ClearFault(kind)
 		} else {
 			m.BMC.SetFault(kind, rate)
 		}
-	case nodeFaults[kind]:
+	case faults.Node:
 		l.Sim.SetFault(bmm, kind, !clear)
-	default:
-		return fmt.Errorf("fault kind %q: allowed %s", kind, strings.Join(append(model.FaultKinds, "stale-etag"), ", "))
 	}
 	return nil
 }

@@ -35,8 +35,8 @@ const (
 // FastTimings is hardware that answers in fractions of a second, for the
 // end-to-end tests and tools that need a finished history, not realistic
 // minutes.
-func FastTimings() model.LabTimings {
-	return model.LabTimings{Boot: model.Duration(300 * time.Millisecond), Reimage: model.Duration(500 * time.Millisecond),
+func FastTimings() Timings {
+	return Timings{Boot: model.Duration(300 * time.Millisecond), Reimage: model.Duration(500 * time.Millisecond),
 		PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond)}
 }
 
@@ -51,7 +51,7 @@ type Options struct {
 	// AdminAddr is the admin endpoint's listen address (default 127.0.0.1:0).
 	AdminAddr string
 	// Timings override the inventory's lab timings when non-zero.
-	Timings model.LabTimings
+	Timings Timings
 	// Workloads places tenant pods, PDBs and VMs (default true via Start).
 	NoWorkloads bool
 }
@@ -90,7 +90,8 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 	if inv == nil {
 		return nil, errors.New("lab: no inventory")
 	}
-	if err := inv.Validate(); err != nil {
+	section, err := check(inv)
+	if err != nil {
 		return nil, fmt.Errorf("inventory is not valid:\n%w", err)
 	}
 	placed, err := placement.Place(inv)
@@ -123,10 +124,10 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 	runCtx, cancel := context.WithCancel(context.Background())
 	l.cancel = cancel
 
-	if l.creds, err = resolveCredentials(inv, l.Dir); err != nil {
+	if l.creds, err = makeCredentials(inv, l.Dir); err != nil {
 		return nil, err
 	}
-	t := timings(inv, opts.Timings)
+	t := timings(section.Lab, opts.Timings)
 
 	if l.Kube, err = kubeapi.Start(runCtx, kubeapi.Options{DataDir: filepath.Join(l.Dir, "kube")}); err != nil {
 		return nil, err
@@ -173,8 +174,8 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 	}
 	go l.Sim.Run(runCtx)
 
-	if inv.Lab != nil {
-		for _, f := range inv.Lab.Faults {
+	if section.Lab != nil {
+		for _, f := range section.Lab.Faults {
 			if err := l.SetFault(f.BMM, f.Kind, f.Rate, false); err != nil {
 				return nil, err
 			}
@@ -240,8 +241,8 @@ func (l *Lab) names() []string {
 	return out
 }
 
-func timings(inv *model.Inventory, over model.LabTimings) model.LabTimings {
-	t := model.LabTimings{
+func timings(spec *Spec, over Timings) Timings {
+	t := Timings{
 		Boot: model.Duration(DefaultBoot), Reimage: model.Duration(DefaultReimage),
 		PowerTransition: model.Duration(DefaultPowerTransition), Drain: model.Duration(DefaultDrain),
 	}
@@ -252,9 +253,9 @@ func timings(inv *model.Inventory, over model.LabTimings) model.LabTimings {
 			}
 		}
 	}
-	var in model.LabTimings
-	if inv.Lab != nil {
-		in = inv.Lab.Timings
+	var in Timings
+	if spec != nil {
+		in = spec.Timings
 	}
 	pick(&t.Boot, in.Boot, over.Boot)
 	pick(&t.Reimage, in.Reimage, over.Reimage)

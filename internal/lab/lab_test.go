@@ -22,8 +22,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-func fastTimings() model.LabTimings {
-	return model.LabTimings{Boot: model.Duration(200 * time.Millisecond), Reimage: model.Duration(300 * time.Millisecond),
+func fastTimings() Timings {
+	return Timings{Boot: model.Duration(200 * time.Millisecond), Reimage: model.Duration(300 * time.Millisecond),
 		PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond)}
 }
 
@@ -35,6 +35,9 @@ func TestLabUpFourRack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts etcd and kube-apiserver")
 	}
+	// The example references these; the caller's values must change nothing.
+	t.Setenv("BMC_USERNAME", "junk-user")
+	t.Setenv("BMC_PASSWORD", "junk-password")
 	inv, err := model.LoadInventory("../../examples/four-rack.yaml")
 	require.NoError(t, err)
 	dir := t.TempDir()

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"encoding/json"
 	"os"
 
 	"github.com/rackroll/rackroll/internal/model"
@@ -8,19 +9,16 @@ import (
 )
 
 // OutInventory is the same site pointing at the lab: BMC addresses, the
-// lab's kubeconfig, credential references that resolve here, and the admin
-// endpoint for `starter lab fault`. Every other command runs against it
+// lab's kubeconfig, the files holding the lab's BMC credentials, and the
+// admin endpoint for `starter lab fault`. Every other command runs against it
 // unchanged.
 func (l *Lab) OutInventory() *model.Inventory {
 	out := *l.Inventory
 	out.Kubernetes = model.KubernetesSpec{Kubeconfig: l.Kube.Kubeconfig()}
-	out.Admin = l.AdminURL
+	out.LabAdmin, _ = json.Marshal(l.AdminURL) // a string always marshals
 	out.BMCCredentials = map[string]model.CredentialRef{}
-	for n, ref := range l.Inventory.BMCCredentials {
-		if c := l.creds[n]; c.generated {
-			ref = model.CredentialRef{UsernameFile: c.userFile, PasswordFile: c.file}
-		}
-		out.BMCCredentials[n] = ref
+	for n, c := range l.creds {
+		out.BMCCredentials[n] = model.CredentialRef{UsernameFile: c.userFile, PasswordFile: c.file}
 	}
 	out.Racks = make([]model.RackSpec, len(l.Inventory.Racks))
 	for i, r := range l.Inventory.Racks {

@@ -61,37 +61,3 @@ func TestFourRackExample(t *testing.T) {
 		assert.True(t, mgmt >= 2 && mgmt <= 3, "%s has %d management servers", r.Name, mgmt)
 	}
 }
-
-func TestBrokenExampleListsEveryProblem(t *testing.T) {
-	inv, err := LoadInventory(filepath.Join(examples, "broken.yaml"))
-	require.NoError(t, err, "broken.yaml parses; its problems are in the meaning")
-	err = inv.ValidateForSite()
-	require.Error(t, err)
-	got := map[string]string{}
-	for _, p := range problems(t, err) {
-		got[p.Field] += p.Message + "; "
-	}
-	for field, msg := range map[string]string{
-		"cluster":                             "lowercase letters",
-		"runtimeVersion":                      "major.minor.patch",
-		"kubernetes":                          "not both",
-		"bmcCredentials.vendor":               "no credential source",
-		"racks[0].servers[0].role":            "unknown role",
-		"racks[0].servers[1].bmc.address":     "required: the BMC's Redfish URL",
-		"racks[0].servers[1].serialNumber":    "duplicate serialNumber",
-		"racks[0].servers[2].name":            "duplicate server name",
-		"racks[0].servers[2].bmc.address":     "http(s) URL",
-		"racks[0].servers[2].bmc.credentials": "unknown credentials",
-		"racks[0].servers[2].bootMACAddress":  "not a MAC address",
-		"racks[1].name":                       "duplicate rack name",
-		"racks[1].servers[0].bootMACAddress":  "duplicate bootMACAddress",
-		"racks":                               "needs at least 2 management servers",
-		"remediation.rebootTimeout":           "positive duration",
-		"lab.faults[0].bmm":                   "unknown BMM",
-		"lab.faults[0].kind":                  "unknown fault kind",
-		"lab.faults[0].rate":                  "between 0 and 1",
-	} {
-		assert.Contains(t, got[field], msg, field)
-	}
-	assert.Len(t, got, 18, err.Error())
-}

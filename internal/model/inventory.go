@@ -1,6 +1,9 @@
 package model
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Inventory is the site file: the cluster, how to reach its Kubernetes API
 // and BMCs, and its racks of servers. Secrets are never inline, only
@@ -12,11 +15,14 @@ type Inventory struct {
 	BMCCredentials map[string]CredentialRef `json:"bmcCredentials"`
 	Racks          []RackSpec               `json:"racks"`
 	Remediation    *RemediationSpec         `json:"remediation,omitempty"`
-	Lab            *LabSpec                 `json:"lab,omitempty"`
+	// Lab and LabAdmin belong to the simulated site (internal/lab reads
+	// and checks them): the `lab:` section `starter lab up` reads, and the
+	// admin endpoint it writes. The model carries them as written.
+	Lab json.RawMessage `json:"lab,omitempty"`
 	// Images says where runtime images live; {version} is replaced.
 	Images ImagesSpec `json:"images,omitzero"`
-	// Admin is the address of the lab's admin endpoint, written by lab up.
-	Admin string `json:"labAdmin,omitempty"`
+	// LabAdmin: see Lab.
+	LabAdmin json.RawMessage `json:"labAdmin,omitempty"`
 	// Site, when present, routes BMC and Kubernetes activities to a site
 	// worker (site.go).
 	Site *SiteSpec `json:"site,omitempty"`

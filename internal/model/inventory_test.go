@@ -71,9 +71,3 @@ func TestBMMHealth(t *testing.T) {
 	_, found = c.BMM("x")
 	assert.False(t, found)
 }
-
-func TestFaultKinds(t *testing.T) {
-	assert.Len(t, FaultKinds, 11)
-	assert.True(t, IsFaultKind("slow-drain"))
-	assert.False(t, IsFaultKind("melt"))
-}

@@ -13,10 +13,7 @@ import (
 // every unknown field and wrong type is reported, not just the first one as
 // encoding/json would.
 
-var (
-	inventoryType   = reflect.TypeFor[Inventory]()
-	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
-)
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
 func checkShape(e *ValidationError, path string, v any, t reflect.Type) {
 	if v == nil {

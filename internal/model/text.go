@@ -20,7 +20,8 @@ func isDNSLabel(s string) bool { return len(s) <= 63 && dnsLabel.MatchString(s) 
 // isDNSSubdomain: server names may become Kubernetes node names.
 func isDNSSubdomain(s string) bool { return len(s) <= 253 && dnsSubdomain.MatchString(s) }
 
-func isHTTPURL(s string) bool {
+// IsHTTPURL reports whether s is an absolute http(s) URL.
+func IsHTTPURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }

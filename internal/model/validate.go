@@ -7,7 +7,8 @@ import (
 
 // Validate checks what the inventory means and reports every problem at
 // once. The kubernetes section may be empty because `starter lab up` fills it
-// in; ValidateForSite requires it.
+// in; ValidateForSite requires it. The lab's fields are the lab's to check
+// (internal/lab).
 func (inv *Inventory) Validate() error { return inv.validate(false) }
 
 // ValidateForSite is Validate for an inventory that commands will run
@@ -29,16 +30,10 @@ func (inv *Inventory) validate(site bool) error {
 	}
 	inv.Kubernetes.validate(&e, site)
 	validateCredentials(&e, inv.BMCCredentials)
-	servers := inv.validateRacks(&e)
+	inv.validateRacks(&e)
 	inv.validateControlPlane(&e)
 	if inv.Remediation != nil {
 		inv.Remediation.validate(&e)
-	}
-	if inv.Lab != nil {
-		inv.Lab.validate(&e, servers)
-	}
-	if inv.Admin != "" && !isHTTPURL(inv.Admin) {
-		e.Add("labAdmin", inv.Admin, "must be an http(s) URL (written by `starter lab up`)")
 	}
 	return e.Err()
 }

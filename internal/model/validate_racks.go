@@ -6,15 +6,13 @@ import (
 	"strings"
 )
 
-// validateRacks checks racks and servers and returns the set of server names
-// (lab faults refer to them).
-func (inv *Inventory) validateRacks(e *ValidationError) map[string]bool {
+// validateRacks checks racks and servers.
+func (inv *Inventory) validateRacks(e *ValidationError) {
 	if len(inv.Racks) == 0 {
 		e.Add("racks", "", "required: at least one rack with servers")
 	}
 	u := uniques{rack: map[string]string{}, server: map[string]string{}, node: map[string]string{},
 		mac: map[string]string{}, serial: map[string]string{}}
-	names := map[string]bool{}
 	for i, rack := range inv.Racks {
 		p := fmt.Sprintf("racks[%d]", i)
 		switch {
@@ -26,11 +24,9 @@ func (inv *Inventory) validateRacks(e *ValidationError) map[string]bool {
 			u.check(e, u.rack, p+".name", rack.Name, rack.Name, "rack name")
 		}
 		for j, s := range rack.Servers {
-			names[s.Name] = true
 			inv.validateServer(e, &u, fmt.Sprintf("%s.servers[%d]", p, j), s)
 		}
 	}
-	return names
 }
 
 // uniques remembers where each unique value was first seen.
@@ -83,7 +79,7 @@ func (inv *Inventory) validateBMC(e *ValidationError, p string, b BMCSpec) {
 	switch {
 	case b.Address == "":
 		e.Add(p+".address", "", "required: the BMC's Redfish URL, e.g. https://10.1.0.11")
-	case !isHTTPURL(b.Address):
+	case !IsHTTPURL(b.Address):
 		e.Add(p+".address", b.Address, "must be an http(s) URL, e.g. https://10.1.0.11")
 	}
 	if _, ok := inv.BMCCredentials[b.Credentials]; ok {

@@ -129,16 +129,6 @@ func TestValidateProblems(t *testing.T) {
 		{"serial duplicate", func(i *Inventory) { srv(i, 2, 0).SerialNumber = "SN-1-11" }, "racks[2].servers[0].serialNumber", "SN-1-11", "duplicate serialNumber"},
 		{"remediation negative", func(i *Inventory) { i.Remediation = &RemediationSpec{RebootTimeout: Duration(-1e9)} }, "remediation.rebootTimeout", "-1s", "positive duration"},
 		{"remediation negative concurrency", func(i *Inventory) { i.Remediation = &RemediationSpec{MaxConcurrentCompute: -1} }, "remediation.maxConcurrentCompute", "-1", "1 or more"},
-		{"lab timing negative", func(i *Inventory) { i.Lab = &LabSpec{Timings: LabTimings{Drain: Duration(-3e9)}} }, "lab.timings.drain", "-3s", "positive duration"},
-		{"lab fault unknown bmm", func(i *Inventory) { i.Lab = &LabSpec{Faults: []LabFault{{BMM: "rack9-c1", Kind: "bmc-5xx"}}} }, "lab.faults[0].bmm", "rack9-c1", "unknown BMM"},
-		{"lab fault unknown kind", func(i *Inventory) { i.Lab = &LabSpec{Faults: []LabFault{{BMM: "rack1-c1", Kind: "melts"}}} }, "lab.faults[0].kind", "melts", "allowed values are reimage-fails, reimage-hangs"},
-		{"lab fault rate above 1", func(i *Inventory) {
-			i.Lab = &LabSpec{Faults: []LabFault{{BMM: "rack1-c1", Kind: "bmc-5xx", Rate: 1.5}}}
-		}, "lab.faults[0].rate", "1.5", "between 0 and 1"},
-		{"lab fault rate negative", func(i *Inventory) {
-			i.Lab = &LabSpec{Faults: []LabFault{{BMM: "rack1-c1", Kind: "bmc-5xx", Rate: -0.1}}}
-		}, "lab.faults[0].rate", "-0.1", "between 0 and 1"},
-		{"lab admin not a URL", func(i *Inventory) { i.Admin = "localhost:9000" }, "labAdmin", "localhost:9000", "http(s) URL"},
 		{"too few management servers", func(i *Inventory) {
 			srv(i, 0, 0).Role = RoleCompute
 			srv(i, 0, 1).Role = RoleCompute
@@ -195,23 +185,4 @@ func TestValidateNoCredentialsDefined(t *testing.T) {
 	ps := problems(t, inv.Validate())
 	require.Len(t, ps, 3)
 	assert.Contains(t, ps[0].Message, "bmcCredentials is empty: add an entry such as default:")
-}
-
-func TestValidateReportsAllAtOnce(t *testing.T) {
-	inv := site(3, 2, 2)
-	inv.Cluster = ""
-	inv.RuntimeVersion = "x"
-	inv.Racks[0].Servers[0].BMC.Address = ""
-	inv.Racks[1].Servers[1].BootMACAddress = "nope"
-	inv.Racks[2].Servers[2].Role = "boss"
-	inv.Lab = &LabSpec{Faults: []LabFault{{BMM: "ghost", Kind: "bmc-5xx"}}}
-	err := inv.ValidateForSite()
-	ps := problems(t, err)
-	var fields []string
-	for _, p := range ps {
-		fields = append(fields, p.Field)
-	}
-	assert.Equal(t, []string{"cluster", "runtimeVersion", "racks[0].servers[0].bmc.address",
-		"racks[1].servers[1].bootMACAddress", "racks[2].servers[2].role", "lab.faults[0].bmm"}, fields)
-	assert.Len(t, strings.Split(err.Error(), "\n"), 6, "one problem per line")
 }

@@ -27,7 +27,7 @@ import (
 // Options tune Start.
 type Options struct {
 	// Timings of the simulated hardware (zero: fast test defaults).
-	Timings model.LabTimings
+	Timings lab.Timings
 	// Mutate edits the inventory before the lab starts (faults, sizes).
 	Mutate func(*model.Inventory)
 	// NoWorker leaves the worker to the test (crash tests).
@@ -73,7 +73,7 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 	}
 	t.Cleanup(e.Server.Stop)
 	timings := opts.Timings
-	if timings == (model.LabTimings{}) {
+	if timings == (lab.Timings{}) {
 		timings = lab.FastTimings()
 	}
 	if e.Lab, err = lab.Start(ctx, lab.Options{Inventory: inv, Dir: filepath.Join(dir, "lab"), EventsPath: e.EventsPath, Timings: timings}); err != nil {

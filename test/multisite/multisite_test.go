@@ -33,6 +33,9 @@ import (
 )
 
 func TestMultiSiteUpgradeRunsSiteActivitiesOnSiteWorker(t *testing.T) {
+	// The example references these; the caller's values must change nothing.
+	t.Setenv("BMC_USERNAME", "junk-user")
+	t.Setenv("BMC_PASSWORD", "junk-password")
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{})
 	defer env.Dump()
 	// e2e starts an all-in-one worker; replace it with the two halves.

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/lab"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/worker/wiring"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -26,7 +28,7 @@ func TestBMCFaultsDuringUpgrade(t *testing.T) {
 	}
 	// Slow tasks: a task monitor answers Running for a while (the fast
 	// e2e timings are 100 ms power, 500 ms install); the full size slower.
-	slow := model.LabTimings{Boot: model.Duration(500 * time.Millisecond), Reimage: model.Duration(time.Second),
+	slow := lab.Timings{Boot: model.Duration(500 * time.Millisecond), Reimage: model.Duration(time.Second),
 		PowerTransition: model.Duration(500 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond)}
 	if full {
 		slow.Boot, slow.Reimage, slow.PowerTransition = model.Duration(time.Second), model.Duration(2*time.Second), model.Duration(time.Second)
@@ -40,7 +42,7 @@ func TestBMCFaultsDuringUpgrade(t *testing.T) {
 	defer cancel()
 	for _, m := range s.Lab.Machines() {
 		for _, f := range []struct {
-			kind string
+			kind faults.Kind
 			rate float64
 		}{{"bmc-5xx", 0.10}, {"bmc-timeout", 0.02}, {"stale-etag", 0.25}} {
 			if err := s.Lab.SetFault(m.Name, f.kind, f.rate, false); err != nil {

@@ -19,7 +19,7 @@ import (
 // siteOptions choose the inventory edits and who runs the worker.
 type siteOptions struct {
 	Mutate  func(*model.Inventory)
-	Timings model.LabTimings // zero: the fast timings of test/e2e
+	Timings lab.Timings // zero: the fast timings of test/e2e
 	// InProcess runs wiring in the test with these options instead of
 	// the worker binary as a subprocess.
 	InProcess *wiring.Options
@@ -63,7 +63,7 @@ func startSite(t *testing.T, inventory string, opts siteOptions) *site {
 	// The closure reads s.Server at cleanup time: a restart replaces it.
 	t.Cleanup(func() { s.Server.Stop() })
 	timings := opts.Timings
-	if timings == (model.LabTimings{}) {
+	if timings == (lab.Timings{}) {
 		timings = lab.FastTimings()
 	}
 	if s.Lab, err = lab.Start(ctx, lab.Options{Inventory: inv, Dir: filepath.Join(dir, "lab"), EventsPath: s.EventsPath, Timings: timings}); err != nil {

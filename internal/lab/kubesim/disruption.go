@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -58,7 +59,7 @@ func (s *Sim) desiredPDBStatus(pdb *policyv1.PodDisruptionBudget) (policyv1.PodD
 	}
 	blocked := false
 	for _, p := range pods {
-		if p.DeletionTimestamp == nil && p.Spec.NodeName != "" && s.hasFault(p.Spec.NodeName, FaultPDBBlocks) {
+		if p.DeletionTimestamp == nil && p.Spec.NodeName != "" && s.hasFault(p.Spec.NodeName, faults.PDBBlocks) {
 			blocked = true
 			break
 		}
@@ -93,7 +94,7 @@ func (s *Sim) controllerScale(pods []*corev1.Pod) int32 {
 }
 
 // computePDBStatus is the disruption controller's arithmetic. scale is
-// the pods' controllers' desired replicas. blocked (the pdb-blocks fault)
+// the pods' controllers' desired replicas. blocked (the faults.PDBBlocks fault)
 // forces disruptionsAllowed to 0 and raises desiredHealthy to
 // currentHealthy, so the eviction API's refusal reads sensibly. recheck
 // is when an entry of disruptedPods expires (0: none).

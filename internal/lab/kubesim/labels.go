@@ -25,7 +25,7 @@ const (
 	labelApp = "app"
 )
 
-// ConditionReadOnlyRootFilesystem is the node condition the readonly-rootfs
+// ConditionReadOnlyRootFilesystem is the node condition the faults.ReadOnlyRootFS
 // fault sets to True, as Node Problem Detector's filesystem monitor would
 // (reason FilesystemIsReadOnly). The health monitor remediates a node that
 // keeps it True for readOnlyRootFilesystemFor.

@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -16,7 +17,7 @@ const (
 	reasonUnknown     = "NodeStatusUnknown"
 	msgReady          = "kubelet is posting ready status"
 	msgBooting        = "machine is booting: container runtime not ready"
-	msgNotReadyFault  = "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady (injected fault node-not-ready)"
+	msgNotReadyFault  = "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady (injected fault " + string(faults.NodeNotReady) + ")"
 	msgUnknown        = "Kubelet stopped posting node status."
 	reasonReadOnlyFS  = "FilesystemIsReadOnly"
 	reasonReadWriteFS = "FilesystemIsNotReadOnly"
@@ -33,17 +34,17 @@ type nodeView struct {
 }
 
 // desiredView maps machine state and faults to node status: powered off
-// or node-unknown → heartbeats stop and Ready is Unknown (as the node
+// or faults.NodeUnknown → heartbeats stop and Ready is Unknown (as the node
 // lifecycle controller marks it); powered but not yet booted → False;
-// node-not-ready → False; otherwise True.
-func desiredView(st MachineState, faults map[string]bool) nodeView {
-	v := nodeView{posting: true, ready: corev1.ConditionTrue, reason: reasonReady, message: msgReady, rofs: faults[FaultReadOnlyRootFS]}
+// faults.NodeNotReady → False; otherwise True.
+func desiredView(st MachineState, active map[faults.Kind]bool) nodeView {
+	v := nodeView{posting: true, ready: corev1.ConditionTrue, reason: reasonReady, message: msgReady, rofs: active[faults.ReadOnlyRootFS]}
 	switch {
-	case !st.Powered || faults[FaultNodeUnknown]:
+	case !st.Powered || active[faults.NodeUnknown]:
 		v = nodeView{ready: corev1.ConditionUnknown, reason: reasonUnknown, message: msgUnknown}
 	case !st.OSRunning:
 		v.ready, v.reason, v.message = corev1.ConditionFalse, reasonNotReady, msgBooting
-	case faults[FaultNodeNotReady]:
+	case active[faults.NodeNotReady]:
 		v.ready, v.reason, v.message = corev1.ConditionFalse, reasonNotReady, msgNotReadyFault
 	}
 	return v
@@ -51,8 +52,8 @@ func desiredView(st MachineState, faults map[string]bool) nodeView {
 
 // kubeletUp reports whether a kubelet runs on the machine, able to
 // register its node and finish terminating pods.
-func kubeletUp(st MachineState, faults map[string]bool) bool {
-	return st.Powered && st.OSRunning && !faults[FaultNodeUnknown]
+func kubeletUp(st MachineState, active map[faults.Kind]bool) bool {
+	return st.Powered && st.OSRunning && !active[faults.NodeUnknown]
 }
 
 // pressureConditions are the kubelet's other conditions, always healthy here.
@@ -108,7 +109,7 @@ func applyView(status *corev1.NodeStatus, v nodeView, now time.Time, beat bool) 
 	}
 	rofs, reason, msg := corev1.ConditionFalse, reasonReadWriteFS, "root filesystem is writable"
 	if v.rofs {
-		rofs, reason, msg = corev1.ConditionTrue, reasonReadOnlyFS, "root filesystem is mounted read-only (injected fault readonly-rootfs)"
+		rofs, reason, msg = corev1.ConditionTrue, reasonReadOnlyFS, "root filesystem is mounted read-only (injected fault "+string(faults.ReadOnlyRootFS)+")"
 	}
 	set(ConditionReadOnlyRootFilesystem, rofs, reason, msg)
 	set(corev1.NodeReady, v.ready, v.reason, v.message)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -14,16 +15,16 @@ func TestDesiredView(t *testing.T) {
 	cases := []struct {
 		name    string
 		st      MachineState
-		faults  map[string]bool
+		faults  map[faults.Kind]bool
 		ready   corev1.ConditionStatus
 		posting bool
 	}{
 		{"running", on, nil, corev1.ConditionTrue, true},
 		{"powered off", MachineState{}, nil, corev1.ConditionUnknown, false},
 		{"booting", MachineState{Powered: true}, nil, corev1.ConditionFalse, true},
-		{"node-not-ready", on, map[string]bool{FaultNodeNotReady: true}, corev1.ConditionFalse, true},
-		{"node-unknown", on, map[string]bool{FaultNodeUnknown: true}, corev1.ConditionUnknown, false},
-		{"readonly-rootfs stays Ready", on, map[string]bool{FaultReadOnlyRootFS: true}, corev1.ConditionTrue, true},
+		{"node-not-ready", on, map[faults.Kind]bool{faults.NodeNotReady: true}, corev1.ConditionFalse, true},
+		{"node-unknown", on, map[faults.Kind]bool{faults.NodeUnknown: true}, corev1.ConditionUnknown, false},
+		{"readonly-rootfs stays Ready", on, map[faults.Kind]bool{faults.ReadOnlyRootFS: true}, corev1.ConditionTrue, true},
 	}
 	for _, c := range cases {
 		v := desiredView(c.st, c.faults)
@@ -36,13 +37,13 @@ func TestDesiredView(t *testing.T) {
 func TestApplyViewKeepsHeartbeatsOfASilentKubelet(t *testing.T) {
 	t0, t1 := time.Unix(100, 0), time.Unix(200, 0)
 	var st corev1.NodeStatus
-	if !applyView(&st, desiredView(MachineState{Powered: true, OSRunning: true}, map[string]bool{FaultReadOnlyRootFS: true}), t0, true) {
+	if !applyView(&st, desiredView(MachineState{Powered: true, OSRunning: true}, map[faults.Kind]bool{faults.ReadOnlyRootFS: true}), t0, true) {
 		t.Fatal("first apply must write")
 	}
 	if c := findCond(st, ConditionReadOnlyRootFilesystem); c == nil || c.Status != corev1.ConditionTrue {
 		t.Fatalf("rofs condition %+v", c)
 	}
-	if applyView(&st, desiredView(MachineState{Powered: true, OSRunning: true}, map[string]bool{FaultReadOnlyRootFS: true}), t1, false) {
+	if applyView(&st, desiredView(MachineState{Powered: true, OSRunning: true}, map[faults.Kind]bool{faults.ReadOnlyRootFS: true}), t1, false) {
 		t.Fatal("no change and no heartbeat due: nothing to write")
 	}
 	if !applyView(&st, desiredView(MachineState{}, nil), t1, false) {
@@ -113,7 +114,7 @@ func TestTerminationDelay(t *testing.T) {
 	if d := s.terminationDelay(p); d != 7*time.Second {
 		t.Fatalf("pod grace: %v", d)
 	}
-	s.SetFault("m", FaultSlowDrain, true)
+	s.SetFault("m", faults.SlowDrain, true)
 	if d := s.terminationDelay(p); d != 70*time.Second {
 		t.Fatalf("slow-drain: %v", d)
 	}

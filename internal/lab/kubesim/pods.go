@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -153,13 +154,13 @@ func (s *Sim) trackTerminating(p *corev1.Pod) {
 }
 
 // terminationDelay is how long a terminating pod lingers: Options.Drain
-// or the grace period the deletion recorded, ×slowDrainFactor under slow-drain.
+// or the grace period the deletion recorded, ×slowDrainFactor under faults.SlowDrain.
 func (s *Sim) terminationDelay(p *corev1.Pod) time.Duration {
 	d := s.opts.Drain
 	if d <= 0 && p.DeletionGracePeriodSeconds != nil {
 		d = time.Duration(*p.DeletionGracePeriodSeconds) * time.Second
 	}
-	if s.hasFault(p.Spec.NodeName, FaultSlowDrain) {
+	if s.hasFault(p.Spec.NodeName, faults.SlowDrain) {
 		d *= slowDrainFactor
 	}
 	return d
@@ -230,7 +231,7 @@ func (s *Sim) collectOrphans(ctx context.Context, node string) error {
 }
 
 // enqueueTerminatingOnNode re-evaluates terminating pods on node (after
-// slow-drain changes).
+// faults.SlowDrain changes).
 func (s *Sim) enqueueTerminatingOnNode(node string) {
 	if !s.isSynced() {
 		return

@@ -10,12 +10,11 @@
 package kubesim
 
 import (
-	"sort"
-
-	corev1 "k8s.io/api/core/v1"
+	"slices"
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -24,6 +23,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 )
 
 // Machine is one bare-metal machine and the node it registers as.
@@ -101,7 +101,7 @@ type Sim struct {
 type machine struct {
 	Machine
 	state    MachineState
-	faults   map[string]bool
+	faults   map[faults.Kind]bool
 	deleted  bool              // node deleted; stays gone until the OS next boots
 	labels   map[string]string // last labels seen, to re-register with
 	cordoned bool              // last spec.unschedulable seen
@@ -143,7 +143,7 @@ func New(client kubernetes.Interface, machines []Machine, opts Options) *Sim {
 		mm := &machine{
 			Machine: m,
 			state:   MachineState{Powered: true, OSRunning: true, RuntimeVersion: m.RuntimeVersion},
-			faults:  map[string]bool{},
+			faults:  map[faults.Kind]bool{},
 			labels:  nodeLabels(m, m.RuntimeVersion),
 		}
 		s.machines[m.Name] = mm
@@ -227,20 +227,20 @@ func (s *Sim) State(name string) (MachineState, bool) {
 }
 
 // Faults returns the Kubernetes-side faults active on BMM name, sorted.
-func (s *Sim) Faults(name string) []string {
+func (s *Sim) Faults(name string) []faults.Kind {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, ok := s.machines[name]
 	if !ok {
 		return nil
 	}
-	var out []string
+	var out []faults.Kind
 	for k, on := range m.faults {
 		if on {
 			out = append(out, k)
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -248,7 +248,7 @@ func (s *Sim) Faults(name string) []string {
 type snapshot struct {
 	Machine
 	state    MachineState
-	faults   map[string]bool
+	faults   map[faults.Kind]bool
 	deleted  bool
 	labels   map[string]string
 	cordoned bool
@@ -261,7 +261,7 @@ func (s *Sim) snapshotByNode(node string) (snapshot, bool) {
 	if !ok {
 		return snapshot{}, false
 	}
-	f := make(map[string]bool, len(m.faults))
+	f := make(map[faults.Kind]bool, len(m.faults))
 	for k, v := range m.faults {
 		f[k] = v
 	}
@@ -287,7 +287,7 @@ func (s *Sim) podOurs(p *corev1.Pod) bool {
 }
 
 // hasFault reports whether kind is active on the machine of node.
-func (s *Sim) hasFault(node, kind string) bool {
+func (s *Sim) hasFault(node string, kind faults.Kind) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, ok := s.byNode[node]

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 )
 
 var bg = context.Background()
@@ -115,7 +116,7 @@ func TestHeartbeatsAdvanceAndStopUnderNodeUnknown(t *testing.T) {
 	eventually(t, "heartbeat advances", func() (bool, string) {
 		return nodeCondition(s.node(t, bmm), corev1.NodeReady).LastHeartbeatTime.After(first.Time), "not yet"
 	})
-	s.SetFault(bmm, FaultNodeUnknown, true)
+	s.SetFault(bmm, faults.NodeUnknown, true)
 	eventually(t, "Ready Unknown under node-unknown", func() (bool, string) {
 		return readyStatus(s.node(t, bmm)) == corev1.ConditionUnknown, "not yet"
 	})
@@ -123,7 +124,7 @@ func TestHeartbeatsAdvanceAndStopUnderNodeUnknown(t *testing.T) {
 	eventually(t, "one fault and one node-unknown event", func() (bool, string) {
 		return s.log.Count(events.Fault, bmm) == 1 && s.log.Count(events.NodeUnknown, bmm) == 1, fmt.Sprintf("%+v", s.log.Events())
 	})
-	s.SetFault(bmm, FaultNodeUnknown, false)
+	s.SetFault(bmm, faults.NodeUnknown, false)
 	eventually(t, "Ready again", func() (bool, string) {
 		return readyStatus(s.node(t, bmm)) == corev1.ConditionTrue, "not yet"
 	})
@@ -132,8 +133,8 @@ func TestHeartbeatsAdvanceAndStopUnderNodeUnknown(t *testing.T) {
 func TestNodeFaultsShowAsConditions(t *testing.T) {
 	s := startSite(t, Options{}, "compute")
 	bmm := s.prefix + "-compute0"
-	s.SetFault(bmm, FaultReadOnlyRootFS, true)
-	s.SetFault(bmm, FaultNodeNotReady, true)
+	s.SetFault(bmm, faults.ReadOnlyRootFS, true)
+	s.SetFault(bmm, faults.NodeNotReady, true)
 	eventually(t, "ReadOnlyRootFilesystem True and Ready False", func() (bool, string) {
 		n := s.node(t, bmm)
 		c := nodeCondition(n, ConditionReadOnlyRootFilesystem)
@@ -142,8 +143,8 @@ func TestNodeFaultsShowAsConditions(t *testing.T) {
 	if got := s.Faults(bmm); len(got) != 2 {
 		t.Fatalf("Faults = %v", got)
 	}
-	s.SetFault(bmm, FaultReadOnlyRootFS, false)
-	s.SetFault(bmm, FaultNodeNotReady, false)
+	s.SetFault(bmm, faults.ReadOnlyRootFS, false)
+	s.SetFault(bmm, faults.NodeNotReady, false)
 	eventually(t, "faults cleared", func() (bool, string) {
 		n := s.node(t, bmm)
 		return nodeCondition(n, ConditionReadOnlyRootFilesystem).Status == corev1.ConditionFalse && readyStatus(n) == corev1.ConditionTrue, "not yet"
@@ -207,7 +208,7 @@ func TestCordonAndEvictionAreLoggedAndPDBIsEnforced(t *testing.T) {
 func TestPDBBlocksFaultRefusesEvictions(t *testing.T) {
 	s := startSite(t, Options{Workloads: true, Drain: 100 * time.Millisecond}, "compute", "compute")
 	c0 := s.prefix + "-compute0"
-	s.SetFault(c0, FaultPDBBlocks, true)
+	s.SetFault(c0, faults.PDBBlocks, true)
 	eventually(t, "PDB blocked", func() (bool, string) {
 		pdb, _ := s.client.PolicyV1().PodDisruptionBudgets(s.ns).Get(bg, "app-"+c0, metav1.GetOptions{})
 		return pdb.Status.DisruptionsAllowed == 0, fmt.Sprintf("%+v", pdb.Status)
@@ -215,7 +216,7 @@ func TestPDBBlocksFaultRefusesEvictions(t *testing.T) {
 	if err := evict(s, "app-"+c0+"-0"); !apierrors.IsTooManyRequests(err) {
 		t.Fatalf("eviction under pdb-blocks: want 429, got %v", err)
 	}
-	s.SetFault(c0, FaultPDBBlocks, false)
+	s.SetFault(c0, faults.PDBBlocks, false)
 	eventually(t, "eviction allowed after the fault clears", func() (bool, string) {
 		err := evict(s, "app-"+c0+"-0")
 		return err == nil, fmt.Sprint(err)

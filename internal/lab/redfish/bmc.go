@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 )
 
 // Timings are how long the simulated hardware takes. Tests use milliseconds,
@@ -55,7 +56,7 @@ type BMC struct {
 	mu sync.Mutex
 	machine
 	media    media
-	faults   map[string]float64
+	faults   map[faults.Kind]float64
 	tasks    taskList
 	sessions sessionStore
 	rng      *rand.Rand
@@ -63,7 +64,7 @@ type BMC struct {
 	closed  bool
 	done    chan struct{} // closed by Close: aborts hanging requests
 	servers []*http.Server
-	hanging int // requests held by bmc-timeout
+	hanging int // requests held by faults.BMCTimeout
 
 	// Notices wait here until delivered, in order, outside the lock.
 	queue    []notice
@@ -81,7 +82,7 @@ func newWithClock(cfg Config, clk clock) *BMC {
 	b := &BMC{
 		cfg:    cfg,
 		clk:    clk,
-		faults: map[string]float64{},
+		faults: map[faults.Kind]float64{},
 		rng:    rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		done:   make(chan struct{}),
 	}

@@ -24,13 +24,13 @@
 // the new version. There is no PXE server: Pxe boots fall through to the
 // disk. A power action during a reimage fails it.
 //
-// Faults (SetFault): reimage-fails ends the install in reimage-failed with
+// Faults (SetFault): faults.ReimageFails ends the install in reimage-failed with
 // no bootable OS (task Exception, Health Critical) until a reimage succeeds;
-// reimage-hangs never finishes (task stays Running) until a power action;
-// power-on-fails accepts On (202) but the machine stays Off and the task
-// ends in Exception; bmc-5xx, bmc-timeout and stale-etag hit the given
+// faults.ReimageHangs never finishes (task stays Running) until a power action;
+// faults.PowerOnFails accepts On (202) but the machine stays Off and the task
+// ends in Exception; faults.BMC5xx, faults.BMCTimeout and faults.StaleETag hit the given
 // fraction of requests (or PATCHes) and strike before the request is
-// processed, so a failed request had no effect; bmc-unreachable drops
+// processed, so a failed request had no effect; faults.BMCUnreachable drops
 // every connection unanswered.
 //
 // Events: power-on / power-off when power changes (restarts log a single

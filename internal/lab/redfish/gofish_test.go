@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/lab/redfish"
 	"github.com/stmcginnis/gofish"
 	"github.com/stmcginnis/gofish/schemas"
@@ -157,7 +158,7 @@ func TestGofishStaleETag(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, schemas.Is412PreconditionFailed(err))
 
-	b.SetFault(redfish.FaultStaleETag, 1)
+	b.SetFault(faults.StaleETag, 1)
 	err = system(t, c).SetBoot(&schemas.Boot{BootSourceOverrideTarget: schemas.CdBootSource})
 	assert.True(t, schemas.Is412PreconditionFailed(err))
 }

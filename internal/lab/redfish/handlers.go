@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 )
 
 const registry = "Base.1.12."
@@ -67,7 +68,7 @@ var (
 )
 
 // patchSystem accepts the boot override (the only writable part). With
-// If-Match the tag must be current (412 otherwise); stale-etag answers 412
+// If-Match the tag must be current (412 otherwise); faults.StaleETag answers 412
 // to a fraction of PATCHes even when it is.
 func (b *BMC) patchSystem(w http.ResponseWriter, r *http.Request) {
 	var body map[string]json.RawMessage
@@ -116,7 +117,7 @@ func (b *BMC) patchSystem(w http.ResponseWriter, r *http.Request) {
 
 	b.mu.Lock()
 	_, etag := b.systemLocked()
-	if m := r.Header.Get("If-Match"); m != "" && (!etagMatches(m, etag) || b.faultHitLocked(FaultStaleETag)) {
+	if m := r.Header.Get("If-Match"); m != "" && (!etagMatches(m, etag) || b.faultHitLocked(faults.StaleETag)) {
 		b.mu.Unlock()
 		w.Header().Set("ETag", etag)
 		writeError(w, &apiError{http.StatusPreconditionFailed, "PreconditionFailed",

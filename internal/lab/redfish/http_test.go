@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -32,7 +33,7 @@ func TestETagGuardsPatch(t *testing.T) {
 	assert.NotEqual(t, tag, rep.header.Get("ETag"), "the change makes a new tag")
 	assert.Equal(t, http.StatusPreconditionFailed, r.doH(http.MethodPatch, systemPath, once, "If-Match", tag).code, "the old tag is stale now")
 
-	r.b.SetFault(FaultStaleETag, 1)
+	r.b.SetFault(faults.StaleETag, 1)
 	cur := r.do(http.MethodGet, systemPath, nil).header.Get("ETag")
 	assert.Equal(t, http.StatusPreconditionFailed, r.doH(http.MethodPatch, systemPath, once, "If-Match", cur).code, "stale-etag refuses even the right tag")
 	assert.Equal(t, http.StatusOK, r.do(http.MethodPatch, systemPath, once).code, "without If-Match there is nothing to refuse")
@@ -156,21 +157,21 @@ func TestTransportFaults(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 
-	r.b.SetFault(FaultBMC5xx, 1)
+	r.b.SetFault(faults.BMC5xx, 1)
 	resp, err = get(context.Background(), client, url)
 	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	assert.GreaterOrEqual(t, resp.StatusCode, 500)
 	assert.Contains(t, string(body), `"error"`)
-	r.b.ClearFault(FaultBMC5xx)
+	r.b.ClearFault(faults.BMC5xx)
 
-	r.b.SetFault(FaultBMCUnreachable, 0)
+	r.b.SetFault(faults.BMCUnreachable, 0)
 	_, err = get(context.Background(), client, url)
 	assert.Error(t, err, "connection dropped without an answer")
-	r.b.ClearFault(FaultBMCUnreachable)
+	r.b.ClearFault(faults.BMCUnreachable)
 
-	r.b.SetFault(FaultBMCTimeout, 1)
+	r.b.SetFault(faults.BMCTimeout, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
 	_, err = get(ctx, client, url)
@@ -180,7 +181,7 @@ func TestTransportFaults(t *testing.T) {
 func TestCloseAbortsHangingRequests(t *testing.T) {
 	r := newRig(t)
 	url := serve(t, r)
-	r.b.SetFault(FaultBMCTimeout, 1)
+	r.b.SetFault(faults.BMCTimeout, 1)
 	client := &http.Client{Timeout: time.Minute} // generous: only guards against a hang
 	errc := make(chan error, 1)
 	go func() {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 )
 
 // phase is where the machine is between power, firmware and OS.
@@ -151,15 +152,15 @@ func (b *BMC) startPowerOnLocked(rt string) {
 	b.scheduleLocked(b.cfg.Timings.PowerTransition, b.powerOnDoneLocked)
 }
 
-// powerOnDoneLocked: with power-on-fails the request was accepted but the
+// powerOnDoneLocked: with faults.PowerOnFails the request was accepted but the
 // machine stays Off and the task ends in Exception.
 func (b *BMC) powerOnDoneLocked() {
-	if b.faultActiveLocked(FaultPowerOnFails) {
+	if b.faultActiveLocked(faults.PowerOnFails) {
 		b.phase = phaseOff
 		if b.cycleType != "On" { // a restart that never came back: the machine is off now
-			b.emitLocked(events.PowerOff, map[string]any{"resetType": b.cycleType, "reason": "power-on-fails"})
+			b.emitLocked(events.PowerOff, map[string]any{"resetType": b.cycleType, "reason": string(faults.PowerOnFails)})
 		}
-		b.finishTaskLocked(taskException, "The system did not power on (injected power-on-fails fault).")
+		b.finishTaskLocked(taskException, "The system did not power on (injected "+string(faults.PowerOnFails)+" fault).")
 		b.changedLocked()
 		return
 	}
@@ -211,14 +212,14 @@ func (b *BMC) bootDoneLocked() {
 	b.changedLocked()
 }
 
-// startReimageLocked runs the installer. With reimage-hangs it never
+// startReimageLocked runs the installer. With faults.ReimageHangs it never
 // finishes; only a power action gets the machine out (and fails the
 // reimage). Clearing the fault does not revive a hung installer.
 func (b *BMC) startReimageLocked(v string) {
 	b.phase = phaseReimaging
 	b.reimageTo = v
 	b.emitLocked(events.ReimageStart, map[string]any{"version": v, "from": b.version, "image": redactURL(b.media.image)})
-	if b.faultActiveLocked(FaultReimageHangs) {
+	if b.faultActiveLocked(faults.ReimageHangs) {
 		b.stopTimerLocked()
 		return
 	}
@@ -228,10 +229,10 @@ func (b *BMC) startReimageLocked(v string) {
 func (b *BMC) reimageDoneLocked() {
 	v := b.reimageTo
 	b.reimageTo = ""
-	if b.faultActiveLocked(FaultReimageFails) {
+	if b.faultActiveLocked(faults.ReimageFails) {
 		b.reimageFailed = true
 		b.phase = phaseNoOS
-		b.emitLocked(events.ReimageFailed, map[string]any{"version": v, "reason": "injected reimage-fails fault"})
+		b.emitLocked(events.ReimageFailed, map[string]any{"version": v, "reason": "injected " + string(faults.ReimageFails) + " fault"})
 		b.finishTaskLocked(taskException, "Reimage to "+v+" failed: no bootable operating system.")
 		b.changedLocked()
 		return

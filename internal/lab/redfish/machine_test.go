@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -137,7 +138,7 @@ func TestReimageHappyPath(t *testing.T) {
 
 func TestReimageFails(t *testing.T) {
 	r := newRig(t)
-	r.b.SetFault(FaultReimageFails, 0)
+	r.b.SetFault(faults.ReimageFails, 0)
 	loc := r.reimageTo("4.2.0")
 	r.clk.Advance(2*testTimings.PowerTransition + testTimings.Reimage + testTimings.Boot)
 	s := r.b.State()
@@ -154,7 +155,7 @@ func TestReimageFails(t *testing.T) {
 	r.clk.Advance(2*testTimings.PowerTransition + testTimings.Boot)
 	assert.False(t, r.b.State().OSRunning)
 
-	r.b.ClearFault(FaultReimageFails)
+	r.b.ClearFault(faults.ReimageFails)
 	r.do(http.MethodPost, sysCDPath+ejectAction, nil)
 	r.reimageTo("4.2.0")
 	r.clk.Advance(2*testTimings.PowerTransition + testTimings.Reimage + testTimings.Boot)
@@ -164,7 +165,7 @@ func TestReimageFails(t *testing.T) {
 
 func TestReimageHangsUntilPowerAction(t *testing.T) {
 	r := newRig(t)
-	r.b.SetFault(FaultReimageHangs, 0)
+	r.b.SetFault(faults.ReimageHangs, 0)
 	loc := r.reimageTo("4.2.0")
 	r.clk.Advance(2*testTimings.PowerTransition + 100*testTimings.Reimage)
 	assert.True(t, r.b.State().Reimaging)
@@ -186,7 +187,7 @@ func TestPowerOnFailsLeavesMachineOff(t *testing.T) {
 	r := newRig(t)
 	r.reset("ForceOff")
 	r.clk.Advance(testTimings.PowerTransition)
-	r.b.SetFault(FaultPowerOnFails, 0)
+	r.b.SetFault(faults.PowerOnFails, 0)
 	on := r.reset("On")
 	require.Equal(t, http.StatusAccepted, on.code, "accepted like a real BMC would")
 	r.clk.Advance(testTimings.PowerTransition + testTimings.Boot)
@@ -225,7 +226,7 @@ func TestOnChangeSeesEveryStep(t *testing.T) {
 
 func TestRestartThatNeverComesBackLogsPowerOff(t *testing.T) {
 	r := newRig(t)
-	r.b.SetFault(FaultPowerOnFails, 0)
+	r.b.SetFault(faults.PowerOnFails, 0)
 	loc := r.reset("ForceRestart").header.Get("Location")
 	r.clk.Advance(2 * testTimings.PowerTransition)
 	assert.Equal(t, "Off", r.b.State().Power)

@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/rackroll/rackroll/internal/lab/faults"
 )
 
-// hangLimit bounds a bmc-timeout hang for clients that never give up.
+// hangLimit bounds a faults.BMCTimeout hang for clients that never give up.
 const hangLimit = 2 * time.Minute
 
 // Handler returns the BMC's Redfish service.
@@ -43,9 +45,9 @@ func (b *BMC) Serve(addr string) (string, error) {
 func (b *BMC) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	b.mu.Lock()
 	closed := b.closed
-	unreachable := b.faultActiveLocked(FaultBMCUnreachable)
-	hang := !unreachable && b.faultHitLocked(FaultBMCTimeout)
-	fail := !unreachable && !hang && b.faultHitLocked(FaultBMC5xx)
+	unreachable := b.faultActiveLocked(faults.BMCUnreachable)
+	hang := !unreachable && b.faultHitLocked(faults.BMCTimeout)
+	fail := !unreachable && !hang && b.faultHitLocked(faults.BMC5xx)
 	coin := b.rng.IntN(2)
 	b.mu.Unlock()
 
@@ -66,7 +68,7 @@ func (b *BMC) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "1")
 		}
 		writeError(w, &apiError{status, "InternalError",
-			"The request failed due to an internal service error (injected bmc-5xx fault). The service is still operational."})
+			"The request failed due to an internal service error (injected " + string(faults.BMC5xx) + " fault). The service is still operational."})
 		return
 	}
 

@@ -1,0 +1,122 @@
+package lab
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/rackroll/rackroll/internal/lab/faults"
+	"github.com/rackroll/rackroll/internal/model"
+)
+
+// Section is what the lab owns in an inventory file, which the model
+// carries without reading (model.Inventory.Lab and LabAdmin): the `lab:`
+// section `starter lab up` reads, and the `labAdmin:` address it writes into
+// its out-inventory for `starter lab fault` and `lab status`.
+type Section struct {
+	Lab   *Spec  `json:"lab,omitempty"`
+	Admin string `json:"labAdmin,omitempty"`
+}
+
+// Spec is the `lab:` section: simulated timings and faults.
+type Spec struct {
+	Timings Timings `json:"timings,omitzero"`
+	Faults  []Fault `json:"faults,omitempty"`
+}
+
+// Timings are how long the simulated hardware takes; zero means the lab's
+// own default.
+type Timings struct {
+	Boot            model.Duration `json:"boot,omitempty"`
+	Reimage         model.Duration `json:"reimage,omitempty"`
+	PowerTransition model.Duration `json:"powerTransition,omitempty"`
+	Drain           model.Duration `json:"drain,omitempty"`
+}
+
+// Fault injects one kind of failure into one BMM from the start. Rate is
+// the chance per attempt; 0 (unset) means every time.
+type Fault struct {
+	BMM  string      `json:"bmm"`
+	Kind faults.Kind `json:"kind"`
+	Rate float64     `json:"rate,omitempty"`
+}
+
+// SectionOf reads the lab's fields of inv with the inventory's strict
+// checks; problems name their place in the file (lab.faults[0].rate).
+func SectionOf(inv *model.Inventory) (Section, error) {
+	var s Section
+	doc := map[string]json.RawMessage{}
+	if inv.Lab != nil {
+		doc["lab"] = inv.Lab
+	}
+	if inv.LabAdmin != nil {
+		doc["labAdmin"] = inv.LabAdmin
+	}
+	if len(doc) == 0 {
+		return s, nil
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return s, err
+	}
+	return s, model.Decode(b, &s)
+}
+
+// Validate checks inv as `starter lab up` needs it, every problem at once:
+// the site's (Inventory.Validate), then the lab's own fields.
+func Validate(inv *model.Inventory) error {
+	_, err := check(inv)
+	return err
+}
+
+// check is Validate that also returns the lab's section.
+func check(inv *model.Inventory) (Section, error) {
+	var e model.ValidationError
+	e.AddErr("", inv.Validate())
+	s, err := SectionOf(inv)
+	e.AddErr("", err)
+	if err == nil {
+		s.validate(&e, inv)
+	}
+	return s, e.Err()
+}
+
+func (s Section) validate(e *model.ValidationError, inv *model.Inventory) {
+	if s.Lab != nil {
+		s.Lab.validate(e, inv)
+	}
+	if s.Admin != "" && !model.IsHTTPURL(s.Admin) {
+		e.Add("labAdmin", s.Admin, "must be an http(s) URL (written by `starter lab up`)")
+	}
+}
+
+func (l *Spec) validate(e *model.ValidationError, inv *model.Inventory) {
+	for _, t := range []struct {
+		field string
+		v     model.Duration
+	}{
+		{"boot", l.Timings.Boot},
+		{"reimage", l.Timings.Reimage},
+		{"powerTransition", l.Timings.PowerTransition},
+		{"drain", l.Timings.Drain},
+	} {
+		if t.v < 0 {
+			e.Add("lab.timings."+t.field, t.v.String(), "must be a positive duration such as 3s")
+		}
+	}
+	servers := map[string]bool{}
+	for _, r := range inv.Servers() {
+		servers[r.Server.Name] = true
+	}
+	for i, f := range l.Faults {
+		p := "lab.faults[" + strconv.Itoa(i) + "]"
+		if !servers[f.BMM] {
+			e.Add(p+".bmm", f.BMM, "unknown BMM: name a server of this inventory")
+		}
+		if !f.Kind.Known() {
+			e.Add(p+".kind", string(f.Kind), "unknown fault kind: allowed values are "+faults.Join(faults.All()))
+		}
+		if f.Rate < 0 || f.Rate > 1 {
+			e.Add(p+".rate", strconv.FormatFloat(f.Rate, 'g', -1, 64), "must be between 0 and 1 (0 or unset: every time)")
+		}
+	}
+}
