@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/model/modeltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -61,7 +62,7 @@ func TestPlanFailover(t *testing.T) {
 				RoleChanges: []RoleChange{newSpare("rack4-m2"), relabel("rack4-m1", model.RoleKCPSpare, "b")}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := PlanFailover(cluster(tc.bmms...), tc.failed)
+			got, err := PlanFailover(modeltest.Cluster(tc.bmms...), tc.failed)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})
@@ -86,7 +87,7 @@ func TestPlanFailoverErrors(t *testing.T) {
 		{"unknown BMM", []string{"rack1-m1:kcp"}, "ghost", "bmm ghost is not in cluster site-a"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := PlanFailover(cluster(tc.bmms...), tc.failed)
+			_, err := PlanFailover(modeltest.Cluster(tc.bmms...), tc.failed)
 			assert.ErrorContains(t, err, tc.want)
 		})
 	}
