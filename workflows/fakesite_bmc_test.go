@@ -30,7 +30,6 @@ func (f *fakeSite) mockBMC(env *testsuite.TestWorkflowEnvironment) {
 			f.sync(ep.BMM)
 			return temporal.NewNonRetryableApplicationError("The system did not power on", bmc.ErrTypePowerFailed, nil)
 		}
-		f.power[ep.BMM] = model.PowerOn
 		f.booted(ep.BMM)
 		return nil
 	})
@@ -40,7 +39,6 @@ func (f *fakeSite) mockBMC(env *testsuite.TestWorkflowEnvironment) {
 		if err := f.step("PowerOn", ep.BMM); err != nil {
 			return err
 		}
-		f.power[ep.BMM] = model.PowerOn
 		f.booted(ep.BMM)
 		return nil
 	})
@@ -87,7 +85,6 @@ func (f *fakeSite) mockBMC(env *testsuite.TestWorkflowEnvironment) {
 			f.sync(in.BMM)
 			return bmc.ReimageResult{}, temporal.NewNonRetryableApplicationError(msg, bmc.ErrTypeReimageFailed, nil)
 		}
-		f.power[in.BMM] = model.PowerOn
 		f.nodes[in.BMM].version = in.Version
 		f.event(events.ReimageDone, in.BMM, v)
 		f.booted(in.BMM)
@@ -145,11 +142,12 @@ func (f *fakeSite) reimageEnded(bmm string) {
 
 func isControlPlane(b *model.BMM) bool { return b.HasRole(model.RoleKCP) || b.HasRole(model.RoleKCPSpare) }
 
-// booted is a machine after a boot: its node exists and, unless its
+// booted is a machine after a boot: on, its node exists and, unless its
 // conditions are sticky, is Ready with a writable root filesystem, the
 // fault over. The log shows the node again, ending the disruption the
 // reset or reimage began (mu held).
 func (f *fakeSite) booted(bmm string) {
+	f.power[bmm] = model.PowerOn
 	n := f.nodes[bmm]
 	n.exists = true
 	if !f.sticky[bmm] {

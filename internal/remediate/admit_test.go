@@ -121,16 +121,16 @@ func TestUnhealthyControlPlane(t *testing.T) {
 		want   []string
 	}{
 		{name: "all well", c: site, obs: []Observation{running("rack1-m1", model.RoleKCP)}},
-		{name: "ledger not Ready, unobserved", c: replace(site, "rack2-m1:kcp", "rack2-m1:kcp?"), want: []string{"rack2-m1"}},
+		{name: "ledger not Ready, unobserved", c: modeltest.Replace(site, "rack2-m1:kcp", "rack2-m1:kcp?"), want: []string{"rack2-m1"}},
 		{name: "observed Unknown beats the ledger", c: site, obs: []Observation{unknown("rack3-m1", model.RoleKCP)}, want: []string{"rack3-m1"}},
-		{name: "observed Ready beats the ledger", c: replace(site, "rack2-m1:kcp", "rack2-m1:kcp?"), obs: []Observation{running("rack2-m1", model.RoleKCP)}},
+		{name: "observed Ready beats the ledger", c: modeltest.Replace(site, "rack2-m1:kcp", "rack2-m1:kcp?"), obs: []Observation{running("rack2-m1", model.RoleKCP)}},
 		{name: "a KCP without a node", c: site, obs: []Observation{{BMM: "rack1-m1", Role: model.RoleKCP}}, want: []string{"rack1-m1"}},
-		{name: "marked Unhealthy", c: replace(site, "rack1-m2:kcp-spare", "rack1-m2:kcp-spare!"), want: []string{"rack1-m2"}},
+		{name: "marked Unhealthy", c: modeltest.Replace(site, "rack1-m2:kcp-spare", "rack1-m2:kcp-spare!"), want: []string{"rack1-m2"}},
 		{name: "a clock running, not yet due", c: site, obs: []Observation{running("rack3-m1", model.RoleKCP)},
 			clocks: []Clock{{BMM: "rack3-m1", Trigger: ReadOnlyRootFS, Since: t0}}, want: []string{"rack3-m1"}},
-		{name: "an idle spare is not unhealthy", c: replace(site, "rack1-m2:kcp-spare", "rack1-m2:kcp-spare~"),
+		{name: "an idle spare is not unhealthy", c: modeltest.Replace(site, "rack1-m2:kcp-spare", "rack1-m2:kcp-spare~"),
 			obs: []Observation{{BMM: "rack1-m2", Role: model.RoleKCPSpare}}},
-		{name: "management never counts", c: replace(site, "rack2-m2:management/b", "rack2-m2:management/b!"),
+		{name: "management never counts", c: modeltest.Replace(site, "rack2-m2:management/b", "rack2-m2:management/b!"),
 			obs: []Observation{unknown("rack1-m3", model.RoleManagement)}},
 		{name: "natural order", c: []string{"rack10-m1:kcp?", "rack9-m1:kcp!", "rack2-m1:kcp"}, want: []string{"rack9-m1", "rack10-m1"}},
 	} {
@@ -138,14 +138,4 @@ func TestUnhealthyControlPlane(t *testing.T) {
 			assert.Equal(t, tc.want, UnhealthyControlPlane(modeltest.Cluster(tc.c...), tc.obs, tc.clocks))
 		})
 	}
-}
-
-func replace(list []string, old, new string) []string {
-	out := append([]string(nil), list...)
-	for i, s := range out {
-		if s == old {
-			out[i] = new
-		}
-	}
-	return out
 }

@@ -70,3 +70,15 @@ func Uniform(n int, servers string) []string {
 	}
 	return out
 }
+
+// Replace is a copy of entries with old written as new, for a variant of
+// a site ("rack2-m2:management" as "rack2-m2:management!").
+func Replace(entries []string, old, new string) []string {
+	out := append([]string(nil), entries...)
+	for i, s := range out {
+		if s == old {
+			out[i] = new
+		}
+	}
+	return out
+}
