@@ -140,7 +140,9 @@ func (f *fakeSite) reimageEnded(bmm string) {
 	}
 }
 
-func isControlPlane(b *model.BMM) bool { return b.HasRole(model.RoleKCP) || b.HasRole(model.RoleKCPSpare) }
+func isControlPlane(b *model.BMM) bool {
+	return b.HasRole(model.RoleKCP) || b.HasRole(model.RoleKCPSpare)
+}
 
 // booted is a machine after a boot: on, its node exists and, unless its
 // conditions are sticky, is Ready with a writable root filesystem, the

@@ -56,7 +56,7 @@ type fakeSite struct {
 	vmStops  []kube.ShutdownInput
 	started  int      // StartVMs calls
 	observed int      // ObserveNodes calls
-	children []string // child workflow ids started (actionEnv)
+	children []string // child workflow ids started (env)
 	cordoned map[string]bool
 	shown    map[string]string // node readiness the event log last showed, by BMM
 	inFlight map[string]int    // rack -> compute reimages in flight
