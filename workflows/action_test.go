@@ -23,18 +23,18 @@ func TestActionHappyPaths(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		in    api.ActionInput
-		setup func(*actionSite)
+		setup func(*fakeSite)
 		steps []string
-		check func(*testing.T, *actionSite, api.ActionResult)
+		check func(*testing.T, *fakeSite, api.ActionResult)
 	}{
 		{name: "restart", in: act(api.ActionRestart, compute),
 			steps: []string{"Restart rack1-c1", "WaitNodeReady rack1-c1"},
-			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+			check: func(t *testing.T, s *fakeSite, r api.ActionResult) {
 				require.Equal(t, model.ReadyTrue, s.ledgerBMM(compute).ReadyState)
 			}},
 		{name: "power-off graceful", in: act(api.ActionPowerOff, compute),
 			steps: []string{"PowerOff rack1-c1"},
-			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+			check: func(t *testing.T, s *fakeSite, r api.ActionResult) {
 				b := s.ledgerBMM(compute)
 				require.Equal(t, model.PowerOff, b.PowerState)
 				require.Equal(t, model.ReadyFalse, b.ReadyState, "a machine that is off has no Ready node")
@@ -42,19 +42,19 @@ func TestActionHappyPaths(t *testing.T) {
 		{name: "power-off skipShutdown", in: api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionPowerOff, SkipShutdown: true},
 			steps: []string{"ForceOff rack1-c1"}},
 		{name: "start", in: act(api.ActionStart, compute),
-			setup: func(s *actionSite) {
+			setup: func(s *fakeSite) {
 				s.power[compute] = model.PowerOff
 				s.bmm(compute).PowerState, s.bmm(compute).ReadyState = model.PowerOff, model.ReadyFalse
 			},
 			steps: []string{"PowerOn rack1-c1", "WaitNodeReady rack1-c1"},
-			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+			check: func(t *testing.T, s *fakeSite, r api.ActionResult) {
 				b := s.ledgerBMM(compute)
 				require.Equal(t, model.PowerOn, b.PowerState)
 				require.Equal(t, model.ReadyTrue, b.ReadyState)
 			}},
 		{name: "reimage", in: act(api.ActionReimage, compute),
 			steps: []string{"Cordon rack1-c1", "Drain rack1-c1", "ShutdownVMs rack1-c1", "Reimage rack1-c1", "WaitNodeReady rack1-c1", "Uncordon rack1-c1", "StartVMs rack1-c1"},
-			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+			check: func(t *testing.T, s *fakeSite, r api.ActionResult) {
 				require.Equal(t, []string{compute + "@4.1.2"}, s.reimages, "the current version, not an upgrade")
 				require.Equal(t, []bool{true}, s.forced, "forced: the machine runs that version already")
 				require.Equal(t, 20*time.Minute, s.drains[0].Timeout, "two thirds of the 30-minute evacuation")
@@ -66,7 +66,7 @@ func TestActionHappyPaths(t *testing.T) {
 			}},
 		{name: "replace clears Unhealthy", in: api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionReplace,
 			ReplaceParams: api.ReplaceParams{BootMacAddress: "52:54:00:aa:bb:cc", BMCMacAddress: "52:54:00:aa:bb:01", SerialNumber: "SN-NEW", BMCCredentials: "default", StoragePolicy: api.StoragePreserve}},
-			setup: func(s *actionSite) {
+			setup: func(s *fakeSite) {
 				b := s.bmm(compute)
 				b.DetailedStatusMessage, b.ReadyState, b.PowerState = model.UnhealthyMessage, model.ReadyFalse, model.PowerOff
 				s.power[compute] = model.PowerOff
@@ -74,7 +74,7 @@ func TestActionHappyPaths(t *testing.T) {
 			},
 			// The node is not Ready: nothing to evacuate, only a cordon.
 			steps: []string{"Cordon rack1-c1", "Reimage rack1-c1", "WaitNodeReady rack1-c1", "Uncordon rack1-c1", "StartVMs rack1-c1"},
-			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+			check: func(t *testing.T, s *fakeSite, r api.ActionResult) {
 				b := s.ledgerBMM(compute)
 				require.Empty(t, b.DetailedStatusMessage, "replace is what clears Unhealthy")
 				require.Equal(t, model.BMMProvisioned, b.DetailedStatus)
@@ -86,23 +86,23 @@ func TestActionHappyPaths(t *testing.T) {
 		{name: "replace DiscardAll evacuates with safeguardMode None, VMs stay stopped",
 			in:    api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionReplace, ReplaceParams: api.ReplaceParams{SafeguardMode: api.SafeguardNone}},
 			steps: []string{"Cordon rack1-c1", "Drain rack1-c1", "ShutdownVMs rack1-c1", "Reimage rack1-c1", "WaitNodeReady rack1-c1", "Uncordon rack1-c1"},
-			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+			check: func(t *testing.T, s *fakeSite, r api.ActionResult) {
 				require.Zero(t, s.started)
 				require.Contains(t, r.Message, "DiscardAll")
 			}},
 		{name: "cordon", in: act(api.ActionCordon, compute), steps: []string{"Cordon rack1-c1"},
-			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+			check: func(t *testing.T, s *fakeSite, r api.ActionResult) {
 				require.Equal(t, model.Cordoned, s.ledgerBMM(compute).CordonStatus)
 			}},
 		{name: "cordon evacuate", in: api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionCordon, Evacuate: true, EvacuateTimeout: 90 * time.Second},
 			steps: []string{"Cordon rack1-c1", "Drain rack1-c1", "ShutdownVMs rack1-c1"},
-			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+			check: func(t *testing.T, s *fakeSite, r api.ActionResult) {
 				require.Equal(t, time.Minute, s.drains[0].Timeout, "evacuateTimeout is configurable")
 				require.Equal(t, []string{"tenant/vm-rack1-c1-0"}, r.VMsStopped)
 			}},
 		{name: "uncordon", in: act(api.ActionUncordon, compute), steps: []string{"Uncordon rack1-c1", "StartVMs rack1-c1"},
-			setup: func(s *actionSite) { s.bmm(compute).CordonStatus = model.Cordoned },
-			check: func(t *testing.T, s *actionSite, r api.ActionResult) {
+			setup: func(s *fakeSite) { s.bmm(compute).CordonStatus = model.Cordoned },
+			check: func(t *testing.T, s *fakeSite, r api.ActionResult) {
 				require.Equal(t, model.Uncordoned, s.ledgerBMM(compute).CordonStatus)
 			}},
 	} {
@@ -130,16 +130,16 @@ func TestActionFailurePaths(t *testing.T) {
 	for _, tc := range []struct {
 		name, failing, want string
 		in                  api.ActionInput
-		setup               func(*actionSite)
+		setup               func(*fakeSite)
 		status              string
 	}{
 		{name: "restart", in: act(api.ActionRestart, compute), failing: "Restart", want: "restart of rack1-c1 failed: power cycle: BMC says no", status: model.BMMError},
 		{name: "power-off", in: act(api.ActionPowerOff, compute), failing: "PowerOff", want: "power-off of rack1-c1 failed: power off: BMC says no", status: model.BMMError},
-		{name: "start never Ready", in: act(api.ActionStart, compute), setup: func(s *actionSite) { s.broken[compute] = true },
+		{name: "start never Ready", in: act(api.ActionStart, compute), setup: func(s *fakeSite) { s.broken[compute] = true },
 			want: "start of rack1-c1 failed: wait for node Ready: node rack1-c1 not Ready", status: model.BMMError},
 		{name: "reimage", in: act(api.ActionReimage, compute), failing: "Reimage", want: "reimage of rack1-c1 failed: reimage: BMC says no", status: model.BMMError},
 		{name: "replace keeps Unhealthy", in: act(api.ActionReplace, compute), failing: "Reimage", want: "replace of rack1-c1 failed: reimage",
-			setup: func(s *actionSite) {
+			setup: func(s *fakeSite) {
 				s.bmm(compute).DetailedStatusMessage, s.bmm(compute).ReadyState = model.UnhealthyMessage, model.ReadyFalse
 			},
 			status: model.BMMError},
@@ -172,26 +172,26 @@ func TestActionFailurePaths(t *testing.T) {
 // left, and the error says why.
 func TestActionRejections(t *testing.T) {
 	s0 := newActionSite(t)
-	kcp, _ := placedRoles(s0.fakeSite)
+	kcp, _ := placedRoles(s0)
 	for _, tc := range []struct {
 		name, want, errType string
 		in                  api.ActionInput
-		setup               func(*testing.T, *actionSite)
+		setup               func(*testing.T, *fakeSite)
 	}{
 		{name: "two KCP disruptions", in: act(api.ActionRestart, kcp[0]), errType: ledger.ErrLeaseRejected,
-			setup: func(t *testing.T, s *actionSite) {
+			setup: func(t *testing.T, s *fakeSite) {
 				s.holdLease(t, kcp[1], "action:site-a:"+kcp[1]+":7", api.ActionRestart)
 			},
 			want: "already disrupting KCP server " + kcp[1]},
 		{name: "KCP set not full", in: act(api.ActionReimage, kcp[0]), errType: ledger.ErrLeaseRejected,
-			setup: func(t *testing.T, s *actionSite) { s.bmm(kcp[2]).ReadyState = model.ReadyFalse },
+			setup: func(t *testing.T, s *fakeSite) { s.bmm(kcp[2]).ReadyState = model.ReadyFalse },
 			want:  "the KCP set is not full"},
 		{name: "leased server", in: act(api.ActionCordon, compute), errType: ledger.ErrLeaseRejected,
-			setup: func(t *testing.T, s *actionSite) { s.holdLease(t, compute, "upgrade:site-a:rack1-c1", "upgrade") },
+			setup: func(t *testing.T, s *fakeSite) { s.holdLease(t, compute, "upgrade:site-a:rack1-c1", "upgrade") },
 			want:  "bmm rack1-c1 is busy: upgrade:site-a:rack1-c1 (upgrade) holds it"},
 		{name: "unknown BMM", in: act(api.ActionRestart, "rack9-c9"), errType: api.ErrPrecheck, want: `bmm "rack9-c9" is not in cluster site-a: known BMMs are rack1-c1`},
 		{name: "cluster not Running", in: act(api.ActionRestart, compute), errType: ledger.ErrLeaseRejected,
-			setup: func(t *testing.T, s *actionSite) { s.st.Cluster.DetailedStatus = model.ClusterDegraded },
+			setup: func(t *testing.T, s *fakeSite) { s.st.Cluster.DetailedStatus = model.ClusterDegraded },
 			want:  "cluster site-a is Degraded, not Running"},
 		{name: "bad action", in: act("reboot", compute), errType: api.ErrInvalidInput, want: `action "reboot": allowed restart, power-off, start, reimage, replace, cordon, uncordon`},
 		{name: "bad storagePolicy", in: api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionReplace, ReplaceParams: api.ReplaceParams{StoragePolicy: "Keep"}},
@@ -203,7 +203,7 @@ func TestActionRejections(t *testing.T) {
 		{name: "replace a healthy uncordoned BMM with safeguardMode All", in: act(api.ActionReplace, compute),
 			errType: api.ErrPrecheck, want: "with safeguardMode All run `cordon` with evacuate first"},
 		{name: "restart an Unhealthy BMM", in: act(api.ActionRestart, compute), errType: api.ErrPrecheck, want: "only replace returns it to service",
-			setup: func(t *testing.T, s *actionSite) { s.bmm(compute).DetailedStatusMessage = model.UnhealthyMessage }},
+			setup: func(t *testing.T, s *fakeSite) { s.bmm(compute).DetailedStatusMessage = model.UnhealthyMessage }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newActionSite(t)

@@ -9,7 +9,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 )
 
-func runFailover(t *testing.T, r *remSite, failed string) api.FailoverStatus {
+func runFailover(t *testing.T, r *fakeSite, failed string) api.FailoverStatus {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
@@ -28,7 +28,7 @@ func runFailover(t *testing.T, r *remSite, failed string) api.FailoverStatus {
 // server that is provisioned again and, once it serves, is no longer
 // marked Unhealthy.
 func TestFailoverRoleChanges(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
+	r := newFakeSite(t, "../examples/four-rack.yaml")
 	st := runFailover(t, r, "rack2-mgmt1")
 	require.Empty(t, st.Error)
 	require.NotNil(t, st.Plan)
@@ -66,8 +66,8 @@ func TestFailoverFailedServerLadder(t *testing.T) {
 		{"reboot recovers", false, []string{"reprovision:failed", "reboot:ok"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRemSite(t, "../examples/four-rack.yaml")
-			r.set("rack2-mgmt1", func(n *remNode) { n.ready = model.ReadyUnknown })
+			r := newFakeSite(t, "../examples/four-rack.yaml")
+			r.set("rack2-mgmt1", func(n *fakeNode) { n.ready = model.ReadyUnknown })
 			r.failing["rack2-mgmt1"] = "the installer failed"
 			r.rebootFails["rack2-mgmt1"] = tc.rebootFails
 			st := runFailover(t, r, "rack2-mgmt1")
@@ -89,8 +89,8 @@ func TestFailoverFailedServerLadder(t *testing.T) {
 // provisioning it as management fails, the management ladder does not
 // reboot it a second time (each ladder step once), it is marked Unhealthy.
 func TestFailoverAfterRemediationRebootDoesNotRebootAgain(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
-	r.set("rack2-mgmt1", func(n *remNode) { n.ready = model.ReadyUnknown })
+	r := newFakeSite(t, "../examples/four-rack.yaml")
+	r.set("rack2-mgmt1", func(n *fakeNode) { n.ready = model.ReadyUnknown })
 	r.failing["rack2-mgmt1"] = "the installer failed"
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
@@ -112,9 +112,9 @@ func TestFailoverAfterRemediationRebootDoesNotRebootAgain(t *testing.T) {
 // A deprovisioned spare (as an upgrade leaves it) is provisioned to the
 // cluster's runtime before it is promoted.
 func TestFailoverProvisionsAnAvailableSpare(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
+	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.bmm("rack4-mgmt1").DetailedStatus = model.BMMAvailable
-	r.set("rack4-mgmt1", func(n *remNode) { n.exists = false })
+	r.set("rack4-mgmt1", func(n *fakeNode) { n.exists = false })
 	st := runFailover(t, r, "rack2-mgmt1")
 	require.True(t, st.Promoted)
 	require.Equal(t, "reimage rack4-mgmt1 4.1.2", r.log[0])
@@ -125,7 +125,7 @@ func TestFailoverProvisionsAnAvailableSpare(t *testing.T) {
 // A spare that cannot be provisioned stops the failover before any role
 // changes: the failed KCP stays marked Unhealthy.
 func TestFailoverSpareProvisioningFails(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
+	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.bmm("rack4-mgmt1").DetailedStatus = model.BMMAvailable
 	r.failing["rack4-mgmt1"] = "the installer failed"
 	st := runFailover(t, r, "rack2-mgmt1")
@@ -139,7 +139,7 @@ func TestFailoverSpareProvisioningFails(t *testing.T) {
 // The spare itself failed: nothing to promote; a management server takes
 // the spare slot and the failed spare becomes management.
 func TestFailoverOfTheSpare(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
+	r := newFakeSite(t, "../examples/four-rack.yaml")
 	st := runFailover(t, r, "rack4-mgmt1")
 	require.Empty(t, st.Error)
 	require.False(t, st.Promoted)
@@ -150,7 +150,7 @@ func TestFailoverOfTheSpare(t *testing.T) {
 
 // A single rack keeps no spare: the KCP stays Unhealthy, nothing changes.
 func TestFailoverWithoutSpare(t *testing.T) {
-	r := newRemSite(t, "../examples/one-rack.yaml")
+	r := newFakeSite(t, "../examples/one-rack.yaml")
 	var kcp string
 	for _, b := range r.st.Cluster.BMMs {
 		if b.HasRole(model.RoleKCP) {

@@ -1,15 +1,14 @@
 package workflows
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
-	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/kube"
-	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/placement"
@@ -20,36 +19,71 @@ import (
 )
 
 // fakeSite stands in for the ledger, the BMCs and the Kubernetes API in the
-// SDK test environment: it keeps the cluster state and records every
-// disruptive step so tests can check order and overlap.
+// SDK test environment, for every workflow test: it keeps the cluster state,
+// the machines and their nodes, and records every step so tests can check
+// order and overlap. The ledger activities are in fakesite_ledger_test.go,
+// the Kubernetes ones in fakesite_kube_test.go, the BMC ones in
+// fakesite_bmc_test.go. A scenario shapes it through the fields marked
+// "set by the test".
 type fakeSite struct {
-	mu       sync.Mutex
-	st       api.ClusterState
-	reimages []string          // BMMs in reimage order
-	failing  map[string]string // BMM -> reimage error
-	cordoned map[string]bool
-	inFlight map[string]int // rack -> reimages in flight
-	maxRack  map[string]int
-	racks    map[string]bool // racks with a reimage in flight
-	overlap  bool            // two racks reimaging at once
-	kcpOut   int
-	maxKCP   int
+	mu sync.Mutex
+	st api.ClusterState
+
+	// Set by the test: what the machines do.
+	nodes       map[string]*fakeNode     // by BMM
+	failing     map[string]string        // BMM -> reimage error
+	rebootFails map[string]bool          // BMM whose power does not come back on restart
+	sticky      map[string]bool          // BMM whose conditions survive a reboot and a reimage
+	broken      map[string]bool          // BMM whose node never gets Ready until a replace records new hardware
+	power       map[string]string        // BMM -> On/Off (default On)
+	running     map[string]bool          // workflow id -> running, for HolderStates
+	fail        map[string]string        // activity -> non-retryable error message
+	delay       map[string]time.Duration // activity -> time on the workflow clock before it returns
+	slowTenants bool                     // drains and VM shutdowns run out of time
+	versioned   bool                     // reimages records "bmm@version" (the action tests)
+	// emit, when set, receives what the lab's event log would record
+	// (property tests); called with mu held.
+	emit func(kind, bmm, rack string, detail map[string]any)
+	// onHeal, when set, hears that a good boot ended bmm's fault (mu held).
+	onHeal func(bmm string)
+
+	// Recorded.
+	calls    []string // "Activity bmm-or-node" of the steps, in order
+	log      []string // effects on the site, in order ("reimage rack1-c1 4.1.2")
+	reimages []string // BMMs in reimage order
+	forced   []bool   // Reimage Force flags in order
 	drains   []kube.DrainInput
 	vmStops  []kube.ShutdownInput
-	// slowTenants makes drains and VM shutdowns run out of time.
-	slowTenants bool
-	// emit, when set, receives what the lab's event log would record
-	// (property_events_test.go); called with mu held.
-	emit func(kind, bmm, rack string, detail map[string]any)
+	started  int      // StartVMs calls
+	observed int      // ObserveNodes calls
+	children []string // child workflow ids started (env)
+	cordoned map[string]bool
+	shown    map[string]string // node readiness the event log last showed, by BMM
+	inFlight map[string]int    // rack -> compute reimages in flight
+	overlap  bool              // compute of two racks reimaging at once
+	kcpOut   int
+	maxKCP   int
 }
 
+// fakeNode is a node as the fake Kubernetes API shows it.
+type fakeNode struct {
+	exists  bool
+	ready   string
+	rofs    bool
+	version string
+}
+
+// newFakeSite places the inventory at path and records every server
+// provisioned, on, Ready and uncordoned on the inventory's runtime.
 func newFakeSite(t *testing.T, path string) *fakeSite {
 	t.Helper()
 	inv, err := model.LoadInventory(path)
 	require.NoError(t, err)
 	placed, err := placement.Place(inv)
 	require.NoError(t, err)
-	f := &fakeSite{failing: map[string]string{}, cordoned: map[string]bool{}, inFlight: map[string]int{}, maxRack: map[string]int{}, racks: map[string]bool{}}
+	f := &fakeSite{nodes: map[string]*fakeNode{}, failing: map[string]string{}, rebootFails: map[string]bool{}, sticky: map[string]bool{},
+		broken: map[string]bool{}, power: map[string]string{}, running: map[string]bool{}, fail: map[string]string{},
+		delay: map[string]time.Duration{}, cordoned: map[string]bool{}, shown: map[string]string{}, inFlight: map[string]int{}}
 	f.st.Cluster = model.Cluster{Name: inv.Cluster, RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.ClusterRunning}
 	f.st.ImageURLTemplate = inv.ImageURL("{version}")
 	roles := map[string]placement.Assignment{}
@@ -62,6 +96,8 @@ func newFakeSite(t *testing.T, path string) *fakeSite {
 			ManagementGroup: a.ManagementGroup, NodeName: model.NodeNameOf(ref.Server), BMC: ref.Server.BMC,
 			RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.BMMProvisioned, PowerState: model.PowerOn,
 			CordonStatus: model.Uncordoned, ReadyState: model.ReadyTrue})
+		f.nodes[ref.Server.Name] = &fakeNode{exists: true, ready: model.ReadyTrue, version: inv.RuntimeVersion}
+		f.shown[ref.Server.Name] = events.NodeReady
 	}
 	return f
 }
@@ -71,143 +107,56 @@ func (f *fakeSite) bmm(name string) *model.BMM {
 	return b
 }
 
-func (f *fakeSite) register(env *testsuite.TestWorkflowEnvironment) {
-	env.RegisterWorkflow(RackUpgradeWorkflow)
-	env.RegisterWorkflow(ServerUpgradeWorkflow)
-	env.RegisterActivity(la)
-	env.RegisterActivity(ka)
-	env.RegisterActivity(ba)
-	env.OnActivity(la.ReadCluster, mock.Anything, mock.Anything).Return(func(_ context.Context, _ string) (api.ClusterState, error) {
+// byNode is the BMM whose node is node.
+func (f *fakeSite) byNode(node string) string {
+	for _, b := range f.st.Cluster.BMMs {
+		if b.NodeName == node {
+			return b.Name
+		}
+	}
+	return node
+}
+
+func (f *fakeSite) set(bmm string, mod func(n *fakeNode)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	mod(f.nodes[bmm])
+}
+
+// status is what the Kubernetes API says about bmm's node: a machine that
+// is off, or broken, has no Ready node.
+func (f *fakeSite) status(bmm string) kube.NodeStatus {
+	n, b := f.nodes[bmm], f.bmm(bmm)
+	if n == nil || b == nil {
+		return kube.NodeStatus{Node: bmm}
+	}
+	ready := n.ready
+	if f.power[bmm] == model.PowerOff || f.broken[bmm] {
+		ready = model.ReadyFalse
+	}
+	return kube.NodeStatus{Node: b.NodeName, Exists: n.exists, Ready: ready, ReadOnlyRootFS: n.rofs, RuntimeVersion: n.version}
+}
+
+// step logs a call and returns its injected failure, if any (mu held).
+func (f *fakeSite) step(activity, who string) error {
+	f.calls = append(f.calls, activity+" "+who)
+	if msg := f.fail[activity]; msg != "" {
+		return temporal.NewNonRetryableApplicationError(msg, "Injected", nil)
+	}
+	return nil
+}
+
+func (f *fakeSite) logf(format string, args ...any) {
+	f.log = append(f.log, fmt.Sprintf(format, args...))
+}
+
+// after is the activity's delay on the workflow clock.
+func (f *fakeSite) after(activity string) func() time.Duration {
+	return func() time.Duration {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		st := f.st
-		st.Cluster.BMMs = append([]model.BMM(nil), f.st.Cluster.BMMs...)
-		st.Leases = append([]lease.Lease(nil), f.st.Leases...)
-		return st, nil
-	})
-	env.OnActivity(la.ReadBMM, mock.Anything, mock.Anything).Return(func(_ context.Context, in ledger.ReadBMMInput) (api.ClusterState, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		st := f.st
-		st.Cluster.BMMs = append([]model.BMM(nil), f.st.Cluster.BMMs...)
-		st.Leases = append([]lease.Lease(nil), f.st.Leases...)
-		return st.ForBMM(in.BMM)
-	})
-	env.OnActivity(la.SetClusterStatus, mock.Anything, mock.Anything).Return(func(_ context.Context, in ledger.ClusterStatusInput) error {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.st.Cluster.DetailedStatus, f.st.Cluster.DetailedStatusMessage = in.Status.DetailedStatus, in.Status.DetailedStatusMessage
-		if in.Status.RuntimeVersion != "" {
-			f.st.Cluster.RuntimeVersion = in.Status.RuntimeVersion
-		}
-		if in.Status.UpgradeTarget != "" {
-			f.st.UpgradeTarget = in.Status.UpgradeTarget
-		}
-		if in.Status.ClearUpgrade {
-			f.st.UpgradeTarget = ""
-		}
-		return nil
-	})
-	env.OnActivity(la.RecordBMM, mock.Anything, mock.Anything).Return(func(_ context.Context, in ledger.RecordInput) error {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		applyPatch(f.bmm(in.Patch.BMM), in.Patch)
-		if f.emit != nil && len(in.Patch.Roles) > 0 {
-			f.emit("node-label", in.Patch.BMM, f.bmm(in.Patch.BMM).Rack, map[string]any{"labels": map[string]string{LabelRole: string(in.Patch.Roles[0])}})
-		}
-		return nil
-	})
-	env.OnActivity(la.AcquireLease, mock.Anything, mock.Anything).Return(func(_ context.Context, in ledger.AcquireInput) (api.AcquireResult, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if err := lease.Check(f.st.Cluster, f.st.Leases, in.Request); err != nil {
-			return api.AcquireResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ledger.ErrLeaseRejected, nil)
-		}
-		f.st.Leases = lease.Grant(f.st.Leases, in.Request, f.bmm(in.Request.BMM).HasRole(model.RoleKCP), env.Now())
-		return api.AcquireResult{Holder: in.Request.Holder}, nil
-	})
-	env.OnActivity(la.ReleaseLease, mock.Anything, mock.Anything).Return(func(_ context.Context, in ledger.ReleaseInput) error {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.st.Leases = lease.Release(f.st.Leases, in.Request.BMM, in.Request.Holder)
-		return nil
-	})
-	env.OnActivity(ka.Cordon, mock.Anything, mock.Anything).Return(func(_ context.Context, node string) error {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.cordoned[node] = true
-		return nil
-	})
-	env.OnActivity(ka.Uncordon, mock.Anything, mock.Anything).Return(func(_ context.Context, node string) error {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		delete(f.cordoned, node)
-		return nil
-	})
-	env.OnActivity(ka.Drain, mock.Anything, mock.Anything).Return(func(_ context.Context, in kube.DrainInput) (kube.DrainResult, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.drains = append(f.drains, in)
-		if f.slowTenants {
-			return kube.DrainResult{TimedOut: true, Remaining: 2}, nil
-		}
-		return kube.DrainResult{Completed: true}, nil
-	})
-	env.OnActivity(ka.ShutdownVMs, mock.Anything, mock.Anything).Return(func(_ context.Context, in kube.ShutdownInput) (kube.ShutdownResult, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.vmStops = append(f.vmStops, in)
-		return kube.ShutdownResult{TimedOut: f.slowTenants}, nil
-	})
-	env.OnActivity(ka.StartVMs, mock.Anything, mock.Anything).Return(kube.StartResult{}, nil)
-	env.OnActivity(ka.WaitNodeReady, mock.Anything, mock.Anything).Return(func(_ context.Context, in kube.WaitReadyInput) (kube.NodeStatus, error) {
-		return kube.NodeStatus{Node: in.Node, Exists: true, Ready: "True"}, nil
-	})
-	env.OnActivity(ba.Reimage, mock.Anything, mock.Anything).Return(func(_ context.Context, in bmc.ReimageInput) (bmc.ReimageResult, error) {
-		f.mu.Lock()
-		b := f.bmm(in.BMM)
-		f.reimages = append(f.reimages, in.BMM)
-		if f.emit != nil {
-			f.emit("reimage-start", in.BMM, b.Rack, map[string]any{"version": in.Version})
-		}
-		cp := b.HasRole(model.RoleKCP) || b.HasRole(model.RoleKCPSpare)
-		if cp {
-			f.kcpOut++
-			f.maxKCP = max(f.maxKCP, f.kcpOut)
-		}
-		f.inFlight[b.Rack]++
-		f.maxRack[b.Rack] = max(f.maxRack[b.Rack], f.inFlight[b.Rack])
-		f.racks[b.Rack] = true
-		if !cp && len(f.racks) > 1 {
-			f.overlap = true
-		}
-		f.mu.Unlock()
-		// Another server's step may run while this one "reimages".
-		defer func() {
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			if cp {
-				f.kcpOut--
-			}
-			f.inFlight[b.Rack]--
-			if f.inFlight[b.Rack] == 0 {
-				delete(f.racks, b.Rack)
-			}
-			if f.emit == nil {
-				return
-			}
-			if f.failing[in.BMM] != "" {
-				f.emit("reimage-failed", in.BMM, b.Rack, map[string]any{"version": in.Version})
-				return
-			}
-			f.emit("reimage-done", in.BMM, b.Rack, map[string]any{"version": in.Version})
-			f.emit("node-ready", in.BMM, b.Rack, nil)
-		}()
-		if msg := f.failing[in.BMM]; msg != "" {
-			return bmc.ReimageResult{}, temporal.NewNonRetryableApplicationError(msg, "ReimageFailed", nil)
-		}
-		return bmc.ReimageResult{Version: in.Version, Reimaged: true}, nil
-	})
+		return f.delay[activity]
+	}
 }
 
 func (f *fakeSite) versions() map[string]string {
@@ -226,10 +175,54 @@ func (f *fakeSite) role(name string) model.Role {
 	return f.bmm(name).Roles[0]
 }
 
+func (f *fakeSite) callLog() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+func (f *fakeSite) leases() []lease.Lease {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]lease.Lease(nil), f.st.Leases...)
+}
+
+func (f *fakeSite) ledgerBMM(name string) model.BMM {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return *f.bmm(name)
+}
+
+// holdLease puts a lease in the ledger as another workflow would.
+func (f *fakeSite) holdLease(t *testing.T, bmm, holder, op string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r := lease.Request{BMM: bmm, Holder: holder, Operation: op, Disruptive: lease.IsDisruptive(op)}
+	require.NoError(t, lease.Check(f.st.Cluster, f.st.Leases, r))
+	f.st.Leases = lease.Grant(f.st.Leases, r, f.bmm(bmm).HasRole(model.RoleKCP), time.Time{})
+}
+
+// register registers the upgrade's child workflows, the activities and
+// the fake's answers to all of them.
+func (f *fakeSite) register(env *testsuite.TestWorkflowEnvironment) {
+	env.RegisterWorkflow(RackUpgradeWorkflow)
+	env.RegisterWorkflow(ServerUpgradeWorkflow)
+	env.RegisterActivity(la)
+	env.RegisterActivity(ka)
+	env.RegisterActivity(ba)
+	f.mockLedger(env)
+	f.mockKube(env)
+	f.mockBMC(env)
+	env.SetOnActivityStartedListener(f.activityStarted)
+}
+
+// answer mocks activity with fn, after the delay the test set for it.
+func (f *fakeSite) answer(env *testsuite.TestWorkflowEnvironment, activity any, name string, fn any) {
+	env.OnActivity(activity, mock.Anything, mock.Anything).AfterFn(f.after(name)).Return(fn)
+}
+
 func upgradeInput(strategy model.UpdateStrategy) api.UpgradeInput {
 	return api.UpgradeInput{Cluster: "site-a", TargetVersion: "4.2.0", UpdateStrategy: strategy}
 }
 
 func intp(i int) *int { return &i }
-
-var _ = fmt.Sprint

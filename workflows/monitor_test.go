@@ -14,11 +14,11 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// monRun drives HealthMonitorWorkflow on a remSite with a stand-in
+// monRun drives HealthMonitorWorkflow on a fakeSite with a stand-in
 // RemediationWorkflow that records its start, holds for hold and heals.
 type monRun struct {
 	t       *testing.T
-	r       *remSite
+	r       *fakeSite
 	env     *testsuite.TestWorkflowEnvironment
 	started []api.RemediationInput
 	at      []time.Duration // when each started, from the monitor's start
@@ -26,7 +26,7 @@ type monRun struct {
 	t0      time.Time
 }
 
-func newMonRun(t *testing.T, r *remSite, cfg model.RemediationSpec) *monRun {
+func newMonRun(t *testing.T, r *fakeSite, cfg model.RemediationSpec) *monRun {
 	var s testsuite.WorkflowTestSuite
 	m := &monRun{t: t, r: r, env: s.NewTestWorkflowEnvironment(), hold: time.Second}
 	r.register(m.env)
@@ -39,7 +39,7 @@ func newMonRun(t *testing.T, r *remSite, cfg model.RemediationSpec) *monRun {
 			return api.RemediationStatus{}, err
 		}
 		// It heals the node, as a remediation that recovered it would.
-		r.set(in.BMM, func(n *remNode) { n.rofs, n.ready = false, model.ReadyTrue })
+		r.set(in.BMM, func(n *fakeNode) { n.rofs, n.ready = false, model.ReadyTrue })
 		return api.RemediationStatus{Outcome: "stand-in done", Finished: true}, nil
 	}, workflow.RegisterOptions{Name: api.RemediationWorkflowName})
 	return m
@@ -85,20 +85,23 @@ func TestMonitorTriggerThresholds(t *testing.T) {
 		bmm       string
 		trig      remediate.Trigger
 		threshold time.Duration
-		set       func(r *remSite, bmm string)
+		set       func(r *fakeSite, bmm string)
 	}{
 		{"read-only root fs, compute", "rack1-c1", remediate.ReadOnlyRootFS, 10 * time.Minute,
-			func(r *remSite, b string) { r.nodes[b].rofs = true }},
+			func(r *fakeSite, b string) { r.nodes[b].rofs = true }},
 		{"node Unknown, management", "rack1-mgmt2", remediate.NodeUnknown, 30 * time.Minute,
-			func(r *remSite, b string) { r.nodes[b].ready = model.ReadyUnknown }},
+			func(r *fakeSite, b string) { r.nodes[b].ready = model.ReadyUnknown }},
 		{"node Unknown, KCP", "rack2-mgmt1", remediate.NodeUnknown, 30 * time.Minute,
-			func(r *remSite, b string) { r.nodes[b].ready = model.ReadyUnknown }},
+			func(r *fakeSite, b string) { r.nodes[b].ready = model.ReadyUnknown }},
 		{"provisioning, compute", "rack3-c2", remediate.ProvisioningTimeout, 6 * time.Hour,
-			func(r *remSite, b string) { r.bmm(b).DetailedStatus = model.BMMProvisioning; r.nodes[b].exists = false }},
+			func(r *fakeSite, b string) {
+				r.bmm(b).DetailedStatus = model.BMMProvisioning
+				r.nodes[b].exists = false
+			}},
 	} {
 		for _, held := range []time.Duration{tc.threshold - time.Second, tc.threshold} {
 			t.Run(tc.name+" "+held.String(), func(t *testing.T) {
-				r := newRemSite(t, "../examples/four-rack.yaml")
+				r := newFakeSite(t, "../examples/four-rack.yaml")
 				tc.set(r, tc.bmm)
 				c := cfg
 				c.Interval = dur(held)
@@ -124,7 +127,7 @@ func TestMonitorTriggerThresholds(t *testing.T) {
 
 // Compute is exempt from node-Unknown (reference 000).
 func TestMonitorComputeUnknownIsNoTrigger(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
+	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.nodes["rack1-c1"].ready = model.ReadyUnknown
 	m := newMonRun(t, r, model.RemediationSpec{Interval: dur(time.Hour)})
 	st := m.run(3*time.Hour + time.Minute)
@@ -135,12 +138,12 @@ func TestMonitorComputeUnknownIsNoTrigger(t *testing.T) {
 // A condition that clears before its threshold loses its clock; when it
 // returns the threshold counts afresh.
 func TestMonitorConditionClears(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
+	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.nodes["rack1-c1"].rofs = true
 	m := newMonRun(t, r, model.RemediationSpec{Interval: dur(time.Minute), ReadOnlyRootFilesystemFor: dur(10 * time.Minute)})
-	m.after(5*time.Minute+30*time.Second, func() { r.set("rack1-c1", func(n *remNode) { n.rofs = false }) })
+	m.after(5*time.Minute+30*time.Second, func() { r.set("rack1-c1", func(n *fakeNode) { n.rofs = false }) })
 	m.after(6*time.Minute+30*time.Second, func() { require.Empty(t, m.status().Clocks, "cleared") })
-	m.after(8*time.Minute+30*time.Second, func() { r.set("rack1-c1", func(n *remNode) { n.rofs = true }) })
+	m.after(8*time.Minute+30*time.Second, func() { r.set("rack1-c1", func(n *fakeNode) { n.rofs = true }) })
 	st := m.run(18*time.Minute + 30*time.Second)
 	require.Empty(t, m.started, "9 minutes since it came back: not yet due")
 	require.Len(t, st.Clocks, 1)
@@ -152,7 +155,7 @@ func TestMonitorConditionClears(t *testing.T) {
 // one recovers the guard lifts, the cluster is Running again and the other
 // KCP is remediated.
 func TestMonitorStormGuard(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
+	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.nodes["rack1-mgmt1"].ready = model.ReadyUnknown
 	r.nodes["rack2-mgmt1"].ready = model.ReadyUnknown
 	r.nodes["rack1-c1"].rofs = true
@@ -164,7 +167,7 @@ func TestMonitorStormGuard(t *testing.T) {
 		storm = m.status()
 		ledgerStatus, ledgerMsg = r.st.Cluster.DetailedStatus, r.st.Cluster.DetailedStatusMessage
 	})
-	m.after(35*time.Minute, func() { r.set("rack1-mgmt1", func(n *remNode) { n.ready = model.ReadyTrue }) })
+	m.after(35*time.Minute, func() { r.set("rack1-mgmt1", func(n *fakeNode) { n.ready = model.ReadyTrue }) })
 	st := m.run(40*time.Minute + time.Second)
 
 	require.Equal(t, []string{"rack1-mgmt1", "rack2-mgmt1"}, storm.UnhealthyControlPlane)
@@ -183,7 +186,7 @@ func TestMonitorStormGuard(t *testing.T) {
 
 // The storm guard never overrides an upgrade's status.
 func TestMonitorStormLeavesAnUpgradeAlone(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
+	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.st.Cluster.DetailedStatus = model.ClusterUpdating
 	r.nodes["rack1-mgmt1"].ready = model.ReadyUnknown
 	r.nodes["rack2-mgmt1"].ready = model.ReadyUnknown
@@ -196,7 +199,7 @@ func TestMonitorStormLeavesAnUpgradeAlone(t *testing.T) {
 // maxConcurrentCompute caps compute remediations in flight; the one that
 // waited starts once a slot frees.
 func TestMonitorComputeCap(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
+	r := newFakeSite(t, "../examples/four-rack.yaml")
 	for _, b := range []string{"rack1-c1", "rack1-c2", "rack1-c3"} {
 		r.nodes[b].rofs = true
 	}
@@ -215,7 +218,7 @@ func TestMonitorComputeCap(t *testing.T) {
 
 // A BMM someone else holds waits, with the holder in the reason.
 func TestMonitorLeaseConflict(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
+	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.nodes["rack1-c1"].rofs = true
 	r.st.Leases = []lease.Lease{{BMM: "rack1-c1", Holder: "action:site-a:rack1-c1:1", Operation: "reimage", Disruptive: true}}
 	m := newMonRun(t, r, model.RemediationSpec{Interval: dur(time.Minute), ReadOnlyRootFilesystemFor: dur(time.Minute)})
@@ -228,13 +231,13 @@ func TestMonitorLeaseConflict(t *testing.T) {
 // A remediation in flight is not started twice; once it closes, its
 // outcome is in the recent list.
 func TestMonitorTracksItsChildren(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
+	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.nodes["rack1-c1"].rofs = true
 	m := newMonRun(t, r, model.RemediationSpec{Interval: dur(time.Minute), ReadOnlyRootFilesystemFor: dur(time.Minute)})
 	m.hold = 3*time.Minute + 30*time.Second
 	var during api.MonitorStatus
 	m.after(3*time.Minute+time.Second, func() { during = m.status() })
-	m.after(4*time.Minute+time.Second, func() { r.set("rack1-c1", func(n *remNode) { n.rofs = false }) })
+	m.after(4*time.Minute+time.Second, func() { r.set("rack1-c1", func(n *fakeNode) { n.rofs = false }) })
 	st := m.run(6*time.Minute + time.Second)
 	require.Equal(t, []string{"rack1-c1"}, m.startedBMMs())
 	require.Len(t, during.Active, 1)
@@ -248,7 +251,7 @@ func TestMonitorTracksItsChildren(t *testing.T) {
 // The monitor continues as new after RoundsPerRun rounds, carrying its
 // clocks so a trigger's time is not lost.
 func TestMonitorContinuesAsNewWithClocks(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
+	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.nodes["rack1-c1"].rofs = true
 	m := newMonRun(t, r, model.RemediationSpec{Interval: dur(time.Minute)})
 	m.env.ExecuteWorkflow(HealthMonitorWorkflow, api.MonitorInput{Cluster: "site-a", RoundsPerRun: 3})

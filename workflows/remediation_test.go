@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 )
 
 // remediate runs RemediationWorkflow for bmm on r and returns its result.
-func runRemediation(t *testing.T, r *remSite, bmm string, trig remediate.Trigger) api.RemediationStatus {
+func runRemediation(t *testing.T, r *fakeSite, bmm string, trig remediate.Trigger) api.RemediationStatus {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
@@ -43,8 +44,8 @@ func ranSteps(recs []api.StepRecord) []string {
 
 func TestRemediationCompute(t *testing.T) {
 	t.Run("reprovision recovers", func(t *testing.T) {
-		r := newRemSite(t, "../examples/four-rack.yaml")
-		r.set("rack1-c1", func(n *remNode) { n.rofs = true })
+		r := newFakeSite(t, "../examples/four-rack.yaml")
+		r.set("rack1-c1", func(n *fakeNode) { n.rofs = true })
 		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
 		require.Equal(t, []string{"reprovision:ok"}, ranSteps(st.Steps))
 		require.True(t, st.Recovered)
@@ -56,8 +57,8 @@ func TestRemediationCompute(t *testing.T) {
 		require.Empty(t, r.st.Leases)
 	})
 	t.Run("reprovision fails: Unhealthy, removed, powered off", func(t *testing.T) {
-		r := newRemSite(t, "../examples/four-rack.yaml")
-		r.set("rack1-c1", func(n *remNode) { n.rofs = true })
+		r := newFakeSite(t, "../examples/four-rack.yaml")
+		r.set("rack1-c1", func(n *fakeNode) { n.rofs = true })
 		r.failing["rack1-c1"] = "the installer failed"
 		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
 		require.Equal(t, []string{"reprovision:failed", "mark-unhealthy:ok", "power-off:ok"}, ranSteps(st.Steps))
@@ -75,7 +76,7 @@ func TestRemediationCompute(t *testing.T) {
 // The monitor saw a provisioning outlive its threshold, but by the time the
 // remediation reads the ledger it has finished: nothing is reprovisioned.
 func TestRemediationProvisioningFinishedMeanwhile(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
+	r := newFakeSite(t, "../examples/four-rack.yaml")
 	st := runRemediation(t, r, "rack1-c1", remediate.ProvisioningTimeout)
 	require.Contains(t, st.Refused, "provisioning finished before the remediation started")
 	require.Empty(t, st.Steps)
@@ -83,7 +84,7 @@ func TestRemediationProvisioningFinishedMeanwhile(t *testing.T) {
 	require.Empty(t, r.st.Leases)
 
 	// Still provisioning: the ladder runs.
-	r = newRemSite(t, "../examples/four-rack.yaml")
+	r = newFakeSite(t, "../examples/four-rack.yaml")
 	r.bmm("rack1-c1").DetailedStatus = model.BMMProvisioning
 	st = runRemediation(t, r, "rack1-c1", remediate.ProvisioningTimeout)
 	require.Empty(t, st.Refused)
@@ -94,7 +95,7 @@ func TestRemediationProvisioningFinishedMeanwhile(t *testing.T) {
 // recorded Provisioned: otherwise the trigger would still hold and the
 // monitor would reboot it again every round.
 func TestRemediationRebootEndsProvisioning(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
+	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.bmm("rack1-mgmt2").DetailedStatus = model.BMMProvisioning
 	st := runRemediation(t, r, "rack1-mgmt2", remediate.ProvisioningTimeout)
 	require.Equal(t, []string{"reboot:ok"}, ranSteps(st.Steps))
@@ -126,8 +127,8 @@ func TestRemediationManagement(t *testing.T) {
 			log: []string{"restart " + m, "reimage " + m + " 4.1.2", "unhealthy " + m, "drain " + m, "delete-node " + m}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRemSite(t, "../examples/four-rack.yaml")
-			r.set(m, func(n *remNode) { n.ready = model.ReadyUnknown; n.rofs = tc.sticky })
+			r := newFakeSite(t, "../examples/four-rack.yaml")
+			r.set(m, func(n *fakeNode) { n.ready = model.ReadyUnknown; n.rofs = tc.sticky })
 			r.rebootFails[m], r.sticky[m] = tc.rebootFails, tc.sticky
 			if tc.reimageFails {
 				r.failing[m] = "the installer failed"
@@ -145,8 +146,8 @@ func TestRemediationManagement(t *testing.T) {
 }
 
 func TestRemediationKCPRebootRecovers(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
-	r.set("rack2-mgmt1", func(n *remNode) { n.ready = model.ReadyUnknown })
+	r := newFakeSite(t, "../examples/four-rack.yaml")
+	r.set("rack2-mgmt1", func(n *fakeNode) { n.ready = model.ReadyUnknown })
 	st := runRemediation(t, r, "rack2-mgmt1", remediate.NodeUnknown)
 	require.Equal(t, []string{"reboot:ok"}, ranSteps(st.Steps))
 	require.True(t, st.Recovered)
@@ -158,8 +159,8 @@ func TestRemediationKCPRebootRecovers(t *testing.T) {
 // is a KCP before the failed server stops being one, and the failed server,
 // provisioned again as management, serves again.
 func TestRemediationKCPRebootFailsFailsOver(t *testing.T) {
-	r := newRemSite(t, "../examples/four-rack.yaml")
-	r.set("rack2-mgmt1", func(n *remNode) { n.ready = model.ReadyUnknown })
+	r := newFakeSite(t, "../examples/four-rack.yaml")
+	r.set("rack2-mgmt1", func(n *fakeNode) { n.ready = model.ReadyUnknown })
 	r.rebootFails["rack2-mgmt1"] = true
 	st := runRemediation(t, r, "rack2-mgmt1", remediate.NodeUnknown)
 	require.Equal(t, []string{"reboot:failed", "mark-unhealthy:ok", "failover:ok"}, ranSteps(st.Steps))
@@ -176,7 +177,7 @@ func TestRemediationKCPRebootFailsFailsOver(t *testing.T) {
 
 // requireKCPCount replays the role changes of r.log from the placement
 // and checks the active KCP count never drops below want.
-func requireKCPCount(t *testing.T, r *remSite, want int) {
+func requireKCPCount(t *testing.T, r *fakeSite, want int) {
 	t.Helper()
 	f := newFakeSite(t, "../examples/four-rack.yaml")
 	roles := map[string]model.Role{}
@@ -205,7 +206,7 @@ func requireKCPCount(t *testing.T, r *remSite, want int) {
 
 func TestRemediationRefusals(t *testing.T) {
 	t.Run("leased by someone else", func(t *testing.T) {
-		r := newRemSite(t, "../examples/four-rack.yaml")
+		r := newFakeSite(t, "../examples/four-rack.yaml")
 		r.st.Leases = []lease.Lease{{BMM: "rack1-c1", Holder: "action:site-a:rack1-c1:1", Operation: "reimage", Disruptive: true, Since: time.Unix(0, 0)}}
 		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
 		require.Contains(t, st.Refused, "bmm rack1-c1 is busy: action:site-a:rack1-c1:1 (reimage)")
@@ -214,10 +215,20 @@ func TestRemediationRefusals(t *testing.T) {
 		require.Empty(t, r.log)
 	})
 	t.Run("already Unhealthy", func(t *testing.T) {
-		r := newRemSite(t, "../examples/four-rack.yaml")
+		r := newFakeSite(t, "../examples/four-rack.yaml")
 		r.bmm("rack1-c1").DetailedStatusMessage = model.UnhealthyMessage
 		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
 		require.Contains(t, st.Refused, "already marked Unhealthy")
 		require.Empty(t, r.log)
 	})
+}
+
+// fmtSscanRole parses a "role <bmm> <role>" log line.
+func fmtSscanRole(line string, bmm, role *string) (int, error) {
+	var kind string
+	n, err := fmt.Sscan(line, &kind, bmm, role)
+	if err == nil && kind != "role" {
+		return n, fmt.Errorf("not a role change")
+	}
+	return n, err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/lab/redfish"
+	"github.com/rackroll/rackroll/internal/lab/redfish/redfishtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
@@ -27,22 +28,8 @@ type labRig struct {
 
 func newLab(t *testing.T, mutate ...func(*redfish.Config)) *labRig {
 	t.Helper()
-	log := events.New(nil)
-	cfg := redfish.Config{
-		BMM: "rack1-c1", Rack: "rack1", Username: "root", Password: testPassword,
-		RuntimeVersion: "4.1.2", SerialNumber: "SN-0101", BootMAC: "52:54:00:00:01:01",
-		Timings: redfish.Timings{PowerTransition: 5 * time.Millisecond, Boot: 5 * time.Millisecond, Reimage: 20 * time.Millisecond},
-		Events:  log,
-	}
-	for _, m := range mutate {
-		m(&cfg)
-	}
-	b := redfish.New(cfg)
-	t.Cleanup(b.Close)
-	url, err := b.Serve("")
-	require.NoError(t, err)
-
-	t.Setenv("RR_TEST_BMC_USER", "root")
+	srv := redfishtest.Start(t, mutate...)
+	t.Setenv("RR_TEST_BMC_USER", redfishtest.Username)
 	t.Setenv("RR_TEST_BMC_PASS", testPassword)
 	a := &Activities{
 		PollInterval:   2 * time.Millisecond,
@@ -54,8 +41,8 @@ func newLab(t *testing.T, mutate ...func(*redfish.Config)) *labRig {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivity(a)
-	return &labRig{t: t, bmc: b, log: log, a: a, env: env, ep: Endpoint{
-		BMM: "rack1-c1", Address: url,
+	return &labRig{t: t, bmc: srv.BMC, log: srv.Log, a: a, env: env, ep: Endpoint{
+		BMM: redfishtest.BMM, Address: srv.URL,
 		Credentials: CredentialRef{UsernameEnv: "RR_TEST_BMC_USER", PasswordEnv: "RR_TEST_BMC_PASS"},
 	}}
 }

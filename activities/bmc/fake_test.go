@@ -2,8 +2,6 @@ package bmc
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -12,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/lab/redfish/redfishtest"
 	"github.com/stmcginnis/gofish/schemas"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
@@ -200,14 +199,9 @@ func (f *fakeClient) mutations() []string {
 	return out
 }
 
-// testPassword is made per run: no credential lives in the code.
-var testPassword = func() string {
-	b := make([]byte, 12)
-	if _, err := rand.Read(b); err != nil {
-		panic(err)
-	}
-	return "pw-" + hex.EncodeToString(b)
-}()
+// testPassword is made per run (the emulator's): no credential lives in
+// the code.
+var testPassword = redfishtest.Password
 
 var testEnv = map[string]string{"BMC_USER": "root", "BMC_PASS": testPassword}
 

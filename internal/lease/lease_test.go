@@ -6,19 +6,12 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/model/modeltest"
 )
-
-func bmm(name, rack string, role model.Role) model.BMM {
-	return model.BMM{Name: name, Rack: rack, Roles: []model.Role{role}, ReadyState: model.ReadyTrue, DetailedStatus: model.BMMProvisioned}
-}
 
 // Four racks: KCP in racks 1-3, spare in rack 4.
 func site() model.Cluster {
-	return model.Cluster{Name: "site-a", DetailedStatus: model.ClusterRunning, BMMs: []model.BMM{
-		bmm("r1-m1", "rack1", model.RoleKCP), bmm("r2-m1", "rack2", model.RoleKCP), bmm("r3-m1", "rack3", model.RoleKCP),
-		bmm("r4-m1", "rack4", model.RoleKCPSpare), bmm("r1-m2", "rack1", model.RoleManagement),
-		bmm("r1-c1", "rack1", model.RoleCompute), bmm("r2-c1", "rack2", model.RoleCompute),
-	}}
+	return modeltest.Cluster("r1-m1:kcp", "r2-m1:kcp", "r3-m1:kcp", "r4-m1:kcp-spare", "r1-m2:management", "r1-c1:compute", "r2-c1:compute")
 }
 
 func TestCheck(t *testing.T) {

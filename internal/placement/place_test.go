@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/model/modeltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,21 +22,21 @@ func TestPlaceTables(t *testing.T) {
 		{"1 rack, 4 management", []string{"rack1: m1 m2 m3 m4 c1"},
 			"rack1[c1:c m1:kcp m2:kcp m3:kcp m4:a]"},
 		// Two racks: KCP in rack 1, spare in rack 2.
-		{"2 racks", uniform(2, "m1 m2 c1"),
+		{"2 racks", modeltest.Uniform(2, "m1 m2 c1"),
 			"rack1[c1:c m1:kcp m2:a] rack2[c1:c m1:spare m2:b]"},
 		// Three racks: KCP in each, spare in rack 1.
-		{"3 racks", uniform(3, "m1 m2 c1"),
+		{"3 racks", modeltest.Uniform(3, "m1 m2 c1"),
 			"rack1[c1:c m1:kcp m2:spare] rack2[c1:c m1:kcp m2:a] rack3[c1:c m1:kcp m2:b]"},
 		// Four racks: KCPs in racks 1-3, spare in rack 4.
-		{"4 racks", uniform(4, "m1 m2 c1"),
+		{"4 racks", modeltest.Uniform(4, "m1 m2 c1"),
 			"rack1[c1:c m1:kcp m2:a] rack2[c1:c m1:kcp m2:b] rack3[c1:c m1:kcp m2:a] rack4[c1:c m1:spare m2:b]"},
 		{"4 racks like four-rack.yaml", []string{"rack1: m1 m2 m3", "rack2: m1 m2", "rack3: m1 m2", "rack4: m1 m2 m3"},
 			"rack1[m1:kcp m2:a m3:b] rack2[m1:kcp m2:b] rack3[m1:kcp m2:a] rack4[m1:spare m2:b m3:a]"},
-		{"5 racks", uniform(5, "m1 m2"),
+		{"5 racks", modeltest.Uniform(5, "m1 m2"),
 			"rack1[m1:kcp m2:a] rack2[m1:kcp m2:b] rack3[m1:kcp m2:a] rack4[m1:spare m2:b] rack5[m1:a m2:b]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			as, err := Place(layout(tc.racks...))
+			as, err := Place(modeltest.Inventory(tc.racks...))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, summary(as))
 		})
@@ -70,7 +71,7 @@ func TestPlaceFallbacks(t *testing.T) {
 			"rack1[m1:kcp m2:a] rack3[m1:spare m2:b]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			as, err := Place(layout(tc.racks...))
+			as, err := Place(modeltest.Inventory(tc.racks...))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, summary(as))
 		})
@@ -93,25 +94,25 @@ func TestPlacePins(t *testing.T) {
 			"rack1[k1:kcp m2:a] rack2[k1:kcp] rack3[k1:kcp] rack4[m2:b s1:spare]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			as, err := Place(layout(tc.racks...))
+			as, err := Place(modeltest.Inventory(tc.racks...))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, summary(as))
 		})
 	}
-	as, err := Place(layout("rack1: m1 m2", "rack2: m1 m2", "rack3: m1 m2", "rack4: k1 m2"))
+	as, err := Place(modeltest.Inventory("rack1: m1 m2", "rack2: m1 m2", "rack3: m1 m2", "rack4: k1 m2"))
 	require.NoError(t, err)
 	assert.Equal(t, "rack1[m1:kcp m2:a] rack2[m1:kcp m2:b] rack3[m1:spare m2:a] rack4[k1:kcp m2:b]", summary(as),
 		"a KCP pinned in rack 4 takes rack 3's slot; the spare goes where no KCP is")
 }
 
 func TestPlaceNaturalOrder(t *testing.T) {
-	as, err := Place(layout("rack10: m1 m2", "rack9: m10 m2", "rack2: m1", "rack1: c10 c9 m1"))
+	as, err := Place(modeltest.Inventory("rack10: m1 m2", "rack9: m10 m2", "rack2: m1", "rack1: c10 c9 m1"))
 	require.NoError(t, err)
 	assert.Equal(t, "rack1[c9:c c10:c m1:kcp] rack2[m1:kcp] rack9[m2:kcp m10:a] rack10[m1:spare m2:b]", summary(as))
 }
 
 func TestPlace16Racks(t *testing.T) {
-	as, err := Place(layout(uniform(16, "m1 m2 m3 c1 c2")...))
+	as, err := Place(modeltest.Inventory(modeltest.Uniform(16, "m1 m2 m3 c1 c2")...))
 	require.NoError(t, err)
 	require.Len(t, as, 16*5)
 	var kcp, spare []string
@@ -145,14 +146,14 @@ func TestPlace16Racks(t *testing.T) {
 
 func TestPlaceGroupBalance(t *testing.T) {
 	for _, racks := range [][]string{
-		uniform(2, "m1 m2 m3"),
-		uniform(3, "m1 m2 m3 m4"),
+		modeltest.Uniform(2, "m1 m2 m3"),
+		modeltest.Uniform(3, "m1 m2 m3 m4"),
 		{"rack1: m1 m2 m3 m4 m5", "rack2: m1", "rack3: m1"},
 		{"rack1: m1 m2 m3 m4 m5 m6", "rack2: m1 m2 m3", "rack3: m1", "rack4: m1 m2", "rack5: m1 m2 m3 m4"},
-		uniform(7, "m1 m2"),
-		uniform(1, "m1 m2 m3 m4 m5 m6"),
+		modeltest.Uniform(7, "m1 m2"),
+		modeltest.Uniform(1, "m1 m2 m3 m4 m5 m6"),
 	} {
-		as, err := Place(layout(racks...))
+		as, err := Place(modeltest.Inventory(racks...))
 		require.NoError(t, err)
 		size := map[string]int{}
 		perRack := map[string]map[string]int{}
@@ -190,7 +191,7 @@ func TestPlaceErrors(t *testing.T) {
 		{"unknown role", []string{"rack1: m1 m2 m3 x1"}, `server rack1-x1 has unknown role ""`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Place(layout(tc.racks...))
+			_, err := Place(modeltest.Inventory(tc.racks...))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.msg)
 		})

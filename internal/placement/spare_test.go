@@ -1,36 +1,16 @@
 package placement
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/model/modeltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// ledger builds healthy BMMs from "rack1-m1:kcp" entries; a trailing "!"
-// marks the BMM unhealthy and "?" not Ready.
-func ledger(entries ...string) []model.BMM {
-	var out []model.BMM
-	for _, e := range entries {
-		b := model.BMM{ReadyState: model.ReadyTrue}
-		switch {
-		case strings.HasSuffix(e, "!"):
-			b.DetailedStatusMessage = model.UnhealthyMessage
-			e = strings.TrimSuffix(e, "!")
-		case strings.HasSuffix(e, "?"):
-			b.ReadyState = model.ReadyUnknown
-			e = strings.TrimSuffix(e, "?")
-		}
-		name, role, _ := strings.Cut(e, ":")
-		b.Name = name
-		b.Rack, _, _ = strings.Cut(name, "-")
-		b.Roles = []model.Role{model.Role(role)}
-		out = append(out, b)
-	}
-	return out
-}
+// ledger is the BMMs of a modeltest cluster.
+func ledger(entries ...string) []model.BMM { return modeltest.Cluster(entries...).BMMs }
 
 func TestChooseNewSpare(t *testing.T) {
 	fourRacks := []string{"rack1-m1:kcp", "rack1-m2:management", "rack2-m1:kcp", "rack2-m2:management",
@@ -43,8 +23,8 @@ func TestChooseNewSpare(t *testing.T) {
 	}{
 		// The spare (rack4) becomes active; rack2 is then the one rack without a KCP.
 		{"4 racks: new spare where the failed KCP was", fourRacks, "rack2-m1", "rack2-m2"},
-		{"4 racks: rack2 has no healthy one", replace(fourRacks, "rack2-m2:management", "rack2-m2:management!"), "rack2-m1", "rack1-m2"},
-		{"4 racks: not Ready is not healthy", replace(fourRacks, "rack2-m2:management", "rack2-m2:management?"), "rack2-m1", "rack1-m2"},
+		{"4 racks: rack2 has no healthy one", modeltest.Replace(fourRacks, "rack2-m2:management", "rack2-m2:management!"), "rack2-m1", "rack1-m2"},
+		{"4 racks: not Ready is not healthy", modeltest.Replace(fourRacks, "rack2-m2:management", "rack2-m2:management?"), "rack2-m1", "rack1-m2"},
 		{"3 racks", []string{"rack1-m1:kcp", "rack1-m2:kcp-spare", "rack1-m3:management", "rack2-m1:kcp", "rack2-m2:management",
 			"rack3-m1:kcp", "rack3-m2:management"}, "rack3-m1", "rack3-m2"},
 		{"3 racks: spare's rack is last choice", []string{"rack1-m1:kcp", "rack1-m2:kcp-spare", "rack1-m3:management",
@@ -99,14 +79,4 @@ func TestChooseGroup(t *testing.T) {
 	skew := ledger("rack1-m1:management", "rack2-m1:management", "rack2-m2:management")
 	skew[0].ManagementGroup, skew[1].ManagementGroup, skew[2].ManagementGroup = GroupB, GroupA, GroupA
 	assert.Equal(t, GroupB, ChooseGroup(skew, "rack1"))
-}
-
-func replace(list []string, old, new string) []string {
-	out := append([]string(nil), list...)
-	for i, s := range out {
-		if s == old {
-			out[i] = new
-		}
-	}
-	return out
 }

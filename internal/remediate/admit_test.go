@@ -5,6 +5,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/model/modeltest"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -20,7 +21,7 @@ func due(bmm string, role model.Role) Due {
 }
 
 func TestAdmit(t *testing.T) {
-	marked := cluster(append([]string{"rack4-c1:compute!"}, site...)...)
+	marked := modeltest.Cluster(append([]string{"rack4-c1:compute!"}, site...)...)
 	kcpLease := lease.Lease{BMM: "rack2-m1", Holder: "upgrade:site-a:rack2-m1", Operation: "upgrade", Disruptive: true, ControlPl: true}
 	computeLease := lease.Lease{BMM: "rack1-c1", Holder: "action:site-a:rack1-c1:3", Operation: "reimage", Disruptive: true}
 	threeCompute := []Active{{"rack2-c1", model.RoleCompute}, {"rack2-c2", model.RoleCompute}, {"rack3-c1", model.RoleCompute}}
@@ -73,7 +74,7 @@ func TestAdmit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.c
 			if c.Name == "" {
-				c = cluster(site...)
+				c = modeltest.Cluster(site...)
 			}
 			got := Admit(tc.due, Situation{Cluster: c, Active: tc.active, Leases: tc.leases,
 				UnhealthyControlPlane: tc.unhealthy, MaxConcurrentCompute: tc.max})
@@ -86,7 +87,7 @@ func TestAdmit(t *testing.T) {
 // In a storm, the control plane waits for an operator while compute
 // remediation proceeds up to its cap, counting the ones started this round.
 func TestAdmitAllStorm(t *testing.T) {
-	c := cluster(site...)
+	c := modeltest.Cluster(site...)
 	dues := []Due{due("rack1-c1", model.RoleCompute), due("rack1-m1", model.RoleKCP), due("rack1-c2", model.RoleCompute),
 		due("rack2-m1", model.RoleKCP), due("rack2-c1", model.RoleCompute)}
 	got := AdmitAll(dues, Situation{Cluster: c, UnhealthyControlPlane: []string{"rack1-m1", "rack2-m1"}, MaxConcurrentCompute: 2})
@@ -105,7 +106,7 @@ func TestAdmitAllStorm(t *testing.T) {
 // Two KCPs due in one round: the first starts, the second waits for it.
 func TestAdmitAllOneKCPAtATime(t *testing.T) {
 	got := AdmitAll([]Due{due("rack1-m1", model.RoleKCP), due("rack2-m1", model.RoleKCP)},
-		Situation{Cluster: cluster(site...), UnhealthyControlPlane: []string{"rack1-m1"}, MaxConcurrentCompute: 5})
+		Situation{Cluster: modeltest.Cluster(site...), UnhealthyControlPlane: []string{"rack1-m1"}, MaxConcurrentCompute: 5})
 	assert.True(t, got[0].Decision.Start)
 	assert.False(t, got[1].Decision.Start)
 	assert.Contains(t, got[1].Decision.Reason, "control-plane bmm rack1-m1 is already being remediated")
@@ -120,31 +121,21 @@ func TestUnhealthyControlPlane(t *testing.T) {
 		want   []string
 	}{
 		{name: "all well", c: site, obs: []Observation{running("rack1-m1", model.RoleKCP)}},
-		{name: "ledger not Ready, unobserved", c: replace(site, "rack2-m1:kcp", "rack2-m1:kcp?"), want: []string{"rack2-m1"}},
+		{name: "ledger not Ready, unobserved", c: modeltest.Replace(site, "rack2-m1:kcp", "rack2-m1:kcp?"), want: []string{"rack2-m1"}},
 		{name: "observed Unknown beats the ledger", c: site, obs: []Observation{unknown("rack3-m1", model.RoleKCP)}, want: []string{"rack3-m1"}},
-		{name: "observed Ready beats the ledger", c: replace(site, "rack2-m1:kcp", "rack2-m1:kcp?"), obs: []Observation{running("rack2-m1", model.RoleKCP)}},
+		{name: "observed Ready beats the ledger", c: modeltest.Replace(site, "rack2-m1:kcp", "rack2-m1:kcp?"), obs: []Observation{running("rack2-m1", model.RoleKCP)}},
 		{name: "a KCP without a node", c: site, obs: []Observation{{BMM: "rack1-m1", Role: model.RoleKCP}}, want: []string{"rack1-m1"}},
-		{name: "marked Unhealthy", c: replace(site, "rack1-m2:kcp-spare", "rack1-m2:kcp-spare!"), want: []string{"rack1-m2"}},
+		{name: "marked Unhealthy", c: modeltest.Replace(site, "rack1-m2:kcp-spare", "rack1-m2:kcp-spare!"), want: []string{"rack1-m2"}},
 		{name: "a clock running, not yet due", c: site, obs: []Observation{running("rack3-m1", model.RoleKCP)},
 			clocks: []Clock{{BMM: "rack3-m1", Trigger: ReadOnlyRootFS, Since: t0}}, want: []string{"rack3-m1"}},
-		{name: "an idle spare is not unhealthy", c: replace(site, "rack1-m2:kcp-spare", "rack1-m2:kcp-spare~"),
+		{name: "an idle spare is not unhealthy", c: modeltest.Replace(site, "rack1-m2:kcp-spare", "rack1-m2:kcp-spare~"),
 			obs: []Observation{{BMM: "rack1-m2", Role: model.RoleKCPSpare}}},
-		{name: "management never counts", c: replace(site, "rack2-m2:management/b", "rack2-m2:management/b!"),
+		{name: "management never counts", c: modeltest.Replace(site, "rack2-m2:management/b", "rack2-m2:management/b!"),
 			obs: []Observation{unknown("rack1-m3", model.RoleManagement)}},
 		{name: "natural order", c: []string{"rack10-m1:kcp?", "rack9-m1:kcp!", "rack2-m1:kcp"}, want: []string{"rack9-m1", "rack10-m1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, UnhealthyControlPlane(cluster(tc.c...), tc.obs, tc.clocks))
+			assert.Equal(t, tc.want, UnhealthyControlPlane(modeltest.Cluster(tc.c...), tc.obs, tc.clocks))
 		})
 	}
-}
-
-func replace(list []string, old, new string) []string {
-	out := append([]string(nil), list...)
-	for i, s := range out {
-		if s == old {
-			out[i] = new
-		}
-	}
-	return out
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/model/modeltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,7 +39,7 @@ func TestPlanFailover(t *testing.T) {
 		// the failed KCP joins b.
 		{"4 racks", fourRacks, "rack2-m1", FailoverPlan{Failed: "rack2-m1", Spare: "rack4-m1", NewSpare: "rack2-m2", FailedNewGroup: "b",
 			RoleChanges: []RoleChange{promote("rack4-m1"), newSpare("rack2-m2"), relabel("rack2-m1", model.RoleKCP, "b")}}},
-		{"4 racks, the failed rack has no healthy management", replace(fourRacks, "rack2-m2:management/b", "rack2-m2:management/b?"), "rack2-m1",
+		{"4 racks, the failed rack has no healthy management", modeltest.Replace(fourRacks, "rack2-m2:management/b", "rack2-m2:management/b?"), "rack2-m1",
 			FailoverPlan{Failed: "rack2-m1", Spare: "rack4-m1", NewSpare: "rack1-m2", FailedNewGroup: "a",
 				RoleChanges: []RoleChange{promote("rack4-m1"), newSpare("rack1-m2"), relabel("rack2-m1", model.RoleKCP, "a")}}},
 		// rack1 keeps two KCPs (the promoted spare and rack1-m1); rack3 has none.
@@ -46,7 +47,7 @@ func TestPlanFailover(t *testing.T) {
 			RoleChanges: []RoleChange{promote("rack1-m2"), newSpare("rack3-m2"), relabel("rack3-m1", model.RoleKCP, "b")}}},
 		{"2 racks", twoRacks, "rack1-m1", FailoverPlan{Failed: "rack1-m1", Spare: "rack2-m1", NewSpare: "rack1-m2", FailedNewGroup: "a",
 			RoleChanges: []RoleChange{promote("rack2-m1"), newSpare("rack1-m2"), relabel("rack1-m1", model.RoleKCP, "a")}}},
-		{"an idle (Available) spare is promoted", replace(twoRacks, "rack2-m1:kcp-spare", "rack2-m1:kcp-spare~"), "rack1-m1",
+		{"an idle (Available) spare is promoted", modeltest.Replace(twoRacks, "rack2-m1:kcp-spare", "rack2-m1:kcp-spare~"), "rack1-m1",
 			FailoverPlan{Failed: "rack1-m1", Spare: "rack2-m1", NewSpare: "rack1-m2", FailedNewGroup: "a",
 				RoleChanges: []RoleChange{promote("rack2-m1"), newSpare("rack1-m2"), relabel("rack1-m1", model.RoleKCP, "a")}}},
 		// No healthy management server: the spare is still promoted, the
@@ -56,12 +57,12 @@ func TestPlanFailover(t *testing.T) {
 				NoNewSpare:  "no healthy management server can become the new spare: 2 management servers, none Ready without the unhealthy mark; replace or repair one; the spare slot stays empty until one is repaired or replaced",
 				RoleChanges: []RoleChange{promote("rack2-m1"), relabel("rack1-m1", model.RoleKCP, "b")}}},
 		// The spare itself was lost: nothing to promote, a new spare in its rack.
-		{"the spare failed", replace(fourRacks, "rack4-m1:kcp-spare", "rack4-m1:kcp-spare!"), "rack4-m1",
+		{"the spare failed", modeltest.Replace(fourRacks, "rack4-m1:kcp-spare", "rack4-m1:kcp-spare!"), "rack4-m1",
 			FailoverPlan{Failed: "rack4-m1", NewSpare: "rack4-m2", FailedNewGroup: "b",
 				RoleChanges: []RoleChange{newSpare("rack4-m2"), relabel("rack4-m1", model.RoleKCPSpare, "b")}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := PlanFailover(cluster(tc.bmms...), tc.failed)
+			got, err := PlanFailover(modeltest.Cluster(tc.bmms...), tc.failed)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})
@@ -86,7 +87,7 @@ func TestPlanFailoverErrors(t *testing.T) {
 		{"unknown BMM", []string{"rack1-m1:kcp"}, "ghost", "bmm ghost is not in cluster site-a"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := PlanFailover(cluster(tc.bmms...), tc.failed)
+			_, err := PlanFailover(modeltest.Cluster(tc.bmms...), tc.failed)
 			assert.ErrorContains(t, err, tc.want)
 		})
 	}

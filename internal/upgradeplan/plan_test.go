@@ -7,26 +7,19 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/model/modeltest"
 )
-
-func b(name, rack string, role model.Role, group string) model.BMM {
-	return model.BMM{Name: name, Rack: rack, Roles: []model.Role{role}, ManagementGroup: group, RuntimeVersion: "4.1.2",
-		ReadyState: model.ReadyTrue, DetailedStatus: model.BMMProvisioned}
-}
 
 // A four-rack site as placement lays it out; rack10 exists to prove natural order.
 func site() model.Cluster {
-	c := model.Cluster{Name: "site-a", RuntimeVersion: "4.1.2", DetailedStatus: model.ClusterRunning}
-	c.BMMs = append(c.BMMs,
-		b("rack1-mgmt1", "rack1", model.RoleKCP, ""), b("rack2-mgmt1", "rack2", model.RoleKCP, ""),
-		b("rack3-mgmt1", "rack3", model.RoleKCP, ""), b("rack10-mgmt1", "rack10", model.RoleKCPSpare, ""),
-		b("rack1-mgmt2", "rack1", model.RoleManagement, "a"), b("rack2-mgmt2", "rack2", model.RoleManagement, "b"),
-		b("rack3-mgmt2", "rack3", model.RoleManagement, "a"), b("rack10-mgmt2", "rack10", model.RoleManagement, "b"),
-		b("rack1-mgmt3", "rack1", model.RoleManagement, "a"), b("rack2-mgmt3", "rack2", model.RoleManagement, "b"),
+	c := modeltest.Cluster(
+		"rack1-mgmt1:kcp", "rack2-mgmt1:kcp", "rack3-mgmt1:kcp", "rack10-mgmt1:kcp-spare",
+		"rack1-mgmt2:management/a", "rack2-mgmt2:management/b", "rack3-mgmt2:management/a", "rack10-mgmt2:management/b",
+		"rack1-mgmt3:management/a", "rack2-mgmt3:management/b",
 	)
 	for _, r := range []string{"rack10", "rack2", "rack1", "rack3"} {
 		for i := 1; i <= 7; i++ {
-			c.BMMs = append(c.BMMs, b(fmt.Sprintf("%s-c%d", r, i), r, model.RoleCompute, ""))
+			c.BMMs = append(c.BMMs, modeltest.Cluster(fmt.Sprintf("%s-c%d:compute", r, i)).BMMs...)
 		}
 	}
 	return c
@@ -141,10 +134,8 @@ func TestResumeSkipsServersAtTarget(t *testing.T) {
 }
 
 func TestSingleRackReimagesEachKCPInPlace(t *testing.T) {
-	c := model.Cluster{Name: "one", RuntimeVersion: "4.1.2", DetailedStatus: model.ClusterRunning, BMMs: []model.BMM{
-		b("r1-m3", "rack1", model.RoleKCP, ""), b("r1-m1", "rack1", model.RoleKCP, ""), b("r1-m2", "rack1", model.RoleKCP, ""),
-		b("r1-c1", "rack1", model.RoleCompute, ""),
-	}}
+	c := modeltest.Cluster("r1-m3:kcp", "r1-m1:kcp", "r1-m2:kcp", "r1-c1:compute")
+	c.Name = "one"
 	p, err := Build(c, "4.1.3", model.UpdateStrategy{}, false)
 	if err != nil {
 		t.Fatal(err)

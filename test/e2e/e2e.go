@@ -5,6 +5,7 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -30,8 +31,14 @@ type Options struct {
 	Timings lab.Timings
 	// Mutate edits the inventory before the lab starts (faults, sizes).
 	Mutate func(*model.Inventory)
-	// NoWorker leaves the worker to the test (crash tests).
-	NoWorker bool
+	// Worker tunes the in-process worker (nil: fast polling).
+	Worker *wiring.Options
+	// StartWorker, when set, starts the worker instead, the test's own way
+	// (a subprocess it can kill); it runs before the cluster is registered.
+	StartWorker func(*Env)
+	// Restartable keeps the dev server's sqlite file and port, so
+	// RestartServer can restart it as an operator would.
+	Restartable bool
 	// DataConverter and FailureConverter, when set, are used by the client
 	// and so by the worker (payload codec tests); nil is the SDK default.
 	DataConverter    converter.DataConverter
@@ -47,8 +54,11 @@ type Env struct {
 	Inventory  *model.Inventory // the out-inventory pointing at the lab
 	InvPath    string
 	EventsPath string
-	Worker     worker.Worker
+	Worker     worker.Worker // the in-process worker; nil with Options.StartWorker
 	Cluster    string
+	Dir        string // the test's scratch directory: lab, events, inventory
+
+	serverOpts devserver.Options // how to start the dev server again
 }
 
 // Start brings the site up and registers the cluster. It skips under
@@ -67,11 +77,18 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 		opts.Mutate(inv)
 	}
 	dir := t.TempDir()
-	e := &Env{T: t, Cluster: inv.Cluster, EventsPath: filepath.Join(dir, "events.jsonl"), InvPath: filepath.Join(dir, "lab.yaml")}
-	if e.Server, err = devserver.Start(ctx, devserver.Options{}); err != nil {
+	e := &Env{T: t, Cluster: inv.Cluster, Dir: dir, EventsPath: filepath.Join(dir, "events.jsonl"), InvPath: filepath.Join(dir, "lab.yaml")}
+	if opts.Restartable {
+		e.serverOpts.DBFile = filepath.Join(dir, "temporal.db")
+		if e.serverOpts.Port, err = devserver.FreePort(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e.Server, err = devserver.Start(ctx, e.serverOpts); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(e.Server.Stop)
+	// The closure reads e.Server at cleanup time: a restart replaces it.
+	t.Cleanup(func() { e.Server.Stop() })
 	timings := opts.Timings
 	if timings == (lab.Timings{}) {
 		timings = lab.FastTimings()
@@ -96,22 +113,39 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Client.Close)
-	if !opts.NoWorker {
-		e.StartWorker()
+	if opts.StartWorker != nil {
+		opts.StartWorker(e)
+	} else {
+		e.StartWorker(cmp.Or(opts.Worker, &wiring.Options{PollInterval: 200 * time.Millisecond}))
 	}
 	e.Register()
 	return e
 }
 
-// StartWorker runs an in-process worker with fast polling.
-func (e *Env) StartWorker() worker.Worker {
-	w := wiring.New(e.Client, wiring.Options{PollInterval: 200 * time.Millisecond})
+// StartWorker runs an in-process worker.
+func (e *Env) StartWorker(opts *wiring.Options) worker.Worker {
+	w := wiring.New(e.Client, *opts)
 	if err := w.Start(); err != nil {
 		e.T.Fatal(err)
 	}
 	e.Worker = w
 	e.T.Cleanup(w.Stop)
 	return w
+}
+
+// RestartServer stops the dev server and starts it again on the same port
+// with the same sqlite file (Options.Restartable).
+func (e *Env) RestartServer() {
+	e.T.Helper()
+	if e.serverOpts.DBFile == "" {
+		e.T.Fatal("RestartServer needs Options.Restartable")
+	}
+	e.Server.Stop()
+	srv, err := devserver.Start(context.Background(), e.serverOpts)
+	if err != nil {
+		e.T.Fatalf("restart the dev server on port %d: %v", e.serverOpts.Port, err)
+	}
+	e.Server = srv
 }
 
 // Register starts or updates the cluster ledger, as `starter cluster register` does.

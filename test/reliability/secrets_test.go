@@ -83,7 +83,7 @@ func starterOutput(t *testing.T, s *site, version string) []byte {
 func checkSecrets(t *testing.T, s *site, scenario, version string) {
 	t.Helper()
 	needles := secretNeedles(t, s)
-	hist, n := exportHistories(t, s, filepath.Join(s.dir, "histories"))
+	hist, n := exportHistories(t, s, filepath.Join(s.Dir, "histories"))
 	// An in-process worker logs through the test's quiet client: only the
 	// worker binary has logs of its own to scan.
 	var logs []byte

@@ -54,7 +54,7 @@ func (s *site) restarts(ctx context.Context, id string, at []int) restartRecord 
 		if !s.running(id) {
 			break
 		}
-		s.restartServer()
+		s.RestartServer()
 		r.restarts++
 		if s.pollingAgain(ctx, r.pid) {
 			r.reconnected++

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
-	"github.com/rackroll/rackroll/internal/devserver"
 	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
@@ -27,83 +26,24 @@ type siteOptions struct {
 
 // site is an e2e.Env whose dev server keeps its sqlite file and port, so
 // it can be restarted, and whose worker may be a killable subprocess.
-// e2e.Start cannot do either (its server's database lives in a temp dir
-// removed on Stop), so the env is assembled here from the same parts.
 type site struct {
 	*e2e.Env
-	dbFile  string
-	port    int
-	dir     string
 	proc    *workerProc // nil with an in-process worker
 	workLog string
 }
 
 func startSite(t *testing.T, inventory string, opts siteOptions) *site {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("reliability: starts the dev server, the lab and the worker")
-	}
-	ctx := context.Background()
-	inv, err := model.LoadInventory(inventory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if opts.Mutate != nil {
-		opts.Mutate(inv)
-	}
-	dir := t.TempDir()
-	s := &site{dir: dir, dbFile: filepath.Join(dir, "temporal.db"), workLog: filepath.Join(dir, "worker.log")}
-	s.Env = &e2e.Env{T: t, Cluster: inv.Cluster, EventsPath: filepath.Join(dir, "events.jsonl"), InvPath: filepath.Join(dir, "lab.yaml")}
-	if s.port, err = devserver.FreePort(); err != nil {
-		t.Fatal(err)
-	}
-	if s.Server, err = devserver.Start(ctx, devserver.Options{Port: s.port, DBFile: s.dbFile}); err != nil {
-		t.Fatal(err)
-	}
-	// The closure reads s.Server at cleanup time: a restart replaces it.
-	t.Cleanup(func() { s.Server.Stop() })
-	timings := opts.Timings
-	if timings == (lab.Timings{}) {
-		timings = lab.FastTimings()
-	}
-	if s.Lab, err = lab.Start(ctx, lab.Options{Inventory: inv, Dir: filepath.Join(dir, "lab"), EventsPath: s.EventsPath, Timings: timings}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Lab.Stop)
-	if err := s.Lab.WriteOutInventory(s.InvPath); err != nil {
-		t.Fatal(err)
-	}
-	if s.Inventory, err = model.LoadInventory(s.InvPath); err != nil {
-		t.Fatal(err)
-	}
-	if s.Client, err = s.Server.Client(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Client.Close)
-	if opts.InProcess != nil {
-		w := wiring.New(s.Client, *opts.InProcess)
-		if err := w.Start(); err != nil {
-			t.Fatal(err)
+	s := &site{}
+	eo := e2e.Options{Mutate: opts.Mutate, Timings: opts.Timings, Restartable: true, Worker: opts.InProcess}
+	if opts.InProcess == nil {
+		eo.StartWorker = func(e *e2e.Env) {
+			s.workLog = filepath.Join(e.Dir, "worker.log")
+			s.proc = startWorkerProc(t, e.Server.Address, s.workLog)
 		}
-		s.Worker = w
-		t.Cleanup(w.Stop)
-	} else {
-		s.proc = startWorkerProc(t, s.Server.Address, s.workLog)
 	}
-	s.Register()
+	s.Env = e2e.Start(t, inventory, eo)
 	return s
-}
-
-// restartServer stops the dev server and starts it again on the same port
-// with the same sqlite file, as an operator restarting Temporal would.
-func (s *site) restartServer() {
-	s.T.Helper()
-	s.Server.Stop()
-	srv, err := devserver.Start(context.Background(), devserver.Options{Port: s.port, DBFile: s.dbFile})
-	if err != nil {
-		s.T.Fatalf("restart the dev server on port %d: %v", s.port, err)
-	}
-	s.Server = srv
 }
 
 // waitClosed polls until the workflow is closed and returns its status. It

@@ -2,13 +2,12 @@ package redfish_test
 
 import (
 	"context"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/faults"
-	"github.com/rackroll/rackroll/internal/lab/redfish"
+	"github.com/rackroll/rackroll/internal/lab/redfish/redfishtest"
 	"github.com/stmcginnis/gofish"
 	"github.com/stmcginnis/gofish/schemas"
 	"github.com/stretchr/testify/assert"
@@ -18,28 +17,9 @@ import (
 // These tests drive the emulator with gofish, the client the activities
 // use, to prove the resource shapes are what a real client expects.
 
-func startBMC(t *testing.T, mutate ...func(*redfish.Config)) (*redfish.BMC, *events.Log, string) {
-	t.Helper()
-	log := events.New(nil)
-	cfg := redfish.Config{
-		BMM: "rack1-c1", Rack: "rack1", Username: "root", Password: extPassword,
-		RuntimeVersion: "4.1.2", SerialNumber: "SN-0101", BootMAC: "52:54:00:00:01:01",
-		Timings: redfish.Timings{PowerTransition: 5 * time.Millisecond, Boot: 5 * time.Millisecond, Reimage: 10 * time.Millisecond},
-		Events:  log,
-	}
-	for _, m := range mutate {
-		m(&cfg)
-	}
-	b := redfish.New(cfg)
-	t.Cleanup(b.Close)
-	url, err := b.Serve("")
-	require.NoError(t, err)
-	return b, log, url
-}
-
 func connect(t *testing.T, url string, basic bool) *gofish.APIClient {
 	t.Helper()
-	c, err := gofish.Connect(gofish.ClientConfig{Endpoint: url, Username: "root", Password: extPassword, Insecure: true, BasicAuth: basic})
+	c, err := gofish.Connect(gofish.ClientConfig{Endpoint: url, Username: redfishtest.Username, Password: redfishtest.Password, Insecure: true, BasicAuth: basic})
 	require.NoError(t, err)
 	t.Cleanup(c.Logout)
 	return c
@@ -66,7 +46,8 @@ func waitTask(t *testing.T, c *gofish.APIClient, info *schemas.TaskMonitorInfo) 
 }
 
 func TestGofishPowerCycle(t *testing.T) {
-	b, _, url := startBMC(t)
+	srv := redfishtest.Start(t)
+	b, url := srv.BMC, srv.URL
 	c := connect(t, url, true)
 	sys := system(t, c)
 	assert.Equal(t, schemas.OnPowerState, sys.PowerState)
@@ -90,7 +71,8 @@ func TestGofishPowerCycle(t *testing.T) {
 }
 
 func TestGofishReimage(t *testing.T) {
-	b, log, url := startBMC(t)
+	srv := redfishtest.Start(t)
+	b, log, url := srv.BMC, srv.Log, srv.URL
 	c := connect(t, url, false) // session auth
 	sys := system(t, c)
 
@@ -147,7 +129,8 @@ func TestGofishReimage(t *testing.T) {
 }
 
 func TestGofishStaleETag(t *testing.T) {
-	b, _, url := startBMC(t)
+	srv := redfishtest.Start(t)
+	b, url := srv.BMC, srv.URL
 	c := connect(t, url, true)
 	sys := system(t, c)
 	// Someone else changes the System after we read it.
@@ -164,7 +147,7 @@ func TestGofishStaleETag(t *testing.T) {
 }
 
 func TestGofishWrongPassword(t *testing.T) {
-	_, _, url := startBMC(t)
+	url := redfishtest.Start(t).URL
 	c, err := gofish.Connect(gofish.ClientConfig{Endpoint: url, Username: "root", Password: "nope", BasicAuth: true})
 	require.NoError(t, err, "the service root needs no auth")
 	_, err = c.Service.Systems()
@@ -177,6 +160,3 @@ func TestGofishWrongPassword(t *testing.T) {
 	_, err = gofish.Connect(gofish.ClientConfig{Endpoint: url, Username: "root", Password: "nope"})
 	assert.Error(t, err, "session login refused")
 }
-
-// extPassword is made per run: no credential lives in the code.
-var extPassword = "pw-" + strconv.FormatInt(time.Now().UnixNano(), 36)

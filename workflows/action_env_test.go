@@ -1,0 +1,50 @@
+package workflows
+
+import (
+	"testing"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+)
+
+// newActionSite is the fake site of the BMM action tests: four racks, and
+// reimages logged with their version (an action reimages to the current one).
+func newActionSite(t *testing.T) *fakeSite {
+	f := newFakeSite(t, "../examples/four-rack.yaml")
+	f.versioned = true
+	return f
+}
+
+// env returns a test environment with the action workflows and every mock;
+// the top-level workflow runs under id.
+func (f *fakeSite) env(t *testing.T, id string) *testsuite.TestWorkflowEnvironment {
+	var ts testsuite.WorkflowTestSuite
+	env := ts.NewTestWorkflowEnvironment()
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: id})
+	env.RegisterWorkflowWithOptions(BMMActionWorkflow, workflow.RegisterOptions{Name: api.BMMActionWorkflowName})
+	env.RegisterWorkflowWithOptions(TroubleshootWorkflow, workflow.RegisterOptions{Name: api.TroubleshootWorkflowName})
+	env.SetOnChildWorkflowStartedListener(func(info *workflow.Info, _ workflow.Context, _ converter.EncodedValues) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.children = append(f.children, info.WorkflowExecution.ID)
+	})
+	f.register(env)
+	return env
+}
+
+// runAction runs BMMActionWorkflow to its end.
+func (f *fakeSite) runAction(t *testing.T, in api.ActionInput) (api.ActionResult, error) {
+	env := f.env(t, api.ActionID(in.Cluster, in.BMM, 1))
+	env.ExecuteWorkflow(BMMActionWorkflow, in)
+	require.True(t, env.IsWorkflowCompleted())
+	var res api.ActionResult
+	if err := env.GetWorkflowError(); err != nil {
+		return res, err
+	}
+	require.NoError(t, env.GetWorkflowResult(&res))
+	return res, nil
+}

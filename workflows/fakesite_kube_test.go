@@ -1,0 +1,105 @@
+package workflows
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rackroll/rackroll/activities/kube"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// The fake site's Kubernetes API: nodes as the machines leave them, one
+// tenant VM per node, drains that finish unless the tenants are slow.
+
+func (f *fakeSite) mockKube(env *testsuite.TestWorkflowEnvironment) {
+	f.answer(env, ka.Cordon, "Cordon", func(_ context.Context, node string) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if err := f.step("Cordon", node); err != nil {
+			return err
+		}
+		f.cordoned[node] = true
+		return nil
+	})
+	f.answer(env, ka.Uncordon, "Uncordon", func(_ context.Context, node string) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if err := f.step("Uncordon", node); err != nil {
+			return err
+		}
+		delete(f.cordoned, node)
+		return nil
+	})
+	f.answer(env, ka.Drain, "Drain", func(_ context.Context, in kube.DrainInput) (kube.DrainResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if err := f.step("Drain", in.Node); err != nil {
+			return kube.DrainResult{}, err
+		}
+		f.drains = append(f.drains, in)
+		f.logf("drain %s", f.byNode(in.Node))
+		if f.slowTenants {
+			return kube.DrainResult{TimedOut: true, Remaining: 2}, nil
+		}
+		return kube.DrainResult{Completed: true}, nil
+	})
+	f.answer(env, ka.ShutdownVMs, "ShutdownVMs", func(_ context.Context, in kube.ShutdownInput) (kube.ShutdownResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if err := f.step("ShutdownVMs", in.Node); err != nil {
+			return kube.ShutdownResult{}, err
+		}
+		f.vmStops = append(f.vmStops, in)
+		vm := "tenant/vm-" + in.Node + "-0"
+		return kube.ShutdownResult{Stopped: []string{vm}, WereRunning: []string{vm}, TimedOut: f.slowTenants}, nil
+	})
+	f.answer(env, ka.StartVMs, "StartVMs", func(_ context.Context, node string) (kube.StartResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if err := f.step("StartVMs", node); err != nil {
+			return kube.StartResult{}, err
+		}
+		f.started++
+		return kube.StartResult{Started: []string{"tenant/vm-" + node + "-0"}}, nil
+	})
+	f.answer(env, ka.WaitNodeReady, "WaitNodeReady", func(_ context.Context, in kube.WaitReadyInput) (kube.NodeStatus, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if err := f.step("WaitNodeReady", in.Node); err != nil {
+			return kube.NodeStatus{}, err
+		}
+		st := f.status(f.byNode(in.Node))
+		if st.IsReady() && (in.Version == "" || st.RuntimeVersion == in.Version) {
+			return st, nil
+		}
+		return st, temporal.NewNonRetryableApplicationError(fmt.Sprintf("node %s not Ready within %v: %s", in.Node, in.Timeout, st), kube.ErrNodeNotReady, nil)
+	})
+	f.answer(env, ka.ReadNode, "ReadNode", func(_ context.Context, node string) (kube.NodeStatus, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.status(f.byNode(node)), nil
+	})
+	f.answer(env, ka.ObserveNodes, "ObserveNodes", func(_ context.Context, nodes []string) ([]kube.NodeStatus, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.observed++
+		out := make([]kube.NodeStatus, len(nodes))
+		for i, n := range nodes {
+			out[i] = f.status(f.byNode(n))
+		}
+		return out, nil
+	})
+	f.answer(env, ka.DeleteNode, "DeleteNode", func(_ context.Context, node string) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		b := f.byNode(node)
+		if err := f.step("DeleteNode", b); err != nil {
+			return err
+		}
+		f.nodes[b].exists = false
+		f.logf("delete-node %s", b)
+		f.sync(b)
+		return nil
+	})
+}

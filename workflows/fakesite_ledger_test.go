@@ -1,0 +1,104 @@
+package workflows
+
+import (
+	"context"
+
+	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/model"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// The fake site's ledger: the cluster state, leases as the ledger grants
+// them, and the action ids it hands out.
+
+func (f *fakeSite) mockLedger(env *testsuite.TestWorkflowEnvironment) {
+	f.answer(env, la.ReadCluster, "ReadCluster", func(_ context.Context, _ string) (api.ClusterState, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.snapshot(), nil
+	})
+	f.answer(env, la.ReadBMM, "ReadBMM", func(_ context.Context, in ledger.ReadBMMInput) (api.ClusterState, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.snapshot().ForBMM(in.BMM)
+	})
+	f.answer(env, la.SetClusterStatus, "SetClusterStatus", func(_ context.Context, in ledger.ClusterStatusInput) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.st.Cluster.DetailedStatus, f.st.Cluster.DetailedStatusMessage = in.Status.DetailedStatus, in.Status.DetailedStatusMessage
+		if in.Status.RuntimeVersion != "" {
+			f.st.Cluster.RuntimeVersion = in.Status.RuntimeVersion
+		}
+		if in.Status.UpgradeTarget != "" {
+			f.st.UpgradeTarget = in.Status.UpgradeTarget
+		}
+		if in.Status.ClearUpgrade {
+			f.st.UpgradeTarget = ""
+		}
+		f.logf("cluster %s", in.Status.DetailedStatus)
+		return nil
+	})
+	f.answer(env, la.RecordBMM, "RecordBMM", func(_ context.Context, in ledger.RecordInput) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		applyPatch(f.bmm(in.Patch.BMM), in.Patch)
+		if in.Patch.BMC != nil {
+			delete(f.broken, in.Patch.BMM) // the repaired hardware is in
+		}
+		if len(in.Patch.Roles) > 0 {
+			f.logf("role %s %s", in.Patch.BMM, in.Patch.Roles[0])
+			f.event(events.NodeLabel, in.Patch.BMM, map[string]any{"labels": map[string]string{LabelRole: string(in.Patch.Roles[0])}})
+		}
+		if m := in.Patch.DetailedStatusMessage; m != nil && *m == model.UnhealthyMessage {
+			f.logf("unhealthy %s", in.Patch.BMM)
+		}
+		return nil
+	})
+	// As the ledger: an empty holder gets the next action id.
+	f.answer(env, la.AcquireLease, "AcquireLease", func(_ context.Context, in ledger.AcquireInput) (api.AcquireResult, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		r := in.Request
+		if r.Holder == "" {
+			r.Holder = api.ActionID(f.st.Cluster.Name, r.BMM, f.st.ActionSeq+1)
+		}
+		if err := lease.Check(f.st.Cluster, f.st.Leases, r); err != nil {
+			return api.AcquireResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ledger.ErrLeaseRejected, nil)
+		}
+		if in.Request.Holder == "" {
+			f.st.ActionSeq++
+		}
+		f.st.Leases = lease.Grant(f.st.Leases, r, f.bmm(r.BMM).HasRole(model.RoleKCP), env.Now())
+		return api.AcquireResult{Holder: r.Holder}, nil
+	})
+	f.answer(env, la.ReleaseLease, "ReleaseLease", func(_ context.Context, in ledger.ReleaseInput) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.st.Leases = lease.Release(f.st.Leases, in.Request.BMM, in.Request.Holder)
+		return nil
+	})
+	f.answer(env, la.HolderStates, "HolderStates", func(_ context.Context, ids []string) (map[string]bool, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		out := map[string]bool{}
+		for _, id := range ids {
+			out[id] = f.running[id]
+		}
+		return out, nil
+	})
+}
+
+// snapshot is a copy of the ledger a workflow may keep (mu held).
+func (f *fakeSite) snapshot() api.ClusterState {
+	st := f.st
+	st.Cluster.BMMs = append([]model.BMM(nil), f.st.Cluster.BMMs...)
+	for i := range st.Cluster.BMMs {
+		st.Cluster.BMMs[i].Roles = append([]model.Role(nil), st.Cluster.BMMs[i].Roles...)
+	}
+	st.Leases = append([]lease.Lease(nil), f.st.Leases...)
+	return st
+}
