@@ -113,7 +113,7 @@ func (f *fakeSite) register(env *testsuite.TestWorkflowEnvironment) {
 		defer f.mu.Unlock()
 		applyPatch(f.bmm(in.Patch.BMM), in.Patch)
 		if f.emit != nil && len(in.Patch.Roles) > 0 {
-			f.emit("node-label", in.Patch.BMM, f.bmm(in.Patch.BMM).Rack, map[string]any{"labels": map[string]string{LabelRole: string(in.Patch.Roles[0])}})
+			f.emit("node-label", in.Patch.BMM, f.bmm(in.Patch.BMM).Rack, map[string]any{"labels": map[string]string{model.LabelRole: string(in.Patch.Roles[0])}})
 		}
 		return nil
 	})

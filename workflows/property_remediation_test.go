@@ -421,7 +421,7 @@ func (p *remProp) mockEffects() {
 		}
 		applyPatch(r.bmm(in.Patch.BMM), in.Patch)
 		if len(in.Patch.Roles) > 0 {
-			p.emit(events.NodeLabel, in.Patch.BMM, map[string]any{"labels": map[string]string{LabelRole: string(in.Patch.Roles[0])}})
+			p.emit(events.NodeLabel, in.Patch.BMM, map[string]any{"labels": map[string]string{model.LabelRole: string(in.Patch.Roles[0])}})
 			p.kcps = 0
 			for _, b := range r.st.Cluster.BMMs {
 				if b.HasRole(model.RoleKCP) {

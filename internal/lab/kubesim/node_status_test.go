@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/model"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -38,7 +39,7 @@ func TestApplyViewKeepsHeartbeatsOfASilentKubelet(t *testing.T) {
 	if !applyView(&st, desiredView(MachineState{Powered: true, OSRunning: true}, map[string]bool{FaultReadOnlyRootFS: true}), t0, true) {
 		t.Fatal("first apply must write")
 	}
-	if c := findCond(st, ConditionReadOnlyRootFilesystem); c == nil || c.Status != corev1.ConditionTrue {
+	if c := findCond(st, model.ConditionReadOnlyRootFilesystem); c == nil || c.Status != corev1.ConditionTrue {
 		t.Fatalf("rofs condition %+v", c)
 	}
 	if applyView(&st, desiredView(MachineState{Powered: true, OSRunning: true}, map[string]bool{FaultReadOnlyRootFS: true}), t1, false) {
@@ -95,8 +96,8 @@ func TestDesiredPodStatus(t *testing.T) {
 	if podReady(p) || p.Status.Phase != corev1.PodRunning {
 		t.Fatalf("on a NotReady node: %+v", p.Status)
 	}
-	vm := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{LabelWorkload: WorkloadVM},
-		Annotations: map[string]string{AnnotationVMState: VMStopped}}, Spec: p.Spec}
+	vm := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{model.LabelWorkload: model.WorkloadVM},
+		Annotations: map[string]string{model.AnnotationVMState: model.VMStopped}}, Spec: p.Spec}
 	st, _ = desiredPodStatus(vm, true, now)
 	vm.Status = st
 	if podReady(vm) {

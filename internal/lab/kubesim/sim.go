@@ -12,9 +12,10 @@ package kubesim
 import (
 	"sort"
 
-	corev1 "k8s.io/api/core/v1"
 	"sync"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
