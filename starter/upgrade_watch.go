@@ -9,6 +9,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -120,7 +121,7 @@ func summary(w io.Writer, st api.UpgradeStatus) {
 	retired := 0
 	if st.Plan != nil {
 		for _, k := range st.Plan.ControlPlane {
-			if k.Action == "retire" {
+			if k.Action == upgradeplan.KCPRetire {
 				retired++
 			}
 		}
