@@ -55,7 +55,7 @@ func acquireActionLease(ctx context.Context, c client.Client, cluster, bmm, acti
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   api.ClusterID(cluster),
 		UpdateName:   api.UpdateAcquireLease,
-		Args:         []any{lease.Request{BMM: bmm, Operation: action, Disruptive: api.ActionDisruptive(action)}},
+		Args:         []any{lease.Request{BMM: bmm, Operation: lease.Operation(action)}},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	var res api.AcquireResult

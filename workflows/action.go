@@ -64,7 +64,7 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	// Holder is this run's id, so a lease the starter already took for
 	// this id is simply confirmed.
 	err = workflow.ExecuteActivity(ledgerCtx(ctx, "Acquire the lease on "+in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
-		BMM: in.BMM, Holder: holder, Operation: in.Action, Disruptive: api.ActionDisruptive(in.Action)}}).Get(ctx, nil)
+		BMM: in.BMM, Holder: holder, Operation: lease.Operation(in.Action)}}).Get(ctx, nil)
 	if err != nil {
 		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s refused: %s", in.Action, in.BMM, rootCause(err)), ledger.ErrLeaseRejected, nil)
 	}

@@ -276,7 +276,7 @@ func (s *actionSite) ledgerBMM(name string) model.BMM {
 func (s *actionSite) holdLease(t *testing.T, bmm, holder, op string) {
 	s.fakeSite.mu.Lock()
 	defer s.fakeSite.mu.Unlock()
-	r := lease.Request{BMM: bmm, Holder: holder, Operation: op, Disruptive: lease.IsDisruptive(op)}
+	r := lease.Request{BMM: bmm, Holder: holder, Operation: lease.Operation(op)}
 	require.NoError(t, lease.Check(s.st.Cluster, s.st.Leases, r))
 	s.st.Leases = lease.Grant(s.st.Leases, r, s.bmm(bmm).HasRole(model.RoleKCP), time.Time{})
 }

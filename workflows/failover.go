@@ -105,7 +105,7 @@ func (f *failover) run(ctx workflow.Context) error {
 
 func (f *failover) lease(ctx workflow.Context, bmm, holder string) error {
 	err := workflow.ExecuteActivity(ledgerCtx(ctx, "Acquire the lease on "+bmm), la.AcquireLease, ledger.AcquireInput{Cluster: f.in.Cluster, Request: lease.Request{
-		BMM: bmm, Holder: holder, Operation: "failover", Disruptive: true, AllowDegraded: true}}).Get(ctx, nil)
+		BMM: bmm, Holder: holder, Operation: lease.OpFailover, AllowDegraded: true}}).Get(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("%s", rootCause(err))
 	}

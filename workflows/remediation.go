@@ -63,7 +63,7 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 		return finish("not started: " + st.Refused)
 	}
 	err := workflow.ExecuteActivity(summarize(lctx, "Acquire the lease on "+in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
-		BMM: in.BMM, Holder: holder, Operation: "remediation", Disruptive: true, AllowDegraded: true}}).Get(ctx, nil)
+		BMM: in.BMM, Holder: holder, Operation: lease.OpRemediation, AllowDegraded: true}}).Get(ctx, nil)
 	if err != nil {
 		st.Refused = "no disruption lease: " + rootCause(err)
 		return finish("not started: " + st.Refused)

@@ -60,7 +60,7 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	t := targetsFor(cs, bm)
 
 	err := workflow.ExecuteActivity(summarize(lctx, "Acquire the lease on "+in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
-		BMM: in.BMM, Holder: holder, Operation: "upgrade", Disruptive: true, AllowWhileUpdating: true}}).Get(ctx, nil)
+		BMM: in.BMM, Holder: holder, Operation: lease.OpUpgrade, AllowWhileUpdating: true}}).Get(ctx, nil)
 	if err != nil {
 		res.Error = "no disruption lease: " + err.Error()
 		return res, nil

@@ -106,7 +106,7 @@ func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 	s.State = api.StateRunning
 	var got api.AcquireResult
 	err := workflow.ExecuteActivity(ledgerCtx(ctx, "Acquire the lease on "+t.in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: t.in.Cluster, Request: lease.Request{
-		BMM: t.in.BMM, Operation: s.Action, Disruptive: api.ActionDisruptive(s.Action)}}).Get(ctx, &got)
+		BMM: t.in.BMM, Operation: lease.Operation(s.Action)}}).Get(ctx, &got)
 	if err != nil {
 		s.State, s.Error = api.StateFailed, rootCause(err)
 		return false, fmt.Errorf("%s of %s refused: %s", s.Action, t.in.BMM, rootCause(err))

@@ -37,7 +37,7 @@ func (a *Activities) AcquireLease(ctx context.Context, in AcquireInput) (api.Acq
 	err := a.update(ctx, in.Cluster, api.UpdateAcquireLease, in.Request, &out)
 	if rejected(err) && activity.IsActivity(ctx) {
 		// Counted where the refusal arrives: every workflow asks through here.
-		metrics.LeaseRejected(activity.GetMetricsHandler(ctx), in.Cluster, in.Request.Operation)
+		metrics.LeaseRejected(activity.GetMetricsHandler(ctx), in.Cluster, string(in.Request.Operation))
 	}
 	return out, err
 }
