@@ -127,7 +127,7 @@ func newAction(cs api.ClusterState, in api.ActionInput) (*action, error) {
 	case api.ActionRestart, api.ActionStart, api.ActionReimage:
 		// Reference 000: an Unhealthy BMM returns to service only through
 		// Replace; a restart or reimage would hide the mark, not mend it.
-		if unhealthy(a.bm) {
+		if a.bm.MarkedUnhealthy() {
 			return nil, fmt.Errorf("bmm %s is marked Unhealthy (%q): only replace returns it to service", in.BMM, model.UnhealthyMessage)
 		}
 		if a.bm.DetailedStatus == model.BMMAvailable {
@@ -142,7 +142,7 @@ func newAction(cs api.ClusterState, in api.ActionInput) (*action, error) {
 		if rp.BMCCredentials != "" {
 			a.bm.BMC.Credentials = rp.BMCCredentials
 		}
-		if a.rp.SafeguardMode == api.SafeguardAll && a.bm.ReadyState == model.ReadyTrue && !unhealthy(a.bm) && a.bm.CordonStatus != model.Cordoned {
+		if a.rp.SafeguardMode == api.SafeguardAll && a.bm.ReadyState == model.ReadyTrue && !a.bm.MarkedUnhealthy() && a.bm.CordonStatus != model.Cordoned {
 			return nil, fmt.Errorf("bmm %s is healthy and not cordoned: with safeguardMode All run `cordon` with evacuate first, or replace with safeguardMode None to let replace evacuate it", in.BMM)
 		}
 	}
@@ -214,7 +214,7 @@ func (a *action) recordFailure(msg string) {
 		return
 	}
 	p := api.BMMPatch{DetailedStatus: api.Str(model.BMMError), DetailedStatusMessage: api.Str(msg)}
-	if unhealthy(a.bm) {
+	if a.bm.MarkedUnhealthy() {
 		p.DetailedStatusMessage = nil
 	}
 	a.st.record(p)

@@ -75,7 +75,7 @@ func (a *action) succeeded(msg string, extra *api.BMMPatch) {
 	if extra != nil {
 		p = mergePatch(p, *extra)
 	}
-	if p.DetailedStatusMessage == nil && !unhealthy(a.bm) {
+	if p.DetailedStatusMessage == nil && !a.bm.MarkedUnhealthy() {
 		p.DetailedStatusMessage = api.Str("")
 	}
 	a.st.record(p)

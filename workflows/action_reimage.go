@@ -120,7 +120,7 @@ func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) er
 // succeeds.
 func (a *action) setStatus(detailed, msg string) {
 	p := api.BMMPatch{DetailedStatus: api.Str(detailed), DetailedStatusMessage: api.Str(msg)}
-	if unhealthy(a.bm) {
+	if a.bm.MarkedUnhealthy() {
 		p.DetailedStatusMessage = nil
 	}
 	a.st.record(p)

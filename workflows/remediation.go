@@ -49,7 +49,7 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 	}
 	bm := *b
 	st.Role = remediate.RoleOf(bm)
-	if bm.DetailedStatusMessage == model.UnhealthyMessage {
+	if bm.MarkedUnhealthy() {
 		st.Refused = "already marked Unhealthy: a BMM Replace action returns it to service"
 		return finish("not started: " + st.Refused)
 	}

@@ -43,7 +43,7 @@ func TroubleshootWorkflow(ctx workflow.Context, in api.TroubleshootInput) (api.T
 	}
 	for _, a := range TroubleshootLadder(in.Problem) {
 		step := api.TroubleshootStep{Action: a, State: api.StatePending}
-		if unhealthy(*b) && a != api.ActionReplace {
+		if b.MarkedUnhealthy() && a != api.ActionReplace {
 			step.State, step.Error = api.StateSkipped, "the BMM is marked Unhealthy: only replace returns it to service"
 		}
 		t.st.Steps = append(t.st.Steps, step)
@@ -176,7 +176,7 @@ func (t *troubleshooter) verify(ctx workflow.Context) string {
 		return "the BMM left the ledger"
 	}
 	switch {
-	case unhealthy(*b):
+	case b.MarkedUnhealthy():
 		return "still marked Unhealthy"
 	case b.DetailedStatus != model.BMMProvisioned:
 		return "detailedStatus is " + b.DetailedStatus

@@ -9,6 +9,7 @@ package lease
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -98,11 +99,11 @@ func MissingKCP(c model.Cluster, except ...string) []string {
 			continue
 		}
 		n++
-		if contains(except, b.Name) {
+		if slices.Contains(except, b.Name) {
 			continue
 		}
 		switch {
-		case b.DetailedStatusMessage == model.UnhealthyMessage:
+		case b.MarkedUnhealthy():
 			out = append(out, b.Name+" is unhealthy")
 		case b.ReadyState != "" && b.ReadyState != model.ReadyTrue:
 			out = append(out, fmt.Sprintf("%s is not Ready (%s)", b.Name, b.ReadyState))
@@ -167,13 +168,4 @@ func names(c model.Cluster) []string {
 		out = append(out[:12], fmt.Sprintf("… (%d in all)", len(c.BMMs)))
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
