@@ -125,7 +125,7 @@ func (f *failover) promote(ctx workflow.Context, spare string) error {
 	}
 	if !ready {
 		rec := f.step(ctx, remediate.Reprovision)
-		ok, detail := remProvision(ctx, st, f.cs, f.cs.Cluster.RuntimeVersion, time.Duration(f.cs.Remediation.WithDefaults().ReprovisionTimeout))
+		ok, detail := remProvision(ctx, st, f.cs, f.cs.Cluster.RuntimeVersion, time.Duration(f.cs.Remediation.ReprovisionTimeout))
 		f.done(ctx, rec, ok, "provision the spare "+spare+": "+detail)
 		if !ok {
 			return fmt.Errorf("the spare %s could not be provisioned (%s); %s stays marked Unhealthy and no role changed", spare, detail, f.in.Failed)
@@ -155,7 +155,7 @@ func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
 		version = f.cs.Cluster.RuntimeVersion
 	}
 	rec := f.step(ctx, remediate.Reprovision)
-	ok, detail := remProvision(ctx, st, f.cs, version, time.Duration(f.cs.Remediation.WithDefaults().ReprovisionTimeout))
+	ok, detail := remProvision(ctx, st, f.cs, version, time.Duration(f.cs.Remediation.ReprovisionTimeout))
 	f.done(ctx, rec, ok, detail)
 	if ok {
 		f.st.FailedOutcome, f.st.FailedRecovered = "provisioned as management", true

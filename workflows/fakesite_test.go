@@ -52,6 +52,7 @@ func newFakeSite(t *testing.T, path string) *fakeSite {
 	f := &fakeSite{failing: map[string]string{}, cordoned: map[string]bool{}, inFlight: map[string]int{}, maxRack: map[string]int{}, racks: map[string]bool{}}
 	f.st.Cluster = model.Cluster{Name: inv.Cluster, RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.ClusterRunning}
 	f.st.ImageURLTemplate = inv.ImageURL("{version}")
+	f.st.Remediation = inv.Remediation.WithDefaults()
 	roles := map[string]placement.Assignment{}
 	for _, a := range placed {
 		roles[a.Name] = a

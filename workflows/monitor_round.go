@@ -28,7 +28,7 @@ func (m *monitor) round(ctx workflow.Context) {
 		m.st.LastError = "read the ledger: " + rootCause(err)
 		return
 	}
-	cfg := cs.Remediation.WithDefaults()
+	cfg := cs.Remediation
 	m.interval = time.Duration(cfg.Interval)
 	nodes := make([]string, len(cs.Cluster.BMMs))
 	for i, b := range cs.Cluster.BMMs {

@@ -34,7 +34,7 @@ type remLadder struct {
 
 func newRemLadder(ctx workflow.Context, cs api.ClusterState, b model.BMM, holder string, records *[]api.StepRecord,
 	current *remediate.Step, outcome *string) *remLadder {
-	return &remLadder{ctx: ctx, cs: cs, b: b, cfg: cs.Remediation.WithDefaults(), st: newSteps(ctx, cs.Cluster.Name, targetsFor(cs, b)),
+	return &remLadder{ctx: ctx, cs: cs, b: b, cfg: cs.Remediation, st: newSteps(ctx, cs.Cluster.Name, targetsFor(cs, b)),
 		holder: holder, records: records, current: current, outcome: outcome}
 }
 

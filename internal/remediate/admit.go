@@ -23,7 +23,7 @@ type Situation struct {
 	Leases []lease.Lease
 	// UnhealthyControlPlane comes from UnhealthyControlPlane.
 	UnhealthyControlPlane []string
-	// MaxConcurrentCompute is RemediationSpec.WithDefaults().MaxConcurrentCompute;
+	// MaxConcurrentCompute is the ledger's RemediationSpec.MaxConcurrentCompute;
 	// below 1 counts as 1.
 	MaxConcurrentCompute int
 }
