@@ -10,6 +10,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -66,7 +67,7 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	err = workflow.ExecuteActivity(ledgerCtx(ctx, "Acquire the lease on "+in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
 		BMM: in.BMM, Holder: holder, Operation: lease.Operation(in.Action)}}).Get(ctx, nil)
 	if err != nil {
-		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s refused: %s", in.Action, in.BMM, rootCause(err)), ledger.ErrLeaseRejected, nil)
+		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s refused: %s", in.Action, in.BMM, temporalerr.Message(err)), ledger.ErrLeaseRejected, nil)
 	}
 	defer releaseLease(ctx, in.Cluster, in.BMM, holder)
 
@@ -92,14 +93,14 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	a.st = newSteps(dctx, in.Cluster, a.t)
 	switch {
 	case timedOut:
-		runErr = temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s timed out after %v (%s)", in.Action, in.BMM, limit, rootCause(runErr)), api.ErrActionTimeout, nil)
+		runErr = temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s timed out after %v (%s)", in.Action, in.BMM, limit, temporalerr.Message(runErr)), api.ErrActionTimeout, nil)
 	case ctx.Err() != nil:
 		a.recordFailure(fmt.Sprintf("%s of %s was cancelled", in.Action, in.BMM))
 		return a.res, ctx.Err()
 	default:
-		runErr = temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s failed: %s", in.Action, in.BMM, rootCause(runErr)), api.ErrActionFailed, nil)
+		runErr = temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s failed: %s", in.Action, in.BMM, temporalerr.Message(runErr)), api.ErrActionFailed, nil)
 	}
-	a.recordFailure(rootCause(runErr))
+	a.recordFailure(temporalerr.Message(runErr))
 	return a.res, runErr
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 )
 
 // Power actions (reference 003, "Troubleshoot with a restart action"):
@@ -111,4 +112,6 @@ func mergePatch(base, over api.BMMPatch) api.BMMPatch {
 }
 
 // stepErr names the step that failed, keeping the activity's own message.
-func stepErr(step string, err error) error { return fmt.Errorf("%s: %s", step, rootCause(err)) }
+func stepErr(step string, err error) error {
+	return fmt.Errorf("%s: %s", step, temporalerr.Message(err))
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -52,7 +53,7 @@ type failover struct {
 func (f *failover) run(ctx workflow.Context) error {
 	lctx := ledgerCtx(ctx, "Read the ledger of "+f.in.Cluster)
 	if err := workflow.ExecuteActivity(lctx, la.ReadCluster, f.in.Cluster).Get(ctx, &f.cs); err != nil {
-		return fmt.Errorf("read the ledger: %s", rootCause(err))
+		return fmt.Errorf("read the ledger: %s", temporalerr.Message(err))
 	}
 	p, err := remediate.PlanFailover(f.cs.Cluster, f.in.Failed)
 	if err != nil {
@@ -107,7 +108,7 @@ func (f *failover) lease(ctx workflow.Context, bmm, holder string) error {
 	err := workflow.ExecuteActivity(ledgerCtx(ctx, "Acquire the lease on "+bmm), la.AcquireLease, ledger.AcquireInput{Cluster: f.in.Cluster, Request: lease.Request{
 		BMM: bmm, Holder: holder, Operation: lease.OpFailover, AllowDegraded: true}}).Get(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("%s", rootCause(err))
+		return fmt.Errorf("%s", temporalerr.Message(err))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/rackroll/rackroll/internal/metrics"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -39,7 +40,7 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 
 	var cs api.ClusterState
 	if err := workflow.ExecuteActivity(lctx, la.ReadCluster, in.Cluster).Get(ctx, &cs); err != nil {
-		st.Refused = "read the ledger: " + rootCause(err)
+		st.Refused = "read the ledger: " + temporalerr.Message(err)
 		return finish("not started: " + st.Refused)
 	}
 	b, ok := cs.Cluster.BMM(in.BMM)
@@ -65,7 +66,7 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 	err := workflow.ExecuteActivity(summarize(lctx, "Acquire the lease on "+in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: in.Cluster, Request: lease.Request{
 		BMM: in.BMM, Holder: holder, Operation: lease.OpRemediation, AllowDegraded: true}}).Get(ctx, nil)
 	if err != nil {
-		st.Refused = "no disruption lease: " + rootCause(err)
+		st.Refused = "no disruption lease: " + temporalerr.Message(err)
 		return finish("not started: " + st.Refused)
 	}
 	// Released however this ends, even when cancelled.

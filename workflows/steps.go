@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -87,7 +87,7 @@ func (s *steps) status(detailed, msg string) {
 
 // failed records the failure on the BMM and returns the result to report.
 func (s *steps) failed(res api.ServerResult, step string, err error) api.ServerResult {
-	res.Error = fmt.Sprintf("%s of %s failed: %v", step, s.t.BMM, rootCause(err))
+	res.Error = fmt.Sprintf("%s of %s failed: %v", step, s.t.BMM, temporalerr.Message(err))
 	s.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMError), DetailedStatusMessage: api.Str(res.Error)})
 	return res
 }
@@ -169,14 +169,4 @@ func (s *steps) deleteNode() error {
 
 func (s *steps) labelNode(labels map[string]string) error {
 	return workflow.ExecuteActivity(s.short("Label node "+s.t.Node), ka.LabelNode, s.t.Node, labels).Get(s.ctx, nil)
-}
-
-// rootCause strips Temporal's activity wrapping so the operator reads the
-// activity's own message.
-func rootCause(err error) string {
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) {
-		return app.Message()
-	}
-	return err.Error()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -108,8 +109,8 @@ func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 	err := workflow.ExecuteActivity(ledgerCtx(ctx, "Acquire the lease on "+t.in.BMM), la.AcquireLease, ledger.AcquireInput{Cluster: t.in.Cluster, Request: lease.Request{
 		BMM: t.in.BMM, Operation: lease.Operation(s.Action)}}).Get(ctx, &got)
 	if err != nil {
-		s.State, s.Error = api.StateFailed, rootCause(err)
-		return false, fmt.Errorf("%s of %s refused: %s", s.Action, t.in.BMM, rootCause(err))
+		s.State, s.Error = api.StateFailed, temporalerr.Message(err)
+		return false, fmt.Errorf("%s of %s refused: %s", s.Action, t.in.BMM, temporalerr.Message(err))
 	}
 	s.WorkflowID = got.Holder
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
@@ -127,7 +128,7 @@ func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 		}
 		// A child that never ran cannot release the lease it was given.
 		releaseLease(ctx, t.in.Cluster, t.in.BMM, got.Holder)
-		s.State, s.Error = api.StateFailed, rootCause(err)
+		s.State, s.Error = api.StateFailed, temporalerr.Message(err)
 		return false, nil
 	}
 	if problem := t.verify(ctx); problem != "" {
@@ -169,7 +170,7 @@ func (t *troubleshooter) awaitConfirmation(ctx workflow.Context) (api.ReplacePar
 func (t *troubleshooter) verify(ctx workflow.Context) string {
 	cs, err := t.readCluster(ctx)
 	if err != nil {
-		return "read the ledger: " + rootCause(err)
+		return "read the ledger: " + temporalerr.Message(err)
 	}
 	b, ok := cs.Cluster.BMM(t.in.BMM)
 	if !ok {
