@@ -8,6 +8,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -55,7 +56,7 @@ func acquireActionLease(ctx context.Context, c client.Client, cluster, bmm, acti
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   api.ClusterID(cluster),
 		UpdateName:   api.UpdateAcquireLease,
-		Args:         []any{lease.Request{BMM: bmm, Operation: action, Disruptive: api.ActionDisruptive(action)}},
+		Args:         []any{lease.Request{BMM: bmm, Operation: lease.Operation(action)}},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	var res api.AcquireResult
@@ -67,7 +68,7 @@ func acquireActionLease(ctx context.Context, c client.Client, cluster, bmm, acti
 		if errors.As(err, &nf) {
 			return "", fmt.Errorf("cluster %s is not registered (no running %s): run `starter cluster register --inventory FILE`", cluster, api.ClusterID(cluster))
 		}
-		return "", withCode(exitError, fmt.Errorf("%s of %s refused: %s", action, bmm, rootMessage(err)))
+		return "", withCode(exitError, fmt.Errorf("%s of %s refused: %s", action, bmm, temporalerr.Message(err)))
 	}
 	return res.Holder, nil
 }
@@ -89,7 +90,7 @@ func releaseActionLease(ctx context.Context, c client.Client, cluster, bmm, hold
 func waitAction(ctx context.Context, run client.WorkflowRun) (api.ActionResult, error) {
 	var res api.ActionResult
 	if err := run.Get(ctx, &res); err != nil {
-		return res, withCode(exitFailed, fmt.Errorf("%s", rootMessage(err)))
+		return res, withCode(exitFailed, fmt.Errorf("%s", temporalerr.Message(err)))
 	}
 	return res, nil
 }

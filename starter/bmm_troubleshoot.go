@@ -7,6 +7,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/output"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -179,7 +180,7 @@ func waitTroubleshoot(ctx context.Context, c client.Client, cmd *cobra.Command, 
 		if d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			var st api.TroubleshootStatus
 			if err := c.GetWorkflow(ctx, id, "").Get(ctx, &st); err != nil {
-				return frame{Done: true, Err: withCode(exitFailed, fmt.Errorf("%s", rootMessage(err)))}, nil
+				return frame{Done: true, Err: withCode(exitFailed, fmt.Errorf("%s", temporalerr.Message(err)))}, nil
 			}
 			return frame{Done: true, Err: writeTroubleshoot(cmd, "table", st)}, nil
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/output"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
@@ -174,7 +175,7 @@ func statusName(s enumspb.WorkflowExecutionStatus) string {
 func resultSummary(ctx context.Context, c client.Client, id, runID string) string {
 	var res map[string]any
 	if err := c.GetWorkflow(ctx, id, runID).Get(ctx, &res); err != nil {
-		return rootMessage(err)
+		return temporalerr.Message(err)
 	}
 	for _, k := range []string{"message", "outcome", "error", "detailedStatusMessage"} {
 		if s, ok := res[k].(string); ok && s != "" {

@@ -94,7 +94,7 @@ func (a *app) clusterShowCmd() *cobra.Command {
 				t := output.Table{Header: []string{"name", "rack", "roles", "version", "detailed status", "message", "power", "cordon", "ready", "lease"}}
 				leases := map[string]string{}
 				for _, l := range st.Leases {
-					leases[l.BMM] = l.Operation + " by " + l.Holder
+					leases[l.BMM] = string(l.Operation) + " by " + l.Holder
 				}
 				for _, b := range st.Cluster.BMMs {
 					roles := make([]string, len(b.Roles))

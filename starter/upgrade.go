@@ -9,6 +9,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -221,7 +222,7 @@ func (a *app) upgradeSteerCmd(update, verb, short string) *cobra.Command {
 			}
 			var msg string
 			if err := h.Get(ctx, &msg); err != nil {
-				return fmt.Errorf("%s upgrade of %s: %s", verb, cluster, rootMessage(err))
+				return fmt.Errorf("%s upgrade of %s: %s", verb, cluster, temporalerr.Message(err))
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), msg)
 			return nil
@@ -285,16 +286,4 @@ func clusterStateWith(ctx context.Context, c client.Client, cluster string) (api
 		return st, fmt.Errorf("cluster %s: %w (registered? `starter cluster register --inventory FILE`)", cluster, err)
 	}
 	return st, v.Get(&st)
-}
-
-// rootMessage strips the SDK's wrapping of an update or workflow error.
-func rootMessage(err error) string {
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) {
-		return app.Message()
-	}
-	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(u) {
-		err = u
-	}
-	return err.Error()
 }

@@ -23,13 +23,13 @@ func writePlan(w io.Writer, format string, p upgradeplan.Plan, perServer time.Du
 	fmt.Fprintln(w, "1. Control plane (serial, one server at a time)")
 	t := output.Table{Header: []string{"step", "bmm", "action", "note"}}
 	for i, k := range p.ControlPlane {
-		note := map[string]string{"upgrade-spare": "spare reimaged first, joins the control plane",
-			"swap": "leaves, is reimaged, rejoins", "retire": "leaves; becomes the new spare (Available), not reimaged",
-			"reimage": "reimaged in place (no spare)"}[k.Action]
+		note := map[upgradeplan.KCPAction]string{upgradeplan.KCPUpgradeSpare: "spare reimaged first, joins the control plane",
+			upgradeplan.KCPSwap: "leaves, is reimaged, rejoins", upgradeplan.KCPRetire: "leaves; becomes the new spare (Available), not reimaged",
+			upgradeplan.KCPReimage: "reimaged in place (no spare)"}[k.Action]
 		if k.Skip {
 			note = "already at " + p.To + ": skipped"
 		}
-		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), k.BMM, k.Action, note})
+		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), k.BMM, string(k.Action), note})
 	}
 	output.WriteTable(w, t)
 	fmt.Fprintln(w, "\n2. Management groups (a then b, two stages each, 50 % must succeed)")

@@ -9,6 +9,8 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -72,7 +74,7 @@ func (a *app) upgradeOutcome(ctx context.Context, c client.Client, cmd *cobra.Co
 	var st api.UpgradeStatus
 	err := c.GetWorkflow(ctx, api.UpgradeID(cluster), "").Get(ctx, &st)
 	if err != nil {
-		return withCode(exitFailed, fmt.Errorf("upgrade of %s failed: %s", cluster, rootMessage(err)))
+		return withCode(exitFailed, fmt.Errorf("upgrade of %s failed: %s", cluster, temporalerr.Message(err)))
 	}
 	w := cmd.OutOrStdout()
 	if format == "table" {
@@ -120,7 +122,7 @@ func summary(w io.Writer, st api.UpgradeStatus) {
 	retired := 0
 	if st.Plan != nil {
 		for _, k := range st.Plan.ControlPlane {
-			if k.Action == "retire" {
+			if k.Action == upgradeplan.KCPRetire {
 				retired++
 			}
 		}

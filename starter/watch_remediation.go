@@ -10,6 +10,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/output"
 	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 )
@@ -38,7 +39,7 @@ func watchRemediation(ctx context.Context, c client.Client, out, errw io.Writer,
 				return frame{}, err
 			}
 		} else if err := c.GetWorkflow(ctx, id, "").Get(ctx, &st); err != nil {
-			return frame{Done: true, Err: withCode(exitFailed, fmt.Errorf("remediation of %s failed: %s", bmm, rootMessage(err)))}, nil
+			return frame{Done: true, Err: withCode(exitFailed, fmt.Errorf("remediation of %s failed: %s", bmm, temporalerr.Message(err)))}, nil
 		}
 		f := frame{Line: remediationLine(st), Draw: func(w io.Writer) {
 			writeRemediation(w, "table", st)

@@ -10,6 +10,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -55,7 +56,7 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	// this id is simply confirmed.
 	var a *action
 	h, stage, err := ledgerOf(in.Cluster).open(ctx, opening{
-		req: lease.Request{BMM: in.BMM, Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: in.Action, Disruptive: api.ActionDisruptive(in.Action)},
+		req: lease.Request{BMM: in.BMM, Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: lease.Operation(in.Action)},
 		check: func(cs api.ClusterState, bm model.BMM) (err error) {
 			a, err = newAction(cs, bm, in)
 			return err
@@ -66,7 +67,7 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	case openPrecheck:
 		return res, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrPrecheck, nil)
 	case openLease:
-		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s refused: %s", in.Action, in.BMM, rootCause(err)), ledger.ErrLeaseRejected, nil)
+		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s refused: %s", in.Action, in.BMM, temporalerr.Message(err)), ledger.ErrLeaseRejected, nil)
 	}
 	defer h.release()
 
@@ -92,14 +93,14 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	a.st = newSteps(dctx, in.Cluster, a.t)
 	switch {
 	case timedOut:
-		runErr = temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s timed out after %v (%s)", in.Action, in.BMM, limit, rootCause(runErr)), api.ErrActionTimeout, nil)
+		runErr = temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s timed out after %v (%s)", in.Action, in.BMM, limit, temporalerr.Message(runErr)), api.ErrActionTimeout, nil)
 	case ctx.Err() != nil:
 		a.recordFailure(fmt.Sprintf("%s of %s was cancelled", in.Action, in.BMM))
 		return a.res, ctx.Err()
 	default:
-		runErr = temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s failed: %s", in.Action, in.BMM, rootCause(runErr)), api.ErrActionFailed, nil)
+		runErr = temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s failed: %s", in.Action, in.BMM, temporalerr.Message(runErr)), api.ErrActionFailed, nil)
 	}
-	a.recordFailure(rootCause(runErr))
+	a.recordFailure(temporalerr.Message(runErr))
 	return a.res, runErr
 }
 
@@ -123,7 +124,7 @@ func newAction(cs api.ClusterState, b model.BMM, in api.ActionInput) (*action, e
 	case api.ActionRestart, api.ActionStart, api.ActionReimage:
 		// Reference 000: an Unhealthy BMM returns to service only through
 		// Replace; a restart or reimage would hide the mark, not mend it.
-		if unhealthy(a.bm) {
+		if a.bm.MarkedUnhealthy() {
 			return nil, fmt.Errorf("bmm %s is marked Unhealthy (%q): only replace returns it to service", in.BMM, model.UnhealthyMessage)
 		}
 		if a.bm.DetailedStatus == model.BMMAvailable {
@@ -138,7 +139,7 @@ func newAction(cs api.ClusterState, b model.BMM, in api.ActionInput) (*action, e
 		if rp.BMCCredentials != "" {
 			a.bm.BMC.Credentials = rp.BMCCredentials
 		}
-		if a.rp.SafeguardMode == api.SafeguardAll && a.bm.ReadyState == model.ReadyTrue && !unhealthy(a.bm) && a.bm.CordonStatus != model.Cordoned {
+		if a.rp.SafeguardMode == api.SafeguardAll && a.bm.ReadyState == model.ReadyTrue && !a.bm.MarkedUnhealthy() && a.bm.CordonStatus != model.Cordoned {
 			return nil, fmt.Errorf("bmm %s is healthy and not cordoned: with safeguardMode All run `cordon` with evacuate first, or replace with safeguardMode None to let replace evacuate it", in.BMM)
 		}
 	}
@@ -198,7 +199,7 @@ func (a *action) recordFailure(msg string) {
 		return
 	}
 	p := api.BMMPatch{DetailedStatus: api.Str(model.BMMError), DetailedStatusMessage: api.Str(msg)}
-	if unhealthy(a.bm) {
+	if a.bm.MarkedUnhealthy() {
 		p.DetailedStatusMessage = nil
 	}
 	a.st.record(p)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 )
 
 // Cordon and uncordon (reference 003). Cordon with evacuate also drains
@@ -45,7 +46,7 @@ func (a *action) uncordon() error {
 	a.res.Message = fmt.Sprintf("uncordoned %s", a.t.Node)
 	started, err := a.st.startVMs()
 	if err != nil {
-		a.res.Message += "; VMs not restarted: " + rootCause(err)
+		a.res.Message += "; VMs not restarted: " + temporalerr.Message(err)
 		return nil
 	}
 	a.res.VMsStarted = started.Started

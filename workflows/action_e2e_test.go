@@ -124,11 +124,11 @@ func TestE2EActions(t *testing.T) {
 func vmStates(t *testing.T, ctx context.Context, kc kubernetes.Interface, node string) map[string]string {
 	t.Helper()
 	pods, err := kc.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node,
-		LabelSelector: fmt.Sprintf("%s=%s", kube.LabelWorkload, kube.WorkloadVM)})
+		LabelSelector: fmt.Sprintf("%s=%s", model.LabelWorkload, model.WorkloadVM)})
 	require.NoError(t, err)
 	out := map[string]string{}
 	for _, p := range pods.Items {
-		out[p.Name] = p.Annotations[kube.AnnotationVMState]
+		out[p.Name] = p.Annotations[model.AnnotationVMState]
 	}
 	require.NotEmpty(t, out, "the lab places VMs on compute nodes")
 	return out
@@ -136,7 +136,7 @@ func vmStates(t *testing.T, ctx context.Context, kc kubernetes.Interface, node s
 
 func firstRunning(states map[string]string) string {
 	for name, s := range states {
-		if s == kube.VMRunning {
+		if s == model.VMRunning {
 			return name
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 )
 
 // Power actions (reference 003, "Troubleshoot with a restart action"):
@@ -75,7 +76,7 @@ func (a *action) succeeded(msg string, extra *api.BMMPatch) {
 	if extra != nil {
 		p = mergePatch(p, *extra)
 	}
-	if p.DetailedStatusMessage == nil && !unhealthy(a.bm) {
+	if p.DetailedStatusMessage == nil && !a.bm.MarkedUnhealthy() {
 		p.DetailedStatusMessage = api.Str("")
 	}
 	a.st.record(p)
@@ -111,4 +112,6 @@ func mergePatch(base, over api.BMMPatch) api.BMMPatch {
 }
 
 // stepErr names the step that failed, keeping the activity's own message.
-func stepErr(step string, err error) error { return fmt.Errorf("%s: %s", step, rootCause(err)) }
+func stepErr(step string, err error) error {
+	return fmt.Errorf("%s: %s", step, temporalerr.Message(err))
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 )
 
 // Reimage and replace (reference 003). Both evacuate the BMM first (cordon,
@@ -105,7 +106,7 @@ func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) er
 		started, err := a.st.startVMs()
 		a.res.VMsStarted = started.Started
 		if err != nil {
-			msg += "; VMs not restarted: " + rootCause(err)
+			msg += "; VMs not restarted: " + temporalerr.Message(err)
 		}
 	}
 	p := api.BMMPatch{RuntimeVersion: api.Str(version), CordonStatus: api.Str(model.Uncordoned)}
@@ -120,7 +121,7 @@ func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) er
 // succeeds.
 func (a *action) setStatus(detailed, msg string) {
 	p := api.BMMPatch{DetailedStatus: api.Str(detailed), DetailedStatusMessage: api.Str(msg)}
-	if unhealthy(a.bm) {
+	if a.bm.MarkedUnhealthy() {
 		p.DetailedStatusMessage = nil
 	}
 	a.st.record(p)

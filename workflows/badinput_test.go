@@ -64,7 +64,7 @@ func TestBadInputEndToEnd(t *testing.T) {
 		{"negative maxUnavailable", startFails(e, upgrade("4.2.0", model.UpdateStrategy{MaxUnavailable: -1})), []string{"maxUnavailable", "-1"}},
 
 		// Actions: refused by validation or by the ledger, before any lease.
-		{"action on an unknown BMM", acquire(e, lease.Request{BMM: "rack9-c9", Holder: "badinput", Operation: api.ActionRestart, Disruptive: true}), []string{"rack9-c9", "not in cluster", "known BMMs are"}},
+		{"action on an unknown BMM", acquire(e, lease.Request{BMM: "rack9-c9", Holder: "badinput", Operation: lease.OpRestart}), []string{"rack9-c9", "not in cluster", "known BMMs are"}},
 		{"action workflow on an unknown BMM", startActionFails(e, api.ActionInput{Cluster: cl, BMM: "rack9-c9", Action: api.ActionRestart}), []string{"rack9-c9"}},
 		{"unknown action", startActionFails(e, api.ActionInput{Cluster: cl, BMM: "rack1-c1", Action: "explode"}), []string{`"explode"`, "restart, power-off"}},
 		{"skipShutdown on a restart", startActionFails(e, api.ActionInput{Cluster: cl, BMM: "rack1-c1", Action: api.ActionRestart, SkipShutdown: true}), []string{"skipShutdown", "only power-off"}},
@@ -73,11 +73,11 @@ func TestBadInputEndToEnd(t *testing.T) {
 		{"a secret as bmcCredentials", startActionFails(e, api.ActionInput{Cluster: cl, BMM: "rack1-c1", Action: api.ActionReplace, ReplaceParams: api.ReplaceParams{BMCCredentials: "root:calvin"}}), []string{"bmcCredentials", "never a username or password"}},
 		{"a second KCP disruption while one runs", func(t *testing.T) error {
 			holder := "badinput-first"
-			if err := acquire(e, lease.Request{BMM: kcps[0], Holder: holder, Operation: api.ActionRestart, Disruptive: true})(t); err != nil {
+			if err := acquire(e, lease.Request{BMM: kcps[0], Holder: holder, Operation: lease.OpRestart})(t); err != nil {
 				t.Fatalf("first KCP disruption refused: %v", err)
 			}
 			defer release(t, e, kcps[0], holder)
-			return acquire(e, lease.Request{BMM: kcps[1], Holder: "badinput-second", Operation: api.ActionRestart, Disruptive: true})(t)
+			return acquire(e, lease.Request{BMM: kcps[1], Holder: "badinput-second", Operation: lease.OpRestart})(t)
 		}, []string{kcps[1], "already disrupting KCP server " + kcps[0], "one KCP disruption at a time"}},
 		{"a second upgrade start", func(t *testing.T) error {
 			// The first upgrade is parked on a task queue no worker polls,

@@ -157,7 +157,7 @@ func nodeLabels(b model.BMM) map[string]string {
 	if len(b.Roles) > 0 {
 		role = string(b.Roles[0])
 	}
-	return map[string]string{LabelRole: role, LabelManagementGroup: b.ManagementGroup}
+	return map[string]string{model.LabelRole: role, model.LabelManagementGroup: b.ManagementGroup}
 }
 
 func equalLabels(a, b map[string]string) bool {
@@ -171,14 +171,6 @@ func equalLabels(a, b map[string]string) bool {
 	}
 	return true
 }
-
-// Node labels (DESIGN.md).
-const (
-	LabelRole            = "rackroll.io/role"
-	LabelRack            = "rackroll.io/rack"
-	LabelManagementGroup = "rackroll.io/management-group"
-	LabelRuntimeVersion  = "rackroll.io/runtime-version"
-)
 
 func applyPatch(b *model.BMM, p api.BMMPatch) {
 	if p.Roles != nil {

@@ -64,16 +64,16 @@ func TestClusterGrantsOneKCPDisruptionAtATime(t *testing.T) {
 
 	var first, second, compute, again updateResult
 	env.RegisterDelayedCallback(func() {
-		sendUpdate(env, api.UpdateAcquireLease, "u1", &first, lease.Request{BMM: k[0], Operation: "restart", Disruptive: true})
-		sendUpdate(env, api.UpdateAcquireLease, "u2", &second, lease.Request{BMM: k[1], Operation: "restart", Disruptive: true})
-		sendUpdate(env, api.UpdateAcquireLease, "u3", &compute, lease.Request{BMM: "rack2-c1", Operation: "reimage", Disruptive: true})
+		sendUpdate(env, api.UpdateAcquireLease, "u1", &first, lease.Request{BMM: k[0], Operation: "restart"})
+		sendUpdate(env, api.UpdateAcquireLease, "u2", &second, lease.Request{BMM: k[1], Operation: "restart"})
+		sendUpdate(env, api.UpdateAcquireLease, "u3", &compute, lease.Request{BMM: "rack2-c1", Operation: "reimage"})
 	}, time.Second)
 	env.RegisterDelayedCallback(func() {
 		// After the first holder releases, the second KCP may go.
 		var rel updateResult
 		sendUpdate(env, api.UpdateReleaseLease, "u4", &rel, api.ReleaseRequest{BMM: k[0], Holder: api.ActionID("site-a", k[0], 1)})
 		require.NoError(t, rel.err)
-		sendUpdate(env, api.UpdateAcquireLease, "u5", &again, lease.Request{BMM: k[1], Operation: "restart", Disruptive: true})
+		sendUpdate(env, api.UpdateAcquireLease, "u5", &again, lease.Request{BMM: k[1], Operation: "restart"})
 	}, 2*time.Second)
 	env.RegisterDelayedCallback(func() {
 		v, err := env.QueryWorkflow(api.QueryState)
@@ -100,9 +100,9 @@ func TestClusterRejectsUnknownBMMAndClusterNotRunning(t *testing.T) {
 	in := fourRackInput(t)
 	var unknown, status, whileFailed updateResult
 	env.RegisterDelayedCallback(func() {
-		sendUpdate(env, api.UpdateAcquireLease, "u1", &unknown, lease.Request{BMM: "rack9-c1", Operation: "restart", Disruptive: true})
+		sendUpdate(env, api.UpdateAcquireLease, "u1", &unknown, lease.Request{BMM: "rack9-c1", Operation: "restart"})
 		sendUpdate(env, api.UpdateClusterStatus, "u2", &status, api.ClusterStatusPatch{DetailedStatus: model.ClusterFailed, DetailedStatusMessage: "KCP rack1-mgmt1 failed to upgrade"})
-		sendUpdate(env, api.UpdateAcquireLease, "u3", &whileFailed, lease.Request{BMM: "rack1-c1", Operation: "restart", Disruptive: true})
+		sendUpdate(env, api.UpdateAcquireLease, "u3", &whileFailed, lease.Request{BMM: "rack1-c1", Operation: "restart"})
 		env.CancelWorkflow()
 	}, time.Second)
 	env.ExecuteWorkflow(ClusterWorkflow, in)
@@ -124,7 +124,7 @@ func TestClusterReleasesLeaseOfTerminatedHolder(t *testing.T) {
 
 	var got updateResult
 	env.RegisterDelayedCallback(func() {
-		sendUpdate(env, api.UpdateAcquireLease, "u1", &got, lease.Request{BMM: "rack1-c1", Holder: "upgrade:site-a:rack1-c1", Operation: "upgrade", Disruptive: true})
+		sendUpdate(env, api.UpdateAcquireLease, "u1", &got, lease.Request{BMM: "rack1-c1", Holder: "upgrade:site-a:rack1-c1", Operation: "upgrade"})
 	}, time.Second)
 	env.RegisterDelayedCallback(func() {
 		v, err := env.QueryWorkflow(api.QueryState)

@@ -8,6 +8,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -51,7 +52,7 @@ type failover struct {
 func (f *failover) run(ctx workflow.Context) error {
 	var err error
 	if f.cs, err = ledgerOf(f.in.Cluster).read(ctx); err != nil {
-		return fmt.Errorf("read the ledger: %s", rootCause(err))
+		return fmt.Errorf("read the ledger: %s", temporalerr.Message(err))
 	}
 	p, err := remediate.PlanFailover(f.cs.Cluster, f.in.Failed)
 	if err != nil {
@@ -100,9 +101,9 @@ func (f *failover) run(ctx workflow.Context) error {
 
 func (f *failover) lease(ctx workflow.Context, bmm, holder string) error {
 	_, err := ledgerOf(f.in.Cluster).acquire(ctx, lease.Request{
-		BMM: bmm, Holder: holder, Operation: "failover", Disruptive: true, AllowDegraded: true})
+		BMM: bmm, Holder: holder, Operation: lease.OpFailover, AllowDegraded: true})
 	if err != nil {
-		return fmt.Errorf("%s", rootCause(err))
+		return fmt.Errorf("%s", temporalerr.Message(err))
 	}
 	return nil
 }
@@ -120,7 +121,7 @@ func (f *failover) promote(ctx workflow.Context, spare string) error {
 	}
 	if !ready {
 		rec := f.step(ctx, remediate.Reprovision)
-		ok, detail := remProvision(ctx, st, f.cs, f.cs.Cluster.RuntimeVersion, time.Duration(f.cs.Remediation.WithDefaults().ReprovisionTimeout))
+		ok, detail := remProvision(ctx, st, f.cs, f.cs.Cluster.RuntimeVersion, time.Duration(f.cs.Remediation.ReprovisionTimeout))
 		f.done(ctx, rec, ok, "provision the spare "+spare+": "+detail)
 		if !ok {
 			return fmt.Errorf("the spare %s could not be provisioned (%s); %s stays marked Unhealthy and no role changed", spare, detail, f.in.Failed)
@@ -150,7 +151,7 @@ func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
 		version = f.cs.Cluster.RuntimeVersion
 	}
 	rec := f.step(ctx, remediate.Reprovision)
-	ok, detail := remProvision(ctx, st, f.cs, version, time.Duration(f.cs.Remediation.WithDefaults().ReprovisionTimeout))
+	ok, detail := remProvision(ctx, st, f.cs, version, time.Duration(f.cs.Remediation.ReprovisionTimeout))
 	f.done(ctx, rec, ok, detail)
 	if ok {
 		f.st.FailedOutcome, f.st.FailedRecovered = "provisioned as management", true

@@ -51,7 +51,7 @@ func (f *fakeSite) mockLedger(env *testsuite.TestWorkflowEnvironment) {
 		}
 		if len(in.Patch.Roles) > 0 {
 			f.logf("role %s %s", in.Patch.BMM, in.Patch.Roles[0])
-			f.event(events.NodeLabel, in.Patch.BMM, map[string]any{"labels": map[string]string{LabelRole: string(in.Patch.Roles[0])}})
+			f.event(events.NodeLabel, in.Patch.BMM, map[string]any{"labels": map[string]string{model.LabelRole: string(in.Patch.Roles[0])}})
 		}
 		if m := in.Patch.DetailedStatusMessage; m != nil && *m == model.UnhealthyMessage {
 			f.logf("unhealthy %s", in.Patch.BMM)

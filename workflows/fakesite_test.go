@@ -86,6 +86,7 @@ func newFakeSite(t *testing.T, path string) *fakeSite {
 		delay: map[string]time.Duration{}, cordoned: map[string]bool{}, shown: map[string]string{}, inFlight: map[string]int{}}
 	f.st.Cluster = model.Cluster{Name: inv.Cluster, RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.ClusterRunning}
 	f.st.ImageURLTemplate = inv.ImageURL("{version}")
+	f.st.Remediation = inv.Remediation.WithDefaults()
 	roles := map[string]placement.Assignment{}
 	for _, a := range placed {
 		roles[a.Name] = a
@@ -197,7 +198,7 @@ func (f *fakeSite) ledgerBMM(name string) model.BMM {
 func (f *fakeSite) holdLease(t *testing.T, bmm, holder, op string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	r := lease.Request{BMM: bmm, Holder: holder, Operation: op, Disruptive: lease.IsDisruptive(op)}
+	r := lease.Request{BMM: bmm, Holder: holder, Operation: lease.Operation(op)}
 	require.NoError(t, lease.Check(f.st.Cluster, f.st.Leases, r))
 	f.st.Leases = lease.Grant(f.st.Leases, r, f.bmm(bmm).HasRole(model.RoleKCP), time.Time{})
 }

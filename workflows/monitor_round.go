@@ -9,6 +9,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -24,10 +25,10 @@ const stormPrefix = "storm guard: "
 func (m *monitor) round(ctx workflow.Context) {
 	cs, err := ledgerOf(m.in.Cluster).read(ctx)
 	if err != nil {
-		m.st.LastError = "read the ledger: " + rootCause(err)
+		m.st.LastError = "read the ledger: " + temporalerr.Message(err)
 		return
 	}
-	cfg := cs.Remediation.WithDefaults()
+	cfg := cs.Remediation
 	m.interval = time.Duration(cfg.Interval)
 	nodes := make([]string, len(cs.Cluster.BMMs))
 	for i, b := range cs.Cluster.BMMs {
@@ -39,7 +40,7 @@ func (m *monitor) round(ctx workflow.Context) {
 		RetryPolicy: &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
 	}), cs.SiteTaskQueue)
 	if err := workflow.ExecuteActivity(octx, ka.ObserveNodes, nodes).Get(ctx, &ns); err != nil {
-		m.st.LastError = "observe nodes: " + rootCause(err)
+		m.st.LastError = "observe nodes: " + temporalerr.Message(err)
 		return
 	}
 	now := workflow.Now(ctx)
@@ -131,7 +132,7 @@ func (m *monitor) start(ctx workflow.Context, d remediate.Due) string {
 			m.active = append(m.active, &monChild{rec: rec})
 			return ""
 		}
-		return "could not start " + id + ": " + rootCause(err)
+		return "could not start " + id + ": " + temporalerr.Message(err)
 	}
 	rec.RunID = ex.RunID
 	m.active = append(m.active, &monChild{rec: rec, fut: fut})
@@ -173,7 +174,7 @@ func (m *monitor) reap(ctx workflow.Context) {
 		default:
 			var res api.RemediationStatus
 			if err := a.fut.Get(ctx, &res); err != nil {
-				outcome = "failed: " + rootCause(err)
+				outcome = "failed: " + temporalerr.Message(err)
 			} else {
 				outcome = res.Outcome
 			}
@@ -210,6 +211,6 @@ func (m *monitor) surfaceStorm(ctx workflow.Context, c model.Cluster, unhealthy 
 		return
 	}
 	if err := ledgerOf(m.in.Cluster).setStatus(ctx, *p); err != nil {
-		m.st.LastError = "set the cluster status: " + rootCause(err)
+		m.st.LastError = "set the cluster status: " + temporalerr.Message(err)
 	}
 }

@@ -30,7 +30,7 @@ func newMonRun(t *testing.T, r *fakeSite, cfg model.RemediationSpec) *monRun {
 	var s testsuite.WorkflowTestSuite
 	m := &monRun{t: t, r: r, env: s.NewTestWorkflowEnvironment(), hold: time.Second}
 	r.register(m.env)
-	r.st.Remediation = cfg
+	r.st.Remediation = cfg.WithDefaults()
 	m.t0 = m.env.Now()
 	m.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, in api.RemediationInput) (api.RemediationStatus, error) {
 		m.started = append(m.started, in)

@@ -121,7 +121,7 @@ func newRemProp(t *testing.T, seed uint64) *remProp {
 	p := &remProp{t: t, r: r, sc: drawRemScenario(rnd, inventory, r), sick: map[string]*remFault{}, kcp: map[string]bool{},
 		runs: map[string]*remRun{}, foRuns: map[string]*remFailover{}, starts: map[string]int{}, holders: map[string]int{},
 		rofsKCP: map[string]bool{}}
-	r.st.Remediation = p.sc.cfg
+	r.st.Remediation = p.sc.cfg.WithDefaults()
 	for _, b := range r.st.Cluster.BMMs {
 		if b.HasRole(model.RoleKCP) {
 			p.kcps++

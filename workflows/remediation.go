@@ -8,6 +8,7 @@ import (
 	"github.com/rackroll/rackroll/internal/metrics"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -35,10 +36,10 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 	}
 	holder := workflow.GetInfo(ctx).WorkflowExecution.ID
 	h, stage, err := ledgerOf(in.Cluster).open(ctx, opening{
-		req: lease.Request{BMM: in.BMM, Holder: holder, Operation: "remediation", Disruptive: true, AllowDegraded: true},
+		req: lease.Request{BMM: in.BMM, Holder: holder, Operation: lease.OpRemediation, AllowDegraded: true},
 		check: func(_ api.ClusterState, bm model.BMM) error {
 			st.Role = remediate.RoleOf(bm)
-			if bm.DetailedStatusMessage == model.UnhealthyMessage {
+			if bm.MarkedUnhealthy() {
 				return errors.New("already marked Unhealthy: a BMM Replace action returns it to service")
 			}
 			// The ledger may have moved on since the monitor decided: a
@@ -53,11 +54,11 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 		}})
 	switch stage {
 	case openRead:
-		st.Refused = "read the ledger: " + rootCause(err)
+		st.Refused = "read the ledger: " + temporalerr.Message(err)
 	case openPrecheck:
 		st.Refused = err.Error()
 	case openLease:
-		st.Refused = "no disruption lease: " + rootCause(err)
+		st.Refused = "no disruption lease: " + temporalerr.Message(err)
 	}
 	if stage != opened {
 		return finish("not started: " + st.Refused)

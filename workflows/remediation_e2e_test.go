@@ -9,7 +9,6 @@ import (
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
-	"github.com/rackroll/rackroll/workflows"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 )
@@ -119,7 +118,7 @@ func TestE2ERemediationKCPFailover(t *testing.T) {
 		switch e.Kind {
 		case events.NodeLabel:
 			ls, _ := e.Detail["labels"].(map[string]any)
-			if r, ok := ls[workflows.LabelRole].(string); ok {
+			if r, ok := ls[model.LabelRole].(string); ok {
 				label[node] = r
 				if node == kcp && r == "management" {
 					sawFailedAsManagement = true

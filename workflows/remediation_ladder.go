@@ -8,6 +8,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/workflow"
 )
@@ -34,7 +35,7 @@ type remLadder struct {
 
 func newRemLadder(ctx workflow.Context, cs api.ClusterState, b model.BMM, holder string, records *[]api.StepRecord,
 	current *remediate.Step, outcome *string) *remLadder {
-	return &remLadder{ctx: ctx, cs: cs, b: b, cfg: cs.Remediation.WithDefaults(), st: newSteps(ctx, cs.Cluster.Name, targetsFor(cs, b)),
+	return &remLadder{ctx: ctx, cs: cs, b: b, cfg: cs.Remediation, st: newSteps(ctx, cs.Cluster.Name, targetsFor(cs, b)),
 		holder: holder, records: records, current: current, outcome: outcome}
 }
 
@@ -95,12 +96,12 @@ func (l *remLadder) reboot() (bool, string) {
 	start := workflow.Now(l.ctx)
 	l.st.record(api.BMMPatch{DetailedStatusMessage: api.Str("Remediation: rebooting")})
 	if err := l.st.restart(limit); err != nil {
-		return false, "restart: " + rootCause(err)
+		return false, "restart: " + temporalerr.Message(err)
 	}
 	left := max(limit-workflow.Now(l.ctx).Sub(start), time.Second)
 	ns, err := l.st.waitReady("", left)
 	if err != nil {
-		return false, rootCause(err)
+		return false, temporalerr.Message(err)
 	}
 	if ns.ReadOnlyRootFS {
 		return false, "node " + ns.Node + " is Ready but its root filesystem is still read-only"
@@ -128,7 +129,7 @@ func remProvision(ctx workflow.Context, st *steps, cs api.ClusterState, version 
 	image := strings.ReplaceAll(cs.ImageURLTemplate, "{version}", version)
 	st.status(model.BMMDeprovisioning, "Remediation: reprovisioning with runtime "+version)
 	if err := st.reimage("Reprovision", image, version, limit, true); err != nil {
-		msg := "reimage: " + rootCause(err)
+		msg := "reimage: " + temporalerr.Message(err)
 		st.status(model.BMMError, "Remediation: "+msg)
 		return false, msg
 	}
@@ -139,7 +140,7 @@ func remProvision(ctx workflow.Context, st *steps, cs api.ClusterState, version 
 		err = fmt.Errorf("node %s is Ready but its root filesystem is still read-only", ns.Node)
 	}
 	if err != nil {
-		msg := rootCause(err)
+		msg := temporalerr.Message(err)
 		st.status(model.BMMError, "Remediation: "+msg)
 		return false, msg
 	}
@@ -168,10 +169,10 @@ func (l *remLadder) markUnhealthy() (bool, string) {
 func remRemoveNode(st *steps, cfg model.RemediationSpec) (bool, string) {
 	var note string
 	if _, err := st.drain(min(time.Duration(cfg.RebootTimeout), DefaultDrainTimeout)); err != nil {
-		note = "; drain: " + rootCause(err)
+		note = "; drain: " + temporalerr.Message(err)
 	}
 	if err := st.deleteNode(); err != nil {
-		return false, "delete node " + st.t.Node + ": " + rootCause(err) + note
+		return false, "delete node " + st.t.Node + ": " + temporalerr.Message(err) + note
 	}
 	return true, ""
 }
@@ -180,7 +181,7 @@ func remRemoveNode(st *steps, cfg model.RemediationSpec) (bool, string) {
 // deleted already, so there is nothing to shut down gracefully.
 func (l *remLadder) powerOff() (bool, string) {
 	if err := l.st.powerOff(true, PowerOffTimeout); err != nil {
-		return false, rootCause(err)
+		return false, temporalerr.Message(err)
 	}
 	return true, ""
 }
@@ -205,7 +206,7 @@ func (l *remLadder) failover() (bool, string) {
 	err := workflow.ExecuteChildWorkflow(cctx, api.KCPFailoverWorkflowName,
 		api.FailoverInput{Cluster: l.cs.Cluster.Name, Failed: l.b.Name, Holder: l.holder, Rebooted: rebooted}).Get(l.ctx, &res)
 	if err != nil {
-		return false, rootCause(err)
+		return false, temporalerr.Message(err)
 	}
 	if res.Error != "" {
 		return false, res.Error

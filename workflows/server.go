@@ -37,7 +37,7 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	// made every server's history as large as the ledger.
 	oneBMM := workflow.GetVersion(ctx, "server-reads-one-bmm", workflow.DefaultVersion, 1) != workflow.DefaultVersion
 	h, stage, err := ledgerOf(in.Cluster).open(ctx, opening{oneBMM: oneBMM, req: lease.Request{
-		BMM: in.BMM, Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: "upgrade", Disruptive: true, AllowWhileUpdating: true}})
+		BMM: in.BMM, Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: lease.OpUpgrade, AllowWhileUpdating: true}})
 	switch stage {
 	case openRead, openPrecheck:
 		res.Error = err.Error()

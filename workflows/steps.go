@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -85,7 +85,7 @@ func (s *steps) status(detailed, msg string) {
 
 // failed records the failure on the BMM and returns the result to report.
 func (s *steps) failed(res api.ServerResult, step string, err error) api.ServerResult {
-	res.Error = fmt.Sprintf("%s of %s failed: %v", step, s.t.BMM, rootCause(err))
+	res.Error = fmt.Sprintf("%s of %s failed: %v", step, s.t.BMM, temporalerr.Message(err))
 	s.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMError), DetailedStatusMessage: api.Str(res.Error)})
 	return res
 }
@@ -146,14 +146,4 @@ func (s *steps) readNode() (kube.NodeStatus, error) {
 
 func (s *steps) deleteNode() error {
 	return workflow.ExecuteActivity(s.short("Delete node "+s.t.Node), ka.DeleteNode, s.t.Node).Get(s.ctx, nil)
-}
-
-// rootCause strips Temporal's activity wrapping so the operator reads the
-// activity's own message.
-func rootCause(err error) string {
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) {
-		return app.Message()
-	}
-	return err.Error()
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/kube"
-	"github.com/rackroll/rackroll/internal/model"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -103,6 +102,3 @@ func (s *steps) checkReady() error {
 	}
 	return nil
 }
-
-// unhealthy reports whether remediation gave up on b (only replace clears it).
-func unhealthy(b model.BMM) bool { return b.DetailedStatusMessage == model.UnhealthyMessage }

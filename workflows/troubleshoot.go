@@ -7,6 +7,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -42,7 +43,7 @@ func TroubleshootWorkflow(ctx workflow.Context, in api.TroubleshootInput) (api.T
 	}
 	for _, a := range TroubleshootLadder(in.Problem) {
 		step := api.TroubleshootStep{Action: a, State: api.StatePending}
-		if unhealthy(b) && a != api.ActionReplace {
+		if b.MarkedUnhealthy() && a != api.ActionReplace {
 			step.State, step.Error = api.StateSkipped, "the BMM is marked Unhealthy: only replace returns it to service"
 		}
 		t.st.Steps = append(t.st.Steps, step)
@@ -98,10 +99,10 @@ func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 	}
 	s.State = api.StateRunning
 	got, err := ledgerOf(t.in.Cluster).acquire(ctx, lease.Request{
-		BMM: t.in.BMM, Operation: s.Action, Disruptive: api.ActionDisruptive(s.Action)})
+		BMM: t.in.BMM, Operation: lease.Operation(s.Action)})
 	if err != nil {
-		s.State, s.Error = api.StateFailed, rootCause(err)
-		return false, fmt.Errorf("%s of %s refused: %s", s.Action, t.in.BMM, rootCause(err))
+		s.State, s.Error = api.StateFailed, temporalerr.Message(err)
+		return false, fmt.Errorf("%s of %s refused: %s", s.Action, t.in.BMM, temporalerr.Message(err))
 	}
 	s.WorkflowID = got.Holder
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
@@ -119,7 +120,7 @@ func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 		}
 		// A child that never ran cannot release the lease it was given.
 		ledgerOf(t.in.Cluster).release(ctx, t.in.BMM, got.Holder)
-		s.State, s.Error = api.StateFailed, rootCause(err)
+		s.State, s.Error = api.StateFailed, temporalerr.Message(err)
 		return false, nil
 	}
 	if problem := t.verify(ctx); problem != "" {
@@ -161,14 +162,14 @@ func (t *troubleshooter) awaitConfirmation(ctx workflow.Context) (api.ReplacePar
 func (t *troubleshooter) verify(ctx workflow.Context) string {
 	cs, err := ledgerOf(t.in.Cluster).read(ctx)
 	if err != nil {
-		return "read the ledger: " + rootCause(err)
+		return "read the ledger: " + temporalerr.Message(err)
 	}
 	b, ok := cs.Cluster.BMM(t.in.BMM)
 	if !ok {
 		return "the BMM left the ledger"
 	}
 	switch {
-	case unhealthy(*b):
+	case b.MarkedUnhealthy():
 		return "still marked Unhealthy"
 	case b.DetailedStatus != model.BMMProvisioned:
 		return "detailedStatus is " + b.DetailedStatus

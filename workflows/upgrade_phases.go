@@ -26,7 +26,7 @@ func (u *upgrade) controlPlane(ctx workflow.Context) error {
 		}
 		unit.Servers[i].State = api.StateRunning
 		u.show(ctx)
-		if step.Action == "retire" {
+		if step.Action == upgradeplan.KCPRetire {
 			// The last KCP leaves the control plane and waits as the new
 			// spare, on the version it has (reference 002: expected).
 			err := u.record(ctx, api.BMMPatch{BMM: step.BMM, Roles: []model.Role{model.RoleKCPSpare},
@@ -38,7 +38,7 @@ func (u *upgrade) controlPlane(ctx workflow.Context) error {
 			continue
 		}
 		in := u.server
-		in.BMM, in.Mode = step.BMM, step.Action
+		in.BMM, in.Mode = step.BMM, string(step.Action)
 		var res api.ServerResult
 		err := workflow.ExecuteChildWorkflow(childOpts(ctx, api.ServerUpgradeID(u.in.Cluster, step.BMM),
 			fmt.Sprintf("Upgrade KCP %s to %s (%s)", step.BMM, u.in.TargetVersion, step.Action), serverDetails(in)),
@@ -49,7 +49,7 @@ func (u *upgrade) controlPlane(ctx workflow.Context) error {
 		if err != nil {
 			return u.serverFailed(ctx, unit, i, fmt.Sprintf("KCP %s failed to upgrade: %v", step.BMM, err))
 		}
-		if step.Action == "upgrade-spare" {
+		if step.Action == upgradeplan.KCPUpgradeSpare {
 			// The upgraded spare joins the control plane.
 			if err := u.record(ctx, api.BMMPatch{BMM: step.BMM, Roles: []model.Role{model.RoleKCP}}); err != nil {
 				return u.serverFailed(ctx, unit, i, fmt.Sprintf("spare %s could not join the control plane: %v", step.BMM, err))

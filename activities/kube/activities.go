@@ -14,25 +14,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// Labels, annotations and conditions the activities read and write. They
-// are the lab's and the platform's contract (DESIGN.md); kubesim uses the
-// same strings.
-const (
-	LabelRuntimeVersion = "rackroll.io/runtime-version"
-	LabelWorkload       = "rackroll.io/workload"
-	WorkloadVM          = "vm"
-	// AnnotationVMState is Running or Stopped on a tenant VM pod.
-	AnnotationVMState = "rackroll.io/vm-state"
-	VMRunning         = "Running"
-	VMStopped         = "Stopped"
-	// AnnotationVMRestart marks a VM that ShutdownVMs stopped while it was
-	// running, so StartVMs restarts it and nothing else.
-	AnnotationVMRestart = "rackroll.io/vm-restart"
-	// ConditionReadOnlyRootFilesystem is the node condition (as set by
-	// Node Problem Detector) that reports a read-only root filesystem.
-	ConditionReadOnlyRootFilesystem = "ReadOnlyRootFilesystem"
-)
-
 // Defaults (reference 002: drains get 20 minutes, VM shutdowns 10, then
 // the upgrade proceeds).
 const (

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/model"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/kubectl/pkg/drain"
@@ -158,7 +159,7 @@ func skipTenantVMs(p corev1.Pod) drain.PodDeleteStatus {
 	return drain.MakePodDeleteStatusOkay()
 }
 
-func isVM(p *corev1.Pod) bool { return p.Labels[LabelWorkload] == WorkloadVM }
+func isVM(p *corev1.Pod) bool { return p.Labels[model.LabelWorkload] == model.WorkloadVM }
 
 // remainingPods counts the pods a drain of the node would still evict
 // (terminating ones included).

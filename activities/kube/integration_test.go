@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/rackroll/rackroll/internal/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
@@ -23,7 +24,7 @@ func TestCordonAndUncordonNode(t *testing.T) {
 	s.run(t, nil, s.acts.Cordon, s.c0) // idempotent
 	var st NodeStatus
 	s.run(t, &st, s.acts.ReadNode, s.c0)
-	if !st.Unschedulable || !st.IsReady() || st.RuntimeVersion != "4.1.2" || st.Labels[kubesim.LabelRole] != "compute" {
+	if !st.Unschedulable || !st.IsReady() || st.RuntimeVersion != "4.1.2" || st.Labels[model.LabelRole] != "compute" {
 		t.Fatalf("after cordon: %+v", st)
 	}
 	s.run(t, nil, s.acts.Uncordon, s.c0)
@@ -120,9 +121,9 @@ func TestShutdownVMsThenStartVMsRestartsOnlyTheRunningOnes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return p.Annotations[AnnotationVMState]
+		return p.Annotations[model.AnnotationVMState]
 	}
-	if state(running) != VMRunning || state(stopped) != VMStopped {
+	if state(running) != model.VMRunning || state(stopped) != model.VMStopped {
 		t.Fatalf("after StartVMs: %s=%s %s=%s", running, state(running), stopped, state(stopped))
 	}
 	eventually(t, "restarted VM Ready again", func() (bool, string) {
@@ -167,7 +168,7 @@ func TestDeletedNodeReRegistersOnBoot(t *testing.T) {
 	s.sim.SetMachineState(s.c0, kubesim.MachineState{Powered: false})
 	s.sim.SetMachineState(s.c0, kubesim.MachineState{Powered: true, OSRunning: true})
 	s.run(t, &st, s.acts.WaitNodeReady, WaitReadyInput{Node: s.c0, Timeout: time.Minute})
-	if !st.IsReady() || st.Labels[kubesim.LabelRack] == "" {
+	if !st.IsReady() || st.Labels[model.LabelRack] == "" {
 		t.Fatalf("re-registered: %+v", st)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/model"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -63,14 +64,14 @@ func nodeStatusFrom(n *corev1.Node) NodeStatus {
 		Node:           n.Name,
 		Exists:         true,
 		Unschedulable:  n.Spec.Unschedulable,
-		RuntimeVersion: n.Labels[LabelRuntimeVersion],
+		RuntimeVersion: n.Labels[model.LabelRuntimeVersion],
 	}
 	for _, c := range n.Status.Conditions {
 		switch c.Type {
 		case corev1.NodeReady:
 			st.Ready, st.ReadyReason, st.ReadyMessage = string(c.Status), c.Reason, c.Message
 			st.ReadyTransition, st.LastHeartbeat = c.LastTransitionTime.Time, c.LastHeartbeatTime.Time
-		case ConditionReadOnlyRootFilesystem:
+		case model.ConditionReadOnlyRootFilesystem:
 			st.ReadOnlyRootFS = c.Status == corev1.ConditionTrue
 			st.ReadOnlyRootFSSince = c.LastTransitionTime.Time
 		}

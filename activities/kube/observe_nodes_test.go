@@ -3,6 +3,7 @@ package kube
 import (
 	"testing"
 
+	"github.com/rackroll/rackroll/internal/model"
 	corev1 "k8s.io/api/core/v1"
 	k8stesting "k8s.io/client-go/testing"
 )
@@ -11,7 +12,7 @@ import (
 // included; the read-only root filesystem condition is reported.
 func TestObserveNodesListsOnce(t *testing.T) {
 	rofs := fakeNode("n2", corev1.ConditionTrue, "4.1.2")
-	rofs.Status.Conditions = append(rofs.Status.Conditions, corev1.NodeCondition{Type: ConditionReadOnlyRootFilesystem, Status: corev1.ConditionTrue})
+	rofs.Status.Conditions = append(rofs.Status.Conditions, corev1.NodeCondition{Type: model.ConditionReadOnlyRootFilesystem, Status: corev1.ConditionTrue})
 	a, cs := fastActs(fakeNode("n1", corev1.ConditionUnknown, "4.1.2"), rofs)
 	cs.ClearActions()
 	got, err := a.ObserveNodes(bg, []string{"n2", "gone", "n1"})

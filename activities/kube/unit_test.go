@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/model"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
@@ -28,7 +29,7 @@ var bg = context.Background()
 
 func fakeNode(name string, ready corev1.ConditionStatus, version string) *corev1.Node {
 	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelRuntimeVersion: version}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{model.LabelRuntimeVersion: version}},
 		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{
 			{Type: corev1.NodeReady, Status: ready, Reason: "KubeletReady", LastTransitionTime: metav1.NewTime(time.Unix(100, 0))},
 		}},
@@ -46,8 +47,8 @@ func fakePod(name, node string, mod func(*corev1.Pod)) *corev1.Pod {
 
 func vm(state string, ready bool) func(*corev1.Pod) {
 	return func(p *corev1.Pod) {
-		p.Labels[LabelWorkload] = WorkloadVM
-		p.Annotations[AnnotationVMState] = state
+		p.Labels[model.LabelWorkload] = model.WorkloadVM
+		p.Annotations[model.AnnotationVMState] = state
 		if ready {
 			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
 		}
@@ -91,7 +92,7 @@ func appErrType(err error) (string, bool) {
 func TestNodeStatusFrom(t *testing.T) {
 	n := fakeNode("n1", corev1.ConditionFalse, "4.2.0")
 	n.Spec.Unschedulable = true
-	n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{Type: ConditionReadOnlyRootFilesystem,
+	n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{Type: model.ConditionReadOnlyRootFilesystem,
 		Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(time.Unix(200, 0))})
 	st := nodeStatusFrom(n)
 	if !st.Exists || st.Ready != "False" || st.IsReady() || !st.ReadOnlyRootFS || !st.Unschedulable || st.RuntimeVersion != "4.2.0" ||
@@ -156,7 +157,7 @@ func TestLabelAndDeleteNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, err := a.ReadNode(bg, "n1")
-	if err != nil || st.Labels["rackroll.io/role"] != "management" || st.Labels[LabelRuntimeVersion] != "1" {
+	if err != nil || st.Labels["rackroll.io/role"] != "management" || st.Labels[model.LabelRuntimeVersion] != "1" {
 		t.Fatalf("%+v %v", st, err)
 	}
 	for range 2 {
@@ -171,9 +172,9 @@ func TestLabelAndDeleteNode(t *testing.T) {
 
 func TestShutdownThenStartRestartsOnlyRunningVMs(t *testing.T) {
 	a, cs := fastActs(
-		fakePod("vm-a", "n1", vm(VMRunning, false)),
-		fakePod("vm-b", "n1", vm(VMStopped, false)),
-		fakePod("vm-other", "n2", vm(VMRunning, false)),
+		fakePod("vm-a", "n1", vm(model.VMRunning, false)),
+		fakePod("vm-b", "n1", vm(model.VMStopped, false)),
+		fakePod("vm-other", "n2", vm(model.VMRunning, false)),
 		fakePod("app", "n1", nil),
 	)
 	for range 2 { // a retried shutdown reports the same VMs
@@ -189,14 +190,14 @@ func TestShutdownThenStartRestartsOnlyRunningVMs(t *testing.T) {
 		p, _ := cs.CoreV1().Pods("t").Get(bg, name, metav1.GetOptions{})
 		return p.Annotations
 	}
-	if ann("vm-a")[AnnotationVMState] != VMStopped || ann("vm-a")[AnnotationVMRestart] != "true" || ann("vm-other")[AnnotationVMState] != VMRunning {
+	if ann("vm-a")[model.AnnotationVMState] != model.VMStopped || ann("vm-a")[model.AnnotationVMRestart] != "true" || ann("vm-other")[model.AnnotationVMState] != model.VMRunning {
 		t.Fatalf("annotations after shutdown: a=%v other=%v", ann("vm-a"), ann("vm-other"))
 	}
 	res, err := a.StartVMs(bg, "n1")
 	if err != nil || len(res.Started) != 1 || res.Started[0] != "t/vm-a" {
 		t.Fatalf("start: %+v %v", res, err)
 	}
-	if _, marked := ann("vm-a")[AnnotationVMRestart]; marked || ann("vm-a")[AnnotationVMState] != VMRunning || ann("vm-b")[AnnotationVMState] != VMStopped {
+	if _, marked := ann("vm-a")[model.AnnotationVMRestart]; marked || ann("vm-a")[model.AnnotationVMState] != model.VMRunning || ann("vm-b")[model.AnnotationVMState] != model.VMStopped {
 		t.Fatalf("after start: a=%v b=%v", ann("vm-a"), ann("vm-b"))
 	}
 	if res, _ := a.StartVMs(bg, "n1"); len(res.Started) != 0 {
@@ -206,7 +207,7 @@ func TestShutdownThenStartRestartsOnlyRunningVMs(t *testing.T) {
 
 func TestShutdownThatDoesNotFinishTimesOutWithoutError(t *testing.T) {
 	// No kubelet behind the fake: the VM pod stays Ready.
-	a, _ := fastActs(fakePod("vm-a", "n1", vm(VMRunning, true)))
+	a, _ := fastActs(fakePod("vm-a", "n1", vm(model.VMRunning, true)))
 	res, err := a.ShutdownVMs(bg, ShutdownInput{Node: "n1", Timeout: 50 * time.Millisecond})
 	if err != nil || !res.TimedOut || len(res.WereRunning) != 1 || len(res.Stopped) != 0 {
 		t.Fatalf("%+v %v", res, err)
@@ -254,7 +255,7 @@ func TestDrainWithFakeEvictsAllButVMsAndDaemonSets(t *testing.T) {
 			p.Spec.Volumes = []corev1.Volume{{Name: "s", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
 		}),
 		fakePod("agent-x", "n1", owned("DaemonSet", "agent")),
-		fakePod("vm-a", "n1", vm(VMRunning, true)),
+		fakePod("vm-a", "n1", vm(model.VMRunning, true)),
 		fakePod("elsewhere", "n2", nil),
 	)
 	// The fake serves no eviction subresource, so the helper deletes

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/model"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,12 +64,12 @@ func (a *Activities) ShutdownVMs(ctx context.Context, in ShutdownInput) (Shutdow
 	var res ShutdownResult
 	for _, p := range vms {
 		switch {
-		case p.Annotations[AnnotationVMState] == VMRunning:
-			err := annotate(ctx, cs, p, map[string]any{AnnotationVMState: VMStopped, AnnotationVMRestart: "true"})
+		case p.Annotations[model.AnnotationVMState] == model.VMRunning:
+			err := annotate(ctx, cs, p, map[string]any{model.AnnotationVMState: model.VMStopped, model.AnnotationVMRestart: "true"})
 			if err != nil {
 				return res, fmt.Errorf("shut down VM %s/%s on %s: %w", p.Namespace, p.Name, in.Node, err)
 			}
-		case p.Annotations[AnnotationVMRestart] != "true":
+		case p.Annotations[model.AnnotationVMRestart] != "true":
 			continue // stopped before we came: stays stopped
 		}
 		res.WereRunning = append(res.WereRunning, p.Namespace+"/"+p.Name)
@@ -119,11 +120,11 @@ func (a *Activities) StartVMs(ctx context.Context, node string) (StartResult, er
 	}
 	var res StartResult
 	for _, p := range vms {
-		if p.Annotations[AnnotationVMRestart] != "true" {
+		if p.Annotations[model.AnnotationVMRestart] != "true" {
 			continue
 		}
 		// A nil value removes the mark in a JSON merge patch.
-		if err := annotate(ctx, cs, p, map[string]any{AnnotationVMState: VMRunning, AnnotationVMRestart: nil}); err != nil {
+		if err := annotate(ctx, cs, p, map[string]any{model.AnnotationVMState: model.VMRunning, model.AnnotationVMRestart: nil}); err != nil {
 			return res, fmt.Errorf("start VM %s/%s on %s: %w", p.Namespace, p.Name, node, err)
 		}
 		res.Started = append(res.Started, p.Namespace+"/"+p.Name)
@@ -134,7 +135,7 @@ func (a *Activities) StartVMs(ctx context.Context, node string) (StartResult, er
 // vmPods lists the tenant VM pods bound to node, sorted by namespace/name.
 func vmPods(ctx context.Context, cs kubernetes.Interface, node string) ([]corev1.Pod, error) {
 	list, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
-		LabelSelector: labels.SelectorFromSet(labels.Set{LabelWorkload: WorkloadVM}).String(),
+		LabelSelector: labels.SelectorFromSet(labels.Set{model.LabelWorkload: model.WorkloadVM}).String(),
 		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node).String(),
 	})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/metrics"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
@@ -37,7 +38,7 @@ func (a *Activities) AcquireLease(ctx context.Context, in AcquireInput) (api.Acq
 	err := a.update(ctx, in.Cluster, api.UpdateAcquireLease, in.Request, &out)
 	if rejected(err) && activity.IsActivity(ctx) {
 		// Counted where the refusal arrives: every workflow asks through here.
-		metrics.LeaseRejected(activity.GetMetricsHandler(ctx), in.Cluster, in.Request.Operation)
+		metrics.LeaseRejected(activity.GetMetricsHandler(ctx), in.Cluster, string(in.Request.Operation))
 	}
 	return out, err
 }
@@ -135,7 +136,7 @@ func (a *Activities) update(ctx context.Context, cluster, name string, arg, out 
 		// would only ask the same question again.
 		var app *temporal.ApplicationError
 		if errors.As(err, &app) || isRejection(err) {
-			return temporal.NewNonRetryableApplicationError(rootMessage(err), ErrLeaseRejected, nil)
+			return temporal.NewNonRetryableApplicationError(temporalerr.Message(err), ErrLeaseRejected, nil)
 		}
 		return err
 	}
@@ -161,19 +162,4 @@ func notRegistered(cluster string, err error) error {
 			"ClusterNotRegistered", err)
 	}
 	return err
-}
-
-// rootMessage strips the SDK's wrapping so the operator reads the reason.
-func rootMessage(err error) string {
-	for {
-		u := errors.Unwrap(err)
-		if u == nil {
-			var app *temporal.ApplicationError
-			if errors.As(err, &app) {
-				return app.Message()
-			}
-			return err.Error()
-		}
-		err = u
-	}
 }

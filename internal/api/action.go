@@ -11,24 +11,17 @@ import (
 // BMM actions (the operator API's verbs; also the lease's operation and the
 // RackrollOperation search attribute of an action workflow).
 const (
-	ActionRestart  = "restart"
-	ActionPowerOff = "power-off"
-	ActionStart    = "start"
-	ActionReimage  = "reimage"
-	ActionReplace  = "replace"
-	ActionCordon   = "cordon"
-	ActionUncordon = "uncordon"
+	ActionRestart  = string(lease.OpRestart)
+	ActionPowerOff = string(lease.OpPowerOff)
+	ActionStart    = string(lease.OpStart)
+	ActionReimage  = string(lease.OpReimage)
+	ActionReplace  = string(lease.OpReplace)
+	ActionCordon   = string(lease.OpCordon)
+	ActionUncordon = string(lease.OpUncordon)
 )
 
 // Actions lists every action in the order the CLI shows them.
 var Actions = []string{ActionRestart, ActionPowerOff, ActionStart, ActionReimage, ActionReplace, ActionCordon, ActionUncordon}
-
-// ActionDisruptive reports whether an action takes the server out of
-// service and so needs a disruptive lease (reference 003: restart, reimage
-// and replace; power-off takes it out just the same). Start, cordon and
-// uncordon take a non-disruptive lease: they only keep other actions off
-// the BMM meanwhile.
-func ActionDisruptive(action string) bool { return lease.IsDisruptive(action) }
 
 // Replace storage policies and safeguard modes (operator API).
 const (

@@ -39,7 +39,8 @@ type ClusterState struct {
 	BMCCredentials map[string]model.CredentialRef `json:"bmcCredentials"`
 	// ImageURLTemplate locates runtime images ({version} is replaced).
 	ImageURLTemplate string `json:"imageURLTemplate"`
-	// Remediation is the inventory's remediation section with defaults.
+	// Remediation is the inventory's remediation section with the defaults
+	// applied when the ledger took the inventory: readers use it as is.
 	Remediation model.RemediationSpec `json:"remediation"`
 	Updated     time.Time             `json:"updated"`
 	// SiteTaskQueue is where BMC and Kubernetes activities run: the

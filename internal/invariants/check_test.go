@@ -28,7 +28,7 @@ func (l *logb) reimage(bmm string) *logb {
 }
 
 func (l *logb) label(bmm string, role model.Role) *logb {
-	return l.ev(events.NodeLabel, bmm, map[string]any{"labels": map[string]string{labelRole: string(role)}})
+	return l.ev(events.NodeLabel, bmm, map[string]any{"labels": map[string]string{model.LabelRole: string(role)}})
 }
 
 var v42 = map[string]any{"version": "4.2.0"}

@@ -7,9 +7,6 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 )
 
-// labelRole is the node label the ledger writes a BMM's role to.
-const labelRole = "rackroll.io/role"
-
 // state is the site as the log has shown it up to the current event.
 type state struct {
 	site      Site
@@ -74,10 +71,10 @@ func (s *state) apply(e events.Event) {
 func roleLabel(d map[string]any) (string, bool) {
 	switch l := d["labels"].(type) {
 	case map[string]string:
-		r, ok := l[labelRole]
+		r, ok := l[model.LabelRole]
 		return r, ok && r != ""
 	case map[string]any:
-		r, ok := l[labelRole].(string)
+		r, ok := l[model.LabelRole].(string)
 		return r, ok && r != ""
 	}
 	return "", false

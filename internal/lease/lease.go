@@ -9,6 +9,7 @@ package lease
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -19,33 +20,24 @@ import (
 // Lease is one granted claim on a BMM.
 type Lease struct {
 	BMM        string    `json:"bmm"`
-	Holder     string    `json:"holder"`    // workflow id of the holder
-	Operation  string    `json:"operation"` // restart, reimage, upgrade, remediation, ...
-	Disruptive bool      `json:"disruptive"`
+	Holder     string    `json:"holder"` // workflow id of the holder
+	Operation  Operation `json:"operation"`
+	Disruptive bool      `json:"disruptive"`   // Operation.Disruptive() when granted
 	ControlPl  bool      `json:"controlPlane"` // the BMM was a KCP when leased
 	Since      time.Time `json:"since"`
 }
 
 // Request asks for a lease.
 type Request struct {
-	BMM        string `json:"bmm"`
-	Holder     string `json:"holder"`
-	Operation  string `json:"operation"`
-	Disruptive bool   `json:"disruptive"`
+	BMM       string    `json:"bmm"`
+	Holder    string    `json:"holder"`
+	Operation Operation `json:"operation"`
 	// AllowWhileUpdating lets the runtime upgrade's own children lease
 	// while the cluster is Updating; everyone else needs Running.
 	AllowWhileUpdating bool `json:"allowWhileUpdating,omitempty"`
 	// AllowDegraded lets remediation act on a cluster that is not Running.
 	AllowDegraded bool `json:"allowDegraded,omitempty"`
 }
-
-// Disruptive operations: the reference counts restart, reimage and replace;
-// power-off takes a server out just the same.
-var disruptive = map[string]bool{"restart": true, "power-off": true, "reimage": true, "replace": true,
-	"upgrade": true, "remediation": true, "failover": true}
-
-// IsDisruptive reports whether an operation takes the server out of service.
-func IsDisruptive(op string) bool { return disruptive[op] }
 
 // Check returns nil when req may be granted against the cluster and the
 // leases already held, or an error saying why not. A holder asking again for
@@ -77,7 +69,7 @@ func Check(c model.Cluster, held []Lease, req Request) error {
 			return fmt.Errorf("cluster %s is %s, not Running: %s", c.Name, c.DetailedStatus, c.DetailedStatusMessage)
 		}
 	}
-	if !req.Disruptive || !b.HasRole(model.RoleKCP) {
+	if !req.Operation.Disruptive() || !b.HasRole(model.RoleKCP) {
 		return nil
 	}
 	for _, l := range held {
@@ -107,11 +99,11 @@ func MissingKCP(c model.Cluster, except ...string) []string {
 			continue
 		}
 		n++
-		if contains(except, b.Name) {
+		if slices.Contains(except, b.Name) {
 			continue
 		}
 		switch {
-		case b.DetailedStatusMessage == model.UnhealthyMessage:
+		case b.MarkedUnhealthy():
 			out = append(out, b.Name+" is unhealthy")
 		case b.ReadyState != "" && b.ReadyState != model.ReadyTrue:
 			out = append(out, fmt.Sprintf("%s is not Ready (%s)", b.Name, b.ReadyState))
@@ -135,7 +127,7 @@ func Grant(held []Lease, req Request, isKCP bool, now time.Time) []Lease {
 		}
 	}
 	out := append(append([]Lease(nil), held...), Lease{BMM: req.BMM, Holder: req.Holder, Operation: req.Operation,
-		Disruptive: req.Disruptive, ControlPl: isKCP, Since: now})
+		Disruptive: req.Operation.Disruptive(), ControlPl: isKCP, Since: now})
 	sort.Slice(out, func(i, j int) bool { return out[i].BMM < out[j].BMM })
 	return out
 }
@@ -176,13 +168,4 @@ func names(c model.Cluster) []string {
 		out = append(out[:12], fmt.Sprintf("… (%d in all)", len(c.BMMs)))
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

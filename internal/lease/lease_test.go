@@ -33,21 +33,21 @@ func TestCheck(t *testing.T) {
 		req     Request
 		wantErr string
 	}{
-		{"compute restart", site(), nil, Request{BMM: "r1-c1", Holder: "a1", Operation: "restart", Disruptive: true}, ""},
-		{"kcp restart alone", site(), nil, Request{BMM: "r2-m1", Holder: "a2", Operation: "restart", Disruptive: true}, ""},
-		{"second kcp disruption", site(), []Lease{kcpRestart}, Request{BMM: "r2-m1", Holder: "a2", Operation: "reimage", Disruptive: true},
+		{"compute restart", site(), nil, Request{BMM: "r1-c1", Holder: "a1", Operation: "restart"}, ""},
+		{"kcp restart alone", site(), nil, Request{BMM: "r2-m1", Holder: "a2", Operation: "restart"}, ""},
+		{"second kcp disruption", site(), []Lease{kcpRestart}, Request{BMM: "r2-m1", Holder: "a2", Operation: "reimage"},
 			"already disrupting KCP server r1-m1"},
 		{"kcp cordon is not disruptive", site(), []Lease{kcpRestart}, Request{BMM: "r2-m1", Holder: "a2", Operation: "cordon"}, ""},
-		{"compute while kcp disrupted", site(), []Lease{kcpRestart}, Request{BMM: "r1-c1", Holder: "a3", Operation: "reimage", Disruptive: true}, ""},
-		{"spare while kcp disrupted", site(), []Lease{kcpRestart}, Request{BMM: "r4-m1", Holder: "a3", Operation: "reimage", Disruptive: true}, ""},
+		{"compute while kcp disrupted", site(), []Lease{kcpRestart}, Request{BMM: "r1-c1", Holder: "a3", Operation: "reimage"}, ""},
+		{"spare while kcp disrupted", site(), []Lease{kcpRestart}, Request{BMM: "r4-m1", Holder: "a3", Operation: "reimage"}, ""},
 		{"leased server", site(), []Lease{kcpRestart}, Request{BMM: "r1-m1", Holder: "other", Operation: "cordon"}, "r1-m1 is busy"},
-		{"same holder again", site(), []Lease{kcpRestart}, Request{BMM: "r1-m1", Holder: kcpRestart.Holder, Operation: "restart", Disruptive: true}, ""},
-		{"kcp set not full: unhealthy", unhealthyKCP, nil, Request{BMM: "r1-m1", Holder: "a", Operation: "restart", Disruptive: true}, "r2-m1 is unhealthy"},
-		{"kcp set not full: not ready", notReadyKCP, nil, Request{BMM: "r1-m1", Holder: "a", Operation: "restart", Disruptive: true}, "r3-m1 is not Ready (Unknown)"},
-		{"rebooting the sick kcp itself", notReadyKCP, nil, Request{BMM: "r3-m1", Holder: "remediate:site-a:r3-m1", Operation: "remediation", Disruptive: true, AllowDegraded: true}, ""},
+		{"same holder again", site(), []Lease{kcpRestart}, Request{BMM: "r1-m1", Holder: kcpRestart.Holder, Operation: "restart"}, ""},
+		{"kcp set not full: unhealthy", unhealthyKCP, nil, Request{BMM: "r1-m1", Holder: "a", Operation: "restart"}, "r2-m1 is unhealthy"},
+		{"kcp set not full: not ready", notReadyKCP, nil, Request{BMM: "r1-m1", Holder: "a", Operation: "restart"}, "r3-m1 is not Ready (Unknown)"},
+		{"rebooting the sick kcp itself", notReadyKCP, nil, Request{BMM: "r3-m1", Holder: "remediate:site-a:r3-m1", Operation: "remediation", AllowDegraded: true}, ""},
 		{"unknown bmm", site(), nil, Request{BMM: "nope", Holder: "a", Operation: "restart"}, `bmm "nope" is not in cluster site-a`},
-		{"updating refuses user action", updating, nil, Request{BMM: "r1-c1", Holder: "a", Operation: "restart", Disruptive: true}, "is Updating"},
-		{"updating allows upgrade child", updating, nil, Request{BMM: "r1-c1", Holder: "u", Operation: "upgrade", Disruptive: true, AllowWhileUpdating: true}, ""},
+		{"updating refuses user action", updating, nil, Request{BMM: "r1-c1", Holder: "a", Operation: "restart"}, "is Updating"},
+		{"updating allows upgrade child", updating, nil, Request{BMM: "r1-c1", Holder: "u", Operation: "upgrade", AllowWhileUpdating: true}, ""},
 		{"failed cluster", failed, nil, Request{BMM: "r1-c1", Holder: "a", Operation: "restart"}, "is Failed, not Running: KCP r2-m1 failed"},
 		{"missing fields", site(), nil, Request{BMM: "r1-c1"}, "needs bmm, holder and operation"},
 	}
@@ -79,9 +79,9 @@ func TestMissingKCPCountsAgainstRackTable(t *testing.T) {
 func TestGrantReleaseHolders(t *testing.T) {
 	now := time.Now()
 	var held []Lease
-	held = Grant(held, Request{BMM: "b", Holder: "h1", Operation: "reimage", Disruptive: true}, true, now)
+	held = Grant(held, Request{BMM: "b", Holder: "h1", Operation: "reimage"}, true, now)
 	held = Grant(held, Request{BMM: "a", Holder: "h2", Operation: "cordon"}, false, now)
-	held = Grant(held, Request{BMM: "b", Holder: "h1", Operation: "reimage", Disruptive: true}, true, now)
+	held = Grant(held, Request{BMM: "b", Holder: "h1", Operation: "reimage"}, true, now)
 	if len(held) != 2 || held[0].BMM != "a" || !held[1].ControlPl {
 		t.Fatalf("held = %+v", held)
 	}

@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // BMM is the ledger's view of one bare-metal machine. Field names follow the
 // operator API; BMC holds only a credentials reference, never a secret.
 type BMM struct {
@@ -46,19 +48,14 @@ const (
 const UnhealthyMessage = "Warning: BMM Node is unhealthy and may require hardware replacement."
 
 // HasRole reports whether b carries role r.
-func (b BMM) HasRole(r Role) bool {
-	for _, x := range b.Roles {
-		if x == r {
-			return true
-		}
-	}
-	return false
-}
+func (b BMM) HasRole(r Role) bool { return slices.Contains(b.Roles, r) }
+
+// MarkedUnhealthy reports whether remediation gave up on b (its status
+// message is UnhealthyMessage); only a Replace action clears the mark.
+func (b BMM) MarkedUnhealthy() bool { return b.DetailedStatusMessage == UnhealthyMessage }
 
 // Healthy reports whether b is neither marked unhealthy nor not-Ready.
-func (b BMM) Healthy() bool {
-	return b.DetailedStatusMessage != UnhealthyMessage && b.ReadyState == ReadyTrue
-}
+func (b BMM) Healthy() bool { return !b.MarkedUnhealthy() && b.ReadyState == ReadyTrue }
 
 // Cluster is the ledger of one cluster.
 type Cluster struct {

@@ -15,7 +15,8 @@ type RemediationSpec struct {
 }
 
 // WithDefaults returns r with unset fields at the operator defaults; a nil r
-// gives all defaults.
+// gives all defaults. The cluster ledger applies it once, when it takes the
+// inventory; the ledger's copy is what everything after it reads.
 func (r *RemediationSpec) WithDefaults() RemediationSpec {
 	var out RemediationSpec
 	if r != nil {

@@ -23,7 +23,7 @@ type Situation struct {
 	Leases []lease.Lease
 	// UnhealthyControlPlane comes from UnhealthyControlPlane.
 	UnhealthyControlPlane []string
-	// MaxConcurrentCompute is RemediationSpec.WithDefaults().MaxConcurrentCompute;
+	// MaxConcurrentCompute is the ledger's RemediationSpec.MaxConcurrentCompute;
 	// below 1 counts as 1.
 	MaxConcurrentCompute int
 }
@@ -55,7 +55,7 @@ func Admit(d Due, s Situation) Decision {
 		return refuse("bmm %s is not in cluster %s: nothing to remediate", d.BMM, s.Cluster.Name)
 	}
 	role := RoleOf(*b)
-	if markedUnhealthy(*b) {
+	if b.MarkedUnhealthy() {
 		return refuse("bmm %s is already marked Unhealthy: remediation gave up on it; a BMM Replace action returns it to service", d.BMM)
 	}
 	for _, a := range s.Active {

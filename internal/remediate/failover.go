@@ -89,7 +89,7 @@ func usableSpare(c model.Cluster, failed string) (string, error) {
 		if b.Name == failed || RoleOf(b) != model.RoleKCPSpare {
 			continue
 		}
-		if markedUnhealthy(b) {
+		if b.MarkedUnhealthy() {
 			marked = append(marked, b.Name)
 		} else {
 			spares = append(spares, b.Name)

@@ -12,7 +12,3 @@ func RoleOf(b model.BMM) model.Role {
 	}
 	return ""
 }
-
-// markedUnhealthy reports whether remediation already gave up on b; only a
-// Replace action clears the mark.
-func markedUnhealthy(b model.BMM) bool { return b.DetailedStatusMessage == model.UnhealthyMessage }

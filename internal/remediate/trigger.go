@@ -58,7 +58,6 @@ func (d Due) String() string {
 
 // Threshold is how long t must hold before remediation starts.
 func Threshold(t Trigger, cfg model.RemediationSpec) time.Duration {
-	cfg = cfg.WithDefaults()
 	switch t {
 	case ProvisioningTimeout:
 		return time.Duration(cfg.ProvisioningTimeout)
@@ -96,7 +95,7 @@ func holds(o Observation) []Trigger {
 // cleared loses its clock, so a later recurrence starts afresh. A BMM with no
 // observation loses its clocks too: without evidence nothing is remediated.
 // Due lists at most one trigger per BMM, held for at least its threshold
-// (exactly at the threshold counts). cfg zero fields take the defaults.
+// (exactly at the threshold counts). cfg is the ledger's, defaults applied.
 func Observe(prev []Clock, obs []Observation, now time.Time, cfg model.RemediationSpec) (next []Clock, due []Due) {
 	since := map[Clock]time.Time{}
 	for _, c := range prev {

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-var defaults model.RemediationSpec // zero: Observe applies the operator defaults
+var defaults = (*model.RemediationSpec)(nil).WithDefaults() // the operator defaults, as the ledger holds them
 
 func TestObserveThresholds(t *testing.T) {
 	const (
@@ -117,7 +117,7 @@ func TestObserveClockLifecycle(t *testing.T) {
 }
 
 func TestObserveBookkeeping(t *testing.T) {
-	lab := model.RemediationSpec{ReadOnlyRootFilesystemFor: model.Duration(5 * time.Second), NodeUnknownFor: model.Duration(8 * time.Second)}
+	lab := (&model.RemediationSpec{ReadOnlyRootFilesystemFor: model.Duration(5 * time.Second), NodeUnknownFor: model.Duration(8 * time.Second)}).WithDefaults()
 	both := unknown("rack10-m1", model.RoleManagement)
 	both.ReadOnlyRootFS = true
 	prev := []Clock{

@@ -31,7 +31,7 @@ func UnhealthyControlPlane(c model.Cluster, obs []Observation, clocks []Clock) [
 			continue
 		}
 		o, observed := seen[b.Name]
-		if markedUnhealthy(b) || ticking[b.Name] || notReady(b, role, o, observed) {
+		if b.MarkedUnhealthy() || ticking[b.Name] || notReady(b, role, o, observed) {
 			out = append(out, b.Name)
 		}
 	}

@@ -16,14 +16,25 @@ import (
 
 // KCPStep is one serial step of the control-plane phase.
 type KCPStep struct {
-	BMM string `json:"bmm"`
-	// Action: "upgrade-spare" (the spare is reimaged and joins the control
-	// plane), "swap" (an active KCP leaves, is reimaged, rejoins), "retire"
-	// (the last KCP leaves and goes to Available as the new spare, not
-	// reimaged) or "reimage" (single rack: no spare, one KCP at a time).
-	Action string `json:"action"`
-	Skip   bool   `json:"skip,omitempty"` // already at the target (a resumed upgrade)
+	BMM    string    `json:"bmm"`
+	Action KCPAction `json:"action"`
+	Skip   bool      `json:"skip,omitempty"` // already at the target (a resumed upgrade)
 }
+
+// KCPAction is what a control-plane step does to its server.
+type KCPAction string
+
+const (
+	// KCPUpgradeSpare: the spare is reimaged and joins the control plane.
+	KCPUpgradeSpare KCPAction = "upgrade-spare"
+	// KCPSwap: an active KCP leaves, is reimaged, rejoins.
+	KCPSwap KCPAction = "swap"
+	// KCPRetire: the last KCP leaves and goes to Available as the new
+	// spare, not reimaged.
+	KCPRetire KCPAction = "retire"
+	// KCPReimage: single rack, no spare: one KCP at a time in place.
+	KCPReimage KCPAction = "reimage"
+)
 
 // Group is one management group and its two stages.
 type Group struct {
@@ -175,10 +186,10 @@ func controlPlane(c model.Cluster, to string) []KCPStep {
 	var out []KCPStep
 	switch {
 	case len(spares) > 0:
-		out = append(out, KCPStep{BMM: spares[0], Action: "upgrade-spare", Skip: atTarget(c, spares[0], to)})
+		out = append(out, KCPStep{BMM: spares[0], Action: KCPUpgradeSpare, Skip: atTarget(c, spares[0], to)})
 	case len(kcp) <= want:
 		for _, k := range kcp {
-			out = append(out, KCPStep{BMM: k, Action: "reimage", Skip: atTarget(c, k, to)})
+			out = append(out, KCPStep{BMM: k, Action: KCPReimage, Skip: atTarget(c, k, to)})
 		}
 		return out
 	}
@@ -194,10 +205,10 @@ func controlPlane(c model.Cluster, to string) []KCPStep {
 		if i == retire {
 			continue
 		}
-		out = append(out, KCPStep{BMM: k, Action: "swap", Skip: atTarget(c, k, to)})
+		out = append(out, KCPStep{BMM: k, Action: KCPSwap, Skip: atTarget(c, k, to)})
 	}
 	if retire >= 0 {
-		out = append(out, KCPStep{BMM: kcp[retire], Action: "retire"})
+		out = append(out, KCPStep{BMM: kcp[retire], Action: KCPRetire})
 	}
 	return out
 }
@@ -261,7 +272,7 @@ func sortedKeys(m map[string][]string) []string {
 func (p Plan) CriticalPath(perServer time.Duration) time.Duration {
 	var d time.Duration
 	for _, k := range p.ControlPlane {
-		if !k.Skip && k.Action != "retire" {
+		if !k.Skip && k.Action != KCPRetire {
 			d += perServer
 		}
 	}

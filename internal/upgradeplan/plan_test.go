@@ -34,7 +34,7 @@ func TestBuildOrdersEveryPhaseLikeTheReference(t *testing.T) {
 	}
 	var kcp []string
 	for _, s := range p.ControlPlane {
-		kcp = append(kcp, s.BMM+":"+s.Action)
+		kcp = append(kcp, s.BMM+":"+string(s.Action))
 	}
 	if got := strings.Join(kcp, " "); got != "rack10-mgmt1:upgrade-spare rack1-mgmt1:swap rack2-mgmt1:swap rack3-mgmt1:retire" {
 		t.Fatalf("KCP order = %s", got)
@@ -142,7 +142,7 @@ func TestSingleRackReimagesEachKCPInPlace(t *testing.T) {
 	}
 	var got []string
 	for _, s := range p.ControlPlane {
-		got = append(got, s.BMM+":"+s.Action)
+		got = append(got, s.BMM+":"+string(s.Action))
 	}
 	if strings.Join(got, " ") != "r1-m1:reimage r1-m2:reimage r1-m3:reimage" || len(p.Management) != 0 {
 		t.Fatalf("plan = %v, management %v", got, p.Management)
@@ -169,7 +169,7 @@ func TestResumeAfterSparePromoted(t *testing.T) {
 	var got []string
 	for _, s := range p.ControlPlane {
 		if !s.Skip {
-			got = append(got, s.BMM+":"+s.Action)
+			got = append(got, s.BMM+":"+string(s.Action))
 		}
 	}
 	if strings.Join(got, " ") != "rack2-mgmt1:swap rack3-mgmt1:retire" {

@@ -2,9 +2,10 @@ package kubesim
 
 import (
 	"context"
-	"k8s.io/kubectl/pkg/util/podutils"
 	"math"
 	"time"
+
+	"k8s.io/kubectl/pkg/util/podutils"
 
 	"github.com/rackroll/rackroll/internal/lab/faults"
 	corev1 "k8s.io/api/core/v1"

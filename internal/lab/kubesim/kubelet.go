@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/model"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,10 +35,10 @@ func (s *Sim) reconcileNode(ctx context.Context, name string) error {
 	now := s.now()
 	v := desiredView(m.state, m.faults)
 
-	if v.posting && m.state.RuntimeVersion != "" && node.Labels[LabelRuntimeVersion] != m.state.RuntimeVersion {
+	if v.posting && m.state.RuntimeVersion != "" && node.Labels[model.LabelRuntimeVersion] != m.state.RuntimeVersion {
 		// The machine came back on a new runtime: its agent relabels the
 		// node. The informer sees the change and emits node-label.
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{LabelRuntimeVersion: m.state.RuntimeVersion}}})
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{model.LabelRuntimeVersion: m.state.RuntimeVersion}}})
 		if _, err := s.client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			return fmt.Errorf("label node %s: %w", name, err)
 		}
@@ -80,8 +81,8 @@ func (s *Sim) nodeGone(ctx context.Context, m snapshot) error {
 	if err != nil {
 		return fmt.Errorf("re-register node %s: %w", m.NodeName, err)
 	}
-	if old := m.labels[LabelRuntimeVersion]; old != n.Labels[LabelRuntimeVersion] {
-		s.emitFor(events.NodeLabel, m.NodeName, map[string]any{"labels": map[string]string{LabelRuntimeVersion: n.Labels[LabelRuntimeVersion]}, "previous": map[string]string{LabelRuntimeVersion: old}})
+	if old := m.labels[model.LabelRuntimeVersion]; old != n.Labels[model.LabelRuntimeVersion] {
+		s.emitFor(events.NodeLabel, m.NodeName, map[string]any{"labels": map[string]string{model.LabelRuntimeVersion: n.Labels[model.LabelRuntimeVersion]}, "previous": map[string]string{model.LabelRuntimeVersion: old}})
 	}
 	if m.cordoned {
 		// A kubelet registers its node schedulable: log that the cordon

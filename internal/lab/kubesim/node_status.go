@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/lab/faults"
+	"github.com/rackroll/rackroll/internal/model"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -111,7 +112,7 @@ func applyView(status *corev1.NodeStatus, v nodeView, now time.Time, beat bool) 
 	if v.rofs {
 		rofs, reason, msg = corev1.ConditionTrue, reasonReadOnlyFS, "root filesystem is mounted read-only (injected fault "+string(faults.ReadOnlyRootFS)+")"
 	}
-	set(ConditionReadOnlyRootFilesystem, rofs, reason, msg)
+	set(model.ConditionReadOnlyRootFilesystem, rofs, reason, msg)
 	set(corev1.NodeReady, v.ready, v.reason, v.message)
 	return changed || beat
 }
@@ -153,7 +154,7 @@ func newNode(m snapshot, now time.Time) *corev1.Node {
 		labels = nodeLabels(m.Machine, m.state.RuntimeVersion)
 	}
 	if m.state.RuntimeVersion != "" {
-		labels[LabelRuntimeVersion] = m.state.RuntimeVersion
+		labels[model.LabelRuntimeVersion] = m.state.RuntimeVersion
 	}
 	n := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: m.NodeName, Labels: labels},

@@ -1,11 +1,13 @@
 package kubesim
 
 import (
-	"k8s.io/kubectl/pkg/util/podutils"
 	"testing"
 	"time"
 
+	"k8s.io/kubectl/pkg/util/podutils"
+
 	"github.com/rackroll/rackroll/internal/lab/faults"
+	"github.com/rackroll/rackroll/internal/model"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -40,7 +42,7 @@ func TestApplyViewKeepsHeartbeatsOfASilentKubelet(t *testing.T) {
 	if !applyView(&st, desiredView(MachineState{Powered: true, OSRunning: true}, map[faults.Kind]bool{faults.ReadOnlyRootFS: true}), t0, true) {
 		t.Fatal("first apply must write")
 	}
-	if c := findCond(st, ConditionReadOnlyRootFilesystem); c == nil || c.Status != corev1.ConditionTrue {
+	if c := findCond(st, model.ConditionReadOnlyRootFilesystem); c == nil || c.Status != corev1.ConditionTrue {
 		t.Fatalf("rofs condition %+v", c)
 	}
 	if applyView(&st, desiredView(MachineState{Powered: true, OSRunning: true}, map[faults.Kind]bool{faults.ReadOnlyRootFS: true}), t1, false) {
@@ -97,8 +99,8 @@ func TestDesiredPodStatus(t *testing.T) {
 	if podutils.IsPodReady(p) || p.Status.Phase != corev1.PodRunning {
 		t.Fatalf("on a NotReady node: %+v", p.Status)
 	}
-	vm := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{LabelWorkload: WorkloadVM},
-		Annotations: map[string]string{AnnotationVMState: VMStopped}}, Spec: p.Spec}
+	vm := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{model.LabelWorkload: model.WorkloadVM},
+		Annotations: map[string]string{model.AnnotationVMState: model.VMStopped}}, Spec: p.Spec}
 	st, _ = desiredPodStatus(vm, true, now)
 	vm.Status = st
 	if podutils.IsPodReady(vm) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/lab/faults"
+	"github.com/rackroll/rackroll/internal/model"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,7 +93,7 @@ func desiredPodStatus(p *corev1.Pod, nodeReady bool, now time.Time) (corev1.PodS
 	if st.Phase != corev1.PodRunning && st.Phase != corev1.PodPending && st.Phase != "" {
 		return st, false // terminal pods stay as they are
 	}
-	ready := nodeReady && (p.Labels[LabelWorkload] != WorkloadVM || p.Annotations[AnnotationVMState] != VMStopped)
+	ready := nodeReady && (p.Labels[model.LabelWorkload] != model.WorkloadVM || p.Annotations[model.AnnotationVMState] != model.VMStopped)
 	changed := false
 	t := metav1.NewTime(now)
 	if !running {
@@ -220,7 +221,7 @@ func (s *Sim) forceDelete(ctx context.Context, p *corev1.Pod) error {
 // are pinned to their machine and wait for it to re-register.
 func (s *Sim) collectOrphans(ctx context.Context, node string) error {
 	for _, p := range s.podsOnNode(node) {
-		if p.Labels[LabelWorkload] == WorkloadVM {
+		if p.Labels[model.LabelWorkload] == model.WorkloadVM {
 			continue
 		}
 		if err := s.forceDelete(ctx, p); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/model"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -90,7 +91,7 @@ func replicaIndex(rs, pod string) int {
 // node, fewest pods of the same app first, then fewest pods, then name.
 // "" when none qualifies.
 func (s *Sim) pickNode(app string) string {
-	nodes, err := s.nodes.List(labels.SelectorFromSet(labels.Set{LabelRole: "compute"}))
+	nodes, err := s.nodes.List(labels.SelectorFromSet(labels.Set{model.LabelRole: "compute"}))
 	if err != nil {
 		return ""
 	}
@@ -119,7 +120,7 @@ func (s *Sim) pickNode(app string) string {
 // schedulePending binds tenant pods left Pending without a node once a
 // node can take them, as the scheduler would.
 func (s *Sim) schedulePending(ctx context.Context) {
-	pods, err := s.pods.Pods(s.opts.Namespace).List(labels.SelectorFromSet(labels.Set{LabelWorkload: WorkloadApp}))
+	pods, err := s.pods.Pods(s.opts.Namespace).List(labels.SelectorFromSet(labels.Set{model.LabelWorkload: WorkloadApp}))
 	if err != nil {
 		return
 	}

@@ -3,8 +3,9 @@ package kubesim
 import (
 	"context"
 	"fmt"
-	"k8s.io/kubectl/pkg/util/podutils"
 	"time"
+
+	"k8s.io/kubectl/pkg/util/podutils"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/rackroll/rackroll/internal/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -83,9 +84,9 @@ func (s *Sim) placeWorkloads(ctx context.Context, node string) error {
 		pods = append(pods, appPod(created, i, node))
 	}
 	for i := range vmsPerNode {
-		state := VMRunning
+		state := model.VMRunning
 		if i%2 == 1 {
-			state = VMStopped
+			state = model.VMStopped
 		}
 		pods = append(pods, vmPod(ns, fmt.Sprintf("vm-%s-%d", node, i), node, state))
 	}
@@ -100,12 +101,12 @@ func (s *Sim) placeWorkloads(ctx context.Context, node string) error {
 func replicaSet(ns, name string) *appsv1.ReplicaSet {
 	sel := map[string]string{labelApp: name}
 	return &appsv1.ReplicaSet{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{LabelWorkload: WorkloadApp}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{model.LabelWorkload: WorkloadApp}},
 		Spec: appsv1.ReplicaSetSpec{
 			Replicas: ptr.To(int32(appReplicas)),
 			Selector: &metav1.LabelSelector{MatchLabels: sel},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelApp: name, LabelWorkload: WorkloadApp}},
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelApp: name, model.LabelWorkload: WorkloadApp}},
 				Spec:       podSpec(""),
 			},
 		},
@@ -142,8 +143,8 @@ func vmPod(ns, name, node, state string) *corev1.Pod {
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        name,
 			Namespace:   ns,
-			Labels:      map[string]string{LabelWorkload: WorkloadVM},
-			Annotations: map[string]string{AnnotationVMState: state},
+			Labels:      map[string]string{model.LabelWorkload: model.WorkloadVM},
+			Annotations: map[string]string{model.AnnotationVMState: state},
 		},
 		Spec: podSpec(node),
 	}

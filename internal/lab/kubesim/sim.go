@@ -11,10 +11,12 @@ package kubesim
 
 import (
 	"slices"
+
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"

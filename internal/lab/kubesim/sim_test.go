@@ -3,10 +3,12 @@ package kubesim
 import (
 	"context"
 	"fmt"
-	"k8s.io/kubectl/pkg/util/podutils"
 	"testing"
 	"time"
 
+	"k8s.io/kubectl/pkg/util/podutils"
+
+	"github.com/rackroll/rackroll/internal/model"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,14 +26,14 @@ func TestSetupRegistersLabelledReadyNodesAndTenantWorkloads(t *testing.T) {
 	kcp, mgmt, c0 := s.prefix+"-kcp0", s.prefix+"-management1", s.prefix+"-compute2"
 
 	n := s.node(t, mgmt)
-	want := map[string]string{LabelRole: "management", LabelRack: s.prefix + "-rack1", LabelManagementGroup: "a",
-		LabelRuntimeVersion: "4.1.2", LabelHostname: mgmt}
+	want := map[string]string{model.LabelRole: "management", model.LabelRack: s.prefix + "-rack1", model.LabelManagementGroup: "a",
+		model.LabelRuntimeVersion: "4.1.2", LabelHostname: mgmt}
 	for k, v := range want {
 		if n.Labels[k] != v {
 			t.Errorf("node %s label %s = %q, want %q", mgmt, k, n.Labels[k], v)
 		}
 	}
-	if _, ok := s.node(t, kcp).Labels[LabelManagementGroup]; ok {
+	if _, ok := s.node(t, kcp).Labels[model.LabelManagementGroup]; ok {
 		t.Errorf("kcp node has a management-group label")
 	}
 	if c := nodeCondition(n, corev1.NodeReady); c == nil || c.Status != corev1.ConditionTrue {
@@ -44,14 +46,14 @@ func TestSetupRegistersLabelledReadyNodesAndTenantWorkloads(t *testing.T) {
 	}
 	var apps, running, stopped int
 	for _, p := range pods.Items {
-		if !podutils.IsPodReady(&p) && p.Annotations[AnnotationVMState] != VMStopped {
+		if !podutils.IsPodReady(&p) && p.Annotations[model.AnnotationVMState] != model.VMStopped {
 			t.Errorf("pod %s not Ready: %+v", p.Name, p.Status)
 		}
-		switch p.Labels[LabelWorkload] {
+		switch p.Labels[model.LabelWorkload] {
 		case WorkloadApp:
 			apps++
-		case WorkloadVM:
-			if p.Annotations[AnnotationVMState] == VMRunning {
+		case model.WorkloadVM:
+			if p.Annotations[model.AnnotationVMState] == model.VMRunning {
 				running++
 			} else {
 				stopped++
@@ -96,7 +98,7 @@ func TestPowerStateDrivesReadyAndRuntimeLabel(t *testing.T) {
 	s.SetMachineState(bmm, MachineState{Powered: true, OSRunning: true, RuntimeVersion: "4.2.0"})
 	eventually(t, "Ready True on the new version", func() (bool, string) {
 		n := s.node(t, bmm)
-		return readyStatus(n) == corev1.ConditionTrue && n.Labels[LabelRuntimeVersion] == "4.2.0", fmt.Sprint(n.Labels)
+		return readyStatus(n) == corev1.ConditionTrue && n.Labels[model.LabelRuntimeVersion] == "4.2.0", fmt.Sprint(n.Labels)
 	})
 	if err := s.WaitSettled(bg); err != nil {
 		t.Fatal(err)
@@ -137,7 +139,7 @@ func TestNodeFaultsShowAsConditions(t *testing.T) {
 	s.SetFault(bmm, faults.NodeNotReady, true)
 	eventually(t, "ReadOnlyRootFilesystem True and Ready False", func() (bool, string) {
 		n := s.node(t, bmm)
-		c := nodeCondition(n, ConditionReadOnlyRootFilesystem)
+		c := nodeCondition(n, model.ConditionReadOnlyRootFilesystem)
 		return c != nil && c.Status == corev1.ConditionTrue && readyStatus(n) == corev1.ConditionFalse, fmt.Sprintf("%+v", n.Status.Conditions)
 	})
 	if got := s.Faults(bmm); len(got) != 2 {
@@ -147,7 +149,7 @@ func TestNodeFaultsShowAsConditions(t *testing.T) {
 	s.SetFault(bmm, faults.NodeNotReady, false)
 	eventually(t, "faults cleared", func() (bool, string) {
 		n := s.node(t, bmm)
-		return nodeCondition(n, ConditionReadOnlyRootFilesystem).Status == corev1.ConditionFalse && readyStatus(n) == corev1.ConditionTrue, "not yet"
+		return nodeCondition(n, model.ConditionReadOnlyRootFilesystem).Status == corev1.ConditionFalse && readyStatus(n) == corev1.ConditionTrue, "not yet"
 	})
 	s.SetFault(bmm, "reimage-fails", true) // the BMC emulator's: ignored here
 	if s.log.Count(events.Fault, bmm) != 4 {
@@ -241,7 +243,7 @@ func TestDeletedNodeStaysDeletedUntilTheOSBootsAgain(t *testing.T) {
 	eventually(t, "app pods replaced elsewhere", func() (bool, string) {
 		pods, _ := s.client.CoreV1().Pods(s.ns).List(bg, metav1.ListOptions{FieldSelector: "spec.nodeName=" + c0})
 		for _, p := range pods.Items {
-			if p.Labels[LabelWorkload] == WorkloadApp {
+			if p.Labels[model.LabelWorkload] == WorkloadApp {
 				return false, p.Name
 			}
 		}
@@ -268,7 +270,7 @@ func TestDeletedNodeStaysDeletedUntilTheOSBootsAgain(t *testing.T) {
 		t.Fatal("re-registered cordoned")
 	}
 	eventually(t, "uncordon event", func() (bool, string) { return s.log.Count(events.Uncordon, c0) == 1, "none" })
-	if n.Labels["example.com/extra"] != "kept" || n.Labels[LabelRuntimeVersion] != "4.2.0" || n.Labels[LabelRole] != "compute" {
+	if n.Labels["example.com/extra"] != "kept" || n.Labels[model.LabelRuntimeVersion] != "4.2.0" || n.Labels[model.LabelRole] != "compute" {
 		t.Fatalf("re-registered labels %v", n.Labels)
 	}
 	eventually(t, "one node-ready event", func() (bool, string) {
