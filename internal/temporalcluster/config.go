@@ -1,0 +1,150 @@
+package temporalcluster
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/template"
+
+	"github.com/rackroll/rackroll/internal/devserver"
+)
+
+// The deployment this package runs, and docker-compose.yml describes in
+// container form (compose_production_test.go keeps the two in step).
+const (
+	// ServerVersion is the Temporal server of bin/temporal-server, the
+	// server inside the CLI of `make tools`, and the compose images' tag.
+	ServerVersion = "1.29.1"
+	// Plugin is the SQL plugin of both stores.
+	Plugin = "postgres12"
+	// Database holds the executions, VisibilityDatabase the visibility
+	// records behind list queries and search attributes.
+	Database           = "temporal"
+	VisibilityDatabase = "temporal_visibility"
+	// Namespace is the namespace registered for rackroll.
+	Namespace = "default"
+	// HistoryShards is small, but more than one: shards are what the
+	// history service owns and re-acquires when it restarts.
+	HistoryShards = 4
+)
+
+// Services are the Temporal services, each run as its own process.
+var Services = []string{"history", "matching", "frontend", "worker"}
+
+// ports of one service: gRPC and ringpop membership.
+type ports struct{ GRPC, Membership int }
+
+// layout is what the config template needs.
+type layout struct {
+	Postgres      string
+	User, Pass    string
+	Plugin        string
+	Stores        map[string]string // store name → database
+	Shards        int
+	Services      map[string]ports
+	FrontendHTTP  int
+	DynamicConfig string
+}
+
+// writeConfig writes <dir>/config/development.yaml (what `temporal-server
+// --root dir start` loads) and the dynamic config file, on free loopback
+// ports, and returns the ports.
+func writeConfig(dir, postgresAddr string) (layout, error) {
+	l := layout{Postgres: postgresAddr, User: User, Pass: Password, Plugin: Plugin,
+		Stores: map[string]string{"postgres-default": Database, "postgres-visibility": VisibilityDatabase}, Shards: HistoryShards, Services: map[string]ports{}, DynamicConfig: filepath.Join(dir, "dynamicconfig.yaml")}
+	free := func() int {
+		p, err := devserver.FreePort()
+		if err != nil {
+			panic(fmt.Sprintf("no free loopback port: %v", err))
+		}
+		return p
+	}
+	for _, s := range Services {
+		l.Services[s] = ports{GRPC: free(), Membership: free()}
+	}
+	l.FrontendHTTP = free()
+	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
+		return l, err
+	}
+	f, err := os.Create(filepath.Join(dir, "config", "development.yaml"))
+	if err != nil {
+		return l, err
+	}
+	defer f.Close()
+	if err := configTemplate.Execute(f, l); err != nil {
+		return l, err
+	}
+	return l, os.WriteFile(l.DynamicConfig, []byte(dynamicConfig), 0o644)
+}
+
+// FrontendAddr is where clients, workers and the CLI connect.
+func (l layout) FrontendAddr() string {
+	return fmt.Sprintf("127.0.0.1:%d", l.Services["frontend"].GRPC)
+}
+
+// The server's static config, after the module's
+// config/development-postgres12.yaml: loopback only, no archival, no
+// metrics or pprof listeners.
+var configTemplate = template.Must(template.New("config").Parse(`log:
+  stdout: true
+  level: warn
+persistence:
+  defaultStore: postgres-default
+  visibilityStore: postgres-visibility
+  numHistoryShards: {{.Shards}}
+  datastores:
+{{- range $name, $db := .Stores}}
+    {{$name}}:
+      sql:
+        pluginName: "{{$.Plugin}}"
+        databaseName: "{{$db}}"
+        connectAddr: "{{$.Postgres}}"
+        connectProtocol: "tcp"
+        user: "{{$.User}}"
+        password: "{{$.Pass}}"
+        maxConns: 10
+        maxIdleConns: 10
+        maxConnLifetime: "1h"
+{{- end}}
+global:
+  membership:
+    maxJoinDuration: 30s
+    broadcastAddress: "127.0.0.1"
+services:
+{{- range $name, $p := .Services}}
+  {{$name}}:
+    rpc:
+      grpcPort: {{$p.GRPC}}
+      membershipPort: {{$p.Membership}}
+      bindOnIP: "127.0.0.1"
+{{- if eq $name "frontend"}}
+      httpPort: {{$.FrontendHTTP}}
+{{- end}}
+{{- end}}
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: "active"
+  currentClusterName: "active"
+  clusterInformation:
+    active:
+      enabled: true
+      initialFailoverVersion: 1
+      rpcName: "frontend"
+      rpcAddress: "{{.FrontendAddr}}"
+      httpAddress: "127.0.0.1:{{.FrontendHTTP}}"
+dcRedirectionPolicy:
+  policy: "noop"
+publicClient:
+  hostPort: "{{.FrontendAddr}}"
+dynamicConfigClient:
+  filepath: "{{.DynamicConfig}}"
+  pollInterval: "10s"
+`))
+
+// dynamicConfig: search attributes registered a moment ago are usable at
+// once (the dev server sets the same), instead of after the frontend's
+// cache refresh.
+const dynamicConfig = `system.forceSearchAttributesCacheRefreshOnRead:
+  - value: true
+`
