@@ -18,6 +18,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/temporalcluster"
+	"github.com/rackroll/rackroll/internal/toolbin"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 )
@@ -178,28 +179,21 @@ func (s *site) reimages() int {
 var (
 	buildOnce sync.Once
 	binDir    string
+	built     []string
 	buildErr  error
 )
 
 func binaries(t *testing.T) (worker, starter string) {
 	t.Helper()
 	buildOnce.Do(func() {
-		if binDir, buildErr = os.MkdirTemp("", "rackroll-production-"); buildErr != nil {
-			return
-		}
-		for _, pkg := range []string{"worker", "starter"} {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, pkg), "./"+pkg)
-			cmd.Dir = "../.."
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("go build ./%s: %v\n%s", pkg, err, out)
-				return
-			}
+		if binDir, buildErr = os.MkdirTemp("", "rackroll-production-"); buildErr == nil {
+			built, buildErr = toolbin.Build(binDir, "worker", "starter")
 		}
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
-	return filepath.Join(binDir, "worker"), filepath.Join(binDir, "starter")
+	return built[0], built[1]
 }
 
 func TestMain(m *testing.M) {
