@@ -1,7 +1,10 @@
 package temporalcluster
 
 import (
+	"errors"
 	"fmt"
+	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"text/template"
@@ -60,7 +63,11 @@ func writeConfig(dir, postgresAddr string) (layout, error) {
 		return p
 	}
 	for _, s := range Services {
-		l.Services[s] = ports{GRPC: free(), Membership: free()}
+		m, err := membershipPort()
+		if err != nil {
+			return l, err
+		}
+		l.Services[s] = ports{GRPC: free(), Membership: m}
 	}
 	l.FrontendHTTP = free()
 	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
@@ -75,6 +82,23 @@ func writeConfig(dir, postgresAddr string) (layout, error) {
 		return l, err
 	}
 	return l, os.WriteFile(l.DynamicConfig, []byte(dynamicConfig), 0o644)
+}
+
+// membershipPort is a free loopback port below 32768: the SQL stores keep
+// a member's ringpop port in a SMALLINT column (cluster_membership.rpc_port),
+// and a kernel-chosen port (32768 and up) makes the service die at start
+// with "value … is out of range for type smallint". Ports below the
+// kernel's ephemeral range are only taken by explicit binds, so a random
+// one that binds now stays free.
+func membershipPort() (int, error) {
+	for range 200 {
+		p := 20000 + rand.IntN(12000)
+		if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
+			l.Close()
+			return p, nil
+		}
+	}
+	return 0, errors.New("no free loopback port between 20000 and 32000 for ringpop membership")
 }
 
 // FrontendAddr is where clients, workers and the CLI connect.
