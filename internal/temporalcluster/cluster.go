@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -50,7 +51,7 @@ func Start(ctx context.Context) (c *Cluster, err error) {
 		return nil, err
 	}
 	c = &Cluster{services: map[string]*Process{}}
-	if c.Dir, err = os.MkdirTemp("", "rackroll-temporal-cluster-"); err != nil {
+	if c.Dir, err = os.MkdirTemp(tempBase(), "rackroll-temporal-cluster-"); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -97,6 +98,26 @@ func (c *Cluster) Restart(ctx context.Context, service string) error {
 		return err
 	}
 	return c.waitReady(ctx, service)
+}
+
+// ShardRangeIDs maps each history shard to its range id, which the history
+// host that acquires the shard increments: a restart that moved shard
+// ownership shows as higher range ids.
+func (c *Cluster) ShardRangeIDs(ctx context.Context) (map[string]int64, error) {
+	rows, err := c.Postgres.Query(ctx, Database, "SELECT shard_id, range_id FROM shards ORDER BY shard_id")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for _, r := range rows {
+		id, rangeID, _ := strings.Cut(r, "|")
+		n, err := strconv.ParseInt(rangeID, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("shards row %q: %w", r, err)
+		}
+		out[id] = n
+	}
+	return out, nil
 }
 
 // Starts counts the incarnations of a service.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -156,4 +157,35 @@ func chownAll(root string, cred *syscall.Credential) error {
 		}
 		return os.Lchown(path, int(cred.Uid), int(cred.Gid))
 	})
+}
+
+// Query runs one SQL statement with psql against database db and returns
+// its rows, one line each, fields separated by "|".
+func (p *Postgres) Query(ctx context.Context, db, sql string) ([]string, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(p.bin, "psql"), "-h", "127.0.0.1", "-p", strconv.Itoa(p.Port),
+		"-U", User, "-d", db, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql)
+	cmd.Env = []string{"LC_ALL=C", "PGPASSWORD=" + Password}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("psql %q: %w\n%s", sql, err, out)
+	}
+	return strings.Fields(string(out)), nil
+}
+
+// tempBase is where the cluster's directory goes: the system temp dir,
+// unless PostgreSQL's unprivileged user could not reach into it (a TMPDIR
+// under /root, say); then /tmp.
+func tempBase() string {
+	d := os.TempDir()
+	if cred, err := unprivileged(); err != nil || cred == nil {
+		return d
+	}
+	for p := d; ; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm()&0o001 == 0 {
+			return "/tmp"
+		}
+		if filepath.Dir(p) == p {
+			return d
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalcluster"
 	enumspb "go.temporal.io/api/enums/v1"
 )
 
@@ -52,7 +53,7 @@ func TestUpgradeOnProductionTemporal(t *testing.T) {
 		if err := workerA.Start(); err != nil {
 			return err
 		}
-		return s.temporal.Restart(ctx, "history")
+		return s.restartHistory(ctx)
 	})
 	s.at(ctx, id, 24, "restart the matching service", func() error {
 		return s.temporal.Restart(ctx, "matching")
@@ -93,6 +94,33 @@ func (s *site) at(ctx context.Context, id string, n int, what string, disrupt fu
 		s.t.Fatalf("%s: %v", what, err)
 	}
 	s.t.Logf("at %d reimages: %s (%v)", s.reimages(), what, time.Since(began).Round(100*time.Millisecond))
+}
+
+// restartHistory restarts the history service and checks that the new
+// process took every shard over: acquiring a shard bumps its range id
+// (the fencing token that keeps a stale owner from writing).
+func (s *site) restartHistory(ctx context.Context) error {
+	before, err := s.temporal.ShardRangeIDs(ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.temporal.Restart(ctx, "history"); err != nil {
+		return err
+	}
+	after, err := s.temporal.ShardRangeIDs(ctx)
+	if err != nil {
+		return err
+	}
+	if len(before) != temporalcluster.HistoryShards || len(after) != len(before) {
+		return fmt.Errorf("shards before the restart %v, after %v: want %d", before, after, temporalcluster.HistoryShards)
+	}
+	for shard, r := range before {
+		if after[shard] <= r {
+			return fmt.Errorf("shard %s: range id %d before the restart, %d after: not re-acquired", shard, r, after[shard])
+		}
+	}
+	s.t.Logf("history shards re-acquired: range ids %v → %v", before, after)
+	return nil
 }
 
 // running reports whether the workflow still runs (true when the server
