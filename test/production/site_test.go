@@ -96,7 +96,12 @@ func (s *site) registerNamespace(ctx context.Context) {
 	for _, sa := range devserver.SearchAttributes {
 		args = append(args, "--name", sa, "--type", "Keyword")
 	}
-	s.temporalCLI(ctx, args...)
+	// Idempotent (an existing attribute is skipped), so retried while the
+	// new namespace reaches every frontend cache.
+	s.eventually(time.Minute, "the search attributes are created", func() error {
+		_, err := s.temporal.CLI(ctx, args...)
+		return err
+	})
 	s.eventually(time.Minute, "the namespace and search attributes are usable", func() error {
 		_, err := s.temporal.CLI(ctx, "workflow", "list", "--namespace", temporalcluster.Namespace,
 			"--query", `RackrollCluster="probe" AND RackrollPhase="probe"`)
