@@ -53,23 +53,24 @@ type layout struct {
 // --root dir start` loads) and the dynamic config file, on free loopback
 // ports, and returns the ports.
 func writeConfig(dir, postgresAddr string) (layout, error) {
-	l := layout{Postgres: postgresAddr, User: User, Pass: Password, Plugin: Plugin,
-		Stores: map[string]string{"postgres-default": Database, "postgres-visibility": VisibilityDatabase}, Shards: HistoryShards, Services: map[string]ports{}, DynamicConfig: filepath.Join(dir, "dynamicconfig.yaml")}
-	free := func() int {
-		p, err := devserver.FreePort()
-		if err != nil {
-			panic(fmt.Sprintf("no free loopback port: %v", err))
-		}
-		return p
-	}
+	l := layout{Postgres: postgresAddr, User: User, Pass: Password, Plugin: Plugin, Shards: HistoryShards,
+		Stores:        map[string]string{"postgres-default": Database, "postgres-visibility": VisibilityDatabase},
+		Services:      map[string]ports{},
+		DynamicConfig: filepath.Join(dir, "dynamicconfig.yaml")}
+	var err error
 	for _, s := range Services {
-		m, err := membershipPort()
-		if err != nil {
+		var p ports
+		if p.GRPC, err = devserver.FreePort(); err != nil {
 			return l, err
 		}
-		l.Services[s] = ports{GRPC: free(), Membership: m}
+		if p.Membership, err = membershipPort(); err != nil {
+			return l, err
+		}
+		l.Services[s] = p
 	}
-	l.FrontendHTTP = free()
+	if l.FrontendHTTP, err = devserver.FreePort(); err != nil {
+		return l, err
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
 		return l, err
 	}
