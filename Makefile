@@ -4,18 +4,22 @@ BIN   := $(CURDIR)/bin
 GO    ?= go
 
 TEMPORAL_CLI_VERSION := v1.5.1
+# The server inside that CLI; bin/temporal-server and bin/temporal-sql-tool
+# (the production test, test/production) are built at the same version.
+TEMPORAL_SERVER_VERSION := v1.29.1
 SEARCH_ATTRS := --search-attribute RackrollCluster=Keyword \
                 --search-attribute RackrollOperation=Keyword \
                 --search-attribute RackrollPhase=Keyword
 
 export RACKROLL_BIN := $(BIN)
 
-.PHONY: all build tools test test-short vet dev-server worker clean help histories bench demo
+.PHONY: all build tools test test-short vet dev-server worker clean help histories bench demo postgres
 
 all: build
 
 help:
-	@echo "make tools       build bin/temporal, bin/etcd, bin/kube-apiserver, bin/kubectl (once; ~10 min cold)"
+	@echo "make tools       build bin/temporal, bin/temporal-server, bin/etcd, bin/kube-apiserver, bin/kubectl, … (once; ~15 min cold)"
+	@echo "make postgres    install PostgreSQL's server binaries (Debian package) when missing"
 	@echo "make test        go vet + every test, integration tests included (what CI runs)"
 	@echo "make dev-server  Temporal dev server on 127.0.0.1:7233, UI on :8233, data in .data/"
 	@echo "make worker      run the rackroll worker against \$$TEMPORAL_ADDRESS (default 127.0.0.1:7233)"
@@ -27,11 +31,32 @@ build:
 	$(GO) build -o $(BIN)/starter ./starter
 
 # Tool binaries are file targets, so a second `make tools` does nothing.
-tools: $(BIN)/temporal $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kubectl $(BIN)/tctl
+tools: $(BIN)/temporal $(BIN)/temporal-server $(BIN)/temporal-sql-tool $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kubectl $(BIN)/tctl
 
 $(BIN)/temporal:
 	@echo ">> building the Temporal CLI $(TEMPORAL_CLI_VERSION) into bin/ (about 5 minutes the first time)"
 	GOBIN=$(BIN) $(GO) install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_CLI_VERSION)
+
+# The Temporal server and its SQL schema tool, for the production test
+# (test/production): `go install` names them server and sql, so they are
+# installed into a scratch GOBIN and moved.
+$(BIN)/temporal-server:
+	@echo ">> building temporal-server $(TEMPORAL_SERVER_VERSION) into bin/ (about 2 minutes the first time)"
+	@d=$$(mktemp -d) && GOBIN=$$d $(GO) install go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION) && mv $$d/server $@ && rm -rf $$d
+
+$(BIN)/temporal-sql-tool:
+	@echo ">> building temporal-sql-tool $(TEMPORAL_SERVER_VERSION) into bin/ (about 2 minutes the first time)"
+	@d=$$(mktemp -d) && GOBIN=$$d $(GO) install go.temporal.io/server/cmd/tools/sql@$(TEMPORAL_SERVER_VERSION) && mv $$d/sql $@ && rm -rf $$d
+
+# PostgreSQL's server binaries (initdb, postgres) for the production test.
+# Debian keeps them in /usr/lib/postgresql/<major>/bin, off PATH; the test
+# finds them there. Installed once, as root, when missing.
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || command -v postgres >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo ">> installing PostgreSQL (Debian package postgresql) for the production test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else echo "PostgreSQL's server binaries are missing: install the postgresql package (apt-get install postgresql)" >&2; exit 1; fi
 
 $(BIN)/etcd: hack/k8s/go.mod
 	@echo ">> building etcd into bin/ (about 2 minutes the first time)"
@@ -56,8 +81,9 @@ vet:
 	$(GO) vet ./...
 
 # The test command of the README and of CI. Integration tests start the
-# dev server and the lab from bin/, so the tools come first.
-test: tools vet
+# dev server and the lab from bin/, the production test also PostgreSQL,
+# so the tools come first.
+test: tools postgres vet
 	$(GO) test -count=1 -timeout 45m ./...
 
 # Quick local loop: unit tests only (integration tests skip under -short).

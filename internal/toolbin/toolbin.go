@@ -15,6 +15,16 @@ func Dir() (string, error) {
 	if d := os.Getenv("RACKROLL_BIN"); d != "" {
 		return d, nil
 	}
+	root, err := Checkout()
+	if err != nil {
+		return "", fmt.Errorf("%w: set RACKROLL_BIN to the directory holding the tool binaries", err)
+	}
+	return filepath.Join(root, "bin"), nil
+}
+
+// Checkout returns the root of the enclosing rackroll checkout, found by
+// walking up from the working directory to go.mod.
+func Checkout() (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -22,11 +32,11 @@ func Dir() (string, error) {
 	for d := wd; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
 			if _, err := os.Stat(filepath.Join(d, "hack", "k8s", "go.mod")); err == nil {
-				return filepath.Join(d, "bin"), nil
+				return d, nil
 			}
 		}
 		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("cannot find the rackroll checkout above %s: set RACKROLL_BIN to the directory holding the tool binaries", wd)
+			return "", fmt.Errorf("cannot find the rackroll checkout above %s", wd)
 		}
 	}
 }
