@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,7 +24,7 @@ import (
 // the operator continues or cancels it.
 func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.UpgradeStatus, error) {
 	u := &upgrade{in: in}
-	u.st = api.UpgradeStatus{Cluster: in.Cluster, TargetVersion: in.TargetVersion, Strategy: in.UpdateStrategy.WithDefaults(),
+	u.st = api.UpgradeStatus{Cluster: in.Cluster, TargetVersion: in.TargetVersion, Strategy: in.UpdateStrategy,
 		Phase: api.PhasePreflight, DetailedStatus: model.ClusterUpdating, StartedAt: workflow.Now(ctx)}
 	if err := u.handlers(ctx); err != nil {
 		return u.st, err
@@ -37,6 +38,7 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	}
 	resume := cs.UpgradeTarget == in.TargetVersion
 	p, err := upgradeplan.Build(cs.Cluster, in.TargetVersion, in.UpdateStrategy, resume)
+	u.st.Strategy = p.Strategy // with its defaults, also when refused
 	if err != nil {
 		return u.fail(ctx, false, "preflight: "+err.Error())
 	}
@@ -70,6 +72,10 @@ type upgrade struct {
 	st     api.UpgradeStatus
 	plan   upgradeplan.Plan
 	server api.ServerInput
+
+	// current is the unit whose rack or stage child (st.CurrentRun) is in
+	// flight: its reports fold into it.
+	current *api.UnitStatus
 
 	paused    bool
 	continued bool
@@ -122,6 +128,18 @@ func (u *upgrade) handlers(ctx workflow.Context) error {
 	}}); err != nil {
 		return err
 	}
+	// A rack child reports its servers as they start and finish.
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		ch := workflow.GetSignalChannel(ctx, api.SignalRackProgress)
+		for {
+			var p api.RackProgress
+			ch.Receive(ctx, &p)
+			if u.current != nil && p.Run == u.st.CurrentRun {
+				u.current.Apply(p.Servers...)
+				u.show(ctx)
+			}
+		}
+	})
 	// The same two verbs as signals, for the `temporal workflow signal` habit.
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		cont := workflow.GetSignalChannel(ctx, api.SignalContinue)
@@ -142,32 +160,21 @@ func (u *upgrade) handlers(ctx workflow.Context) error {
 }
 
 func (u *upgrade) initUnits() {
-	cp := api.UnitStatus{Name: "control-plane", State: api.StatePending}
+	var kcp []string
+	var skipped []api.ServerStatus
 	for _, s := range u.plan.ControlPlane {
-		st := api.StatePending
+		kcp = append(kcp, s.BMM)
 		if s.Skip {
-			st = api.StateSkipped
+			skipped = append(skipped, api.ServerStatus{Name: s.BMM, State: api.StateSkipped})
 		}
-		cp.Servers = append(cp.Servers, api.ServerStatus{Name: s.BMM, State: st})
 	}
-	cp.Total, cp.Required = len(cp.Servers), len(cp.Servers)
-	u.st.ControlPlane = cp
+	u.st.ControlPlane = upgradeplan.NewUnit("control-plane", kcp, len(kcp))
+	u.st.ControlPlane.Apply(skipped...)
 	for _, g := range u.plan.Management {
-		us := api.UnitStatus{Name: g.Name, State: api.StatePending, Required: g.Required}
-		for _, stage := range g.Stages {
-			for _, s := range stage {
-				us.Servers = append(us.Servers, api.ServerStatus{Name: s, State: api.StatePending})
-			}
-		}
-		us.Total = len(us.Servers)
-		u.st.ManagementGroups = append(u.st.ManagementGroups, us)
+		u.st.ManagementGroups = append(u.st.ManagementGroups, upgradeplan.NewUnit(g.Name, slices.Concat(g.Stages...), g.Required))
 	}
 	for _, r := range u.plan.Racks {
-		us := api.UnitStatus{Name: r.Name, State: api.StatePending, Required: r.Required, Total: len(r.Servers)}
-		for _, s := range r.Servers {
-			us.Servers = append(us.Servers, api.ServerStatus{Name: s, State: api.StatePending})
-		}
-		u.st.Racks = append(u.st.Racks, us)
+		u.st.Racks = append(u.st.Racks, upgradeplan.NewUnit(r.Name, r.Servers, r.Required))
 	}
 }
 
