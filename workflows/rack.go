@@ -23,14 +23,10 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 		workflow.GetSignalChannel(ctx, api.SignalCancel).Receive(ctx, nil)
 		cancelled = true
 	})
-	servers := in.Rack.Servers
-	parallel := in.Rack.Parallel
-	if parallel <= 0 || parallel > len(servers) {
-		parallel = len(servers)
-	}
+	servers, parallel := in.Rack.Servers, len(in.Rack.FirstWave())
 	inFlight, next := 0, 0
 	sel := workflow.NewSelector(ctx)
-	report := newRackReport(ctx, sel, unit.Servers)
+	report := newRackReport(ctx, sel, in.Rack)
 	for next < len(servers) || inFlight > 0 {
 		for !cancelled && inFlight < parallel && next < len(servers) {
 			name := servers[next]

@@ -4,19 +4,24 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"go.temporal.io/sdk/workflow"
 )
 
-// reportEvery spaces a rack's reports to its parent, so the parent's
-// history grows with the upgrade's duration, not with its servers
-// (BenchmarkHistoryBounds: under 1,000 events for 2,048 servers), while
-// `starter upgrade status` is never more than this behind.
-const reportEvery = 10 * time.Second
+// reportEvery spaces a rack's reports to its parent. Each report costs the
+// parent's history a signal and a workflow task (4 events), so reports
+// are few: none from a rack done within a minute (the history bench's
+// racks, the lab's), at most one a minute from a rack of real servers,
+// which take most of an hour each. `starter upgrade status` is at most
+// this much behind.
+const reportEvery = time.Minute
 
 // rackReport keeps the parent's view of a rack's servers current: it
 // signals the servers whose state changed since its last report, at most
 // once per reportEvery; a timer on the rack's selector sends what changed
-// in between. Nil (reports nothing) without a parent, and for racks
+// in between. The parent marks the first wave Running as it starts the
+// rack, so the first report is due only reportEvery later: a rack done by
+// then sends none. Nil (reports nothing) without a parent, and for racks
 // started before version 1, so recorded histories replay.
 type rackReport struct {
 	ctx     workflow.Context
@@ -27,14 +32,17 @@ type rackReport struct {
 	waiting bool // a timer will send the held-back changes
 }
 
-func newRackReport(ctx workflow.Context, sel workflow.Selector, servers []api.ServerStatus) *rackReport {
+func newRackReport(ctx workflow.Context, sel workflow.Selector, rack upgradeplan.Rack) *rackReport {
 	parent := workflow.GetInfo(ctx).ParentWorkflowExecution
 	if parent == nil || workflow.GetVersion(ctx, "rack-reports-progress", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil
 	}
-	r := &rackReport{ctx: ctx, sel: sel, parent: parent, sent: map[string]string{}}
-	for _, s := range servers {
-		r.sent[s.Name] = s.State
+	r := &rackReport{ctx: ctx, sel: sel, parent: parent, sent: map[string]string{}, last: workflow.Now(ctx)}
+	for _, s := range rack.Servers {
+		r.sent[s] = api.StatePending
+	}
+	for _, s := range rack.FirstWave() {
+		r.sent[s] = api.StateRunning
 	}
 	return r
 }

@@ -144,6 +144,10 @@ func (u *upgrade) settle(ctx workflow.Context, unit *api.UnitStatus, missed stri
 func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, unit *api.UnitStatus) error {
 	u.st.CurrentRun, u.current = id, unit
 	defer func() { u.st.CurrentRun, u.current = "", nil; u.show(ctx) }()
+	// The child starts these at once; it reports the rest (rackReport).
+	for _, s := range r.FirstWave() {
+		unit.Apply(api.ServerStatus{Name: s, State: api.StateRunning})
+	}
 	u.show(ctx)
 	cctx, cancelWatch := workflow.WithCancel(ctx)
 	fut := workflow.ExecuteChildWorkflow(childOpts(ctx, id, fmt.Sprintf("Upgrade %s to %s", r.Name, u.in.TargetVersion),

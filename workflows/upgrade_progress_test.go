@@ -29,8 +29,8 @@ func slowCompute(env *testsuite.TestWorkflowEnvironment, d time.Duration) {
 
 // The upgrade's status query is complete by itself: while a rack runs, the
 // rack child reports its servers to the parent as they start and finish,
-// at most reportEvery apart (rack1-c2 finishes 3 s after rack1-c1, so its
-// report waits for the timer).
+// at most reportEvery (a minute) apart: rack1-c2 finishes 3 s after
+// rack1-c1, so its report waits for the timer.
 func TestStatusShowsRackServersLive(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
@@ -38,7 +38,7 @@ func TestStatusShowsRackServersLive(t *testing.T) {
 	f.register(env)
 	slowCompute(env, 10*time.Minute)
 	at := map[time.Duration]*api.UpgradeStatus{}
-	for _, d := range []time.Duration{5 * time.Minute, 10*time.Minute + 5*time.Second, 10*time.Minute + 11*time.Second, 25 * time.Minute} {
+	for _, d := range []time.Duration{5 * time.Minute, 10*time.Minute + 30*time.Second, 11*time.Minute + time.Second, 25 * time.Minute} {
 		at[d] = &api.UpgradeStatus{}
 		env.RegisterDelayedCallback(func() {
 			v, err := env.QueryWorkflow(api.QueryStatus)
@@ -57,8 +57,8 @@ func TestStatusShowsRackServersLive(t *testing.T) {
 		succeeded int
 	}{
 		{5 * time.Minute, []string{"rack1-c1", "rack1-c2"}, 0},
-		{10*time.Minute + 5*time.Second, []string{"rack1-c2", "rack1-c3"}, 1}, // c2's end is held back
-		{10*time.Minute + 11*time.Second, []string{"rack1-c3", "rack1-c4"}, 2},
+		{10*time.Minute + 30*time.Second, []string{"rack1-c2", "rack1-c3"}, 1}, // c2's end is held back
+		{11*time.Minute + time.Second, []string{"rack1-c3", "rack1-c4"}, 2},
 		{25 * time.Minute, []string{"rack1-c5", "rack1-c6"}, 4},
 	} {
 		st := at[tc.at]

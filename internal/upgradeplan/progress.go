@@ -58,6 +58,16 @@ func NewUnit(name string, servers []string, required int) UnitStatus {
 	return u
 }
 
+// FirstWave is the servers a rack child starts at once, in order: Parallel
+// of them, or all when Parallel is 0 or more than the rack. Each server
+// that ends starts the next.
+func (r Rack) FirstWave() []string {
+	if r.Parallel <= 0 || r.Parallel > len(r.Servers) {
+		return r.Servers
+	}
+	return r.Servers[:r.Parallel]
+}
+
 // progress orders server states: a server only moves forward.
 func progress(state string) int {
 	switch state {

@@ -102,3 +102,12 @@ func TestUnitPauses(t *testing.T) {
 		}
 	}
 }
+
+// A rack child starts Parallel servers at once, all when 0 or too many.
+func TestRackFirstWave(t *testing.T) {
+	for parallel, want := range map[int][]string{0: {"a", "b", "c"}, 2: {"a", "b"}, 3: {"a", "b", "c"}, 5: {"a", "b", "c"}} {
+		if got := (Rack{Servers: []string{"a", "b", "c"}, Parallel: parallel}).FirstWave(); !slices.Equal(got, want) {
+			t.Errorf("Parallel %d: first wave %v, want %v", parallel, got, want)
+		}
+	}
+}
