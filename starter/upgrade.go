@@ -79,7 +79,8 @@ func (a *app) upgradeStartCmd() *cobra.Command {
 			}
 			// The same preflight as the workflow, so mistakes are caught
 			// before anything starts.
-			if _, err := upgradeplan.Build(st.Cluster, version, s, st.UpgradeTarget == version); err != nil {
+			p, err := upgradeplan.Build(st.Cluster, version, s, st.UpgradeTarget == version)
+			if err != nil {
 				return fmt.Errorf("upgrade of %s to %s refused:\n%w", cluster, version, err)
 			}
 			in := api.UpgradeInput{Cluster: cluster, TargetVersion: version, UpdateStrategy: s, DrainTimeout: drain, VMShutdownTimeout: vms}
@@ -92,7 +93,7 @@ func (a *app) upgradeStartCmd() *cobra.Command {
 				WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 				TypedSearchAttributes: temporal.NewSearchAttributes(saCluster.ValueSet(cluster), saOperation.ValueSet("runtime-upgrade"), saPhase.ValueSet(api.PhasePreflight)),
 				StaticSummary:         fmt.Sprintf("Runtime upgrade of %s to %s", cluster, version),
-				StaticDetails:         fmt.Sprintf("strategy %s, threshold %s %d, maxUnavailable %d, wait %d min", s.StrategyType, s.ThresholdType, s.ThresholdValue, s.MaxUnavailable, *s.WaitTimeMinutes),
+				StaticDetails:         p.Strategy.Describe(),
 			}, api.RuntimeUpgradeWorkflowName, in)
 			var started *serviceerror.WorkflowExecutionAlreadyStarted
 			if errors.As(err, &started) {
@@ -238,45 +239,7 @@ func upgradeStatus(ctx context.Context, c client.Client, cluster string) (api.Up
 	if err != nil {
 		return st, fmt.Errorf("no upgrade of %s to show: %w", cluster, err)
 	}
-	if err := v.Get(&st); err != nil {
-		return st, err
-	}
-	mergeLive(ctx, c, &st)
-	return st, nil
-}
-
-// mergeLive folds the live server states of the rack (or stage) in flight
-// into the status: the parent learns them only when the rack is done.
-func mergeLive(ctx context.Context, c client.Client, st *api.UpgradeStatus) {
-	if st.CurrentRun == "" {
-		return
-	}
-	u := currentUnit(*st)
-	if u == nil {
-		return
-	}
-	v, err := c.QueryWorkflow(ctx, st.CurrentRun, "", api.QueryStatus)
-	if err != nil {
-		return // the child just finished or has not started: show what we have
-	}
-	var servers []api.ServerStatus
-	if v.Get(&servers) != nil {
-		return
-	}
-	for _, s := range servers {
-		for i := range u.Servers {
-			if u.Servers[i].Name != s.Name || u.Servers[i].State == s.State {
-				continue
-			}
-			switch s.State {
-			case api.StateSucceeded:
-				u.Succeeded++
-			case api.StateFailed:
-				u.Failed++
-			}
-			u.Servers[i] = s
-		}
-	}
+	return st, v.Get(&st)
 }
 
 func clusterStateWith(ctx context.Context, c client.Client, cluster string) (api.ClusterState, error) {

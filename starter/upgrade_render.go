@@ -16,10 +16,8 @@ func writePlan(w io.Writer, format string, p upgradeplan.Plan, perServer time.Du
 	if format != "table" {
 		return output.Write(w, format, full, nil)
 	}
-	s := p.Strategy
 	fmt.Fprintf(w, "Runtime upgrade of %s: %s → %s\n", p.Cluster, p.From, p.To)
-	fmt.Fprintf(w, "Strategy: %s, threshold %s %d, maxUnavailable %s, wait %v after each rack\n\n",
-		s.StrategyType, s.ThresholdType, s.ThresholdValue, orWhole(s.MaxUnavailable), s.Wait())
+	fmt.Fprintf(w, "Update %s\n\n", p.Strategy.Describe())
 	fmt.Fprintln(w, "1. Control plane (serial, one server at a time)")
 	t := output.Table{Header: []string{"step", "bmm", "action", "note"}}
 	for i, k := range p.ControlPlane {
@@ -50,19 +48,12 @@ func writePlan(w io.Writer, format string, p upgradeplan.Plan, perServer time.Du
 	return nil
 }
 
-func orWhole(n int) string {
-	if n <= 0 {
-		return "whole rack"
-	}
-	return fmt.Sprint(n)
-}
-
 func writeUpgradeStatus(w io.Writer, format string, st api.UpgradeStatus) error {
 	return output.Write(w, format, st, func() output.Table {
 		t := output.Table{Header: []string{"unit", "state", "progress", "succeeded", "failed", "required", "failed servers"}}
 		add := func(kind string, u api.UnitStatus) {
 			t.Rows = append(t.Rows, []string{kind + " " + u.Name, u.State, bar(u.Succeeded+u.Failed, u.Total, 20),
-				fmt.Sprint(u.Succeeded), fmt.Sprint(u.Failed), fmt.Sprint(u.Required), dash(failedList(u))})
+				fmt.Sprint(u.Succeeded), fmt.Sprint(u.Failed), fmt.Sprint(u.Required), dash(strings.Join(u.FailedNames(), ","))})
 		}
 		add("", st.ControlPlane)
 		for _, g := range st.ManagementGroups {
@@ -73,16 +64,6 @@ func writeUpgradeStatus(w io.Writer, format string, st api.UpgradeStatus) error 
 		}
 		return t
 	})
-}
-
-func failedList(u api.UnitStatus) string {
-	var out []string
-	for _, s := range u.Servers {
-		if s.State == api.StateFailed {
-			out = append(out, s.Name)
-		}
-	}
-	return strings.Join(out, ",")
 }
 
 // bar draws done/total as a fixed-width progress bar.
@@ -99,12 +80,7 @@ func progressLine(st api.UpgradeStatus) string {
 	u := currentUnit(st)
 	line := fmt.Sprintf("%s %s", st.Phase, st.DetailedStatus)
 	if u != nil {
-		var inFlight []string
-		for _, s := range u.Servers {
-			if s.State == api.StateRunning {
-				inFlight = append(inFlight, s.Name)
-			}
-		}
+		inFlight := u.Running()
 		line += fmt.Sprintf(" | %s %s", u.Name, bar(u.Succeeded+u.Failed, u.Total, 10))
 		if len(inFlight) > 0 && len(inFlight) <= 4 {
 			line += " in flight: " + strings.Join(inFlight, ",")

@@ -93,6 +93,8 @@ func (a *app) upgradeOutcome(ctx context.Context, c client.Client, cmd *cobra.Co
 	return nil
 }
 
+// summary says how long each unit took and what this run did: a resumed
+// upgrade finds servers already at the target, which it counts apart.
 func summary(w io.Writer, st api.UpgradeStatus) {
 	dur := func(u api.UnitStatus) string {
 		if u.StartedAt == nil || u.FinishedAt == nil {
@@ -100,9 +102,10 @@ func summary(w io.Writer, st api.UpgradeStatus) {
 		}
 		return u.FinishedAt.Sub(*u.StartedAt).Round(time.Second).String()
 	}
-	up, failed := 0, 0
+	up, already, failed := 0, 0, 0
 	count := func(u api.UnitStatus) {
-		up += u.Succeeded
+		up += u.Succeeded - u.Skipped
+		already += u.Skipped
 		failed += u.Failed
 	}
 	count(st.ControlPlane)
@@ -127,6 +130,10 @@ func summary(w io.Writer, st api.UpgradeStatus) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "%s: %d servers upgraded, %d retired to spare, %d failed (left cordoned), in %s\n",
+	fmt.Fprintf(w, "%s: %d servers upgraded, %d retired to spare, %d failed (left cordoned), in %s",
 		st.DetailedStatusMessage, up-retired, retired, failed, total)
+	if already > 0 {
+		fmt.Fprintf(w, "; %d already at %s before this run", already, st.TargetVersion)
+	}
+	fmt.Fprintln(w)
 }

@@ -52,7 +52,7 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	t := targetsFor(h.cs, bm)
 
 	if bm.RuntimeVersion == in.TargetVersion && bm.DetailedStatus == model.BMMProvisioned && bm.ReadyState == model.ReadyTrue {
-		res.Succeeded, res.RuntimeVersion = true, bm.RuntimeVersion
+		res.Succeeded, res.RuntimeVersion, res.AlreadyAtTarget = true, bm.RuntimeVersion, true
 		return res, nil
 	}
 	drain := orDur(in.DrainTimeout, DefaultDrainTimeout)

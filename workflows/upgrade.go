@@ -1,7 +1,9 @@
 package workflows
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,7 +24,7 @@ import (
 // the operator continues or cancels it.
 func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.UpgradeStatus, error) {
 	u := &upgrade{in: in}
-	u.st = api.UpgradeStatus{Cluster: in.Cluster, TargetVersion: in.TargetVersion, Strategy: in.UpdateStrategy.WithDefaults(),
+	u.st = api.UpgradeStatus{Cluster: in.Cluster, TargetVersion: in.TargetVersion, Strategy: in.UpdateStrategy,
 		Phase: api.PhasePreflight, DetailedStatus: model.ClusterUpdating, StartedAt: workflow.Now(ctx)}
 	if err := u.handlers(ctx); err != nil {
 		return u.st, err
@@ -34,6 +36,7 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	}
 	resume := cs.UpgradeTarget == in.TargetVersion
 	p, err := upgradeplan.Build(cs.Cluster, in.TargetVersion, in.UpdateStrategy, resume)
+	u.st.Strategy = p.Strategy // with its defaults, also when refused
 	if err != nil {
 		return u.fail(ctx, false, "preflight: "+err.Error())
 	}
@@ -41,7 +44,7 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	u.st.Plan = &p
 	u.initUnits()
 	u.server = api.ServerInput{Cluster: in.Cluster, TargetVersion: in.TargetVersion,
-		ImageURL:     strings.ReplaceAll(orDefault(in.ImageURLTemplate, cs.ImageURLTemplate), "{version}", in.TargetVersion),
+		ImageURL:     strings.ReplaceAll(cmp.Or(in.ImageURLTemplate, cs.ImageURLTemplate), "{version}", in.TargetVersion),
 		DrainTimeout: in.DrainTimeout, VMShutdownTimeout: in.VMShutdownTimeout}
 	if err := u.setCluster(ctx, model.ClusterUpdating, "Runtime upgrade to "+in.TargetVersion+" in progress"); err != nil {
 		return u.fail(ctx, false, err.Error())
@@ -66,16 +69,13 @@ type upgrade struct {
 	plan   upgradeplan.Plan
 	server api.ServerInput
 
+	// current is the unit whose rack or stage child (st.CurrentRun) is in
+	// flight: its reports fold into it.
+	current *api.UnitStatus
+
 	paused    bool
 	continued bool
 	cancelled bool
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }
 
 func (u *upgrade) handlers(ctx workflow.Context) error {
@@ -109,6 +109,18 @@ func (u *upgrade) handlers(ctx workflow.Context) error {
 	}}); err != nil {
 		return err
 	}
+	// A rack child reports its servers as they start and finish.
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		ch := workflow.GetSignalChannel(ctx, api.SignalRackProgress)
+		for {
+			var p api.RackProgress
+			ch.Receive(ctx, &p)
+			if u.current != nil && p.Run == u.st.CurrentRun {
+				u.current.Apply(p.Servers...)
+				u.show(ctx)
+			}
+		}
+	})
 	// The same two verbs as signals, for the `temporal workflow signal` habit.
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		cont := workflow.GetSignalChannel(ctx, api.SignalContinue)
@@ -129,32 +141,21 @@ func (u *upgrade) handlers(ctx workflow.Context) error {
 }
 
 func (u *upgrade) initUnits() {
-	cp := api.UnitStatus{Name: "control-plane", State: api.StatePending}
+	var kcp []string
+	var skipped []api.ServerStatus
 	for _, s := range u.plan.ControlPlane {
-		st := api.StatePending
+		kcp = append(kcp, s.BMM)
 		if s.Skip {
-			st = api.StateSkipped
+			skipped = append(skipped, api.ServerStatus{Name: s.BMM, State: api.StateSkipped})
 		}
-		cp.Servers = append(cp.Servers, api.ServerStatus{Name: s.BMM, State: st})
 	}
-	cp.Total, cp.Required = len(cp.Servers), len(cp.Servers)
-	u.st.ControlPlane = cp
+	u.st.ControlPlane = upgradeplan.NewUnit("control-plane", kcp, len(kcp))
+	u.st.ControlPlane.Apply(skipped...)
 	for _, g := range u.plan.Management {
-		us := api.UnitStatus{Name: g.Name, State: api.StatePending, Required: g.Required}
-		for _, stage := range g.Stages {
-			for _, s := range stage {
-				us.Servers = append(us.Servers, api.ServerStatus{Name: s, State: api.StatePending})
-			}
-		}
-		us.Total = len(us.Servers)
-		u.st.ManagementGroups = append(u.st.ManagementGroups, us)
+		u.st.ManagementGroups = append(u.st.ManagementGroups, upgradeplan.NewUnit(g.Name, slices.Concat(g.Stages...), g.Required))
 	}
 	for _, r := range u.plan.Racks {
-		us := api.UnitStatus{Name: r.Name, State: api.StatePending, Required: r.Required, Total: len(r.Servers)}
-		for _, s := range r.Servers {
-			us.Servers = append(us.Servers, api.ServerStatus{Name: s, State: api.StatePending})
-		}
-		u.st.Racks = append(u.st.Racks, us)
+		u.st.Racks = append(u.st.Racks, upgradeplan.NewUnit(r.Name, r.Servers, r.Required))
 	}
 }
 
@@ -238,11 +239,7 @@ func (u *upgrade) pause(ctx workflow.Context, unit *api.UnitStatus, msg string) 
 	return false, u.setCluster(ctx, model.ClusterUpdating, "Runtime upgrade to "+u.in.TargetVersion+" in progress")
 }
 
-func childOpts(ctx workflow.Context, id, summary, details string) workflow.Context {
-	cluster := ""
-	if parts := strings.SplitN(id, ":", 3); len(parts) > 1 {
-		cluster = parts[1]
-	}
+func childOpts(ctx workflow.Context, cluster, id, summary, details string) workflow.Context {
 	return workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:    id,
 		TaskQueue:     api.TaskQueue,

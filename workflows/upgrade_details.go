@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -23,11 +24,7 @@ func upgradeDetails(st api.UpgradeStatus) string {
 	units := append(append([]api.UnitStatus{st.ControlPlane}, st.ManagementGroups...), st.Racks...)
 	var running []string
 	for _, u := range units {
-		for _, s := range u.Servers {
-			if s.State == api.StateRunning {
-				running = append(running, s.Name)
-			}
-		}
+		running = append(running, u.Running()...)
 	}
 	if len(running) > 0 {
 		fmt.Fprintf(&b, ", in flight: %s", strings.Join(running, ", "))
@@ -39,7 +36,7 @@ func upgradeDetails(st api.UpgradeStatus) string {
 		if state == "" {
 			state = "Pending"
 		}
-		failed := failedNames(&u)
+		failed := cmp.Or(strings.Join(u.FailedNames(), ", "), "none")
 		fmt.Fprintf(&b, "| %s | %s | %d of %d | %d | %s |\n", name, state, u.Succeeded, u.Total, u.Required, failed)
 	}
 	row("control plane", st.ControlPlane)

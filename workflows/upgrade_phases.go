@@ -19,43 +19,41 @@ func (u *upgrade) controlPlane(ctx workflow.Context) error {
 	u.setPhase(ctx, api.PhaseControlPlane)
 	unit := &u.st.ControlPlane
 	u.startUnit(ctx, unit)
-	for i, step := range u.plan.ControlPlane {
+	for _, step := range u.plan.ControlPlane {
 		if step.Skip {
-			unit.Succeeded++
-			continue
+			continue // counted by initUnits
 		}
-		unit.Servers[i].State = api.StateRunning
-		u.show(ctx)
+		u.serverState(ctx, unit, step.BMM, api.StateRunning)
 		if step.Action == upgradeplan.KCPRetire {
 			// The last KCP leaves the control plane and waits as the new
 			// spare, on the version it has (reference 002: expected).
 			err := u.record(ctx, api.BMMPatch{BMM: step.BMM, Roles: []model.Role{model.RoleKCPSpare},
 				DetailedStatus: api.Str(model.BMMAvailable)})
 			if err != nil {
-				return u.serverFailed(ctx, unit, i, fmt.Sprintf("KCP %s could not retire to spare: %v", step.BMM, err))
+				return u.serverFailed(ctx, unit, step.BMM, fmt.Sprintf("KCP %s could not retire to spare: %v", step.BMM, err))
 			}
-			u.serverDone(ctx, unit, i)
+			u.serverState(ctx, unit, step.BMM, api.StateSucceeded)
 			continue
 		}
 		in := u.server
 		in.BMM, in.Mode = step.BMM, string(step.Action)
 		var res api.ServerResult
-		err := workflow.ExecuteChildWorkflow(childOpts(ctx, api.ServerUpgradeID(u.in.Cluster, step.BMM),
+		err := workflow.ExecuteChildWorkflow(childOpts(ctx, u.in.Cluster, api.ServerUpgradeID(u.in.Cluster, step.BMM),
 			fmt.Sprintf("Upgrade KCP %s to %s (%s)", step.BMM, u.in.TargetVersion, step.Action), serverDetails(in)),
 			api.ServerUpgradeWorkflowName, in).Get(ctx, &res)
 		if err == nil && !res.Succeeded {
 			err = fmt.Errorf("%s", res.Error)
 		}
 		if err != nil {
-			return u.serverFailed(ctx, unit, i, fmt.Sprintf("KCP %s failed to upgrade: %v", step.BMM, err))
+			return u.serverFailed(ctx, unit, step.BMM, fmt.Sprintf("KCP %s failed to upgrade: %v", step.BMM, err))
 		}
 		if step.Action == upgradeplan.KCPUpgradeSpare {
 			// The upgraded spare joins the control plane.
 			if err := u.record(ctx, api.BMMPatch{BMM: step.BMM, Roles: []model.Role{model.RoleKCP}}); err != nil {
-				return u.serverFailed(ctx, unit, i, fmt.Sprintf("spare %s could not join the control plane: %v", step.BMM, err))
+				return u.serverFailed(ctx, unit, step.BMM, fmt.Sprintf("spare %s could not join the control plane: %v", step.BMM, err))
 			}
 		}
-		u.serverDone(ctx, unit, i)
+		u.serverState(ctx, unit, step.BMM, api.StateSucceeded)
 	}
 	u.endUnit(ctx, unit, api.StateSucceeded)
 	return nil
@@ -76,23 +74,13 @@ func (u *upgrade) management(ctx workflow.Context) (bool, error) {
 			}
 			id := api.RackUpgradeID(u.in.Cluster, fmt.Sprintf("management-%s-stage%d", g.Name, si+1))
 			rack := upgradeplan.Rack{Name: fmt.Sprintf("management group %s stage %d", g.Name, si+1), Servers: stage, Parallel: len(stage)}
-			res, err := u.runUnit(ctx, id, rack, unit)
-			if err != nil {
+			if err := u.runUnit(ctx, id, rack, unit); err != nil {
 				return false, err
 			}
-			_ = res
 		}
-		if unit.Succeeded < unit.Required {
-			u.endUnit(ctx, unit, api.StatePaused)
-			msg := fmt.Sprintf("management group %s: %d of %d servers upgraded, %d needed (50 %%); failed: %s. Fix them, then continue-update or cancel-update",
-				g.Name, unit.Succeeded, unit.Total, unit.Required, failedNames(unit))
-			if cancelled, err := u.pause(ctx, unit, msg); err != nil || cancelled {
-				return cancelled, err
-			}
-			unit.State = api.StateFailed
-			continue
+		if cancelled, err := u.settle(ctx, unit, unit.Missed(true)); err != nil || cancelled {
+			return cancelled, err
 		}
-		u.endUnit(ctx, unit, api.StateSucceeded)
 	}
 	return false, nil
 }
@@ -106,23 +94,14 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 		}
 		unit := &u.st.Racks[ri]
 		u.startUnit(ctx, unit)
-		if _, err := u.runUnit(ctx, api.RackUpgradeID(u.in.Cluster, r.Name), r, unit); err != nil {
+		if err := u.runUnit(ctx, api.RackUpgradeID(u.in.Cluster, r.Name), r, unit); err != nil {
 			return false, err
 		}
-		last := ri == len(u.plan.Racks)-1
-		metrics.RackUpgraded(workflow.GetMetricsHandler(ctx), u.in.Cluster, unit.Succeeded >= unit.Required)
-		if unit.Succeeded < unit.Required {
-			u.endUnit(ctx, unit, api.StatePaused)
-			msg := fmt.Sprintf("rack %s missed its threshold: %d of %d servers upgraded, %d needed; failed: %s. Continue-update to go on, cancel-update to stop",
-				r.Name, unit.Succeeded, unit.Total, unit.Required, failedNames(unit))
-			if cancelled, err := u.pause(ctx, unit, msg); err != nil || cancelled {
-				return cancelled, err
-			}
-			unit.State = api.StateFailed
-		} else {
-			u.endUnit(ctx, unit, api.StateSucceeded)
+		metrics.RackUpgraded(workflow.GetMetricsHandler(ctx), u.in.Cluster, unit.Met())
+		if cancelled, err := u.settle(ctx, unit, unit.Missed(false)); err != nil || cancelled {
+			return cancelled, err
 		}
-		if last {
+		if ri == len(u.plan.Racks)-1 {
 			break
 		}
 		// Extra time for workloads to come back before the next rack.
@@ -132,9 +111,7 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 				return false, err
 			}
 		}
-		if u.plan.Strategy.StrategyType == model.StrategyPauseAfterRack && !u.cancelled {
-			msg := fmt.Sprintf("rack %s done (%d of %d upgraded); paused after the rack: continue-update to start rack %s",
-				r.Name, unit.Succeeded, unit.Total, u.plan.Racks[ri+1].Name)
+		if msg := unit.PauseAfter(u.plan.Strategy, u.plan.Racks[ri+1].Name); msg != "" && !u.cancelled {
 			if cancelled, err := u.pause(ctx, unit, msg); err != nil || cancelled {
 				return cancelled, err
 			}
@@ -143,18 +120,36 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 	return u.cancelled, nil
 }
 
-// runUnit runs one rack (or management stage) as a child workflow and folds
-// its result into unit. A cancel request is passed on to the child, which
-// then starts no new servers.
-func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, unit *api.UnitStatus) (api.RackResult, error) {
-	u.st.CurrentRun = id
-	defer func() { u.st.CurrentRun = ""; u.show(ctx) }()
-	for _, s := range r.Servers {
-		setServer(unit, s, api.StateRunning, "")
+// settle ends a finished management group or rack: Succeeded when it met
+// its threshold (missed is ""), else Paused with missed until the operator
+// continues (the unit stays Failed) or cancels (true).
+func (u *upgrade) settle(ctx workflow.Context, unit *api.UnitStatus, missed string) (bool, error) {
+	if missed == "" {
+		u.endUnit(ctx, unit, api.StateSucceeded)
+		return false, nil
+	}
+	u.endUnit(ctx, unit, api.StatePaused)
+	if cancelled, err := u.pause(ctx, unit, missed); err != nil || cancelled {
+		return cancelled, err
+	}
+	unit.State = api.StateFailed
+	return false, nil
+}
+
+// runUnit runs one rack (or management stage) as a child workflow, which
+// reports its servers into unit as they change, then folds in its result.
+// A cancel request is passed on to the child, which then starts no new
+// servers.
+func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, unit *api.UnitStatus) error {
+	u.st.CurrentRun, u.current = id, unit
+	defer func() { u.st.CurrentRun, u.current = "", nil; u.show(ctx) }()
+	// The child starts these at once; it reports the rest (rackReport).
+	for _, s := range r.FirstWave() {
+		unit.Apply(api.ServerStatus{Name: s, State: api.StateRunning})
 	}
 	u.show(ctx)
 	cctx, cancelWatch := workflow.WithCancel(ctx)
-	fut := workflow.ExecuteChildWorkflow(childOpts(ctx, id, fmt.Sprintf("Upgrade %s to %s", r.Name, u.in.TargetVersion),
+	fut := workflow.ExecuteChildWorkflow(childOpts(ctx, u.in.Cluster, id, fmt.Sprintf("Upgrade %s to %s", r.Name, u.in.TargetVersion),
 		fmt.Sprintf("%d servers, up to %d at a time, %d must succeed: %s", len(r.Servers), r.Parallel, unit.Required, strings.Join(r.Servers, ", "))),
 		api.RackUpgradeWorkflowName, api.RackInput{Cluster: u.in.Cluster, Rack: r, Server: u.server})
 	workflow.Go(cctx, func(gctx workflow.Context) {
@@ -166,18 +161,10 @@ func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, u
 	err := fut.Get(ctx, &res)
 	cancelWatch()
 	if err != nil {
-		return res, fmt.Errorf("%s: %w", r.Name, err)
+		return fmt.Errorf("%s: %w", r.Name, err)
 	}
-	for _, s := range res.Servers {
-		setServer(unit, s.Name, s.State, s.Error)
-		switch s.State {
-		case api.StateSucceeded:
-			unit.Succeeded++
-		case api.StateFailed:
-			unit.Failed++
-		}
-	}
-	return res, nil
+	unit.Apply(res.Servers...)
+	return nil
 }
 
 func (u *upgrade) record(ctx workflow.Context, p api.BMMPatch) error {
@@ -196,36 +183,14 @@ func (u *upgrade) endUnit(ctx workflow.Context, unit *api.UnitStatus, state stri
 	u.show(ctx)
 }
 
-func (u *upgrade) serverDone(ctx workflow.Context, unit *api.UnitStatus, i int) {
-	unit.Servers[i].State = api.StateSucceeded
-	unit.Succeeded++
+// serverState records a control-plane server's progress.
+func (u *upgrade) serverState(ctx workflow.Context, unit *api.UnitStatus, bmm, state string) {
+	unit.Apply(api.ServerStatus{Name: bmm, State: state})
 	u.show(ctx)
 }
 
-func (u *upgrade) serverFailed(ctx workflow.Context, unit *api.UnitStatus, i int, msg string) error {
-	unit.Servers[i].State, unit.Servers[i].Error = api.StateFailed, msg
-	unit.Failed++
+func (u *upgrade) serverFailed(ctx workflow.Context, unit *api.UnitStatus, bmm, msg string) error {
+	unit.Apply(api.ServerStatus{Name: bmm, State: api.StateFailed, Error: msg})
 	u.endUnit(ctx, unit, api.StateFailed)
 	return fmt.Errorf("%s", msg)
-}
-
-func setServer(unit *api.UnitStatus, name, state, errMsg string) {
-	for i := range unit.Servers {
-		if unit.Servers[i].Name == name {
-			unit.Servers[i].State, unit.Servers[i].Error = state, errMsg
-		}
-	}
-}
-
-func failedNames(unit *api.UnitStatus) string {
-	var out []string
-	for _, s := range unit.Servers {
-		if s.State == api.StateFailed {
-			out = append(out, s.Name)
-		}
-	}
-	if len(out) == 0 {
-		return "none"
-	}
-	return strings.Join(out, ", ")
 }

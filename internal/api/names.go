@@ -30,6 +30,7 @@ const (
 	SignalContinue       = "continue-update"
 	UpdateCancel         = "cancel-update"
 	SignalCancel         = "cancel-update"
+	SignalRackProgress   = "rack-progress"
 	UpdateAcquireLease   = "acquire-lease"
 	UpdateReleaseLease   = "release-lease"
 	UpdateRegister       = "register"

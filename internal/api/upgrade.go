@@ -32,40 +32,22 @@ const (
 	PhaseDone         = "Done"
 )
 
-// Unit states for racks, groups and servers.
+// Unit and server states (troubleshoot steps use them too), and the
+// status of a unit: upgradeplan folds server results into it.
 const (
-	StatePending   = "Pending"
-	StateRunning   = "Running"
-	StateSucceeded = "Succeeded"
-	StateFailed    = "Failed"
-	StatePaused    = "Paused"
-	StateSkipped   = "Skipped"
-	StateCancelled = "Cancelled"
+	StatePending   = upgradeplan.StatePending
+	StateRunning   = upgradeplan.StateRunning
+	StateSucceeded = upgradeplan.StateSucceeded
+	StateFailed    = upgradeplan.StateFailed
+	StatePaused    = upgradeplan.StatePaused
+	StateSkipped   = upgradeplan.StateSkipped
+	StateCancelled = upgradeplan.StateCancelled
 )
 
-// ServerStatus is one server within a unit.
-type ServerStatus struct {
-	Name  string `json:"name"`
-	State string `json:"state"`
-	Error string `json:"error,omitempty"`
-}
-
-// UnitStatus is the control plane, a management group or a rack.
-type UnitStatus struct {
-	Name       string         `json:"name"`
-	State      string         `json:"state"`
-	Total      int            `json:"total"`
-	Succeeded  int            `json:"succeeded"`
-	Failed     int            `json:"failed"`
-	Required   int            `json:"required"`
-	StartedAt  *time.Time     `json:"startedAt,omitempty"`
-	FinishedAt *time.Time     `json:"finishedAt,omitempty"`
-	Servers    []ServerStatus `json:"servers"`
-	// ContinuedAt is when continue-update released the pause after this
-	// unit (missed threshold or PauseAfterRack): the operator's word on
-	// record, which `starter lab check --upgrade` holds the log against.
-	ContinuedAt *time.Time `json:"continuedAt,omitempty"`
-}
+type (
+	ServerStatus = upgradeplan.ServerStatus
+	UnitStatus   = upgradeplan.UnitStatus
+)
 
 // UpgradeStatus is what query `status` returns.
 type UpgradeStatus struct {
@@ -79,8 +61,9 @@ type UpgradeStatus struct {
 	ManagementGroups      []UnitStatus         `json:"managementGroups"`
 	Racks                 []UnitStatus         `json:"racks"`
 	Plan                  *upgradeplan.Plan    `json:"plan,omitempty"`
-	// CurrentRun is the rack or stage child in flight; its query status
-	// has the live state of each of its servers.
+	// CurrentRun is the rack or stage child in flight. It reports its
+	// servers' states as they change (RackProgress), so this status is
+	// complete by itself.
 	CurrentRun string     `json:"currentRun,omitempty"`
 	StartedAt  time.Time  `json:"startedAt"`
 	FinishedAt *time.Time `json:"finishedAt,omitempty"`
@@ -100,6 +83,14 @@ type RackResult struct {
 	Servers   []ServerStatus `json:"servers"`
 }
 
+// RackProgress is what a rack child signals its parent (SignalRackProgress)
+// as its servers start and finish: the servers whose state changed since
+// its last report.
+type RackProgress struct {
+	Run     string         `json:"run"` // the rack child's workflow id
+	Servers []ServerStatus `json:"servers"`
+}
+
 // ServerInput starts ServerUpgradeWorkflow (id upgrade:<cluster>:<bmm>).
 type ServerInput struct {
 	Cluster           string        `json:"cluster"`
@@ -113,10 +104,13 @@ type ServerInput struct {
 
 // ServerResult is what a server upgrade returns.
 type ServerResult struct {
-	BMM            string `json:"bmm"`
-	Succeeded      bool   `json:"succeeded"`
-	Error          string `json:"error,omitempty"`
-	DrainTimedOut  bool   `json:"drainTimedOut,omitempty"`
-	VMsTimedOut    bool   `json:"vmsTimedOut,omitempty"`
-	RuntimeVersion string `json:"runtimeVersion,omitempty"`
+	BMM       string `json:"bmm"`
+	Succeeded bool   `json:"succeeded"`
+	Error     string `json:"error,omitempty"`
+	// AlreadyAtTarget: the server was at the target version and Ready
+	// before this run; nothing was done to it.
+	AlreadyAtTarget bool   `json:"alreadyAtTarget,omitempty"`
+	DrainTimedOut   bool   `json:"drainTimedOut,omitempty"`
+	VMsTimedOut     bool   `json:"vmsTimedOut,omitempty"`
+	RuntimeVersion  string `json:"runtimeVersion,omitempty"`
 }

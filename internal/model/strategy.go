@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -82,6 +83,17 @@ func (s UpdateStrategy) Validate() error {
 	return e.Err()
 }
 
+// Describe says what a resolved strategy does, for the plan and the
+// upgrade's details in the Temporal UI.
+func (s UpdateStrategy) Describe() string {
+	at := "whole rack"
+	if s.MaxUnavailable > 0 {
+		at = strconv.Itoa(s.MaxUnavailable)
+	}
+	return fmt.Sprintf("strategy %s, threshold %s %d, maxUnavailable %s, wait %v after each rack",
+		s.StrategyType, s.ThresholdType, s.ThresholdValue, at, s.Wait())
+}
+
 // Wait is the pause after each rack.
 func (s UpdateStrategy) Wait() time.Duration {
 	return time.Duration(*s.WithDefaults().WaitTimeMinutes) * time.Minute
@@ -108,8 +120,8 @@ func (s UpdateStrategy) Parallel(rackSize int) int {
 // CheckRacks refuses a CountSuccess threshold that a rack could never meet.
 // sizes maps rack name to its compute-server count; racks without compute
 // servers have nothing to upgrade in the compute phase and are skipped.
+// s is resolved (upgradeplan.Build).
 func (s UpdateStrategy) CheckRacks(sizes map[string]int) error {
-	s = s.WithDefaults()
 	if s.ThresholdType != ThresholdCountSuccess {
 		return nil
 	}

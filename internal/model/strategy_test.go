@@ -35,6 +35,16 @@ func TestStrategyDefaults(t *testing.T) {
 	assert.Equal(t, 60, p.ThresholdValue)
 }
 
+// The Temporal UI's details of an upgrade and `starter upgrade plan` say
+// what the strategy does; maxUnavailable 0 is the whole rack.
+func TestStrategyDescribe(t *testing.T) {
+	assert.Equal(t, "strategy Rack, threshold PercentSuccess 80, maxUnavailable whole rack, wait 15m0s after each rack",
+		UpdateStrategy{}.WithDefaults().Describe())
+	assert.Equal(t, "strategy PauseAfterRack, threshold CountSuccess 6, maxUnavailable 2, wait 0s after each rack",
+		UpdateStrategy{StrategyType: StrategyPauseAfterRack, ThresholdType: ThresholdCountSuccess, ThresholdValue: 6,
+			MaxUnavailable: 2, WaitTimeMinutes: intp(0)}.Describe())
+}
+
 func TestStrategyValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name  string

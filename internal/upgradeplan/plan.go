@@ -69,6 +69,8 @@ type Plan struct {
 // resume is true when the cluster's failed or paused state comes from an
 // earlier upgrade to the same version: running it again resumes it.
 func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool) (Plan, error) {
+	// The one place the strategy's defaults are applied: the plan (and
+	// through it the workflow, its status and each rack) carries them.
 	s = s.WithDefaults()
 	p := Plan{Cluster: c.Name, From: c.RuntimeVersion, To: to, Strategy: s}
 	var problems []string
