@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/output"
+	"github.com/rackroll/rackroll/internal/placement"
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -33,47 +35,48 @@ roles, statuses and leases are kept.`,
 			if err != nil {
 				return err
 			}
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
-			defer cancel()
-			start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-				ID:                       api.ClusterID(inv.Cluster),
-				TaskQueue:                api.TaskQueue,
-				WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-				TypedSearchAttributes:    temporal.NewSearchAttributes(saCluster.ValueSet(inv.Cluster), saOperation.ValueSet("ledger")),
-				StaticSummary:            fmt.Sprintf("Ledger of cluster %s", inv.Cluster),
-				StaticDetails:            fmt.Sprintf("%d racks, %d BMMs, runtime %s", len(inv.Racks), len(placed), inv.RuntimeVersion),
-			}, api.ClusterWorkflowName, api.ClusterInput{Inventory: *inv, Placement: placed})
-			h, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
-				StartWorkflowOperation: start,
-				UpdateOptions: client.UpdateWorkflowOptions{
-					UpdateName:   api.UpdateRegister,
-					Args:         []any{api.RegisterRequest{Inventory: *inv, Placement: placed}},
-					WaitForStage: client.WorkflowUpdateStageCompleted,
-				},
+			return a.withClient(cmd, 30*time.Second, nil, func(ctx context.Context, c client.Client) error {
+				return register(ctx, c, cmd, inv, placed)
 			})
-			if err != nil {
-				return fmt.Errorf("register cluster %s: %w", inv.Cluster, err)
-			}
-			var st api.ClusterState
-			if err := h.Get(ctx, &st); err != nil {
-				return fmt.Errorf("register cluster %s: %w", inv.Cluster, err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "cluster %s registered: %d BMMs, %d leases held, ledger %s\n",
-				inv.Cluster, len(st.Cluster.BMMs), len(st.Leases), api.ClusterID(inv.Cluster))
-			if err := ensureMonitor(ctx, c, inv.Cluster); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "health monitor %s running\n", api.MonitorID(inv.Cluster))
-			return nil
 		},
 	}
 	cmd.Flags().StringVar(&inventory, "inventory", "", "site inventory YAML")
 	return cmd
+}
+
+// register starts the ledger with the inventory or sends it to the running
+// one, then makes sure the health monitor runs.
+func register(ctx context.Context, c client.Client, cmd *cobra.Command, inv *model.Inventory, placed []placement.Assignment) error {
+	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		ID:                       api.ClusterID(inv.Cluster),
+		TaskQueue:                api.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		TypedSearchAttributes:    temporal.NewSearchAttributes(saCluster.ValueSet(inv.Cluster), saOperation.ValueSet("ledger")),
+		StaticSummary:            fmt.Sprintf("Ledger of cluster %s", inv.Cluster),
+		StaticDetails:            fmt.Sprintf("%d racks, %d BMMs, runtime %s", len(inv.Racks), len(placed), inv.RuntimeVersion),
+	}, api.ClusterWorkflowName, api.ClusterInput{Inventory: *inv, Placement: placed})
+	h, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: start,
+		UpdateOptions: client.UpdateWorkflowOptions{
+			UpdateName:   api.UpdateRegister,
+			Args:         []any{api.RegisterRequest{Inventory: *inv, Placement: placed}},
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("register cluster %s: %w", inv.Cluster, err)
+	}
+	var st api.ClusterState
+	if err := h.Get(ctx, &st); err != nil {
+		return fmt.Errorf("register cluster %s: %w", inv.Cluster, err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "cluster %s registered: %d BMMs, %d leases held, ledger %s\n",
+		inv.Cluster, len(st.Cluster.BMMs), len(st.Leases), api.ClusterID(inv.Cluster))
+	if err := ensureMonitor(ctx, c, inv.Cluster); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "health monitor %s running\n", api.MonitorID(inv.Cluster))
+	return nil
 }
 
 func (a *app) clusterShowCmd() *cobra.Command {

@@ -11,9 +11,8 @@ import (
 )
 
 func (a *app) clusterCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "cluster", Short: "Validate, register and show clusters"}
-	cmd.AddCommand(a.clusterValidateCmd(), a.clusterRegisterCmd(), a.clusterShowCmd(), a.clusterHistoryCmd())
-	return cmd
+	return group("cluster", "Validate, register and show clusters",
+		a.clusterValidateCmd(), a.clusterRegisterCmd(), a.clusterShowCmd(), a.clusterHistoryCmd())
 }
 
 // loadPlaced reads, validates and places an inventory: every problem at once.

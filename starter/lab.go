@@ -19,9 +19,8 @@ import (
 )
 
 func (a *app) labCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "lab", Short: "Run the simulated site (real kube-apiserver + Redfish BMCs) and inject faults"}
-	cmd.AddCommand(a.labUpCmd(), a.labFaultCmd(), a.labStatusCmd(), a.labCheckCmd())
-	return cmd
+	return group("lab", "Run the simulated site (real kube-apiserver + Redfish BMCs) and inject faults",
+		a.labUpCmd(), a.labFaultCmd(), a.labStatusCmd(), a.labCheckCmd())
 }
 
 func (a *app) labUpCmd() *cobra.Command {

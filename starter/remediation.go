@@ -12,9 +12,7 @@ import (
 )
 
 func (a *app) remediationCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "remediation", Short: "Follow the health monitor and automatic remediations"}
-	cmd.AddCommand(a.remediationListCmd(), a.remediationShowCmd())
-	return cmd
+	return group("remediation", "Follow the health monitor and automatic remediations", a.remediationListCmd(), a.remediationShowCmd())
 }
 
 // remediationRow is one line of `remediation list`: a remediation in
@@ -42,32 +40,26 @@ func (a *app) remediationListCmd() *cobra.Command {
 		Short: "List trigger clocks, refusals and remediations (from the health monitor)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := required(flag{"cluster", cluster}); err != nil {
-				return err
-			}
-			c, ctx, done, err := a.session(cmd.Context(), 30*time.Second)
-			if err != nil {
-				return err
-			}
-			defer done()
-			ms, err := monitorStatus(ctx, c, cluster)
-			if err != nil {
-				return err
-			}
-			l := remediationList{Monitor: ms, Rows: listRows(ctx, c, cluster, ms, bmm)}
-			if err := output.Write(cmd.OutOrStdout(), format, l, func() output.Table {
-				t := output.Table{Header: []string{"bmm", "role", "trigger", "since", "state", "step", "outcome"}}
-				for _, r := range l.Rows {
-					t.Rows = append(t.Rows, []string{r.BMM, dash(r.Role), r.Trigger, r.Since.UTC().Format(time.RFC3339), r.State, dash(r.Step), dash(r.Outcome)})
+			return a.withClient(cmd, 30*time.Second, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
+				ms, err := monitorStatus(ctx, c, cluster)
+				if err != nil {
+					return err
 				}
-				return t
-			}); err != nil {
-				return err
-			}
-			if format == "table" {
-				fmt.Fprintln(cmd.OutOrStdout(), ms.Summary())
-			}
-			return nil
+				l := remediationList{Monitor: ms, Rows: listRows(ctx, c, cluster, ms, bmm)}
+				if err := output.Write(cmd.OutOrStdout(), format, l, func() output.Table {
+					t := output.Table{Header: []string{"bmm", "role", "trigger", "since", "state", "step", "outcome"}}
+					for _, r := range l.Rows {
+						t.Rows = append(t.Rows, []string{r.BMM, dash(r.Role), r.Trigger, r.Since.UTC().Format(time.RFC3339), r.State, dash(r.Step), dash(r.Outcome)})
+					}
+					return t
+				}); err != nil {
+					return err
+				}
+				if format == "table" {
+					fmt.Fprintln(cmd.OutOrStdout(), ms.Summary())
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
@@ -136,24 +128,18 @@ func (a *app) remediationShowCmd() *cobra.Command {
 		Short: "Show the latest remediation of one BMM step by step",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := required(flag{"cluster", cluster}, flag{"bmm", bmm}); err != nil {
-				return err
-			}
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			if watching {
-				return watchRemediation(cmd.Context(), c, cmd.OutOrStdout(), cmd.ErrOrStderr(), format, cluster, bmm)
-			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
-			defer cancel()
-			st, err := remediationStatus(ctx, c, cluster, bmm)
-			if err != nil {
-				return err
-			}
-			return writeRemediation(cmd.OutOrStdout(), format, st)
+			return a.withClient(cmd, 0, required(flag{"cluster", cluster}, flag{"bmm", bmm}), func(ctx context.Context, c client.Client) error {
+				if watching {
+					return watchRemediation(ctx, c, cmd.OutOrStdout(), cmd.ErrOrStderr(), format, cluster, bmm)
+				}
+				ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				defer cancel()
+				st, err := remediationStatus(ctx, c, cluster, bmm)
+				if err != nil {
+					return err
+				}
+				return writeRemediation(cmd.OutOrStdout(), format, st)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")

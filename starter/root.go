@@ -120,3 +120,26 @@ func (a *app) session(parent context.Context, timeout time.Duration) (client.Cli
 	}
 	return c, ctx, func() { cancel(); c.Close() }, nil
 }
+
+// withClient is a command's body after its input checks: check (the
+// first failed one, or nil) refuses before anything connects; otherwise
+// body runs with a Temporal client and the command's context bounded by
+// timeout (0: unbounded), both closed when it returns.
+func (a *app) withClient(cmd *cobra.Command, timeout time.Duration, check error, body func(context.Context, client.Client) error) error {
+	if check != nil {
+		return check
+	}
+	c, ctx, done, err := a.session(cmd.Context(), timeout)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return body(ctx, c)
+}
+
+// group is a command that only holds subcommands.
+func group(use, short string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short}
+	cmd.AddCommand(subs...)
+	return cmd
+}
