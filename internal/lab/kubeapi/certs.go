@@ -37,12 +37,8 @@ func writePKI(dir string) (*pki, error) {
 		saPubFile: filepath.Join(dir, "sa.pub"),
 		tokenFile: filepath.Join(dir, "tokens.csv"),
 	}
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
 	now := time.Now()
-	caTmpl := &x509.Certificate{
+	caKey, caDER, err := issue(&x509.Certificate{
 		SerialNumber:          big.NewInt(1),
 		Subject:               pkix.Name{CommonName: "rackroll-lab-ca"},
 		NotBefore:             now.Add(-time.Hour),
@@ -50,8 +46,7 @@ func writePKI(dir string) (*pki, error) {
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	}, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -59,11 +54,7 @@ func writePKI(dir string) (*pki, error) {
 	if err != nil {
 		return nil, err
 	}
-	srvKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	srvTmpl := &x509.Certificate{
+	srvKey, srvDER, err := issue(&x509.Certificate{
 		SerialNumber: big.NewInt(2),
 		Subject:      pkix.Name{CommonName: "kube-apiserver"},
 		NotBefore:    now.Add(-time.Hour),
@@ -72,8 +63,7 @@ func writePKI(dir string) (*pki, error) {
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
 		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.0.0.1")},
-	}
-	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, caCert, &srvKey.PublicKey, caKey)
+	}, caCert, caKey)
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +94,20 @@ func writePKI(dir string) (*pki, error) {
 		}
 	}
 	return p, nil
+}
+
+// issue generates a key and a certificate for it from tmpl, signed by
+// parentKey (nil parent: self-signed, for the CA).
+func issue(tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*ecdsa.PrivateKey, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+	return key, der, err
 }
 
 func mustECPEM(k *ecdsa.PrivateKey) []byte {
