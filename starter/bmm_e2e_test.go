@@ -17,9 +17,7 @@ import (
 // End to end through the starter's own code path (lease first, then start).
 func TestE2EBMMStarter(t *testing.T) {
 	env := e2e.Start(t, "../examples/four-rack.yaml", e2e.Options{})
-	defer env.Dump()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := env.Context(3 * time.Minute)
 	var kcp []string
 	for _, b := range env.State().Cluster.BMMs {
 		if b.HasRole(model.RoleKCP) {

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
-	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 )
 
 // `cluster history` on the dev server: a restart and an upgrade touched
@@ -19,9 +16,7 @@ import (
 // upgrades it ran under, and nothing of rack1-c2.
 func TestE2EClusterHistory(t *testing.T) {
 	env := e2e.Start(t, "../examples/two-rack.yaml", e2e.Options{})
-	defer env.Dump()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := env.Context(5 * time.Minute)
 	const bmm = "rack1-c1"
 
 	action, err := startAction(ctx, env.Client, api.ActionInput{Cluster: env.Cluster, BMM: bmm, Action: api.ActionRestart})
@@ -29,10 +24,7 @@ func TestE2EClusterHistory(t *testing.T) {
 	_, err = waitAction(ctx, action)
 	require.NoError(t, err)
 
-	zero := 0
-	up, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
-		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0",
-			UpdateStrategy: model.UpdateStrategy{WaitTimeMinutes: &zero}, DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
+	up, err := env.StartUpgrade(ctx, "4.2.0")
 	require.NoError(t, err)
 	require.NoError(t, up.Get(ctx, nil))
 

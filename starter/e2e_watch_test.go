@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -21,9 +20,7 @@ import (
 // progress lines a run happened to print.
 func TestE2EWatch(t *testing.T) {
 	env := e2e.Start(t, "../examples/two-rack.yaml", e2e.Options{})
-	defer env.Dump()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := env.Context(5 * time.Minute)
 	cli := func(args ...string) (string, string, error) {
 		return run(t, append(args, "--address", env.Server.Address)...)
 	}

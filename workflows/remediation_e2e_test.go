@@ -45,15 +45,13 @@ func bmmOf(t *testing.T, env *e2e.Env, name string) model.BMM {
 // KCP-labelled nodes than the cluster's one.
 func TestE2ERemediationKCPFailover(t *testing.T) {
 	env := startRemediationSite(t)
-	defer env.Dump()
 	const kcp, spare = "rack1-mgmt1", "rack2-mgmt1"
 	require.Equal(t, model.RoleKCP, bmmOf(t, env, kcp).Roles[0])
 	require.Equal(t, model.RoleKCPSpare, bmmOf(t, env, spare).Roles[0])
 	require.NoError(t, env.Lab.SetFault(kcp, "power-on-fails", 0, false))
 	require.NoError(t, env.Lab.SetFault(kcp, "node-unknown", 0, false))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := env.Context(2 * time.Minute)
 	env.Eventually(time.Minute, "the remediation of "+kcp+" started", func() bool {
 		_, err := env.Client.DescribeWorkflowExecution(ctx, api.RemediationID(env.Cluster, kcp), "")
 		return err == nil
@@ -138,13 +136,11 @@ func TestE2ERemediationKCPFailover(t *testing.T) {
 // fails ends Unhealthy, removed from Kubernetes and powered off.
 func TestE2ERemediationComputeReprovisionFails(t *testing.T) {
 	env := startRemediationSite(t)
-	defer env.Dump()
 	const c = "rack1-c1"
 	require.NoError(t, env.Lab.SetFault(c, "reimage-fails", 0, false))
 	require.NoError(t, env.Lab.SetFault(c, "readonly-rootfs", 0, false))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := env.Context(2 * time.Minute)
 	env.Eventually(time.Minute, "the remediation of "+c+" started", func() bool {
 		_, err := env.Client.DescribeWorkflowExecution(ctx, api.RemediationID(env.Cluster, c), "")
 		return err == nil
