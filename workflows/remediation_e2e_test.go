@@ -52,12 +52,7 @@ func TestE2ERemediationKCPFailover(t *testing.T) {
 	require.NoError(t, env.Lab.SetFault(kcp, "node-unknown", 0, false))
 
 	ctx := env.Context(2 * time.Minute)
-	env.Eventually(time.Minute, "the remediation of "+kcp+" started", func() bool {
-		_, err := env.Client.DescribeWorkflowExecution(ctx, api.RemediationID(env.Cluster, kcp), "")
-		return err == nil
-	})
-	var rs api.RemediationStatus
-	require.NoError(t, env.Client.GetWorkflow(ctx, api.RemediationID(env.Cluster, kcp), "").Get(ctx, &rs))
+	rs := remediationOf(ctx, t, env, kcp)
 	require.Contains(t, rs.Outcome, "reboot failed; marked Unhealthy; failed over to the spare", rs.Outcome)
 	var fs api.FailoverStatus
 	require.NoError(t, env.Client.GetWorkflow(ctx, api.FailoverID(env.Cluster), "").Get(ctx, &fs))
@@ -141,12 +136,7 @@ func TestE2ERemediationComputeReprovisionFails(t *testing.T) {
 	require.NoError(t, env.Lab.SetFault(c, "readonly-rootfs", 0, false))
 
 	ctx := env.Context(2 * time.Minute)
-	env.Eventually(time.Minute, "the remediation of "+c+" started", func() bool {
-		_, err := env.Client.DescribeWorkflowExecution(ctx, api.RemediationID(env.Cluster, c), "")
-		return err == nil
-	})
-	var rs api.RemediationStatus
-	require.NoError(t, env.Client.GetWorkflow(ctx, api.RemediationID(env.Cluster, c), "").Get(ctx, &rs))
+	rs := remediationOf(ctx, t, env, c)
 	require.Contains(t, rs.Outcome, "reprovision failed; marked Unhealthy; powered off")
 	b := bmmOf(t, env, c)
 	require.Equal(t, model.UnhealthyMessage, b.DetailedStatusMessage)
@@ -163,6 +153,18 @@ func TestE2ERemediationComputeReprovisionFails(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{events.ReimageFailed, events.NodeDeleted, events.PowerOff}, dedupe(kinds))
+}
+
+// remediationOf waits for the monitor to start the BMM's remediation and
+// returns its result.
+func remediationOf(ctx context.Context, t *testing.T, env *e2e.Env, bmm string) api.RemediationStatus {
+	env.Eventually(time.Minute, "the remediation of "+bmm+" started", func() bool {
+		_, err := env.Client.DescribeWorkflowExecution(ctx, api.RemediationID(env.Cluster, bmm), "")
+		return err == nil
+	})
+	var rs api.RemediationStatus
+	require.NoError(t, env.Client.GetWorkflow(ctx, api.RemediationID(env.Cluster, bmm), "").Get(ctx, &rs))
+	return rs
 }
 
 func dedupe(in []string) []string {
