@@ -11,12 +11,7 @@ import (
 // PowerOn powers the machine on and returns once PowerState is On (not
 // waiting for the OS). A machine already on is left alone.
 func (a *Activities) PowerOn(ctx context.Context, ep Endpoint) error {
-	r, err := a.open(ctx, ep)
-	if err != nil {
-		return err
-	}
-	defer r.close()
-	return r.result(r.powerOn())
+	return a.do(ctx, ep, (*run).powerOn)
 }
 
 func (r *run) powerOn() error {
@@ -35,12 +30,7 @@ func (r *run) powerOn() error {
 // ShutdownTimeout), or at once with SkipShutdown, and returns once
 // PowerState is Off.
 func (a *Activities) PowerOff(ctx context.Context, in PowerOffInput) error {
-	r, err := a.open(ctx, in.Endpoint)
-	if err != nil {
-		return err
-	}
-	defer r.close()
-	return r.result(r.powerOff(in.SkipShutdown))
+	return a.do(ctx, in.Endpoint, func(r *run) error { return r.powerOff(in.SkipShutdown) })
 }
 
 func (r *run) powerOff(skipShutdown bool) error {
@@ -71,12 +61,7 @@ func (r *run) powerOff(skipShutdown bool) error {
 // on again; an Off machine is powered on. A retried attempt whose
 // predecessor already issued the reset does not reset again.
 func (a *Activities) Restart(ctx context.Context, ep Endpoint) error {
-	r, err := a.open(ctx, ep)
-	if err != nil {
-		return err
-	}
-	defer r.close()
-	return r.result(r.restart())
+	return a.do(ctx, ep, (*run).restart)
 }
 
 func (r *run) restart() error {

@@ -29,13 +29,7 @@ func (a *Activities) Reimage(ctx context.Context, in ReimageInput) (ReimageResul
 	if in.Version == "" {
 		return ReimageResult{}, temporalError(in.Endpoint, &stepError{"check the input", &failure{kindConfig, "the target Version is empty"}})
 	}
-	r, err := a.open(ctx, in.Endpoint)
-	if err != nil {
-		return ReimageResult{}, err
-	}
-	defer r.close()
-	res, err := r.reimage(in)
-	return res, r.result(err)
+	return perform(ctx, a, in.Endpoint, func(r *run) (ReimageResult, error) { return r.reimage(in) })
 }
 
 func (r *run) reimage(in ReimageInput) (ReimageResult, error) {
