@@ -10,11 +10,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func (a *app) clusterCmd() *cobra.Command {
-	return group("cluster", "Validate, register and show clusters",
-		a.clusterValidateCmd(), a.clusterRegisterCmd(), a.clusterShowCmd(), a.clusterHistoryCmd())
-}
-
 // loadPlaced reads, validates and places an inventory: every problem at once.
 func loadPlaced(path string) (*model.Inventory, []placement.Assignment, error) {
 	if path == "" {

@@ -18,11 +18,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func (a *app) labCmd() *cobra.Command {
-	return group("lab", "Run the simulated site (real kube-apiserver + Redfish BMCs) and inject faults",
-		a.labUpCmd(), a.labFaultCmd(), a.labStatusCmd(), a.labCheckCmd())
-}
-
 func (a *app) labUpCmd() *cobra.Command {
 	var inventory, outInventory, eventsPath, dir, adminAddr string
 	cmd := &cobra.Command{

@@ -11,10 +11,6 @@ import (
 	"go.temporal.io/sdk/client"
 )
 
-func (a *app) remediationCmd() *cobra.Command {
-	return group("remediation", "Follow the health monitor and automatic remediations", a.remediationListCmd(), a.remediationShowCmd())
-}
-
 // remediationRow is one line of `remediation list`: a remediation in
 // flight or recently closed, a due BMM the monitor refused, or a trigger
 // clock still running.

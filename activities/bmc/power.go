@@ -149,15 +149,20 @@ func (r *run) checkTask(monitor *string, failed kind) (done bool, err error) {
 	return false, nil
 }
 
+// observe reads the task monitor (see checkTask), then the System.
+func (r *run) observe(monitor *string, failed kind) (done bool, s System, err error) {
+	if done, err = r.checkTask(monitor, failed); err != nil {
+		return false, s, err
+	}
+	s, err = r.system("read the System")
+	return done, s, err
+}
+
 // waitPower waits for PowerState want; a failed task ends the wait early
 // (e.g. a power-on the BMC accepted but could not carry out).
 func (r *run) waitPower(want, monitor string, limit time.Duration) error {
 	return r.waitUntil("wait for power "+want, limit, func() (bool, error) {
-		done, err := r.checkTask(&monitor, kindPowerFailed)
-		if err != nil {
-			return false, err
-		}
-		s, err := r.system("read the System")
+		done, s, err := r.observe(&monitor, kindPowerFailed)
 		if err != nil || s.PowerState == want {
 			return err == nil, err
 		}
@@ -173,11 +178,7 @@ func (r *run) waitPower(want, monitor string, limit time.Duration) error {
 func (r *run) waitPowerCycle(monitor string) error {
 	cycled := false
 	return r.waitUntil("wait for the restart", 0, func() (bool, error) {
-		done, err := r.checkTask(&monitor, kindPowerFailed)
-		if err != nil {
-			return false, err
-		}
-		s, err := r.system("read the System")
+		done, s, err := r.observe(&monitor, kindPowerFailed)
 		if err != nil {
 			return false, err
 		}

@@ -195,11 +195,7 @@ func (r *run) bootOnceFromCd() (System, error) {
 func (r *run) waitReimage(task, version string) error {
 	changed := false
 	return r.waitUntil("wait for the reimage to "+version, 0, func() (bool, error) {
-		done, err := r.checkTask(&task, kindReimageFailed)
-		if err != nil {
-			return false, err
-		}
-		s, err := r.system("read the System")
+		done, s, err := r.observe(&task, kindReimageFailed)
 		if err != nil {
 			return false, err
 		}

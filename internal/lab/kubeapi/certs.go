@@ -38,15 +38,9 @@ func writePKI(dir string) (*pki, error) {
 		tokenFile: filepath.Join(dir, "tokens.csv"),
 	}
 	now := time.Now()
-	caKey, caDER, err := issue(&x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "rackroll-lab-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}, nil, nil)
+	ca := certTemplate(now, 1, "rackroll-lab-ca", x509.KeyUsageCertSign|x509.KeyUsageDigitalSignature)
+	ca.BasicConstraintsValid, ca.IsCA = true, true
+	caKey, caDER, err := issue(ca, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -54,16 +48,11 @@ func writePKI(dir string) (*pki, error) {
 	if err != nil {
 		return nil, err
 	}
-	srvKey, srvDER, err := issue(&x509.Certificate{
-		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.0.0.1")},
-	}, caCert, caKey)
+	srv := certTemplate(now, 2, "kube-apiserver", x509.KeyUsageDigitalSignature|x509.KeyUsageKeyEncipherment)
+	srv.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+	srv.DNSNames = []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"}
+	srv.IPAddresses = []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.0.0.1")}
+	srvKey, srvDER, err := issue(srv, caCert, caKey)
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +83,17 @@ func writePKI(dir string) (*pki, error) {
 		}
 	}
 	return p, nil
+}
+
+// certTemplate is a certificate valid from an hour before now for ten years.
+func certTemplate(now time.Time, serial int64, cn string, usage x509.KeyUsage) *x509.Certificate {
+	return &x509.Certificate{
+		SerialNumber: big.NewInt(serial),
+		Subject:      pkix.Name{CommonName: cn},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:     usage,
+	}
 }
 
 // issue generates a key and a certificate for it from tmpl, signed by
