@@ -124,6 +124,23 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 	return e
 }
 
+// DevServer starts a bare Temporal dev server (no lab, no worker) and
+// returns a client of it; both stop when the test ends.
+func DevServer(tb testing.TB) client.Client {
+	tb.Helper()
+	srv, err := devserver.Start(context.Background(), devserver.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(srv.Stop)
+	c, err := srv.Client()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(c.Close)
+	return c
+}
+
 // StartWorker runs an in-process worker.
 func (e *Env) StartWorker(opts *wiring.Options) worker.Worker {
 	w := wiring.New(e.Client, *opts)
