@@ -127,12 +127,10 @@ func (a *app) bmmTroubleshootStatusCmd() *cobra.Command {
 }
 
 func troubleshootStatus(ctx context.Context, c client.Client, cluster, bmm string) (api.TroubleshootStatus, error) {
-	var st api.TroubleshootStatus
-	v, err := c.QueryWorkflow(ctx, api.TroubleshootID(cluster, bmm), "", api.QueryStatus)
-	if err != nil {
-		return st, fmt.Errorf("runbook %s: %w", api.TroubleshootID(cluster, bmm), err)
-	}
-	return st, v.Get(&st)
+	id := api.TroubleshootID(cluster, bmm)
+	return query[api.TroubleshootStatus](ctx, c, id, api.QueryStatus, func(err error) error {
+		return fmt.Errorf("runbook %s: %w", id, err)
+	})
 }
 
 func writeTroubleshoot(cmd *cobra.Command, format string, st api.TroubleshootStatus) error {

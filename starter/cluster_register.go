@@ -121,15 +121,12 @@ func (a *app) clusterShowCmd() *cobra.Command {
 }
 
 func (a *app) clusterState(ctx context.Context, cluster string) (api.ClusterState, error) {
-	var st api.ClusterState
 	c, err := a.dial()
 	if err != nil {
-		return st, err
+		return api.ClusterState{}, err
 	}
 	defer c.Close()
-	v, err := c.QueryWorkflow(ctx, api.ClusterID(cluster), "", api.QueryState)
-	if err != nil {
-		return st, fmt.Errorf("cluster %s: %w (registered? `starter cluster register --inventory FILE`)", cluster, err)
-	}
-	return st, v.Get(&st)
+	return query[api.ClusterState](ctx, c, api.ClusterID(cluster), api.QueryState, func(err error) error {
+		return fmt.Errorf("cluster %s: %w (registered? `starter cluster register --inventory FILE`)", cluster, err)
+	})
 }

@@ -108,12 +108,9 @@ func listRows(ctx context.Context, c client.Client, cluster string, ms api.Monit
 }
 
 func remediationStatus(ctx context.Context, c client.Client, cluster, bmm string) (api.RemediationStatus, error) {
-	var st api.RemediationStatus
-	v, err := c.QueryWorkflow(ctx, api.RemediationID(cluster, bmm), "", api.QueryStatus)
-	if err != nil {
-		return st, fmt.Errorf("no remediation of %s in cluster %s: %w", bmm, cluster, err)
-	}
-	return st, v.Get(&st)
+	return query[api.RemediationStatus](ctx, c, api.RemediationID(cluster, bmm), api.QueryStatus, func(err error) error {
+		return fmt.Errorf("no remediation of %s in cluster %s: %w", bmm, cluster, err)
+	})
 }
 
 func (a *app) remediationShowCmd() *cobra.Command {

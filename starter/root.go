@@ -139,6 +139,17 @@ func (a *app) withClient(cmd *cobra.Command, timeout time.Duration, check error,
 	return body(ctx, c)
 }
 
+// query runs query name on workflow id and decodes its answer; explain
+// says what a failed query means (the workflow is not running, mostly).
+func query[T any](ctx context.Context, c client.Client, id, name string, explain func(error) error) (T, error) {
+	var st T
+	v, err := c.QueryWorkflow(ctx, id, "", name)
+	if err != nil {
+		return st, explain(err)
+	}
+	return st, v.Get(&st)
+}
+
 // group is a command that only holds subcommands.
 func group(use, short string, subs ...*cobra.Command) *cobra.Command {
 	cmd := &cobra.Command{Use: use, Short: short}
