@@ -58,7 +58,6 @@ func (a *app) bmmActionCmd(action string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   action + " --cluster C --bmm NAME",
 		Short: actionShort[action],
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in.Action = action
 			in.ReplaceParams = rf.p

@@ -32,7 +32,6 @@ Before a replace it waits for the physical repair: confirm with
 'starter bmm troubleshoot-confirm' (with the new hardware facts, if any).
 With --wait it follows the runbook and exits 3 while it waits for that
 confirmation, 2 when the problem persists.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withClient(cmd, 0, in.Validate(), func(ctx context.Context, c client.Client) error {
 				id := api.TroubleshootID(in.Cluster, in.BMM)
@@ -75,7 +74,6 @@ func (a *app) bmmTroubleshootConfirmCmd() *cobra.Command {
 		Long: `troubleshoot-confirm tells a runbook waiting before its replace step that the
 hardware is repaired, with the new hardware facts (flags left out keep the ledger's
 values; --safeguard-mode defaults to None: the replace evacuates a BMM still Ready).`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			check := cmp.Or(required(flag{"cluster", cluster}, flag{"bmm", bmm}), rf.p.Validate())
 			return a.withClient(cmd, 0, check, func(ctx context.Context, c client.Client) error {
@@ -109,7 +107,6 @@ func (a *app) bmmTroubleshootStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "troubleshoot-status --cluster C --bmm NAME",
 		Short: "Show a runbook's steps (query status)",
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withClient(cmd, 0, required(flag{"cluster", cluster}, flag{"bmm", bmm}), func(ctx context.Context, c client.Client) error {
 				st, err := troubleshootStatus(ctx, c, cluster, bmm)

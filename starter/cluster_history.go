@@ -37,7 +37,6 @@ func (a *app) clusterHistoryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history --cluster C --bmm NAME",
 		Short: "List every operation that touched a BMM: actions, upgrades (with the upgrade they belong to), remediations, troubleshooting",
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withClient(cmd, time.Minute, required(flag{"cluster", cluster}, flag{"bmm", bmm}), func(ctx context.Context, c client.Client) error {
 				rows, err := bmmHistory(ctx, c, cluster, bmm)

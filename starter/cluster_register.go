@@ -29,7 +29,6 @@ func (a *app) clusterRegisterCmd() *cobra.Command {
 		Long: `register validates the inventory and starts ClusterWorkflow (id cluster:<cluster>)
 or, when it runs already, sends it the inventory: hardware facts are updated,
 roles, statuses and leases are kept.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			inv, placed, err := loadPlaced(inventory)
 			if err != nil {
@@ -84,7 +83,6 @@ func (a *app) clusterShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show --cluster C",
 		Short: "Show the cluster's BMMs like `az networkcloud baremetalmachine list`",
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := required(flag{"cluster", cluster}); err != nil {
 				return err

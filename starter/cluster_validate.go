@@ -36,7 +36,6 @@ func (a *app) clusterValidateCmd() *cobra.Command {
 		Long: `validate parses the inventory, reports every problem at once, and prints each
 bare-metal machine with its rack, its role (kcp, kcp-spare, management,
 compute) as the rack-resiliency placement assigns it, and its management group.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			inv, placed, err := loadPlaced(inventory)
 			if err != nil {

@@ -34,7 +34,6 @@ func (a *app) remediationListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list --cluster C [--bmm NAME]",
 		Short: "List trigger clocks, refusals and remediations (from the health monitor)",
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withClient(cmd, 30*time.Second, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
 				ms, err := monitorStatus(ctx, c, cluster)
@@ -119,7 +118,6 @@ func (a *app) remediationShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show --cluster C --bmm NAME",
 		Short: "Show the latest remediation of one BMM step by step",
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withClient(cmd, 0, required(flag{"cluster", cluster}, flag{"bmm", bmm}), func(ctx context.Context, c client.Client) error {
 				if watching {

@@ -49,7 +49,20 @@ Connection flags follow the temporal CLI and the TEMPORAL_* environment.`,
 		a.bmmCmd(),
 		a.codecServerCmd(),
 	)
+	noArgs(root)
 	return root
+}
+
+// noArgs makes every command refuse positional arguments: all input is
+// flags, so a stray word is a mistake (a parent keeps cobra's "unknown
+// command" with its suggestions).
+func noArgs(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		if !sub.HasSubCommands() && sub.Args == nil {
+			sub.Args = cobra.NoArgs
+		}
+		noArgs(sub)
+	}
 }
 
 // dial connects to Temporal with the global flags and environment.
