@@ -84,33 +84,32 @@ func (a *app) clusterShowCmd() *cobra.Command {
 		Use:   "show --cluster C",
 		Short: "Show the cluster's BMMs like `az networkcloud baremetalmachine list`",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := required(flag{"cluster", cluster}); err != nil {
-				return err
-			}
-			st, err := a.clusterState(cmd.Context(), cluster)
-			if err != nil {
-				return err
-			}
-			err = output.Write(cmd.OutOrStdout(), format, st, func() output.Table {
-				t := output.Table{Header: []string{"name", "rack", "roles", "version", "detailed status", "message", "power", "cordon", "ready", "lease"}}
-				leases := map[string]string{}
-				for _, l := range st.Leases {
-					leases[l.BMM] = string(l.Operation) + " by " + l.Holder
+			return a.withClient(cmd, 0, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
+				st, err := ledgerState(ctx, c, cluster)
+				if err != nil {
+					return err
 				}
-				for _, b := range st.Cluster.BMMs {
-					roles := make([]string, len(b.Roles))
-					for i, r := range b.Roles {
-						roles[i] = string(r)
+				err = output.Write(cmd.OutOrStdout(), format, st, func() output.Table {
+					t := output.Table{Header: []string{"name", "rack", "roles", "version", "detailed status", "message", "power", "cordon", "ready", "lease"}}
+					leases := map[string]string{}
+					for _, l := range st.Leases {
+						leases[l.BMM] = string(l.Operation) + " by " + l.Holder
 					}
-					t.Rows = append(t.Rows, []string{b.Name, b.Rack, strings.Join(roles, ","), b.RuntimeVersion,
-						b.DetailedStatus, dash(b.DetailedStatusMessage), b.PowerState, b.CordonStatus, b.ReadyState, dash(leases[b.Name])})
+					for _, b := range st.Cluster.BMMs {
+						roles := make([]string, len(b.Roles))
+						for i, r := range b.Roles {
+							roles[i] = string(r)
+						}
+						t.Rows = append(t.Rows, []string{b.Name, b.Rack, strings.Join(roles, ","), b.RuntimeVersion,
+							b.DetailedStatus, dash(b.DetailedStatusMessage), b.PowerState, b.CordonStatus, b.ReadyState, dash(leases[b.Name])})
+					}
+					return t
+				})
+				if err == nil && format == "table" {
+					monitorFooter(ctx, c, cmd, cluster)
 				}
-				return t
+				return err
 			})
-			if err == nil && format == "table" {
-				a.monitorFooter(cmd, cluster)
-			}
-			return err
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
@@ -118,12 +117,18 @@ func (a *app) clusterShowCmd() *cobra.Command {
 	return cmd
 }
 
+// clusterState dials Temporal for the ledger's state.
 func (a *app) clusterState(ctx context.Context, cluster string) (api.ClusterState, error) {
 	c, err := a.dial()
 	if err != nil {
 		return api.ClusterState{}, err
 	}
 	defer c.Close()
+	return ledgerState(ctx, c, cluster)
+}
+
+// ledgerState queries the cluster's ledger for its state.
+func ledgerState(ctx context.Context, c client.Client, cluster string) (api.ClusterState, error) {
 	return query[api.ClusterState](ctx, c, api.ClusterID(cluster), api.QueryState, func(err error) error {
 		return fmt.Errorf("cluster %s: %w (registered? `starter cluster register --inventory FILE`)", cluster, err)
 	})

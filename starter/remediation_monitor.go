@@ -38,12 +38,10 @@ func monitorStatus(ctx context.Context, c client.Client, cluster string) (api.Mo
 
 // monitorFooter prints the monitor's summary under `cluster show` when the
 // monitor runs (nothing otherwise: the BMM table stands on its own).
-func (a *app) monitorFooter(cmd *cobra.Command, cluster string) {
-	_ = a.withClient(cmd, 10*time.Second, nil, func(ctx context.Context, c client.Client) error {
-		ms, err := monitorStatus(ctx, c, cluster)
-		if err == nil {
-			fmt.Fprintln(cmd.OutOrStdout(), ms.Summary())
-		}
-		return err
-	})
+func monitorFooter(ctx context.Context, c client.Client, cmd *cobra.Command, cluster string) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if ms, err := monitorStatus(ctx, c, cluster); err == nil {
+		fmt.Fprintln(cmd.OutOrStdout(), ms.Summary())
+	}
 }
