@@ -31,16 +31,10 @@ func TestDockerComposeDefinesTheStack(t *testing.T) {
 	if svc("postgresql").HealthCheck == nil || svc("temporal").HealthCheck == nil {
 		t.Error("postgresql and temporal need health checks for depends_on conditions")
 	}
-	wantDep := func(from, to, cond string) {
-		d, ok := svc(from).DependsOn[to]
-		if !ok || d.Condition != cond {
-			t.Errorf("%s depends_on %s = %+v, want condition %s", from, to, d, cond)
-		}
-	}
-	wantDep("temporal", "postgresql", types.ServiceConditionHealthy)
-	wantDep("temporal-ui", "temporal", types.ServiceConditionHealthy)
-	wantDep("worker", "temporal", types.ServiceConditionHealthy)
-	wantDep("worker", "temporal-setup", types.ServiceConditionCompletedSuccessfully)
+	wantDep(t, svc, "temporal", "postgresql", types.ServiceConditionHealthy)
+	wantDep(t, svc, "temporal-ui", "temporal", types.ServiceConditionHealthy)
+	wantDep(t, svc, "worker", "temporal", types.ServiceConditionHealthy)
+	wantDep(t, svc, "worker", "temporal-setup", types.ServiceConditionCompletedSuccessfully)
 
 	w := svc("worker")
 	if w.Build == nil || w.Build.Dockerfile != "Dockerfile" {
@@ -83,6 +77,15 @@ func loadCompose(t *testing.T, profiles ...string) *types.Project {
 	return p
 }
 
+// wantDep checks that service from starts once to meets cond.
+func wantDep(t *testing.T, svc func(string) types.ServiceConfig, from, to, cond string) {
+	t.Helper()
+	d, ok := svc(from).DependsOn[to]
+	if !ok || d.Condition != cond {
+		t.Errorf("%s depends_on %s = %+v, want condition %s", from, to, d, cond)
+	}
+}
+
 func service(t *testing.T, p *types.Project) func(string) types.ServiceConfig {
 	return func(name string) types.ServiceConfig {
 		t.Helper()
@@ -110,21 +113,14 @@ func TestDockerComposeDemoProfile(t *testing.T) {
 			t.Errorf("service %s profiles = %v", name, s.Profiles)
 		}
 	}
-	wantDep := func(from, to, cond string) {
-		t.Helper()
-		d, ok := svc(from).DependsOn[to]
-		if !ok || d.Condition != cond {
-			t.Errorf("%s depends_on %s = %+v, want condition %s", from, to, d, cond)
-		}
-	}
-	wantDep("lab", "demo-inventory", types.ServiceConditionCompletedSuccessfully)
-	wantDep("lab-worker", "lab", types.ServiceConditionHealthy)
-	wantDep("lab-worker", "temporal", types.ServiceConditionHealthy)
-	wantDep("lab-worker", "temporal-setup", types.ServiceConditionCompletedSuccessfully)
-	wantDep("demo-register", "lab", types.ServiceConditionHealthy)
-	wantDep("demo-register", "temporal-setup", types.ServiceConditionCompletedSuccessfully)
-	wantDep("demo-upgrade", "demo-register", types.ServiceConditionCompletedSuccessfully)
-	wantDep("demo-upgrade", "lab-worker", types.ServiceConditionStarted)
+	wantDep(t, svc, "lab", "demo-inventory", types.ServiceConditionCompletedSuccessfully)
+	wantDep(t, svc, "lab-worker", "lab", types.ServiceConditionHealthy)
+	wantDep(t, svc, "lab-worker", "temporal", types.ServiceConditionHealthy)
+	wantDep(t, svc, "lab-worker", "temporal-setup", types.ServiceConditionCompletedSuccessfully)
+	wantDep(t, svc, "demo-register", "lab", types.ServiceConditionHealthy)
+	wantDep(t, svc, "demo-register", "temporal-setup", types.ServiceConditionCompletedSuccessfully)
+	wantDep(t, svc, "demo-upgrade", "demo-register", types.ServiceConditionCompletedSuccessfully)
+	wantDep(t, svc, "demo-upgrade", "lab-worker", types.ServiceConditionStarted)
 
 	lab := svc("lab")
 	if lab.Build == nil || lab.Build.Dockerfile != "Dockerfile" || lab.Build.Target != "lab" {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 )
 
 func (a *app) bmmCmd() *cobra.Command {
@@ -56,39 +58,32 @@ func (a *app) bmmActionCmd(action string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   action + " --cluster C --bmm NAME",
 		Short: actionShort[action],
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in.Action = action
 			in.ReplaceParams = rf.p
-			if err := in.Validate(); err != nil {
-				return err
-			}
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			run, err := startAction(cmd.Context(), c, in)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), run.GetID())
-			if watching {
-				// Progress first, then the same ending (and exit code) as --wait.
-				if err := watch(cmd.Context(), cmd.OutOrStdout(), newActionWatch(c, in, run).poll); err != nil {
+			return a.withClient(cmd, 0, in.Validate(), func(ctx context.Context, c client.Client) error {
+				run, err := startAction(ctx, c, in)
+				if err != nil {
 					return err
 				}
-			} else if !wait {
-				fmt.Fprintf(cmd.ErrOrStderr(), "started %s (follow: starter bmm %s ... --watch, or temporal workflow show -w %s)\n",
-					api.ActionSummary(action, in.BMM, in.Cluster), action, run.GetID())
+				fmt.Fprintln(cmd.OutOrStdout(), run.GetID())
+				if watching {
+					// Progress first, then the same ending (and exit code) as --wait.
+					if err := watch(ctx, cmd.OutOrStdout(), newActionWatch(c, in, run).poll); err != nil {
+						return err
+					}
+				} else if !wait {
+					fmt.Fprintf(cmd.ErrOrStderr(), "started %s (follow: starter bmm %s ... --watch, or temporal workflow show -w %s)\n",
+						api.ActionSummary(action, in.BMM, in.Cluster), action, run.GetID())
+					return nil
+				}
+				res, err := waitAction(ctx, run)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), res.Message)
 				return nil
-			}
-			res, err := waitAction(cmd.Context(), run)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), res.Message)
-			return nil
+			})
 		},
 	}
 	f := cmd.Flags()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -31,34 +32,27 @@ Before a replace it waits for the physical repair: confirm with
 'starter bmm troubleshoot-confirm' (with the new hardware facts, if any).
 With --wait it follows the runbook and exits 3 while it waits for that
 confirmation, 2 when the problem persists.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := in.Validate(); err != nil {
-				return err
-			}
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			id := api.TroubleshootID(in.Cluster, in.BMM)
-			_, err = c.ExecuteWorkflow(cmd.Context(), client.StartWorkflowOptions{
-				ID:                                       id,
-				TaskQueue:                                api.TaskQueue,
-				WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-				WorkflowExecutionErrorWhenAlreadyStarted: true,
-				StaticSummary:                            fmt.Sprintf("troubleshoot %s on %s of %s", in.Problem, in.BMM, in.Cluster),
-				StaticDetails:                            "the reference 003 runbook for " + in.Problem + ": each step only if the one before did not help",
-				TypedSearchAttributes:                    temporal.NewSearchAttributes(saCluster.ValueSet(in.Cluster), saOperation.ValueSet("troubleshoot")),
-			}, api.TroubleshootWorkflowName, in)
-			if err != nil {
-				return fmt.Errorf("start %s: %w (one runbook per BMM at a time: see `starter bmm troubleshoot-status`)", id, err)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), id)
-			if !wait {
-				return nil
-			}
-			return waitTroubleshoot(cmd.Context(), c, cmd, in.Cluster, in.BMM)
+			return a.withClient(cmd, 0, in.Validate(), func(ctx context.Context, c client.Client) error {
+				id := api.TroubleshootID(in.Cluster, in.BMM)
+				_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+					ID:                                       id,
+					TaskQueue:                                api.TaskQueue,
+					WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+					WorkflowExecutionErrorWhenAlreadyStarted: true,
+					StaticSummary:                            fmt.Sprintf("troubleshoot %s on %s of %s", in.Problem, in.BMM, in.Cluster),
+					StaticDetails:                            "the reference 003 runbook for " + in.Problem + ": each step only if the one before did not help",
+					TypedSearchAttributes:                    temporal.NewSearchAttributes(saCluster.ValueSet(in.Cluster), saOperation.ValueSet("troubleshoot")),
+				}, api.TroubleshootWorkflowName, in)
+				if err != nil {
+					return fmt.Errorf("start %s: %w (one runbook per BMM at a time: see `starter bmm troubleshoot-status`)", id, err)
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), id)
+				if !wait {
+					return nil
+				}
+				return waitTroubleshoot(ctx, c, cmd, in.Cluster, in.BMM)
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -80,34 +74,25 @@ func (a *app) bmmTroubleshootConfirmCmd() *cobra.Command {
 		Long: `troubleshoot-confirm tells a runbook waiting before its replace step that the
 hardware is repaired, with the new hardware facts (flags left out keep the ledger's
 values; --safeguard-mode defaults to None: the replace evacuates a BMM still Ready).`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := required(flag{"cluster", cluster}, flag{"bmm", bmm}); err != nil {
-				return err
-			}
-			if err := rf.p.Validate(); err != nil {
-				return err
-			}
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			st, err := troubleshootStatus(cmd.Context(), c, cluster, bmm)
-			if err != nil {
-				return err
-			}
-			if st.Phase != api.TroubleshootAwaitConfirm {
-				return fmt.Errorf("the runbook for %s is %s, not waiting for a replace confirmation: %s", bmm, st.Phase, st.Message)
-			}
-			if err := c.SignalWorkflow(cmd.Context(), api.TroubleshootID(cluster, bmm), "", api.SignalConfirmReplace, api.ConfirmReplace{ReplaceParams: rf.p}); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "replace of %s confirmed\n", bmm)
-			if !wait {
-				return nil
-			}
-			return waitTroubleshoot(cmd.Context(), c, cmd, cluster, bmm)
+			check := cmp.Or(required(flag{"cluster", cluster}, flag{"bmm", bmm}), rf.p.Validate())
+			return a.withClient(cmd, 0, check, func(ctx context.Context, c client.Client) error {
+				st, err := troubleshootStatus(ctx, c, cluster, bmm)
+				if err != nil {
+					return err
+				}
+				if st.Phase != api.TroubleshootAwaitConfirm {
+					return fmt.Errorf("the runbook for %s is %s, not waiting for a replace confirmation: %s", bmm, st.Phase, st.Message)
+				}
+				if err := c.SignalWorkflow(ctx, api.TroubleshootID(cluster, bmm), "", api.SignalConfirmReplace, api.ConfirmReplace{ReplaceParams: rf.p}); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "replace of %s confirmed\n", bmm)
+				if !wait {
+					return nil
+				}
+				return waitTroubleshoot(ctx, c, cmd, cluster, bmm)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
@@ -122,21 +107,14 @@ func (a *app) bmmTroubleshootStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "troubleshoot-status --cluster C --bmm NAME",
 		Short: "Show a runbook's steps (query status)",
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := required(flag{"cluster", cluster}, flag{"bmm", bmm}); err != nil {
-				return err
-			}
-			c, ctx, done, err := a.session(cmd.Context(), 0)
-			if err != nil {
-				return err
-			}
-			defer done()
-			st, err := troubleshootStatus(ctx, c, cluster, bmm)
-			if err != nil {
-				return err
-			}
-			return writeTroubleshoot(cmd, format, st)
+			return a.withClient(cmd, 0, required(flag{"cluster", cluster}, flag{"bmm", bmm}), func(ctx context.Context, c client.Client) error {
+				st, err := troubleshootStatus(ctx, c, cluster, bmm)
+				if err != nil {
+					return err
+				}
+				return writeTroubleshoot(cmd, format, st)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
@@ -146,12 +124,10 @@ func (a *app) bmmTroubleshootStatusCmd() *cobra.Command {
 }
 
 func troubleshootStatus(ctx context.Context, c client.Client, cluster, bmm string) (api.TroubleshootStatus, error) {
-	var st api.TroubleshootStatus
-	v, err := c.QueryWorkflow(ctx, api.TroubleshootID(cluster, bmm), "", api.QueryStatus)
-	if err != nil {
-		return st, fmt.Errorf("runbook %s: %w", api.TroubleshootID(cluster, bmm), err)
-	}
-	return st, v.Get(&st)
+	id := api.TroubleshootID(cluster, bmm)
+	return query[api.TroubleshootStatus](ctx, c, id, api.QueryStatus, func(err error) error {
+		return fmt.Errorf("runbook %s: %w", id, err)
+	})
 }
 
 func writeTroubleshoot(cmd *cobra.Command, format string, st api.TroubleshootStatus) error {

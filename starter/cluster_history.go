@@ -37,26 +37,19 @@ func (a *app) clusterHistoryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history --cluster C --bmm NAME",
 		Short: "List every operation that touched a BMM: actions, upgrades (with the upgrade they belong to), remediations, troubleshooting",
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := required(flag{"cluster", cluster}, flag{"bmm", bmm}); err != nil {
-				return err
-			}
-			c, ctx, done, err := a.session(cmd.Context(), time.Minute)
-			if err != nil {
-				return err
-			}
-			defer done()
-			rows, err := bmmHistory(ctx, c, cluster, bmm)
-			if err != nil {
-				return err
-			}
-			return output.Write(cmd.OutOrStdout(), format, rows, func() output.Table {
-				t := output.Table{Header: []string{"time", "operation", "workflow id", "status", "result"}}
-				for _, r := range rows {
-					t.Rows = append(t.Rows, []string{r.Time.UTC().Format(time.RFC3339), r.Operation, r.WorkflowID, r.Status, dash(r.Result)})
+			return a.withClient(cmd, time.Minute, required(flag{"cluster", cluster}, flag{"bmm", bmm}), func(ctx context.Context, c client.Client) error {
+				rows, err := bmmHistory(ctx, c, cluster, bmm)
+				if err != nil {
+					return err
 				}
-				return t
+				return output.Write(cmd.OutOrStdout(), format, rows, func() output.Table {
+					t := output.Table{Header: []string{"time", "operation", "workflow id", "status", "result"}}
+					for _, r := range rows {
+						t.Rows = append(t.Rows, []string{r.Time.UTC().Format(time.RFC3339), r.Operation, r.WorkflowID, r.Status, dash(r.Result)})
+					}
+					return t
+				})
 			})
 		},
 	}

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/output"
+	"github.com/rackroll/rackroll/internal/placement"
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -27,53 +29,53 @@ func (a *app) clusterRegisterCmd() *cobra.Command {
 		Long: `register validates the inventory and starts ClusterWorkflow (id cluster:<cluster>)
 or, when it runs already, sends it the inventory: hardware facts are updated,
 roles, statuses and leases are kept.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			inv, placed, err := loadPlaced(inventory)
 			if err != nil {
 				return err
 			}
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
-			defer cancel()
-			start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-				ID:                       api.ClusterID(inv.Cluster),
-				TaskQueue:                api.TaskQueue,
-				WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-				TypedSearchAttributes:    temporal.NewSearchAttributes(saCluster.ValueSet(inv.Cluster), saOperation.ValueSet("ledger")),
-				StaticSummary:            fmt.Sprintf("Ledger of cluster %s", inv.Cluster),
-				StaticDetails:            fmt.Sprintf("%d racks, %d BMMs, runtime %s", len(inv.Racks), len(placed), inv.RuntimeVersion),
-			}, api.ClusterWorkflowName, api.ClusterInput{Inventory: *inv, Placement: placed})
-			h, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
-				StartWorkflowOperation: start,
-				UpdateOptions: client.UpdateWorkflowOptions{
-					UpdateName:   api.UpdateRegister,
-					Args:         []any{api.RegisterRequest{Inventory: *inv, Placement: placed}},
-					WaitForStage: client.WorkflowUpdateStageCompleted,
-				},
+			return a.withClient(cmd, 30*time.Second, nil, func(ctx context.Context, c client.Client) error {
+				return register(ctx, c, cmd, inv, placed)
 			})
-			if err != nil {
-				return fmt.Errorf("register cluster %s: %w", inv.Cluster, err)
-			}
-			var st api.ClusterState
-			if err := h.Get(ctx, &st); err != nil {
-				return fmt.Errorf("register cluster %s: %w", inv.Cluster, err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "cluster %s registered: %d BMMs, %d leases held, ledger %s\n",
-				inv.Cluster, len(st.Cluster.BMMs), len(st.Leases), api.ClusterID(inv.Cluster))
-			if err := ensureMonitor(ctx, c, inv.Cluster); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "health monitor %s running\n", api.MonitorID(inv.Cluster))
-			return nil
 		},
 	}
 	cmd.Flags().StringVar(&inventory, "inventory", "", "site inventory YAML")
 	return cmd
+}
+
+// register starts the ledger with the inventory or sends it to the running
+// one, then makes sure the health monitor runs.
+func register(ctx context.Context, c client.Client, cmd *cobra.Command, inv *model.Inventory, placed []placement.Assignment) error {
+	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		ID:                       api.ClusterID(inv.Cluster),
+		TaskQueue:                api.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		TypedSearchAttributes:    temporal.NewSearchAttributes(saCluster.ValueSet(inv.Cluster), saOperation.ValueSet("ledger")),
+		StaticSummary:            fmt.Sprintf("Ledger of cluster %s", inv.Cluster),
+		StaticDetails:            fmt.Sprintf("%d racks, %d BMMs, runtime %s", len(inv.Racks), len(placed), inv.RuntimeVersion),
+	}, api.ClusterWorkflowName, api.ClusterInput{Inventory: *inv, Placement: placed})
+	h, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: start,
+		UpdateOptions: client.UpdateWorkflowOptions{
+			UpdateName:   api.UpdateRegister,
+			Args:         []any{api.RegisterRequest{Inventory: *inv, Placement: placed}},
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("register cluster %s: %w", inv.Cluster, err)
+	}
+	var st api.ClusterState
+	if err := h.Get(ctx, &st); err != nil {
+		return fmt.Errorf("register cluster %s: %w", inv.Cluster, err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "cluster %s registered: %d BMMs, %d leases held, ledger %s\n",
+		inv.Cluster, len(st.Cluster.BMMs), len(st.Leases), api.ClusterID(inv.Cluster))
+	if err := ensureMonitor(ctx, c, inv.Cluster); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "health monitor %s running\n", api.MonitorID(inv.Cluster))
+	return nil
 }
 
 func (a *app) clusterShowCmd() *cobra.Command {
@@ -81,35 +83,33 @@ func (a *app) clusterShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show --cluster C",
 		Short: "Show the cluster's BMMs like `az networkcloud baremetalmachine list`",
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := required(flag{"cluster", cluster}); err != nil {
-				return err
-			}
-			st, err := a.clusterState(cmd.Context(), cluster)
-			if err != nil {
-				return err
-			}
-			err = output.Write(cmd.OutOrStdout(), format, st, func() output.Table {
-				t := output.Table{Header: []string{"name", "rack", "roles", "version", "detailed status", "message", "power", "cordon", "ready", "lease"}}
-				leases := map[string]string{}
-				for _, l := range st.Leases {
-					leases[l.BMM] = string(l.Operation) + " by " + l.Holder
+			return a.withClient(cmd, 0, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
+				st, err := ledgerState(ctx, c, cluster)
+				if err != nil {
+					return err
 				}
-				for _, b := range st.Cluster.BMMs {
-					roles := make([]string, len(b.Roles))
-					for i, r := range b.Roles {
-						roles[i] = string(r)
+				err = output.Write(cmd.OutOrStdout(), format, st, func() output.Table {
+					t := output.Table{Header: []string{"name", "rack", "roles", "version", "detailed status", "message", "power", "cordon", "ready", "lease"}}
+					leases := map[string]string{}
+					for _, l := range st.Leases {
+						leases[l.BMM] = string(l.Operation) + " by " + l.Holder
 					}
-					t.Rows = append(t.Rows, []string{b.Name, b.Rack, strings.Join(roles, ","), b.RuntimeVersion,
-						b.DetailedStatus, dash(b.DetailedStatusMessage), b.PowerState, b.CordonStatus, b.ReadyState, dash(leases[b.Name])})
+					for _, b := range st.Cluster.BMMs {
+						roles := make([]string, len(b.Roles))
+						for i, r := range b.Roles {
+							roles[i] = string(r)
+						}
+						t.Rows = append(t.Rows, []string{b.Name, b.Rack, strings.Join(roles, ","), b.RuntimeVersion,
+							b.DetailedStatus, dash(b.DetailedStatusMessage), b.PowerState, b.CordonStatus, b.ReadyState, dash(leases[b.Name])})
+					}
+					return t
+				})
+				if err == nil && format == "table" {
+					monitorFooter(ctx, c, cmd, cluster)
 				}
-				return t
+				return err
 			})
-			if err == nil && format == "table" {
-				a.monitorFooter(cmd, cluster)
-			}
-			return err
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
@@ -117,16 +117,19 @@ func (a *app) clusterShowCmd() *cobra.Command {
 	return cmd
 }
 
+// clusterState dials Temporal for the ledger's state.
 func (a *app) clusterState(ctx context.Context, cluster string) (api.ClusterState, error) {
-	var st api.ClusterState
 	c, err := a.dial()
 	if err != nil {
-		return st, err
+		return api.ClusterState{}, err
 	}
 	defer c.Close()
-	v, err := c.QueryWorkflow(ctx, api.ClusterID(cluster), "", api.QueryState)
-	if err != nil {
-		return st, fmt.Errorf("cluster %s: %w (registered? `starter cluster register --inventory FILE`)", cluster, err)
-	}
-	return st, v.Get(&st)
+	return ledgerState(ctx, c, cluster)
+}
+
+// ledgerState queries the cluster's ledger for its state.
+func ledgerState(ctx context.Context, c client.Client, cluster string) (api.ClusterState, error) {
+	return query[api.ClusterState](ctx, c, api.ClusterID(cluster), api.QueryState, func(err error) error {
+		return fmt.Errorf("cluster %s: %w (registered? `starter cluster register --inventory FILE`)", cluster, err)
+	})
 }

@@ -10,12 +10,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func (a *app) clusterCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "cluster", Short: "Validate, register and show clusters"}
-	cmd.AddCommand(a.clusterValidateCmd(), a.clusterRegisterCmd(), a.clusterShowCmd(), a.clusterHistoryCmd())
-	return cmd
-}
-
 // loadPlaced reads, validates and places an inventory: every problem at once.
 func loadPlaced(path string) (*model.Inventory, []placement.Assignment, error) {
 	if path == "" {
@@ -42,7 +36,6 @@ func (a *app) clusterValidateCmd() *cobra.Command {
 		Long: `validate parses the inventory, reports every problem at once, and prints each
 bare-metal machine with its rack, its role (kcp, kcp-spare, management,
 compute) as the rack-resiliency placement assigns it, and its management group.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			inv, placed, err := loadPlaced(inventory)
 			if err != nil {

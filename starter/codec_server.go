@@ -28,7 +28,6 @@ key of --codec-key-file (or RACKROLL_CODEC_KEY_FILE). Point the UI at it under
 Settings → Codec Server (e.g. http://127.0.0.1:8081) and pass the UI's address
 as --cors-origin. Anyone who can reach it can decrypt: keep it on loopback or
 behind an authenticating proxy.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			h, err := a.codecHandler(origin)
 			if err != nil {

@@ -33,7 +33,6 @@ and a worker (bin/worker); registers the cluster; and runs a full runtime
 upgrade with live progress and a final summary. It keeps everything up until
 Ctrl-C (--once: exit after the summary, 0 on success), then stops all it
 started.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

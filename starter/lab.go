@@ -18,12 +18,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func (a *app) labCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "lab", Short: "Run the simulated site (real kube-apiserver + Redfish BMCs) and inject faults"}
-	cmd.AddCommand(a.labUpCmd(), a.labFaultCmd(), a.labStatusCmd(), a.labCheckCmd())
-	return cmd
-}
-
 func (a *app) labUpCmd() *cobra.Command {
 	var inventory, outInventory, eventsPath, dir, adminAddr string
 	cmd := &cobra.Command{
@@ -34,7 +28,6 @@ Node per BMM with rackroll's labels, tenant workloads, a kubelet simulator,
 and one Redfish BMC per BMM on loopback. It writes --out-inventory: the same
 site with the lab's BMC addresses, kubeconfig and admin endpoint, so every
 other command runs against the lab unchanged.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if inventory == "" || outInventory == "" {
 				return fmt.Errorf("--inventory and --out-inventory are required")
@@ -108,7 +101,6 @@ func (a *app) labFaultCmd() *cobra.Command {
 		Short: "Inject or clear a fault on one BMM of a running lab",
 		Long: "Fault kinds: " + faults.Join(faults.All()) + ".\n--rate applies to " + faults.Join(faults.Rated()) +
 			": the share of requests\nthat fail (0 or absent: every request).",
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			admin, err := labAdmin(inventory)
 			if err != nil {
@@ -157,7 +149,6 @@ func (a *app) labStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status --inventory lab.yaml",
 		Short: "Show the simulated hardware of a running lab (power, version, reimage count)",
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			admin, err := labAdmin(inventory)
 			if err != nil {

@@ -11,12 +11,6 @@ import (
 	"go.temporal.io/sdk/client"
 )
 
-func (a *app) remediationCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "remediation", Short: "Follow the health monitor and automatic remediations"}
-	cmd.AddCommand(a.remediationListCmd(), a.remediationShowCmd())
-	return cmd
-}
-
 // remediationRow is one line of `remediation list`: a remediation in
 // flight or recently closed, a due BMM the monitor refused, or a trigger
 // clock still running.
@@ -40,34 +34,27 @@ func (a *app) remediationListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list --cluster C [--bmm NAME]",
 		Short: "List trigger clocks, refusals and remediations (from the health monitor)",
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := required(flag{"cluster", cluster}); err != nil {
-				return err
-			}
-			c, ctx, done, err := a.session(cmd.Context(), 30*time.Second)
-			if err != nil {
-				return err
-			}
-			defer done()
-			ms, err := monitorStatus(ctx, c, cluster)
-			if err != nil {
-				return err
-			}
-			l := remediationList{Monitor: ms, Rows: listRows(ctx, c, cluster, ms, bmm)}
-			if err := output.Write(cmd.OutOrStdout(), format, l, func() output.Table {
-				t := output.Table{Header: []string{"bmm", "role", "trigger", "since", "state", "step", "outcome"}}
-				for _, r := range l.Rows {
-					t.Rows = append(t.Rows, []string{r.BMM, dash(r.Role), r.Trigger, r.Since.UTC().Format(time.RFC3339), r.State, dash(r.Step), dash(r.Outcome)})
+			return a.withClient(cmd, 30*time.Second, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
+				ms, err := monitorStatus(ctx, c, cluster)
+				if err != nil {
+					return err
 				}
-				return t
-			}); err != nil {
-				return err
-			}
-			if format == "table" {
-				fmt.Fprintln(cmd.OutOrStdout(), ms.Summary())
-			}
-			return nil
+				l := remediationList{Monitor: ms, Rows: listRows(ctx, c, cluster, ms, bmm)}
+				if err := output.Write(cmd.OutOrStdout(), format, l, func() output.Table {
+					t := output.Table{Header: []string{"bmm", "role", "trigger", "since", "state", "step", "outcome"}}
+					for _, r := range l.Rows {
+						t.Rows = append(t.Rows, []string{r.BMM, dash(r.Role), r.Trigger, r.Since.UTC().Format(time.RFC3339), r.State, dash(r.Step), dash(r.Outcome)})
+					}
+					return t
+				}); err != nil {
+					return err
+				}
+				if format == "table" {
+					fmt.Fprintln(cmd.OutOrStdout(), ms.Summary())
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
@@ -120,12 +107,9 @@ func listRows(ctx context.Context, c client.Client, cluster string, ms api.Monit
 }
 
 func remediationStatus(ctx context.Context, c client.Client, cluster, bmm string) (api.RemediationStatus, error) {
-	var st api.RemediationStatus
-	v, err := c.QueryWorkflow(ctx, api.RemediationID(cluster, bmm), "", api.QueryStatus)
-	if err != nil {
-		return st, fmt.Errorf("no remediation of %s in cluster %s: %w", bmm, cluster, err)
-	}
-	return st, v.Get(&st)
+	return query[api.RemediationStatus](ctx, c, api.RemediationID(cluster, bmm), api.QueryStatus, func(err error) error {
+		return fmt.Errorf("no remediation of %s in cluster %s: %w", bmm, cluster, err)
+	})
 }
 
 func (a *app) remediationShowCmd() *cobra.Command {
@@ -134,26 +118,19 @@ func (a *app) remediationShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show --cluster C --bmm NAME",
 		Short: "Show the latest remediation of one BMM step by step",
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := required(flag{"cluster", cluster}, flag{"bmm", bmm}); err != nil {
-				return err
-			}
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			if watching {
-				return watchRemediation(cmd.Context(), c, cmd.OutOrStdout(), cmd.ErrOrStderr(), format, cluster, bmm)
-			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
-			defer cancel()
-			st, err := remediationStatus(ctx, c, cluster, bmm)
-			if err != nil {
-				return err
-			}
-			return writeRemediation(cmd.OutOrStdout(), format, st)
+			return a.withClient(cmd, 0, required(flag{"cluster", cluster}, flag{"bmm", bmm}), func(ctx context.Context, c client.Client) error {
+				if watching {
+					return watchRemediation(ctx, c, cmd.OutOrStdout(), cmd.ErrOrStderr(), format, cluster, bmm)
+				}
+				ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				defer cancel()
+				st, err := remediationStatus(ctx, c, cluster, bmm)
+				if err != nil {
+					return err
+				}
+				return writeRemediation(cmd.OutOrStdout(), format, st)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")

@@ -31,23 +31,15 @@ func ensureMonitor(ctx context.Context, c client.Client, cluster string) error {
 
 // monitorStatus queries the monitor; an error means it is not running.
 func monitorStatus(ctx context.Context, c client.Client, cluster string) (api.MonitorStatus, error) {
-	var st api.MonitorStatus
-	v, err := c.QueryWorkflow(ctx, api.MonitorID(cluster), "", api.QueryStatus)
-	if err != nil {
-		return st, fmt.Errorf("health monitor of %s: %w (started by `starter cluster register`)", cluster, err)
-	}
-	return st, v.Get(&st)
+	return query[api.MonitorStatus](ctx, c, api.MonitorID(cluster), api.QueryStatus, func(err error) error {
+		return fmt.Errorf("health monitor of %s: %w (started by `starter cluster register`)", cluster, err)
+	})
 }
 
 // monitorFooter prints the monitor's summary under `cluster show` when the
 // monitor runs (nothing otherwise: the BMM table stands on its own).
-func (a *app) monitorFooter(cmd *cobra.Command, cluster string) {
-	c, err := a.dial()
-	if err != nil {
-		return
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
+func monitorFooter(ctx context.Context, c client.Client, cmd *cobra.Command, cluster string) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if ms, err := monitorStatus(ctx, c, cluster); err == nil {
 		fmt.Fprintln(cmd.OutOrStdout(), ms.Summary())

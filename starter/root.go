@@ -39,15 +39,30 @@ Connection flags follow the temporal CLI and the TEMPORAL_* environment.`,
 				fmt.Fprintln(cmd.OutOrStdout(), version.String())
 			},
 		},
-		a.clusterCmd(),
-		a.labCmd(),
-		a.remediationCmd(),
+		group("cluster", "Validate, register and show clusters",
+			a.clusterValidateCmd(), a.clusterRegisterCmd(), a.clusterShowCmd(), a.clusterHistoryCmd()),
+		group("lab", "Run the simulated site (real kube-apiserver + Redfish BMCs) and inject faults",
+			a.labUpCmd(), a.labFaultCmd(), a.labStatusCmd(), a.labCheckCmd()),
+		group("remediation", "Follow the health monitor and automatic remediations", a.remediationListCmd(), a.remediationShowCmd()),
 		a.upgradeCmd(),
 		a.demoCmd(),
 		a.bmmCmd(),
 		a.codecServerCmd(),
 	)
+	noArgs(root)
 	return root
+}
+
+// noArgs makes every command refuse positional arguments: all input is
+// flags, so a stray word is a mistake (a parent keeps cobra's "unknown
+// command" with its suggestions).
+func noArgs(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		if !sub.HasSubCommands() && sub.Args == nil {
+			sub.Args = cobra.NoArgs
+		}
+		noArgs(sub)
+	}
 }
 
 // dial connects to Temporal with the global flags and environment.
@@ -119,4 +134,38 @@ func (a *app) session(parent context.Context, timeout time.Duration) (client.Cli
 		ctx, cancel = context.WithTimeout(parent, timeout)
 	}
 	return c, ctx, func() { cancel(); c.Close() }, nil
+}
+
+// withClient is a command's body after its input checks: check (the
+// first failed one, or nil) refuses before anything connects; otherwise
+// body runs with a Temporal client and the command's context bounded by
+// timeout (0: unbounded), both closed when it returns.
+func (a *app) withClient(cmd *cobra.Command, timeout time.Duration, check error, body func(context.Context, client.Client) error) error {
+	if check != nil {
+		return check
+	}
+	c, ctx, done, err := a.session(cmd.Context(), timeout)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return body(ctx, c)
+}
+
+// query runs query name on workflow id and decodes its answer; explain
+// says what a failed query means (the workflow is not running, mostly).
+func query[T any](ctx context.Context, c client.Client, id, name string, explain func(error) error) (T, error) {
+	var st T
+	v, err := c.QueryWorkflow(ctx, id, "", name)
+	if err != nil {
+		return st, explain(err)
+	}
+	return st, v.Get(&st)
+}
+
+// group is a command that only holds subcommands.
+func group(use, short string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short}
+	cmd.AddCommand(subs...)
+	return cmd
 }

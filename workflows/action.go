@@ -171,23 +171,19 @@ func replaceParams(cs api.ClusterState, b model.BMM, p api.ReplaceParams) (api.R
 }
 
 func (a *action) run() error {
-	switch a.in.Action {
-	case api.ActionRestart:
-		return a.restart()
-	case api.ActionPowerOff:
-		return a.powerOff()
-	case api.ActionStart:
-		return a.start()
-	case api.ActionReimage:
-		return a.reimage()
-	case api.ActionReplace:
-		return a.replace()
-	case api.ActionCordon:
-		return a.cordon()
-	case api.ActionUncordon:
-		return a.uncordon()
+	run, ok := map[string]func() error{
+		api.ActionRestart:  a.restart,
+		api.ActionPowerOff: a.powerOff,
+		api.ActionStart:    a.start,
+		api.ActionReimage:  a.reimage,
+		api.ActionReplace:  a.replace,
+		api.ActionCordon:   a.cordon,
+		api.ActionUncordon: a.uncordon,
+	}[a.in.Action]
+	if !ok {
+		return fmt.Errorf("action %q has no implementation", a.in.Action)
 	}
-	return fmt.Errorf("action %q has no implementation", a.in.Action)
+	return run()
 }
 
 // recordFailure writes the failure on the BMM. Cordon and uncordon do not

@@ -21,9 +21,7 @@ import (
 // one each with the e2e lab timings). Subtests act on different BMMs.
 func TestE2EActions(t *testing.T) {
 	env := e2e.Start(t, "../examples/four-rack.yaml", e2e.Options{})
-	defer env.Dump()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := env.Context(5 * time.Minute)
 	kc, err := kube.Kubeconfig(env.Inventory.Kubernetes.Kubeconfig).Clientset(ctx)
 	require.NoError(t, err)
 	seq := 0

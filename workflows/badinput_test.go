@@ -30,7 +30,6 @@ import (
 // disruptions can collide).
 func TestBadInputEndToEnd(t *testing.T) {
 	e := e2e.Start(t, "../examples/one-rack.yaml", e2e.Options{})
-	defer e.Dump()
 	before := e.Lab.ReimageCounts()
 	kcps := kcpNames(e.State())
 	if len(kcps) < 2 {

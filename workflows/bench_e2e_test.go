@@ -23,18 +23,24 @@ import (
 func BenchmarkUpgradeCriticalPath(b *testing.B) {
 	b.Run("four-rack", func(b *testing.B) { benchUpgrade(b, "../examples/four-rack.yaml") })
 	b.Run("sixteen-rack", func(b *testing.B) {
-		inv := lab.SyntheticInventory("site-p", 16, 2, 8)
-		inv.BMCCredentials = map[string]model.CredentialRef{"default": {UsernameEnv: "BMC_USERNAME", PasswordEnv: "BMC_PASSWORD"}}
-		data, err := yaml.Marshal(inv)
-		if err != nil {
-			b.Fatal(err)
-		}
-		path := filepath.Join(b.TempDir(), "sixteen.yaml")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-		benchUpgrade(b, path)
+		benchUpgrade(b, syntheticSite(b, "site-p", 16, 2, 8))
 	})
+}
+
+// syntheticSite writes lab.SyntheticInventory's site, with BMC credentials
+// from the environment as the examples have, to a file for e2e.Start.
+func syntheticSite(b *testing.B, cluster string, racks, mgmt, perRack int) string {
+	inv := lab.SyntheticInventory(cluster, racks, mgmt, perRack)
+	inv.BMCCredentials = map[string]model.CredentialRef{"default": {UsernameEnv: "BMC_USERNAME", PasswordEnv: "BMC_PASSWORD"}}
+	data, err := yaml.Marshal(inv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), cluster+".yaml")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return path
 }
 
 func benchUpgrade(b *testing.B, inventory string) {
@@ -42,11 +48,8 @@ func benchUpgrade(b *testing.B, inventory string) {
 		env := e2e.Start(b, inventory, e2e.Options{Timings: lab.Timings{Boot: model.Duration(500 * time.Millisecond),
 			Reimage: model.Duration(2 * time.Second), PowerTransition: model.Duration(200 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond)}})
 		ctx := context.Background()
-		zero := 0
 		start := time.Now()
-		run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
-			api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0",
-				UpdateStrategy: model.UpdateStrategy{WaitTimeMinutes: &zero}, DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
+		run, err := env.StartUpgrade(ctx, "4.2.0")
 		if err != nil {
 			b.Fatal(err)
 		}

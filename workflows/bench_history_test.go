@@ -13,10 +13,10 @@ import (
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
-	"github.com/rackroll/rackroll/internal/devserver"
 	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/placement"
+	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/rackroll/rackroll/workflows"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
@@ -58,16 +58,7 @@ func BenchmarkHistoryBounds(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		ctx := context.Background()
-		srv, err := devserver.Start(ctx, devserver.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer srv.Stop()
-		c, err := srv.Client()
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
+		c := e2e.DevServer(b)
 		w := worker.New(c, api.TaskQueue, worker.Options{MaxConcurrentActivityExecutionSize: 200})
 		workflows.Register(w)
 		w.RegisterActivity(&ledger.Activities{Client: c})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -12,12 +11,10 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
-	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"sigs.k8s.io/yaml"
 )
 
 // stormCap is the remediation section's maxConcurrentCompute in the storm.
@@ -43,17 +40,7 @@ func BenchmarkRemediationStorm(b *testing.B) {
 	const perRack = 32
 	racks := (n + perRack - 1) / perRack
 	for i := 0; i < b.N; i++ {
-		inv := lab.SyntheticInventory("storm", racks, 2, perRack)
-		inv.BMCCredentials = map[string]model.CredentialRef{"default": {UsernameEnv: "BMC_USERNAME", PasswordEnv: "BMC_PASSWORD"}}
-		data, err := yaml.Marshal(inv)
-		if err != nil {
-			b.Fatal(err)
-		}
-		path := filepath.Join(b.TempDir(), "storm.yaml")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-		env := e2e.Start(b, path, e2e.Options{Mutate: func(inv *model.Inventory) {
+		env := e2e.Start(b, syntheticSite(b, "storm", racks, 2, perRack), e2e.Options{Mutate: func(inv *model.Inventory) {
 			fastRemediation(inv)
 			inv.Remediation.MaxConcurrentCompute = stormCap
 			inv.Remediation.ReadOnlyRootFilesystemFor = model.Duration(2 * time.Second)

@@ -43,6 +43,15 @@ type updateResult struct {
 	done     bool
 }
 
+// queryState is the ledger's query state.
+func queryState(t *testing.T, env *testsuite.TestWorkflowEnvironment) api.ClusterState {
+	v, err := env.QueryWorkflow(api.QueryState)
+	require.NoError(t, err)
+	var st api.ClusterState
+	require.NoError(t, v.Get(&st))
+	return st
+}
+
 func sendUpdate(env *testsuite.TestWorkflowEnvironment, name string, id string, res *updateResult, arg any) {
 	env.UpdateWorkflow(name, id, &testsuite.TestUpdateCallback{
 		OnAccept: func() {},
@@ -76,10 +85,7 @@ func TestClusterGrantsOneKCPDisruptionAtATime(t *testing.T) {
 		sendUpdate(env, api.UpdateAcquireLease, "u5", &again, lease.Request{BMM: k[1], Operation: "restart"})
 	}, 2*time.Second)
 	env.RegisterDelayedCallback(func() {
-		v, err := env.QueryWorkflow(api.QueryState)
-		require.NoError(t, err)
-		var st api.ClusterState
-		require.NoError(t, v.Get(&st))
+		st := queryState(t, env)
 		require.Len(t, st.Leases, 2, "compute lease and the second KCP lease")
 		require.Equal(t, 3, st.ActionSeq, "the refused request took no action number")
 		env.CancelWorkflow()
@@ -127,10 +133,7 @@ func TestClusterReleasesLeaseOfTerminatedHolder(t *testing.T) {
 		sendUpdate(env, api.UpdateAcquireLease, "u1", &got, lease.Request{BMM: "rack1-c1", Holder: "upgrade:site-a:rack1-c1", Operation: "upgrade"})
 	}, time.Second)
 	env.RegisterDelayedCallback(func() {
-		v, err := env.QueryWorkflow(api.QueryState)
-		require.NoError(t, err)
-		var st api.ClusterState
-		require.NoError(t, v.Get(&st))
+		st := queryState(t, env)
 		require.Empty(t, st.Leases, "lease of the dead holder must be released")
 		env.CancelWorkflow()
 	}, 5*time.Minute)
@@ -188,10 +191,7 @@ func TestClusterRegisterKeepsReplacedHardwareFacts(t *testing.T) {
 		sendUpdate(env, api.UpdateRegister, "g2", &reg2, api.RegisterRequest{Inventory: changed, Placement: in.Placement})
 	}, time.Second)
 	env.RegisterDelayedCallback(func() {
-		v, err := env.QueryWorkflow(api.QueryState)
-		require.NoError(t, err)
-		var st api.ClusterState
-		require.NoError(t, v.Get(&st))
+		st := queryState(t, env)
 		c1, _ := st.Cluster.BMM("rack1-c1")
 		require.Equal(t, "SN-REPLACED", c1.SerialNumber)
 		edited, _ := st.Cluster.BMM(changed.Racks[0].Servers[1].Name)

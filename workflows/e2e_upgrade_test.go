@@ -21,13 +21,8 @@ import (
 // the management stages, the racks in order and no overlap.
 func TestE2EFullUpgradeFourRack(t *testing.T) {
 	env := e2e.Start(t, "../examples/four-rack.yaml", e2e.Options{})
-	defer env.Dump()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	zero := 0
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
-		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0",
-			UpdateStrategy: model.UpdateStrategy{WaitTimeMinutes: &zero}, DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
+	ctx := env.Context(10 * time.Minute)
+	run, err := env.StartUpgrade(ctx, "4.2.0")
 	require.NoError(t, err)
 	var st api.UpgradeStatus
 	require.NoError(t, run.Get(ctx, &st))

@@ -45,21 +45,14 @@ func bmmOf(t *testing.T, env *e2e.Env, name string) model.BMM {
 // KCP-labelled nodes than the cluster's one.
 func TestE2ERemediationKCPFailover(t *testing.T) {
 	env := startRemediationSite(t)
-	defer env.Dump()
 	const kcp, spare = "rack1-mgmt1", "rack2-mgmt1"
 	require.Equal(t, model.RoleKCP, bmmOf(t, env, kcp).Roles[0])
 	require.Equal(t, model.RoleKCPSpare, bmmOf(t, env, spare).Roles[0])
 	require.NoError(t, env.Lab.SetFault(kcp, "power-on-fails", 0, false))
 	require.NoError(t, env.Lab.SetFault(kcp, "node-unknown", 0, false))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	env.Eventually(time.Minute, "the remediation of "+kcp+" started", func() bool {
-		_, err := env.Client.DescribeWorkflowExecution(ctx, api.RemediationID(env.Cluster, kcp), "")
-		return err == nil
-	})
-	var rs api.RemediationStatus
-	require.NoError(t, env.Client.GetWorkflow(ctx, api.RemediationID(env.Cluster, kcp), "").Get(ctx, &rs))
+	ctx := env.Context(2 * time.Minute)
+	rs := remediationOf(ctx, t, env, kcp)
 	require.Contains(t, rs.Outcome, "reboot failed; marked Unhealthy; failed over to the spare", rs.Outcome)
 	var fs api.FailoverStatus
 	require.NoError(t, env.Client.GetWorkflow(ctx, api.FailoverID(env.Cluster), "").Get(ctx, &fs))
@@ -138,19 +131,12 @@ func TestE2ERemediationKCPFailover(t *testing.T) {
 // fails ends Unhealthy, removed from Kubernetes and powered off.
 func TestE2ERemediationComputeReprovisionFails(t *testing.T) {
 	env := startRemediationSite(t)
-	defer env.Dump()
 	const c = "rack1-c1"
 	require.NoError(t, env.Lab.SetFault(c, "reimage-fails", 0, false))
 	require.NoError(t, env.Lab.SetFault(c, "readonly-rootfs", 0, false))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	env.Eventually(time.Minute, "the remediation of "+c+" started", func() bool {
-		_, err := env.Client.DescribeWorkflowExecution(ctx, api.RemediationID(env.Cluster, c), "")
-		return err == nil
-	})
-	var rs api.RemediationStatus
-	require.NoError(t, env.Client.GetWorkflow(ctx, api.RemediationID(env.Cluster, c), "").Get(ctx, &rs))
+	ctx := env.Context(2 * time.Minute)
+	rs := remediationOf(ctx, t, env, c)
 	require.Contains(t, rs.Outcome, "reprovision failed; marked Unhealthy; powered off")
 	b := bmmOf(t, env, c)
 	require.Equal(t, model.UnhealthyMessage, b.DetailedStatusMessage)
@@ -167,6 +153,18 @@ func TestE2ERemediationComputeReprovisionFails(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{events.ReimageFailed, events.NodeDeleted, events.PowerOff}, dedupe(kinds))
+}
+
+// remediationOf waits for the monitor to start the BMM's remediation and
+// returns its result.
+func remediationOf(ctx context.Context, t *testing.T, env *e2e.Env, bmm string) api.RemediationStatus {
+	env.Eventually(time.Minute, "the remediation of "+bmm+" started", func() bool {
+		_, err := env.Client.DescribeWorkflowExecution(ctx, api.RemediationID(env.Cluster, bmm), "")
+		return err == nil
+	})
+	var rs api.RemediationStatus
+	require.NoError(t, env.Client.GetWorkflow(ctx, api.RemediationID(env.Cluster, bmm), "").Get(ctx, &rs))
+	return rs
 }
 
 func dedupe(in []string) []string {

@@ -3,6 +3,7 @@ package workflows
 import (
 	"time"
 
+	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/metrics"
@@ -10,11 +11,12 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Reference 002: drain gets 20 minutes, VM shutdown 10, then the upgrade
-// proceeds regardless; a reimage is bounded by the action's 3 hours.
+// Reference 002: drain gets 20 minutes, VM shutdown 10 (the Kubernetes
+// activities' own defaults), then the upgrade proceeds regardless; a
+// reimage is bounded by the action's 3 hours.
 const (
-	DefaultDrainTimeout      = 20 * time.Minute
-	DefaultVMShutdownTimeout = 10 * time.Minute
+	DefaultDrainTimeout      = kube.DefaultDrainTimeout
+	DefaultVMShutdownTimeout = kube.DefaultShutdownTimeout
 	ReimageTimeout           = 3 * time.Hour
 )
 

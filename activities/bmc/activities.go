@@ -74,14 +74,11 @@ const maxBackoff = 30 * time.Second
 
 // ReadPower reports the System's power state and health.
 func (a *Activities) ReadPower(ctx context.Context, ep Endpoint) (PowerStatus, error) {
-	r, err := a.open(ctx, ep)
-	if err != nil {
-		return PowerStatus{}, err
-	}
-	defer r.close()
-	s, err := r.system("read the System")
-	if err != nil {
-		return PowerStatus{}, r.result(err)
-	}
-	return PowerStatus{PowerState: s.PowerState, Health: s.Health}, nil
+	return perform(ctx, a, ep, func(r *run) (PowerStatus, error) {
+		s, err := r.system("read the System")
+		if err != nil {
+			return PowerStatus{}, err
+		}
+		return PowerStatus{PowerState: s.PowerState, Health: s.Health}, nil
+	})
 }

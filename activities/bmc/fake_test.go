@@ -70,13 +70,17 @@ func (f *fakeClient) System(context.Context) (System, error) {
 	return f.sys, nil
 }
 
-func (f *fakeClient) OSImage(context.Context) (OSImage, error) {
+func (f *fakeClient) OSImage(context.Context) (OSImage, error) { return fakeRead(f, "OSImage", &f.img) }
+
+// fakeRead answers a plain read: the injected failure, or *v.
+func fakeRead[T any](f *fakeClient, name string, v *T) (T, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.call("OSImage"); err != nil {
-		return OSImage{}, err
+	if err := f.call(name); err != nil {
+		var zero T
+		return zero, err
 	}
-	return f.img, nil
+	return *v, nil
 }
 
 func (f *fakeClient) SetBootOverride(_ context.Context, enabled, target, etag string) error {
@@ -126,14 +130,7 @@ func (f *fakeClient) apply(rt string) {
 	}
 }
 
-func (f *fakeClient) Media(context.Context) (Media, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.call("Media"); err != nil {
-		return Media{}, err
-	}
-	return f.media, nil
-}
+func (f *fakeClient) Media(context.Context) (Media, error) { return fakeRead(f, "Media", &f.media) }
 
 func (f *fakeClient) InsertMedia(_ context.Context, image string) (string, error) {
 	f.mu.Lock()

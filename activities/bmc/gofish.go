@@ -212,12 +212,8 @@ func (c *gofishClient) media(ctx context.Context) (*schemas.VirtualMedia, error)
 		return nil, err
 	}
 	list, err := sys.VirtualMedia()
-	if err != nil && !isNotFound(err) {
-		return nil, err
-	}
-	if cd := pickCD(list); cd != nil {
-		c.found(cd, "System")
-		return cd, nil
+	if cd, err := c.foundIn("System", list, err); cd != nil || err != nil {
+		return cd, err
 	}
 	managers, err := sys.ManagedBy()
 	if err != nil || len(managers) == 0 {
@@ -227,12 +223,8 @@ func (c *gofishClient) media(ctx context.Context) (*schemas.VirtualMedia, error)
 	}
 	for _, m := range managers {
 		list, err := m.VirtualMedia()
-		if err != nil && !isNotFound(err) {
-			return nil, err
-		}
-		if cd := pickCD(list); cd != nil {
-			c.found(cd, "Manager")
-			return cd, nil
+		if cd, err := c.foundIn("Manager", list, err); cd != nil || err != nil {
+			return cd, err
 		}
 	}
 	return nil, &failure{kindRejected, "the BMC has no virtual CD under the System or the Manager"}
@@ -242,6 +234,19 @@ func (c *gofishClient) found(vm *schemas.VirtualMedia, loc string) {
 	c.mediaURI, c.mediaLoc = vm.ODataID, loc
 	c.insertTarget = actionTarget(vm.RawData, "#VirtualMedia.InsertMedia")
 	c.ejectTarget = actionTarget(vm.RawData, "#VirtualMedia.EjectMedia")
+}
+
+// foundIn remembers the CD drive among the media listed at loc, if any
+// (a missing collection lists none); err is the listing's.
+func (c *gofishClient) foundIn(loc string, list []*schemas.VirtualMedia, err error) (*schemas.VirtualMedia, error) {
+	if err != nil && !isNotFound(err) {
+		return nil, err
+	}
+	cd := pickCD(list)
+	if cd != nil {
+		c.found(cd, loc)
+	}
+	return cd, nil
 }
 
 // pickCD prefers a drive that takes CDs/DVDs over, say, a virtual floppy.

@@ -11,12 +11,7 @@ import (
 // PowerOn powers the machine on and returns once PowerState is On (not
 // waiting for the OS). A machine already on is left alone.
 func (a *Activities) PowerOn(ctx context.Context, ep Endpoint) error {
-	r, err := a.open(ctx, ep)
-	if err != nil {
-		return err
-	}
-	defer r.close()
-	return r.result(r.powerOn())
+	return a.do(ctx, ep, (*run).powerOn)
 }
 
 func (r *run) powerOn() error {
@@ -35,12 +30,7 @@ func (r *run) powerOn() error {
 // ShutdownTimeout), or at once with SkipShutdown, and returns once
 // PowerState is Off.
 func (a *Activities) PowerOff(ctx context.Context, in PowerOffInput) error {
-	r, err := a.open(ctx, in.Endpoint)
-	if err != nil {
-		return err
-	}
-	defer r.close()
-	return r.result(r.powerOff(in.SkipShutdown))
+	return a.do(ctx, in.Endpoint, func(r *run) error { return r.powerOff(in.SkipShutdown) })
 }
 
 func (r *run) powerOff(skipShutdown bool) error {
@@ -71,12 +61,7 @@ func (r *run) powerOff(skipShutdown bool) error {
 // on again; an Off machine is powered on. A retried attempt whose
 // predecessor already issued the reset does not reset again.
 func (a *Activities) Restart(ctx context.Context, ep Endpoint) error {
-	r, err := a.open(ctx, ep)
-	if err != nil {
-		return err
-	}
-	defer r.close()
-	return r.result(r.restart())
+	return a.do(ctx, ep, (*run).restart)
 }
 
 func (r *run) restart() error {
@@ -164,15 +149,20 @@ func (r *run) checkTask(monitor *string, failed kind) (done bool, err error) {
 	return false, nil
 }
 
+// observe reads the task monitor (see checkTask), then the System.
+func (r *run) observe(monitor *string, failed kind) (done bool, s System, err error) {
+	if done, err = r.checkTask(monitor, failed); err != nil {
+		return false, s, err
+	}
+	s, err = r.system("read the System")
+	return done, s, err
+}
+
 // waitPower waits for PowerState want; a failed task ends the wait early
 // (e.g. a power-on the BMC accepted but could not carry out).
 func (r *run) waitPower(want, monitor string, limit time.Duration) error {
 	return r.waitUntil("wait for power "+want, limit, func() (bool, error) {
-		done, err := r.checkTask(&monitor, kindPowerFailed)
-		if err != nil {
-			return false, err
-		}
-		s, err := r.system("read the System")
+		done, s, err := r.observe(&monitor, kindPowerFailed)
 		if err != nil || s.PowerState == want {
 			return err == nil, err
 		}
@@ -188,11 +178,7 @@ func (r *run) waitPower(want, monitor string, limit time.Duration) error {
 func (r *run) waitPowerCycle(monitor string) error {
 	cycled := false
 	return r.waitUntil("wait for the restart", 0, func() (bool, error) {
-		done, err := r.checkTask(&monitor, kindPowerFailed)
-		if err != nil {
-			return false, err
-		}
-		s, err := r.system("read the System")
+		done, s, err := r.observe(&monitor, kindPowerFailed)
 		if err != nil {
 			return false, err
 		}

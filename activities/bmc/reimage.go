@@ -29,13 +29,7 @@ func (a *Activities) Reimage(ctx context.Context, in ReimageInput) (ReimageResul
 	if in.Version == "" {
 		return ReimageResult{}, temporalError(in.Endpoint, &stepError{"check the input", &failure{kindConfig, "the target Version is empty"}})
 	}
-	r, err := a.open(ctx, in.Endpoint)
-	if err != nil {
-		return ReimageResult{}, err
-	}
-	defer r.close()
-	res, err := r.reimage(in)
-	return res, r.result(err)
+	return perform(ctx, a, in.Endpoint, func(r *run) (ReimageResult, error) { return r.reimage(in) })
 }
 
 func (r *run) reimage(in ReimageInput) (ReimageResult, error) {
@@ -201,11 +195,7 @@ func (r *run) bootOnceFromCd() (System, error) {
 func (r *run) waitReimage(task, version string) error {
 	changed := false
 	return r.waitUntil("wait for the reimage to "+version, 0, func() (bool, error) {
-		done, err := r.checkTask(&task, kindReimageFailed)
-		if err != nil {
-			return false, err
-		}
-		s, err := r.system("read the System")
+		done, s, err := r.observe(&task, kindReimageFailed)
 		if err != nil {
 			return false, err
 		}

@@ -55,6 +55,25 @@ func (r *run) close() {
 	}
 }
 
+// perform runs op in a session with the endpoint's BMC: the activity's
+// body, its error made the activity's by result.
+func perform[T any](ctx context.Context, a *Activities, ep Endpoint, op func(*run) (T, error)) (T, error) {
+	r, err := a.open(ctx, ep)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer r.close()
+	v, err := op(r)
+	return v, r.result(err)
+}
+
+// do is perform for an activity without a result.
+func (a *Activities) do(ctx context.Context, ep Endpoint, op func(*run) error) error {
+	_, err := perform(ctx, a, ep, func(r *run) (struct{}, error) { return struct{}{}, op(r) })
+	return err
+}
+
 // result turns the outcome of an activity into what Temporal should see.
 func (r *run) result(err error) error {
 	switch {
@@ -114,22 +133,22 @@ func (r *run) act(step string, done func() (bool, error), do func() error) error
 
 // system reads the System, retrying transient errors.
 func (r *run) system(step string) (System, error) {
-	var s System
-	err := r.retry(step, func() (err error) {
-		s, err = r.c.System(r.ctx)
-		return err
-	})
-	return s, err
+	return read(r, step, r.c.System)
 }
 
 // osImage reads the installed OS image, retrying transient errors.
 func (r *run) osImage(step string) (OSImage, error) {
-	var img OSImage
+	return read(r, step, r.c.OSImage)
+}
+
+// read runs a read of the BMC under retry.
+func read[T any](r *run, step string, get func(context.Context) (T, error)) (T, error) {
+	var v T
 	err := r.retry(step, func() (err error) {
-		img, err = r.c.OSImage(r.ctx)
+		v, err = get(r.ctx)
 		return err
 	})
-	return img, err
+	return v, err
 }
 
 // task reads a task monitor; ok is false when the BMC forgot the task

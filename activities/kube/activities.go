@@ -56,6 +56,14 @@ func New(clients ClientSource, opts Options) *Activities {
 	return &Activities{clients: clients, opts: opts}
 }
 
+// nodeClient is client for an activity on node, which must be named.
+func (a *Activities) nodeClient(ctx context.Context, node string) (kubernetes.Interface, error) {
+	if node == "" {
+		return nil, invalidInput("node name is empty")
+	}
+	return a.client(ctx)
+}
+
 func (a *Activities) client(ctx context.Context) (kubernetes.Interface, error) {
 	cs, err := a.clients.Clientset(ctx)
 	if err != nil {

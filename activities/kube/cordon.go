@@ -22,10 +22,7 @@ func (a *Activities) Uncordon(ctx context.Context, node string) error {
 // setUnschedulable uses kubectl's cordon helper, which patches only when
 // the node's state differs.
 func (a *Activities) setUnschedulable(ctx context.Context, node string, on bool) error {
-	if node == "" {
-		return invalidInput("node name is empty")
-	}
-	cs, err := a.client(ctx)
+	cs, err := a.nodeClient(ctx, node)
 	if err != nil {
 		return err
 	}

@@ -22,13 +22,12 @@ func TestCordonAndUncordonNode(t *testing.T) {
 	s := newSite(t, 0)
 	s.run(t, nil, s.acts.Cordon, s.c0)
 	s.run(t, nil, s.acts.Cordon, s.c0) // idempotent
-	var st NodeStatus
-	s.run(t, &st, s.acts.ReadNode, s.c0)
+	st := s.readNode(t, s.c0)
 	if !st.Unschedulable || !st.IsReady() || st.RuntimeVersion != "4.1.2" || st.Labels[model.LabelRole] != "compute" {
 		t.Fatalf("after cordon: %+v", st)
 	}
 	s.run(t, nil, s.acts.Uncordon, s.c0)
-	s.run(t, &st, s.acts.ReadNode, s.c0)
+	st = s.readNode(t, s.c0)
 	if st.Unschedulable {
 		t.Fatal("still cordoned")
 	}
@@ -155,8 +154,7 @@ func TestDeletedNodeReRegistersOnBoot(t *testing.T) {
 	s := newSite(t, 0)
 	s.run(t, nil, s.acts.DeleteNode, s.c0)
 	s.run(t, nil, s.acts.DeleteNode, s.c0) // idempotent
-	var st NodeStatus
-	s.run(t, &st, s.acts.ReadNode, s.c0)
+	st := s.readNode(t, s.c0)
 	if st.Exists {
 		t.Fatalf("node still exists: %+v", st)
 	}

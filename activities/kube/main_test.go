@@ -83,3 +83,11 @@ func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
 	kubeapitest.Eventually(t, what, cond)
 }
+
+// readNode runs ReadNode.
+func (s *site) readNode(t *testing.T, node string) NodeStatus {
+	t.Helper()
+	var st NodeStatus
+	s.run(t, &st, s.acts.ReadNode, node)
+	return st
+}

@@ -42,10 +42,7 @@ func (a *Activities) LabelNode(ctx context.Context, node string, labels map[stri
 
 // DeleteNode deletes node. A node that is already gone is fine.
 func (a *Activities) DeleteNode(ctx context.Context, node string) error {
-	if node == "" {
-		return invalidInput("node name is empty")
-	}
-	cs, err := a.client(ctx)
+	cs, err := a.nodeClient(ctx, node)
 	if err != nil {
 		return err
 	}
@@ -59,10 +56,7 @@ func (a *Activities) DeleteNode(ctx context.Context, node string) error {
 // ReadNode reports node's readiness, read-only root fs condition, cordon
 // state and labels. A missing node is Exists=false, not an error.
 func (a *Activities) ReadNode(ctx context.Context, node string) (NodeStatus, error) {
-	if node == "" {
-		return NodeStatus{}, invalidInput("node name is empty")
-	}
-	cs, err := a.client(ctx)
+	cs, err := a.nodeClient(ctx, node)
 	if err != nil {
 		return NodeStatus{}, err
 	}

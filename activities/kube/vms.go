@@ -107,10 +107,7 @@ func (a *Activities) ShutdownVMs(ctx context.Context, in ShutdownInput) (Shutdow
 // stopped. It does not wait for them: the upgrade does not wait for
 // tenant resources (reference 002).
 func (a *Activities) StartVMs(ctx context.Context, node string) (StartResult, error) {
-	if node == "" {
-		return StartResult{}, invalidInput("node name is empty")
-	}
-	cs, err := a.client(ctx)
+	cs, err := a.nodeClient(ctx, node)
 	if err != nil {
 		return StartResult{}, err
 	}

@@ -29,9 +29,7 @@ func TestE2ECodecEncryptsHistories(t *testing.T) {
 	c, err := codec.New(key)
 	require.NoError(t, err)
 	env := e2e.Start(t, "../../examples/one-rack.yaml", e2e.Options{DataConverter: c.DataConverter(), FailureConverter: c.FailureConverter()})
-	defer env.Dump()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := env.Context(3 * time.Minute)
 
 	const bmm = "rack1-c1"
 	actionID := api.ActionID(env.Cluster, bmm, 1)

@@ -15,18 +15,27 @@ func (inv *Inventory) validateRacks(e *ValidationError) {
 		mac: map[string]string{}, serial: map[string]string{}}
 	for i, rack := range inv.Racks {
 		p := fmt.Sprintf("racks[%d]", i)
-		switch {
-		case rack.Name == "":
-			e.Add(p+".name", "", "required: the rack's name, e.g. rack1")
-		case !isDNSLabel(rack.Name):
-			e.Add(p+".name", rack.Name, "must be lowercase letters, digits and '-' (at most 63), e.g. rack1")
-		default:
+		if checkName(e, p+".name", rack.Name, "rack", isDNSLabel, "lowercase letters, digits and '-' (at most 63)", "rack1") {
 			u.check(e, u.rack, p+".name", rack.Name, rack.Name, "rack name")
 		}
 		for j, s := range rack.Servers {
 			inv.validateServer(e, &u, fmt.Sprintf("%s.servers[%d]", p, j), s)
 		}
 	}
+}
+
+// checkName reports a missing or malformed name of a rack or server
+// (form: what it must be made of), and says whether it is well formed.
+func checkName(e *ValidationError, field, name, of string, valid func(string) bool, form, example string) bool {
+	switch {
+	case name == "":
+		e.Addf(field, "", "required: the %s's name, e.g. %s", of, example)
+	case !valid(name):
+		e.Addf(field, name, "must be %s, e.g. %s", form, example)
+	default:
+		return true
+	}
+	return false
 }
 
 // uniques remembers where each unique value was first seen.
@@ -43,15 +52,8 @@ func (u *uniques) check(e *ValidationError, seen map[string]string, field, value
 }
 
 func (inv *Inventory) validateServer(e *ValidationError, u *uniques, p string, s ServerSpec) {
-	nameOK := false
-	switch {
-	case s.Name == "":
-		e.Add(p+".name", "", "required: the server's name, e.g. rack1-mgmt1")
-	case !isDNSSubdomain(s.Name):
-		e.Add(p+".name", s.Name, "must be lowercase letters, digits, '-' and '.', e.g. rack1-mgmt1")
-	default:
-		nameOK = u.check(e, u.server, p+".name", s.Name, s.Name, "server name")
-	}
+	nameOK := checkName(e, p+".name", s.Name, "server", isDNSSubdomain, "lowercase letters, digits, '-' and '.'", "rack1-mgmt1") &&
+		u.check(e, u.server, p+".name", s.Name, s.Name, "server name")
 	if !s.Role.Valid() {
 		e.Add(p+".role", string(s.Role), "unknown role: allowed values are management, compute, kcp, kcp-spare")
 	}

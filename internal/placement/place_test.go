@@ -10,12 +10,26 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// placeCase is a site (modeltest.Inventory's racks) and the placement
+// summary it must get.
+type placeCase struct {
+	name  string
+	racks []string
+	want  string
+}
+
+func placeCases(t *testing.T, cases []placeCase) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			as, err := Place(modeltest.Inventory(tc.racks...))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, summary(as))
+		})
+	}
+}
+
 func TestPlaceTables(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		racks []string
-		want  string
-	}{
+	placeCases(t, []placeCase{
 		// Single rack: three KCPs in it, no spare.
 		{"1 rack", []string{"rack1: m1 m2 m3 c1 c2 c3 c4"},
 			"rack1[c1:c c2:c c3:c c4:c m1:kcp m2:kcp m3:kcp]"},
@@ -34,21 +48,11 @@ func TestPlaceTables(t *testing.T) {
 			"rack1[m1:kcp m2:a m3:b] rack2[m1:kcp m2:b] rack3[m1:kcp m2:a] rack4[m1:spare m2:b m3:a]"},
 		{"5 racks", modeltest.Uniform(5, "m1 m2"),
 			"rack1[m1:kcp m2:a] rack2[m1:kcp m2:b] rack3[m1:kcp m2:a] rack4[m1:spare m2:b] rack5[m1:a m2:b]"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			as, err := Place(modeltest.Inventory(tc.racks...))
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, summary(as))
-		})
-	}
+	})
 }
 
 func TestPlaceFallbacks(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		racks []string
-		want  string
-	}{
+	placeCases(t, []placeCase{
 		{"2 racks, rack1 all compute", []string{"rack1: c1", "rack2: m1 m2 c1"},
 			"rack1[c1:c] rack2[c1:c m1:kcp m2:spare]"},
 		{"2 racks, rack2 all compute", []string{"rack1: m1 m2", "rack2: c1"},
@@ -69,21 +73,11 @@ func TestPlaceFallbacks(t *testing.T) {
 			"rack1[m1:kcp] rack2[m1:kcp] rack3[m1:kcp] rack4[c1:c] rack5[m1:spare m2:a]"},
 		{"empty rack ignored", []string{"rack1: m1 m2", "rack2:", "rack3: m1 m2"},
 			"rack1[m1:kcp m2:a] rack3[m1:spare m2:b]"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			as, err := Place(modeltest.Inventory(tc.racks...))
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, summary(as))
-		})
-	}
+	})
 }
 
 func TestPlacePins(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		racks []string
-		want  string
-	}{
+	placeCases(t, []placeCase{
 		{"pinned kcp in its own rack", []string{"rack1: m1 m2", "rack2: m1 k2", "rack3: m1 m2"},
 			"rack1[m1:kcp m2:spare] rack2[k2:kcp m1:a] rack3[m1:kcp m2:b]"},
 		{"pinned spare elsewhere", []string{"rack1: m1 m2", "rack2: m1 m2", "rack3: s1 m2", "rack4: m1 m2"},
@@ -92,13 +86,7 @@ func TestPlacePins(t *testing.T) {
 			"rack1[k2:kcp m1:kcp m3:kcp m4:a]"},
 		{"all pinned", []string{"rack1: k1 m2", "rack2: k1", "rack3: k1", "rack4: s1 m2"},
 			"rack1[k1:kcp m2:a] rack2[k1:kcp] rack3[k1:kcp] rack4[m2:b s1:spare]"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			as, err := Place(modeltest.Inventory(tc.racks...))
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, summary(as))
-		})
-	}
+	})
 	as, err := Place(modeltest.Inventory("rack1: m1 m2", "rack2: m1 m2", "rack3: m1 m2", "rack4: k1 m2"))
 	require.NoError(t, err)
 	assert.Equal(t, "rack1[m1:kcp m2:a] rack2[m1:kcp m2:b] rack3[m1:spare m2:a] rack4[k1:kcp m2:b]", summary(as),

@@ -15,7 +15,6 @@ import (
 // dev server and a lab per step would triple the time.
 func TestCLIs(t *testing.T) {
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: twoComputePerRack})
-	defer env.Dump()
 	c := newCLIs(t, env)
 	step := func(name string, f func(*testing.T, *clis)) {
 		if !t.Run(name, func(t *testing.T) { c.t = t; f(t, c) }) {

@@ -78,6 +78,8 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 	}
 	dir := t.TempDir()
 	e := &Env{T: t, Cluster: inv.Cluster, Dir: dir, EventsPath: filepath.Join(dir, "events.jsonl"), InvPath: filepath.Join(dir, "lab.yaml")}
+	// Registered first, so it runs last: the lab has written its whole log.
+	t.Cleanup(e.Dump)
 	if opts.Restartable {
 		e.serverOpts.DBFile = filepath.Join(dir, "temporal.db")
 		if e.serverOpts.Port, err = devserver.FreePort(); err != nil {
@@ -120,6 +122,23 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 	}
 	e.Register()
 	return e
+}
+
+// DevServer starts a bare Temporal dev server (no lab, no worker) and
+// returns a client of it; both stop when the test ends.
+func DevServer(tb testing.TB) client.Client {
+	tb.Helper()
+	srv, err := devserver.Start(context.Background(), devserver.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(srv.Stop)
+	c, err := srv.Client()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(c.Close)
+	return c
 }
 
 // StartWorker runs an in-process worker.
@@ -200,7 +219,25 @@ func (e *Env) Eventually(within time.Duration, what string, cond func() bool) {
 	}
 }
 
-// Dump writes the lab's event log to the test log on failure.
+// Context is a context for the test's calls, cancelled after within or
+// when the test ends.
+func (e *Env) Context(within time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	e.T.Cleanup(cancel)
+	return ctx
+}
+
+// StartUpgrade starts a runtime upgrade of the cluster to target, with no
+// wait between racks and 5s drain and VM shutdown bounds.
+func (e *Env) StartUpgrade(ctx context.Context, target string) (client.WorkflowRun, error) {
+	zero := 0
+	return e.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(e.Cluster), TaskQueue: api.TaskQueue},
+		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: e.Cluster, TargetVersion: target,
+			UpdateStrategy: model.UpdateStrategy{WaitTimeMinutes: &zero}, DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
+}
+
+// Dump writes the lab's event log to the test log on failure (Start
+// registers it).
 func (e *Env) Dump() {
 	if !e.T.Failed() {
 		return

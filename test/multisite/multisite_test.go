@@ -37,7 +37,6 @@ func TestMultiSiteUpgradeRunsSiteActivitiesOnSiteWorker(t *testing.T) {
 	t.Setenv("BMC_USERNAME", "junk-user")
 	t.Setenv("BMC_PASSWORD", "junk-password")
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{})
-	defer env.Dump()
 	// e2e starts an all-in-one worker; replace it with the two halves.
 	env.Worker.Stop()
 	siteQueue := model.SiteTaskQueue(env.Cluster)
@@ -54,12 +53,8 @@ func TestMultiSiteUpgradeRunsSiteActivitiesOnSiteWorker(t *testing.T) {
 	env.Inventory.Site = &model.SiteSpec{}
 	require.Equal(t, siteQueue, env.Register().SiteTaskQueue)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	zero := 0
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
-		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0",
-			UpdateStrategy: model.UpdateStrategy{WaitTimeMinutes: &zero}, DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
+	ctx := env.Context(5 * time.Minute)
+	run, err := env.StartUpgrade(ctx, "4.2.0")
 	require.NoError(t, err)
 	var st api.UpgradeStatus
 	require.NoError(t, run.Get(ctx, &st))

@@ -1,7 +1,6 @@
 package reliability
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -37,9 +36,7 @@ func TestBMCFaultsDuringUpgrade(t *testing.T) {
 	// 30 s by default, 2 s here, so 2 % of requests hanging stays cheap.
 	s := startSite(t, inventory, siteOptions{Mutate: noLabSection, Timings: slow,
 		InProcess: &wiring.Options{PollInterval: 200 * time.Millisecond, BMCRequestTimeout: 2 * time.Second}})
-	defer s.Dump()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
+	ctx := s.Context(30 * time.Minute)
 	for _, m := range s.Lab.Machines() {
 		for _, f := range []struct {
 			kind faults.Kind

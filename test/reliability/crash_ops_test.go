@@ -1,7 +1,6 @@
 package reliability
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -47,9 +46,7 @@ func TestCrashDuringRemediationAndReimage(t *testing.T) {
 	timings := lab.FastTimings()
 	timings.Reimage = model.Duration(2 * time.Second)
 	s := startSite(t, "../../examples/two-rack.yaml", siteOptions{Mutate: fastRemediation, Timings: timings})
-	defer s.Dump()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
+	ctx := s.Context(15 * time.Minute)
 	s.start(ctx, api.MonitorID(s.Cluster), api.HealthMonitorWorkflowName, api.MonitorInput{Cluster: s.Cluster})
 	rng := rngFor(t)
 	before := s.Lab.ReimageCounts()

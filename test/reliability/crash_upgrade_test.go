@@ -1,7 +1,6 @@
 package reliability
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -30,9 +29,7 @@ func TestCrashDuringUpgrade(t *testing.T) {
 		minGap, maxGap = time.Second, 6*time.Second
 	}
 	s := startSite(t, inventory, siteOptions{Mutate: noLabSection})
-	defer s.Dump()
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
-	defer cancel()
+	ctx := s.Context(40 * time.Minute)
 	id := api.UpgradeID(s.Cluster)
 	s.start(ctx, id, api.RuntimeUpgradeWorkflowName, upgradeInput(s, model.UpdateStrategy{}))
 	c := startChaos(s.proc, rngFor(t), kills, minGap, maxGap, func() bool { return s.running(id) })

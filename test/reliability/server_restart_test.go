@@ -23,9 +23,7 @@ func TestServerRestartDuringUpgrade(t *testing.T) {
 		t.Skip("full size only; the reduced size restarts the server in TestCrashDuringUpgrade")
 	}
 	s := startSite(t, "../../examples/four-rack.yaml", siteOptions{Mutate: noLabSection})
-	defer s.Dump()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
+	ctx := s.Context(30 * time.Minute)
 	id := api.UpgradeID(s.Cluster)
 	s.start(ctx, id, api.RuntimeUpgradeWorkflowName, upgradeInput(s, model.UpdateStrategy{}))
 	// Early in the control-plane phase, and again among the compute racks.

@@ -1,4 +1,4 @@
-package wiring
+package wiring_test
 
 import (
 	"context"
@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
-	"github.com/rackroll/rackroll/internal/devserver"
+	"github.com/rackroll/rackroll/test/e2e"
+	"github.com/rackroll/rackroll/worker/wiring"
 	enumspb "go.temporal.io/api/enums/v1"
 	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	"go.temporal.io/api/workflowservice/v1"
@@ -20,18 +21,9 @@ func TestWorkerPollsRackrollTaskQueue(t *testing.T) {
 		t.Skip("starts the Temporal dev server")
 	}
 	ctx := context.Background()
-	srv, err := devserver.Start(ctx, devserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	c, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := e2e.DevServer(t)
 
-	w := New(c, Options{Worker: worker.Options{}})
+	w := wiring.New(c, wiring.Options{Worker: worker.Options{}})
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}

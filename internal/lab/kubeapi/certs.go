@@ -37,21 +37,10 @@ func writePKI(dir string) (*pki, error) {
 		saPubFile: filepath.Join(dir, "sa.pub"),
 		tokenFile: filepath.Join(dir, "tokens.csv"),
 	}
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
 	now := time.Now()
-	caTmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "rackroll-lab-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	ca := certTemplate(now, 1, "rackroll-lab-ca", x509.KeyUsageCertSign|x509.KeyUsageDigitalSignature)
+	ca.BasicConstraintsValid, ca.IsCA = true, true
+	caKey, caDER, err := issue(ca, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -59,21 +48,11 @@ func writePKI(dir string) (*pki, error) {
 	if err != nil {
 		return nil, err
 	}
-	srvKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	srvTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.0.0.1")},
-	}
-	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, caCert, &srvKey.PublicKey, caKey)
+	srv := certTemplate(now, 2, "kube-apiserver", x509.KeyUsageDigitalSignature|x509.KeyUsageKeyEncipherment)
+	srv.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+	srv.DNSNames = []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"}
+	srv.IPAddresses = []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.0.0.1")}
+	srvKey, srvDER, err := issue(srv, caCert, caKey)
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +83,31 @@ func writePKI(dir string) (*pki, error) {
 		}
 	}
 	return p, nil
+}
+
+// certTemplate is a certificate valid from an hour before now for ten years.
+func certTemplate(now time.Time, serial int64, cn string, usage x509.KeyUsage) *x509.Certificate {
+	return &x509.Certificate{
+		SerialNumber: big.NewInt(serial),
+		Subject:      pkix.Name{CommonName: cn},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:     usage,
+	}
+}
+
+// issue generates a key and a certificate for it from tmpl, signed by
+// parentKey (nil parent: self-signed, for the CA).
+func issue(tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*ecdsa.PrivateKey, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+	return key, der, err
 }
 
 func mustECPEM(k *ecdsa.PrivateKey) []byte {

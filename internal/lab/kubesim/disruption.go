@@ -10,11 +10,9 @@ import (
 	"github.com/rackroll/rackroll/internal/lab/faults"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/tools/cache"
 )
 
 // disruptedPodTimeout is how long an evicted pod counts as disrupted
@@ -25,15 +23,9 @@ const disruptedPodTimeout = 2 * time.Minute
 // the eviction API refuses evictions unless observedGeneration is current
 // and disruptionsAllowed > 0, so this is what makes PDBs bite.
 func (s *Sim) reconcilePDB(ctx context.Context, key string) error {
-	ns, name, _ := cache.SplitMetaNamespaceKey(key)
-	if ns != s.opts.Namespace {
-		return nil
-	}
-	pdb, err := s.pdbs.PodDisruptionBudgets(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	ns := s.opts.Namespace
+	pdb, ok, err := tenantGet(s, key, s.pdbs.PodDisruptionBudgets(ns).Get)
+	if !ok {
 		return err
 	}
 	st, recheck, err := s.desiredPDBStatus(pdb)

@@ -19,20 +19,28 @@ import (
 // before the informer shows it, so a lagging cache cannot cause doubles.
 const creationGrace = 30 * time.Second
 
+// tenantGet looks up the object a work-queue key names; ok is false when
+// it lies outside the tenant namespace (not the simulator's) or is gone.
+func tenantGet[T any](s *Sim, key string, get func(name string) (T, error)) (obj T, ok bool, err error) {
+	ns, name, _ := cache.SplitMetaNamespaceKey(key)
+	if ns != s.opts.Namespace {
+		return obj, false, nil
+	}
+	obj, err = get(name)
+	if apierrors.IsNotFound(err) {
+		return obj, false, nil
+	}
+	return obj, err == nil, err
+}
+
 // reconcileRS is a minimal ReplicaSet controller for the tenant
 // namespace: it replaces evicted or collected pods so drains make
 // progress against maxUnavailable PDBs, placing each replacement with the
 // simulator's scheduler (Pending when no compute node can take it).
 func (s *Sim) reconcileRS(ctx context.Context, key string) error {
-	ns, name, _ := cache.SplitMetaNamespaceKey(key)
-	if ns != s.opts.Namespace {
-		return nil
-	}
-	rs, err := s.rss.ReplicaSets(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil || rs.Spec.Replicas == nil {
+	ns := s.opts.Namespace
+	rs, ok, err := tenantGet(s, key, s.rss.ReplicaSets(ns).Get)
+	if !ok || rs.Spec.Replicas == nil {
 		return err
 	}
 	used := map[int]bool{}

@@ -110,23 +110,34 @@ type reply struct {
 	body   map[string]any
 }
 
-// do sends a request through the handler with basic auth unless auth is
-// given explicitly ("" = none, anything else = X-Auth-Token).
-func (r *rig) do(method, path string, body any, auth ...string) reply {
-	r.t.Helper()
+// request is a test request whose body is body as JSON (nil: none).
+func request(method, path string, body any) *http.Request {
 	var buf bytes.Buffer
 	if body != nil {
 		json.NewEncoder(&buf).Encode(body)
 	}
-	req := httptest.NewRequest(method, path, &buf)
+	return httptest.NewRequest(method, path, &buf)
+}
+
+// serve runs req through the BMC's handler.
+func (r *rig) serve(req *http.Request) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	r.b.Handler().ServeHTTP(rec, req)
+	return rec
+}
+
+// do sends a request through the handler with basic auth unless auth is
+// given explicitly ("" = none, anything else = X-Auth-Token).
+func (r *rig) do(method, path string, body any, auth ...string) reply {
+	r.t.Helper()
+	req := request(method, path, body)
 	switch {
 	case len(auth) == 0:
 		req.SetBasicAuth("root", testPassword)
 	case auth[0] != "":
 		req.Header.Set("X-Auth-Token", auth[0])
 	}
-	rec := httptest.NewRecorder()
-	r.b.Handler().ServeHTTP(rec, req)
+	rec := r.serve(req)
 	rep := reply{code: rec.Code, header: rec.Header()}
 	if rec.Body.Len() > 0 && rec.Header().Get("Content-Type") != "application/xml" {
 		if err := json.Unmarshal(rec.Body.Bytes(), &rep.body); err != nil {
@@ -139,17 +150,12 @@ func (r *rig) do(method, path string, body any, auth ...string) reply {
 // doH authenticates with basic auth and adds headers (name, value, ...).
 func (r *rig) doH(method, path string, body any, headers ...string) reply {
 	r.t.Helper()
-	var buf bytes.Buffer
-	if body != nil {
-		json.NewEncoder(&buf).Encode(body)
-	}
-	req := httptest.NewRequest(method, path, &buf)
+	req := request(method, path, body)
 	req.SetBasicAuth("root", testPassword)
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	rec := httptest.NewRecorder()
-	r.b.Handler().ServeHTTP(rec, req)
+	rec := r.serve(req)
 	rep := reply{code: rec.Code, header: rec.Header()}
 	if rec.Body.Len() > 0 {
 		json.Unmarshal(rec.Body.Bytes(), &rep.body)
