@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -110,8 +111,13 @@ func TestLabUpFourRack(t *testing.T) {
 	}, 30*time.Second, 100*time.Millisecond, "node label follows the reimage")
 	require.Equal(t, 1, l.ReimageCounts()[target.Name])
 
-	evs, err := events.ReadFile(evPath)
-	require.NoError(t, err)
+	// The kubelet simulator reports Ready a moment after the label moves:
+	// read the log until the node-ready line is in it.
+	var evs []events.Event
+	require.Eventually(t, func() bool {
+		evs, err = events.ReadFile(evPath)
+		return err == nil && slices.ContainsFunc(evs, func(e events.Event) bool { return e.BMM == target.Name && e.Kind == events.NodeReady })
+	}, 30*time.Second, 100*time.Millisecond, "node-ready for %s in the event log", target.Name)
 	kinds := map[string]bool{}
 	for _, e := range evs {
 		if e.BMM == target.Name {
