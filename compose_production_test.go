@@ -43,9 +43,14 @@ func TestDockerComposeIsTheProductionTestsDeployment(t *testing.T) {
 	env("temporal", "VISIBILITY_DBNAME", temporalcluster.VisibilityDatabase)
 	env("temporal", "NUM_HISTORY_SHARDS", strconv.Itoa(temporalcluster.HistoryShards))
 	env("temporal", "POSTGRES_USER", temporalcluster.User)
-	env("temporal", "POSTGRES_PWD", temporalcluster.Password)
 	env("postgresql", "POSTGRES_USER", temporalcluster.User)
-	env("postgresql", "POSTGRES_PASSWORD", temporalcluster.Password)
+	// The test makes up its password per run; the compose services must
+	// agree with each other.
+	if pw := svc("postgresql").Environment["POSTGRES_PASSWORD"]; pw == nil {
+		t.Errorf("postgresql: POSTGRES_PASSWORD is not set")
+	} else {
+		env("temporal", "POSTGRES_PWD", *pw)
+	}
 	env("temporal", "DEFAULT_NAMESPACE", temporalcluster.Namespace)
 	env("worker", "TEMPORAL_NAMESPACE", temporalcluster.Namespace)
 

@@ -65,7 +65,7 @@ func Start(ctx context.Context) (c *Cluster, err error) {
 	if err = createSchemas(ctx, c.Postgres); err != nil {
 		return c, err
 	}
-	if c.layout, err = writeConfig(c.Dir, c.Postgres.Addr); err != nil {
+	if c.layout, err = writeConfig(c.Dir, c.Postgres.Addr, c.Postgres.Password); err != nil {
 		return c, err
 	}
 	c.Address = c.layout.FrontendAddr()

@@ -52,8 +52,8 @@ type layout struct {
 // writeConfig writes <dir>/config/development.yaml (what `temporal-server
 // --root dir start` loads) and the dynamic config file, on free loopback
 // ports, and returns the ports.
-func writeConfig(dir, postgresAddr string) (layout, error) {
-	l := layout{Postgres: postgresAddr, User: User, Pass: Password, Plugin: Plugin, Shards: HistoryShards,
+func writeConfig(dir, postgresAddr, password string) (layout, error) {
+	l := layout{Postgres: postgresAddr, User: User, Pass: password, Plugin: Plugin, Shards: HistoryShards,
 		Stores:        map[string]string{"postgres-default": Database, "postgres-visibility": VisibilityDatabase},
 		Services:      map[string]ports{},
 		DynamicConfig: filepath.Join(dir, "dynamicconfig.yaml")}

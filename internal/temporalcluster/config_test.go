@@ -12,7 +12,7 @@ import (
 // given PostgreSQL, every service on its own loopback ports.
 func TestConfigHasEveryServiceOnLoopback(t *testing.T) {
 	dir := t.TempDir()
-	l, err := writeConfig(dir, "127.0.0.1:5999")
+	l, err := writeConfig(dir, "127.0.0.1:5999", "pw-of-this-run")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,8 @@ package temporalcluster
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -23,17 +25,16 @@ import (
 type Postgres struct {
 	Addr string // 127.0.0.1:port
 	Port int
-	proc *Process
-	cred *syscall.Credential
-	bin  string
+	// Password of User, made up for this run and kept out of the logs.
+	Password string
+	proc     *Process
+	cred     *syscall.Credential
+	bin      string
 }
 
-// User and Password of the database role the Temporal services use: the
-// same as docker-compose.yml's.
-const (
-	User     = "temporal"
-	Password = "temporal"
-)
+// User is the database role the Temporal services use, as in
+// docker-compose.yml. Its password is made up for each run.
+const User = "temporal"
 
 // postgresBin finds the directory of initdb and postgres: Debian keeps
 // them in /usr/lib/postgresql/<major>/bin (the newest wins), other systems
@@ -89,8 +90,13 @@ func startPostgres(ctx context.Context, dir string) (*Postgres, error) {
 	if err := os.MkdirAll(pgDir, 0o700); err != nil {
 		return nil, err
 	}
+	pw := make([]byte, 16)
+	if _, err := rand.Read(pw); err != nil {
+		return nil, err
+	}
+	password := hex.EncodeToString(pw)
 	pwFile := filepath.Join(pgDir, "pw")
-	if err := os.WriteFile(pwFile, []byte(Password+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(pwFile, []byte(password+"\n"), 0o600); err != nil {
 		return nil, err
 	}
 	if cred != nil {
@@ -103,7 +109,7 @@ func startPostgres(ctx context.Context, dir string) (*Postgres, error) {
 			return nil, err
 		}
 	}
-	p := &Postgres{cred: cred, bin: bin}
+	p := &Postgres{Password: password, cred: cred, bin: bin}
 	data := filepath.Join(pgDir, "data")
 	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), "-D", data, "-U", User, "--pwfile", pwFile,
 		"--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8", "--locale=C", "--no-sync")
@@ -164,7 +170,7 @@ func chownAll(root string, cred *syscall.Credential) error {
 func (p *Postgres) Query(ctx context.Context, db, sql string) ([]string, error) {
 	cmd := exec.CommandContext(ctx, filepath.Join(p.bin, "psql"), "-h", "127.0.0.1", "-p", strconv.Itoa(p.Port),
 		"-U", User, "-d", db, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql)
-	cmd.Env = []string{"LC_ALL=C", "PGPASSWORD=" + Password}
+	cmd.Env = []string{"LC_ALL=C", "PGPASSWORD=" + p.Password}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("psql %q: %w\n%s", sql, err, out)

@@ -19,7 +19,7 @@ func createSchemas(ctx context.Context, pg *Postgres) error {
 	}
 	for db, schema := range map[string]string{Database: "postgresql/v12/temporal", VisibilityDatabase: "postgresql/v12/visibility"} {
 		base := []string{"--plugin", Plugin, "--ep", "127.0.0.1", "--port", strconv.Itoa(pg.Port),
-			"--user", User, "--password", Password, "--db", db}
+			"--user", User, "--password", pg.Password, "--db", db}
 		for _, step := range [][]string{
 			{"create-database"},
 			{"setup-schema", "--version", "0.0"},
