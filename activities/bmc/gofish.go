@@ -3,9 +3,12 @@ package bmc
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"time"
 
@@ -21,9 +24,20 @@ func DialGofish(ctx context.Context, ep Endpoint, creds Credentials, timeout tim
 	if err != nil {
 		return nil, &failure{kindConfig, err.Error()}
 	}
+	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: ep.InsecureSkipVerify} //nolint:gosec // opt-in per BMC
+	if ep.CAFile != "" {
+		pem, err := os.ReadFile(ep.CAFile)
+		if err != nil {
+			return nil, &failure{kindConfig, fmt.Sprintf("read the BMC's CA file %s: %v", ep.CAFile, err)}
+		}
+		tlsConf.RootCAs = x509.NewCertPool()
+		if !tlsConf.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, &failure{kindConfig, "the BMC's CA file " + ep.CAFile + " holds no PEM certificate"}
+		}
+	}
 	tr := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
-		TLSClientConfig:     &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: ep.InsecureSkipVerify}, //nolint:gosec // opt-in per BMC
+		TLSClientConfig:     tlsConf,
 		TLSHandshakeTimeout: 10 * time.Second,
 		IdleConnTimeout:     30 * time.Second,
 		MaxIdleConnsPerHost: 2,

@@ -14,7 +14,8 @@ type Endpoint struct {
 	BMM                string
 	Address            string // "https://10.1.0.11"; without a scheme https is assumed
 	Credentials        CredentialRef
-	InsecureSkipVerify bool // TLS verification is on unless this is set
+	CAFile             string // PEM bundle the BMC's certificate is verified against; "": system roots
+	InsecureSkipVerify bool   // TLS verification is on unless this is set
 }
 
 // PowerOffInput asks for a graceful shutdown (falling back to ForceOff

@@ -13,6 +13,12 @@ type Inventory struct {
 	RuntimeVersion string                   `json:"runtimeVersion"`
 	Kubernetes     KubernetesSpec           `json:"kubernetes"`
 	BMCCredentials map[string]CredentialRef `json:"bmcCredentials"`
+	// BMCCAFile is the CA bundle (PEM file) BMC certificates are verified
+	// against when a server's bmc names none; empty: the system roots.
+	BMCCAFile string `json:"bmcCAFile,omitempty"`
+	// ControlPlane says how to reach the control plane's etcd, when the
+	// site exposes it (controlplane.go).
+	ControlPlane *ControlPlaneSpec `json:"controlPlane,omitempty"`
 	Racks          []RackSpec               `json:"racks"`
 	Remediation    *RemediationSpec         `json:"remediation,omitempty"`
 	// Lab and LabAdmin belong to the simulated site (internal/lab reads
@@ -87,8 +93,11 @@ type ServerSpec struct {
 // BMCSpec is how to reach a server's BMC; Credentials names an entry of
 // Inventory.BMCCredentials.
 type BMCSpec struct {
-	Address            string `json:"address"`
-	Credentials        string `json:"credentials"`
+	Address     string `json:"address"`
+	Credentials string `json:"credentials"`
+	// CAFile is the PEM bundle this BMC's certificate is verified against
+	// (default: the inventory's bmcCAFile, else the system roots).
+	CAFile             string `json:"caFile,omitempty"`
 	InsecureSkipVerify bool   `json:"insecureSkipVerify,omitempty"`
 }
 
@@ -113,6 +122,9 @@ func (inv *Inventory) Servers() []ServerRef {
 	var out []ServerRef
 	for _, r := range inv.Racks {
 		for i, s := range r.Servers {
+			if s.BMC.CAFile == "" {
+				s.BMC.CAFile = inv.BMCCAFile
+			}
 			out = append(out, ServerRef{Rack: r.Name, Index: i, Server: s})
 		}
 	}

@@ -32,6 +32,7 @@ func (inv *Inventory) validate(site bool) error {
 	validateCredentials(&e, inv.BMCCredentials)
 	inv.validateRacks(&e)
 	inv.validateControlPlane(&e)
+	inv.ControlPlane.validate(&e)
 	if inv.Remediation != nil {
 		inv.Remediation.validate(&e)
 	}
