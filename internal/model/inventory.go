@@ -19,8 +19,8 @@ type Inventory struct {
 	// ControlPlane says how to reach the control plane's etcd, when the
 	// site exposes it (controlplane.go).
 	ControlPlane *ControlPlaneSpec `json:"controlPlane,omitempty"`
-	Racks          []RackSpec               `json:"racks"`
-	Remediation    *RemediationSpec         `json:"remediation,omitempty"`
+	Racks        []RackSpec        `json:"racks"`
+	Remediation  *RemediationSpec  `json:"remediation,omitempty"`
 	// Lab and LabAdmin belong to the simulated site (internal/lab reads
 	// and checks them): the `lab:` section `starter lab up` reads, and the
 	// admin endpoint it writes. The model carries them as written.
