@@ -1,0 +1,65 @@
+package sitecheck
+
+import (
+	"context"
+	"fmt"
+
+	authv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// permission is one thing rackroll's activities do through the API, and
+// why (activities/kube: cordon, drain, VM shutdown, node reads and removal).
+type permission struct {
+	verb, group, resource, subresource string
+	why                                string
+}
+
+// needed lists what the worker's kubeconfig must be allowed, cluster-wide.
+var needed = []permission{
+	{"get", "", "nodes", "", "read a node's Ready condition, bootID and version"},
+	{"list", "", "nodes", "", "observe the control plane and the health of every node"},
+	{"patch", "", "nodes", "", "cordon, uncordon and label nodes"},
+	{"delete", "", "nodes", "", "remove a failed control-plane node"},
+	{"list", "", "pods", "", "find the pods and VMs to drain"},
+	{"get", "", "pods", "", "follow evictions and VM shutdowns"},
+	{"patch", "", "pods", "", "shut down and restart tenant VMs"},
+	{"delete", "", "pods", "", "drain pods that cannot be evicted"},
+	{"create", "", "pods", "eviction", "drain tenant pods within their disruption budgets"},
+	{"get", "policy", "poddisruptionbudgets", "", "report which budget blocks a drain"},
+	{"get", "apps", "daemonsets", "", "leave DaemonSet pods in place during a drain"},
+}
+
+// checkPermissions asks the API server, with SelfSubjectAccessReviews,
+// whether the kubeconfig's identity may do each needed thing.
+func checkPermissions(ctx context.Context, cs kubernetes.Interface) []Item {
+	var out []Item
+	for _, p := range needed {
+		res := p.resource
+		if p.subresource != "" {
+			res += "/" + p.subresource
+		}
+		if p.group != "" {
+			res += "." + p.group
+		}
+		name := fmt.Sprintf("may %s %s", p.verb, res)
+		r, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authv1.SelfSubjectAccessReview{
+			Spec: authv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authv1.ResourceAttributes{
+				Verb: p.verb, Group: p.group, Resource: p.resource, Subresource: p.subresource}},
+		}, metav1.CreateOptions{})
+		switch {
+		case err != nil:
+			out = append(out, blocker(name, "the access review failed: "+err.Error(), "allow the identity to create selfsubjectaccessreviews, then check again"))
+		case r.Status.Allowed:
+			out = append(out, ok(name, p.why))
+		default:
+			detail := "denied"
+			if r.Status.Reason != "" {
+				detail += ": " + r.Status.Reason
+			}
+			out = append(out, blocker(name, detail, fmt.Sprintf("grant %s on %s cluster-wide (needed to %s)", p.verb, res, p.why)))
+		}
+	}
+	return out
+}
