@@ -28,6 +28,9 @@ type Activities struct {
 	Backoff         time.Duration // first pause between tries, doubling up to 30s; default 1s
 	ETagAttempts    int           // tries of a PATCH answered 412; default 10
 	ShutdownTimeout time.Duration // graceful shutdown before ForceOff; default 5m
+	// ResetEvidenceTimeout is how long a reimage looks for the reset's
+	// effect before believing the BMC's 2xx; default 1m.
+	ResetEvidenceTimeout time.Duration
 }
 
 func (a *Activities) dial() Dialer {
