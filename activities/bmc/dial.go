@@ -157,13 +157,26 @@ func (c *gofishClient) Close() {
 // a BMC reboot): once per run of 401s, so wrong credentials fail instead of
 // looping. The dead session is not deleted: the BMC already dropped it.
 func (c *gofishClient) relogin(ctx context.Context, err error) bool {
-	var rf *schemas.Error
-	if c.session == "" || c.relogged || !errors.As(err, &rf) || rf.HTTPReturnedStatusCode != http.StatusUnauthorized {
+	if c.session == "" || c.relogged || !isUnauthorized(err) {
 		return false
 	}
 	c.relogged = true
 	c.session = ""
 	return c.login(ctx, c.anon) == nil
+}
+
+// isUnauthorized: a 401, also inside a collection read.
+func isUnauthorized(err error) bool {
+	var ce *schemas.CollectionError
+	if errors.As(err, &ce) {
+		for _, e := range ce.Failures {
+			if isUnauthorized(e) {
+				return true
+			}
+		}
+	}
+	var rf *schemas.Error
+	return errors.As(err, &rf) && rf.HTTPReturnedStatusCode == http.StatusUnauthorized
 }
 
 // call runs one request, logging in again once when the session was lost.

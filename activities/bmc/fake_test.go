@@ -27,7 +27,7 @@ type fakeClient struct {
 	errs     map[string][]error // queued errors per method, one per call
 	onReset  func(f *fakeClient, rt string) (task string, err error)
 	onInsert func(f *fakeClient, m MediaInfo, p InsertParams) error // nil: accept
-	booted   []string // the one-time boot targets resets consumed
+	booted   []string                                               // the one-time boot targets resets consumed
 	etag     int
 	creds    Credentials
 	closed   int
