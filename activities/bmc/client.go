@@ -16,10 +16,12 @@ type Client interface {
 	// Reset posts ComputerSystem.Reset; taskMonitor is "" unless the BMC
 	// answered 202 with one.
 	Reset(ctx context.Context, resetType string) (taskMonitor string, err error)
-	// VirtualMedia lists every virtual-media member: the System's first,
-	// then each Manager's (older iDRAC, iLO, Supermicro, XCC).
-	VirtualMedia(ctx context.Context) ([]MediaInfo, error)
-	// Medium reads one member again (one GET).
+	// MediaCollections finds the VirtualMedia collections: the System's
+	// first, then each Manager's (older iDRAC, iLO, Supermicro, XCC).
+	MediaCollections(ctx context.Context) ([]MediaCollection, error)
+	// MediaMembers lists a collection's member URIs (one GET).
+	MediaMembers(ctx context.Context, coll MediaCollection) ([]string, error)
+	// Medium reads one member (one GET of m.URI; m.Location is kept).
 	Medium(ctx context.Context, m MediaInfo) (MediaInfo, error)
 	// InsertMedia posts m's InsertMedia action with p, or PATCHes m where
 	// it has no such action (Lenovo XCC).
@@ -43,6 +45,12 @@ type System struct {
 	BootTargets  []string // BootSourceOverrideTarget@Redfish.AllowableValues; nil when not listed
 	ResetTypes   []string
 	ETag         string
+}
+
+// MediaCollection is a VirtualMedia collection and where it hangs.
+type MediaCollection struct {
+	URI      string
+	Location string // "System" or "Manager"
 }
 
 // MediaInfo is one virtual-media member as the BMC shows it.

@@ -121,13 +121,34 @@ func (f *fakeClient) apply(rt string) {
 	}
 }
 
-func (f *fakeClient) VirtualMedia(context.Context) ([]MediaInfo, error) {
+func (f *fakeClient) MediaCollections(context.Context) ([]MediaCollection, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.call("VirtualMedia"); err != nil {
+	if err := f.call("MediaCollections"); err != nil {
 		return nil, err
 	}
-	return slices.Clone(f.media), nil
+	var out []MediaCollection
+	for _, loc := range []string{"System", "Manager"} {
+		if slices.ContainsFunc(f.media, func(m MediaInfo) bool { return m.Location == loc }) {
+			out = append(out, MediaCollection{URI: "/" + loc + "/VirtualMedia", Location: loc})
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeClient) MediaMembers(_ context.Context, coll MediaCollection) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("MediaMembers"); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range f.media {
+		if m.Location == coll.Location {
+			out = append(out, m.URI)
+		}
+	}
+	return out, nil
 }
 
 // member finds a drive by URI; the caller holds f.mu.
@@ -221,7 +242,7 @@ func (f *fakeClient) mutations() []string {
 	var out []string
 	for _, c := range f.calls {
 		switch strings.SplitN(c, " ", 2)[0] {
-		case "System", "VirtualMedia", "Medium", "Task":
+		case "System", "MediaCollections", "MediaMembers", "Medium", "Task":
 		default:
 			out = append(out, c)
 		}

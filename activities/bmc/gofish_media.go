@@ -2,6 +2,8 @@ package bmc
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"errors"
 	"net/http"
 	"strings"
@@ -10,46 +12,72 @@ import (
 	"github.com/stmcginnis/gofish/schemas"
 )
 
-// VirtualMedia lists the System's members (iDRAC 6.x+ and most BMCs), then
-// each Manager's (older iDRAC, iLO, Supermicro, XCC); a missing collection
-// lists none.
-func (c *gofishClient) VirtualMedia(ctx context.Context) ([]MediaInfo, error) {
+// MediaCollections finds the System's VirtualMedia collection (iDRAC 6.x+
+// and most BMCs), then each managing Manager's (older iDRAC, iLO,
+// Supermicro, XCC).
+func (c *gofishClient) MediaCollections(ctx context.Context) ([]MediaCollection, error) {
 	sys, err := c.system(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []MediaInfo
-	err = c.call(ctx, func(api *gofish.APIClient) error {
-		out = nil
-		sys.SetClient(api)
-		list, err := sys.VirtualMedia()
-		if err != nil && !isNotFound(err) {
-			return err
+	var d struct {
+		VirtualMedia link
+		Links        struct{ ManagedBy []link }
+	}
+	if err := json.Unmarshal(sys.RawData, &d); err != nil {
+		return nil, fmt.Errorf("read the System: %w", err)
+	}
+	var out []MediaCollection
+	if d.VirtualMedia.ID != "" {
+		out = append(out, MediaCollection{URI: d.VirtualMedia.ID, Location: "System"})
+	}
+	managers := d.Links.ManagedBy
+	if len(managers) == 0 {
+		var ms struct{ Members []link }
+		if err := c.getJSON(ctx, "/redfish/v1/Managers", &ms); err != nil {
+			return nil, err
 		}
-		out = appendMedia(out, "System", list)
-		managers, err := sys.ManagedBy()
-		if err != nil || len(managers) == 0 {
-			if managers, err = api.Service.Managers(); err != nil {
-				return err
-			}
+		managers = ms.Members
+	}
+	for _, m := range managers {
+		var md struct{ VirtualMedia link }
+		if err := c.getJSON(ctx, m.ID, &md); err != nil {
+			return nil, err
 		}
-		for _, m := range managers {
-			list, err := m.VirtualMedia()
-			if err != nil && !isNotFound(err) {
-				return err
-			}
-			out = appendMedia(out, "Manager", list)
+		if md.VirtualMedia.ID != "" {
+			out = append(out, MediaCollection{URI: md.VirtualMedia.ID, Location: "Manager"})
 		}
-		return nil
-	})
+	}
+	return out, nil
+}
+
+type link struct {
+	ID string `json:"@odata.id"`
+}
+
+// MediaMembers lists a collection's members (a missing one lists none).
+func (c *gofishClient) MediaMembers(ctx context.Context, coll MediaCollection) ([]string, error) {
+	var d struct{ Members []link }
+	err := c.getJSON(ctx, coll.URI, &d)
+	if isNotFound(err) {
+		return nil, nil
+	}
+	var out []string
+	for _, m := range d.Members {
+		out = append(out, m.ID)
+	}
 	return out, err
 }
 
-func appendMedia(out []MediaInfo, loc string, list []*schemas.VirtualMedia) []MediaInfo {
-	for _, vm := range list {
-		out = append(out, mediaInfo(vm, loc))
-	}
-	return out
+func (c *gofishClient) getJSON(ctx context.Context, uri string, v any) error {
+	return c.call(ctx, func(api *gofish.APIClient) error {
+		resp, err := api.Get(uri)
+		defer schemas.DeferredCleanupHTTPResponse(resp)
+		if err != nil {
+			return err
+		}
+		return json.NewDecoder(resp.Body).Decode(v)
+	})
 }
 
 func mediaInfo(vm *schemas.VirtualMedia, loc string) MediaInfo {

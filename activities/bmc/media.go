@@ -17,7 +17,7 @@ func (a *Activities) EjectMedia(ctx context.Context, in EjectInput) error {
 		return temporalError(in.Endpoint, &stepError{"check the input", &failure{kindConfig, err.Error()}})
 	}
 	return a.do(ctx, in.Endpoint, func(r *run) error {
-		members, err := read(r, "list the virtual media", r.c.VirtualMedia)
+		members, err := r.virtualMedia()
 		if err != nil {
 			return err
 		}
@@ -39,7 +39,7 @@ func (a *Activities) EjectMedia(ctx context.Context, in EjectInput) error {
 // request altogether (400 with every parameter set, 405, MissingAction) is
 // skipped for the next.
 func (r *run) mount(image string) error {
-	members, err := read(r, "list the virtual media", r.c.VirtualMedia)
+	members, err := r.virtualMedia()
 	if err != nil {
 		return err
 	}
@@ -136,4 +136,28 @@ func (r *run) waitTask(step, monitor string, failed kind) error {
 		done, err := r.checkTask(&monitor, failed)
 		return done || monitor == "", err
 	})
+}
+
+// virtualMedia lists every member, each request retried on its own: a
+// listing is many GETs, and one flaky answer must not fail them all.
+func (r *run) virtualMedia() ([]MediaInfo, error) {
+	colls, err := read(r, "find the virtual media", r.c.MediaCollections)
+	if err != nil {
+		return nil, err
+	}
+	var out []MediaInfo
+	for _, coll := range colls {
+		uris, err := read(r, "list "+coll.URI, func(ctx context.Context) ([]string, error) { return r.c.MediaMembers(ctx, coll) })
+		if err != nil {
+			return nil, err
+		}
+		for _, uri := range uris {
+			m, err := r.medium(MediaInfo{URI: uri, Location: coll.Location})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }

@@ -154,10 +154,10 @@ func (b *miniBMC) authorized(r *http.Request) bool {
 
 func (b *miniBMC) root() doc {
 	d := doc{"@odata.id": "/redfish/v1", "@odata.type": "#ServiceRoot.v1_5_0.ServiceRoot", "Id": "RootService",
-		"RedfishVersion": "1.9.0", "Systems": link("/redfish/v1/Systems"), "Managers": link("/redfish/v1/Managers")}
+		"RedfishVersion": "1.9.0", "Systems": ref("/redfish/v1/Systems"), "Managers": ref("/redfish/v1/Managers")}
 	if b.sessions {
-		d["SessionService"] = link("/redfish/v1/SessionService")
-		d["Links"] = doc{"Sessions": link(sessionsPath)}
+		d["SessionService"] = ref("/redfish/v1/SessionService")
+		d["Links"] = doc{"Sessions": ref(sessionsPath)}
 	}
 	return d
 }
@@ -167,7 +167,7 @@ func (b *miniBMC) write(w http.ResponseWriter, d doc) {
 	_ = json.NewEncoder(w).Encode(d)
 }
 
-func link(p string) doc { return doc{"@odata.id": p} }
+func ref(p string) doc { return doc{"@odata.id": p} }
 
 // put adds a resource; a collection is made from its members' ids.
 func (b *miniBMC) put(path string, d doc) {
@@ -178,7 +178,7 @@ func (b *miniBMC) put(path string, d doc) {
 func (b *miniBMC) collection(path string, members ...string) {
 	var ms []doc
 	for _, m := range members {
-		ms = append(ms, link(m))
+		ms = append(ms, ref(m))
 	}
 	b.put(path, doc{"Members": ms, "Members@odata.count": len(ms)})
 }
@@ -194,7 +194,7 @@ func (b *miniBMC) system(id, power string, resetTypes, bootTargets []string) str
 	}
 	b.put(p, doc{"@odata.type": "#ComputerSystem.v1_10_0.ComputerSystem", "Id": id, "PowerState": power,
 		"Status": doc{"State": "Enabled", "Health": "OK"}, "Boot": boot,
-		"Links":   doc{"ManagedBy": []doc{link("/redfish/v1/Managers/1")}},
+		"Links":   doc{"ManagedBy": []doc{ref("/redfish/v1/Managers/1")}},
 		"Actions": doc{"#ComputerSystem.Reset": doc{"target": p + "/Actions/ComputerSystem.Reset", "ResetType@Redfish.AllowableValues": resetTypes}}})
 	b.collection("/redfish/v1/Managers", "/redfish/v1/Managers/1")
 	b.put("/redfish/v1/Managers/1", doc{"@odata.type": "#Manager.v1_5_0.Manager", "Id": "1"})
@@ -203,7 +203,7 @@ func (b *miniBMC) system(id, power string, resetTypes, bootTargets []string) str
 
 // media adds virtual-media members under parent (a System or Manager).
 func (b *miniBMC) media(parent string, members ...doc) {
-	b.docs[parent]["VirtualMedia"] = link(parent + "/VirtualMedia")
+	b.docs[parent]["VirtualMedia"] = ref(parent + "/VirtualMedia")
 	var uris []string
 	for _, m := range members {
 		uri := parent + "/VirtualMedia/" + m["Id"].(string)
