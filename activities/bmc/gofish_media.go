@@ -3,8 +3,8 @@ package bmc
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
