@@ -49,7 +49,10 @@ func (r *run) mount(image string) error {
 	}
 	var refused []string
 	for i, m := range ranked {
-		r.heartbeat("mount the installer in " + why[i])
+		// Not heartbeated: the SDK sends the first heartbeat of an attempt at
+		// once but batches the next ones, and the one before the reset must
+		// reach the server (see reimage).
+		r.progress.Step = "mount the installer in " + why[i]
 		err := r.insertInto(m, image)
 		var sr *slotRefused
 		if !errors.As(err, &sr) {

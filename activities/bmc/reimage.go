@@ -68,7 +68,12 @@ func (r *run) reimage(in ReimageInput) (ReimageResult, error) {
 		rt = "GracefulRestart"
 	}
 
-	// From here on a retry must not reset again: record that first.
+	// From here on a retry must not reset again: record that first. The SDK
+	// sends an attempt's first heartbeat at once and batches later ones
+	// within its throttle interval (0.8 × HeartbeatTimeout), so on the usual
+	// path, where nothing waited or retried, this one is on the server before
+	// the reset is sent; after a wait it may still be in the batch when the
+	// worker dies, and a retry would then reset again.
 	r.progress.ResetType, r.progress.ResetIssued = rt, true
 	r.heartbeat("sending reset " + rt)
 	task, err := r.reset(rt, func(now System) bool { return tookEffect(s, now) })
