@@ -1,7 +1,9 @@
 package bmc
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,4 +73,29 @@ func TestReimageResumedFromAnOlderWorkerStillDoesNotResetTwice(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, res.Reimaged)
 	assert.Zero(t, f.count("Reset"))
+}
+
+func TestTheHeartbeatSaysWhetherTheResetMayHaveBeenSent(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		may  bool
+	}{
+		{"refused outright", httpErr(400), false},
+		{"no answer", httpErr(503), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake()
+			for range 5 {
+				f.errs["Reset"] = append(f.errs["Reset"], tc.err)
+			}
+			a := activitiesWith(f)
+			a.ResetEvidenceTimeout = time.Millisecond
+			r := &run{ctx: context.Background(), a: a, ep: testEndpoint, c: f}
+			_, err := r.reimage(reimageInput())
+			require.Error(t, err)
+			assert.Equal(t, tc.may, r.progress.ResetIssued, "what a retry will read")
+			assert.Equal(t, "ForceRestart", r.progress.ResetType)
+		})
+	}
 }
