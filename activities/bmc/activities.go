@@ -3,8 +3,10 @@
 // real BMCs and on the lab's simulated ones alike.
 //
 // Every activity resolves the BMM's credentials itself (never taking or
-// returning a secret), is idempotent (it reads the machine first and only
-// acts when needed), heartbeats while it waits, and returns
+// returning a secret), opens one Redfish session for its attempt and logs
+// it out on every way out (see DialGofish), is idempotent (it reads the
+// machine first and only acts when needed), heartbeats while it waits, and
+// returns
 // temporal.ApplicationErrors whose type says whether a retry can help (see
 // the ErrType constants). Transient BMC errors (5xx, timeouts, dropped
 // connections) are retried inside the activity a few times before the
@@ -28,6 +30,9 @@ type Activities struct {
 	Backoff         time.Duration // first pause between tries, doubling up to 30s; default 1s
 	ETagAttempts    int           // tries of a PATCH answered 412; default 10
 	ShutdownTimeout time.Duration // graceful shutdown before ForceOff; default 5m
+	// ResetEvidenceTimeout is how long a reimage looks for the reset's
+	// effect before believing the BMC's 2xx; default 1m.
+	ResetEvidenceTimeout time.Duration
 }
 
 func (a *Activities) dial() Dialer {

@@ -11,50 +11,71 @@ import (
 type Client interface {
 	// System reads the ComputerSystem (one GET).
 	System(ctx context.Context) (System, error)
-	// OSImage reads the installed OS image the System's OperatingSystem
-	// resource links (Links.SoftwareImage → SoftwareInventory); the zero
-	// OSImage when the BMC publishes none.
-	OSImage(ctx context.Context) (OSImage, error)
 	// SetBootOverride PATCHes Boot with If-Match: etag ("" sends none).
 	SetBootOverride(ctx context.Context, enabled, target, etag string) error
 	// Reset posts ComputerSystem.Reset; taskMonitor is "" unless the BMC
 	// answered 202 with one.
 	Reset(ctx context.Context, resetType string) (taskMonitor string, err error)
-	// Media finds the virtual CD: under the System first, then under the
-	// Manager (older iDRAC firmware).
-	Media(ctx context.Context) (Media, error)
-	InsertMedia(ctx context.Context, image string) (taskMonitor string, err error)
-	EjectMedia(ctx context.Context) (taskMonitor string, err error)
+	// MediaCollections finds the VirtualMedia collections: the System's
+	// first, then each Manager's (older iDRAC, iLO, Supermicro, XCC).
+	MediaCollections(ctx context.Context) ([]MediaCollection, error)
+	// MediaMembers lists a collection's member URIs (one GET).
+	MediaMembers(ctx context.Context, coll MediaCollection) ([]string, error)
+	// Medium reads one member (one GET of m.URI; m.Location is kept).
+	Medium(ctx context.Context, m MediaInfo) (MediaInfo, error)
+	// InsertMedia posts m's InsertMedia action with p, or PATCHes m where
+	// it has no such action (Lenovo XCC).
+	InsertMedia(ctx context.Context, m MediaInfo, p InsertParams) (taskMonitor string, err error)
+	// EjectMedia posts m's EjectMedia action, or PATCHes it empty.
+	EjectMedia(ctx context.Context, m MediaInfo) (taskMonitor string, err error)
 	// Task reads a task monitor.
 	Task(ctx context.Context, monitor string) (Task, error)
+	// Close ends the Redfish session, if any, and drops idle connections.
 	Close()
 }
 
 // System is what the activities read of a ComputerSystem.
 type System struct {
-	PowerState   string // On, Off, PoweringOn, PoweringOff
-	Health       string // Status.Health
-	State        string // Status.State: Starting / Updating mean a boot or reimage is in flight
-	BootProgress string // BootProgress.LastState; "" when not reported
-	BootOverride string // Boot.BootSourceOverrideEnabled
-	BootTarget   string // Boot.BootSourceOverrideTarget
+	PowerState   string   // On, Off, PoweringOn, PoweringOff
+	Health       string   // Status.Health
+	State        string   // Status.State
+	BootProgress string   // BootProgress.LastState; "" when not reported
+	BootOverride string   // Boot.BootSourceOverrideEnabled
+	BootTarget   string   // Boot.BootSourceOverrideTarget
+	BootTargets  []string // BootSourceOverrideTarget@Redfish.AllowableValues; nil when not listed
 	ResetTypes   []string
 	ETag         string
 }
 
-// OSImage is the installed OS as SoftwareInventory: Version is what the
-// machine runs (or boots into), Health turns Critical after a failed install.
-type OSImage struct {
-	Version string
-	Health  string
-}
-
-// Media is the virtual CD drive.
-type Media struct {
+// MediaCollection is a VirtualMedia collection and where it hangs.
+type MediaCollection struct {
 	URI      string
 	Location string // "System" or "Manager"
-	Image    string
-	Inserted bool
+}
+
+// MediaInfo is one virtual-media member as the BMC shows it.
+type MediaInfo struct {
+	URI          string
+	ID           string
+	Location     string // "System" or "Manager"
+	MediaTypes   []string
+	ConnectedVia string
+	Image        string
+	Inserted     bool
+	InsertTarget string // the InsertMedia action's target; "": PATCH the resource
+	EjectTarget  string // the EjectMedia action's target; "": PATCH the resource
+}
+
+// occupied: something is (or the BMC claims something is) in the drive.
+func (m MediaInfo) occupied() bool { return m.Inserted || m.Image != "" }
+
+// InsertParams are the InsertMedia parameters. BMCs that refuse some of
+// them (XCC, Supermicro X11) get fewer on a retry (see insertLevels).
+type InsertParams struct {
+	Image                string
+	Inserted             *bool
+	WriteProtected       *bool
+	TransferProtocolType string // "" leaves it out
 }
 
 // Task is a task monitor's view of a long-running action.

@@ -91,57 +91,73 @@ func TestLabPowerCycle(t *testing.T) {
 	assert.Equal(t, "On", l.bmc.State().Power)
 }
 
+// settled waits for the lab's install to finish (the workflow waits for the
+// node; these tests look at the emulator's model).
+func (l *labRig) settled(version string) redfish.State {
+	l.t.Helper()
+	require.Eventually(l.t, func() bool {
+		s := l.bmc.State()
+		return s.OSRunning && s.RuntimeVersion == version
+	}, 30*time.Second, time.Millisecond)
+	return l.bmc.State()
+}
+
+func (l *labRig) eject(version string) error {
+	_, err := l.env.ExecuteActivity(l.a.EjectMedia, EjectInput{Endpoint: l.ep, ImageURL: "http://images.lab/rackroll-" + version + ".iso"})
+	return err
+}
+
 func TestLabReimageExactlyOnce(t *testing.T) {
 	l := newLab(t)
 	res, err := l.reimage("4.2.0")
 	require.NoError(t, err)
-	assert.Equal(t, ReimageResult{Version: "4.2.0", PreviousVersion: "4.1.2", Reimaged: true}, res)
-	s := l.bmc.State()
-	assert.Equal(t, "4.2.0", s.RuntimeVersion)
+	assert.True(t, res.Reimaged)
+	assert.NotEmpty(t, res.Task, "the lab answers the reset with a task monitor")
+	assert.Empty(t, res.PreviousVersion, "the BMC is not asked")
+	s := l.settled("4.2.0")
 	assert.Equal(t, 1, s.ReimageCount)
-	assert.True(t, s.OSRunning)
-	assert.Equal(t, 1, l.count(events.MediaEject), "the installer is ejected afterwards")
+	assert.Zero(t, l.count(events.MediaEject), "the installer stays in until the caller ejects it")
 
-	// A retry after completion (e.g. the worker died before reporting).
-	res, err = l.reimage("4.2.0")
-	require.NoError(t, err)
-	assert.False(t, res.Reimaged)
-	assert.Equal(t, 1, l.bmc.State().ReimageCount)
-	assert.Equal(t, 1, l.count(events.ReimageStart))
+	require.NoError(t, l.eject("4.2.0"))
+	assert.Equal(t, 1, l.count(events.MediaEject))
+	require.NoError(t, l.eject("4.2.0"))
+	assert.Equal(t, 1, l.count(events.MediaEject), "ejecting twice is a no-op")
 }
 
-func TestLabReimageRetriedWhileInFlight(t *testing.T) {
+func TestLabReimageRetriedAfterTheResetDoesNotResetAgain(t *testing.T) {
 	l := newLab(t, func(c *redfish.Config) { c.Timings.Reimage = 200 * time.Millisecond })
-	// A first attempt issues the reset and dies; the retry must wait for
-	// that reimage rather than start another.
-	first := make(chan error, 1)
-	var suite testsuite.WorkflowTestSuite
-	env1 := suite.NewTestActivityEnvironment()
-	env1.RegisterActivity(l.a)
-	go func() {
-		_, err := env1.ExecuteActivity(l.a.Reimage, ReimageInput{Endpoint: l.ep, ImageURL: "http://images.lab/rackroll-4.2.0.iso", Version: "4.2.0"})
-		first <- err
-	}()
-	require.Eventually(t, func() bool { return l.bmc.State().Reimaging }, 30*time.Second, time.Millisecond)
 	res, err := l.reimage("4.2.0")
 	require.NoError(t, err)
-	assert.Equal(t, "4.2.0", res.Version)
-	require.NoError(t, <-first)
-	assert.Equal(t, 1, l.bmc.State().ReimageCount)
+	assert.NotEqual(t, "4.2.0", l.bmc.State().RuntimeVersion, "it returns while the install is still to come")
+
+	// The worker died after the reset: the retry finds its heartbeat.
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivity(l.a)
+	env.SetHeartbeatDetails(progress{Version: "4.2.0", Image: "http://images.lab/rackroll-4.2.0.iso", ResetIssued: true,
+		Task: res.Task, LastState: res.LastState})
+	val, err := env.ExecuteActivity(l.a.Reimage, ReimageInput{Endpoint: l.ep, ImageURL: "http://images.lab/rackroll-4.2.0.iso", Version: "4.2.0"})
+	require.NoError(t, err)
+	var again ReimageResult
+	require.NoError(t, val.Get(&again))
+	assert.Equal(t, res, again)
+	assert.Equal(t, 1, l.settled("4.2.0").ReimageCount)
 	assert.Equal(t, 1, l.count(events.ReimageStart))
+	assert.Zero(t, l.count(events.MediaEject))
 }
 
-func TestLabReimageFails(t *testing.T) {
+func TestLabReimageFailsIsSeenByTheWatch(t *testing.T) {
 	l := newLab(t)
 	l.bmc.SetFault(faults.ReimageFails, 0)
-	_, err := l.reimage("4.2.0")
-	appError(t, err, ErrTypeReimageFailed, false)
+	res, err := l.reimage("4.2.0")
+	require.NoError(t, err, "starting the install succeeds; its failure is a hint the watch reports")
+	_, err = l.env.ExecuteActivity(l.a.WatchReimage, WatchInput{Endpoint: l.ep, Task: res.Task})
+	ae := appError(t, err, ErrTypeReimageFailed, false)
+	assert.Contains(t, ae.Error(), "reports Exception")
+	assert.Contains(t, ae.Error(), "last BMC state: PowerState On")
 	s := l.bmc.State()
 	assert.True(t, s.ReimageFailed)
-	assert.False(t, s.OSRunning)
 	assert.Zero(t, s.ReimageCount)
-	assert.Equal(t, "Critical", l.power().Health)
-	assert.Equal(t, 1, l.count(events.MediaEject))
 }
 
 func TestLabFlaky5xx(t *testing.T) {
@@ -153,8 +169,9 @@ func TestLabFlaky5xx(t *testing.T) {
 	require.NoError(t, err)
 	_, err = l.reimage("4.2.0")
 	require.NoError(t, err)
-	assert.Equal(t, 1, l.bmc.State().ReimageCount)
+	assert.Equal(t, 1, l.settled("4.2.0").ReimageCount)
 	assert.Equal(t, 1, l.count(events.ReimageStart))
+	require.NoError(t, l.eject("4.2.0"))
 }
 
 func TestLabStaleETag(t *testing.T) {
@@ -162,7 +179,7 @@ func TestLabStaleETag(t *testing.T) {
 	l.bmc.SetFault(faults.StaleETag, 0.5)
 	_, err := l.reimage("4.2.0")
 	require.NoError(t, err)
-	assert.Equal(t, 1, l.bmc.State().ReimageCount)
+	assert.Equal(t, 1, l.settled("4.2.0").ReimageCount)
 
 	l.bmc.SetFault(faults.StaleETag, 1)
 	l.a.ETagAttempts = 3
@@ -176,7 +193,7 @@ func TestLabVirtualMediaUnderManagerOnly(t *testing.T) {
 	res, err := l.reimage("4.2.0")
 	require.NoError(t, err)
 	assert.True(t, res.Reimaged)
-	assert.Equal(t, 1, l.bmc.State().ReimageCount)
+	assert.Equal(t, 1, l.settled("4.2.0").ReimageCount)
 }
 
 func TestLabReimageFromOff(t *testing.T) {
@@ -185,6 +202,8 @@ func TestLabReimageFromOff(t *testing.T) {
 	require.NoError(t, err)
 	_, err = l.reimage("4.2.0")
 	require.NoError(t, err)
+	l.settled("4.2.0")
+	require.NoError(t, l.eject("4.2.0"))
 	assert.Equal(t, redfish.State{Power: "On", OSRunning: true, RuntimeVersion: "4.2.0", ReimageCount: 1}, l.bmc.State())
 }
 
@@ -227,7 +246,7 @@ func TestLabTLSIsVerifiedUnlessSkipped(t *testing.T) {
 
 	_, err := l.env.ExecuteActivity(l.a.ReadPower, l.ep)
 	ae := appError(t, err, ErrTypeConfig, false)
-	assert.Contains(t, ae.Error(), "insecureSkipVerify")
+	assert.Contains(t, ae.Error(), "set caFile")
 
 	l.ep.InsecureSkipVerify = true
 	assert.Equal(t, "On", l.power().PowerState)

@@ -113,7 +113,7 @@ func temporalError(ep Endpoint, err error) error {
 	case k == kindAuth:
 		msg += " (check the credentials the BMM's reference points at)"
 	case errors.As(err, &cert):
-		msg += " (trust the BMC's CA on the worker, or set insecureSkipVerify for this BMC)"
+		msg += " (set caFile for this BMC, or the site, to the PEM of the CA that signed its certificate)"
 	case k == kindTransient:
 		msg += " (transient: a later attempt may succeed)"
 	}

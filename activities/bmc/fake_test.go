@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,27 +19,36 @@ import (
 // fakeClient is an instant machine behind the Client interface: resets
 // take effect at once unless onReset says otherwise.
 type fakeClient struct {
-	mu      sync.Mutex
-	sys     System
-	img     OSImage
-	media   Media
-	tasks   map[string]Task
-	calls   []string
-	errs    map[string][]error // queued errors per method, one per call
-	onReset func(f *fakeClient, rt string) (task string, err error)
-	etag    int
-	creds   Credentials
+	mu       sync.Mutex
+	sys      System
+	media    []MediaInfo
+	tasks    map[string]Task
+	calls    []string
+	errs     map[string][]error // queued errors per method, one per call
+	onReset  func(f *fakeClient, rt string) (task string, err error)
+	onInsert func(f *fakeClient, m MediaInfo, p InsertParams) error // nil: accept
+	booted   []string                                               // the one-time boot targets resets consumed
+	etag     int
+	creds    Credentials
+	closed   int
 }
+
+const cdURI = "/redfish/v1/Systems/1/VirtualMedia/1"
 
 func newFake() *fakeClient {
 	return &fakeClient{
 		sys: System{PowerState: "On", Health: "OK", State: "Enabled", BootProgress: "OSRunning",
 			BootOverride: "Disabled", BootTarget: "None"},
-		img:   OSImage{Version: "4.1.2", Health: "OK"},
-		media: Media{URI: "/redfish/v1/Systems/1/VirtualMedia/CD", Location: "System"},
+		media: []MediaInfo{cdMember("1", cdURI)},
 		tasks: map[string]Task{},
 		errs:  map[string][]error{},
 	}
+}
+
+// cdMember is a CD drive with both actions.
+func cdMember(id, uri string) MediaInfo {
+	return MediaInfo{URI: uri, ID: id, Location: "System", MediaTypes: []string{"CD", "DVD"},
+		InsertTarget: uri + "/Actions/VirtualMedia.InsertMedia", EjectTarget: uri + "/Actions/VirtualMedia.EjectMedia"}
 }
 
 func httpErr(code int) error {
@@ -70,19 +79,6 @@ func (f *fakeClient) System(context.Context) (System, error) {
 	return f.sys, nil
 }
 
-func (f *fakeClient) OSImage(context.Context) (OSImage, error) { return fakeRead(f, "OSImage", &f.img) }
-
-// fakeRead answers a plain read: the injected failure, or *v.
-func fakeRead[T any](f *fakeClient, name string, v *T) (T, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.call(name); err != nil {
-		var zero T
-		return zero, err
-	}
-	return *v, nil
-}
-
 func (f *fakeClient) SetBootOverride(_ context.Context, enabled, target, etag string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -110,9 +106,8 @@ func (f *fakeClient) Reset(_ context.Context, rt string) (string, error) {
 	return "", nil
 }
 
-var fakeImage = regexp.MustCompile(`rackroll-(.+)\.iso$`)
-
-// apply carries out a reset instantly, including a boot from the CD.
+// apply carries out a reset instantly; a boot consumes the one-time
+// override.
 func (f *fakeClient) apply(rt string) {
 	defer f.changed()
 	if rt == "ForceOff" || rt == "GracefulShutdown" {
@@ -120,38 +115,91 @@ func (f *fakeClient) apply(rt string) {
 		return
 	}
 	f.sys.PowerState, f.sys.BootProgress = "On", "OSRunning"
-	if f.sys.BootOverride != "Once" {
-		return
-	}
-	target := f.sys.BootTarget
-	f.sys.BootOverride, f.sys.BootTarget = "Disabled", "None"
-	if m := fakeImage.FindStringSubmatch(f.media.Image); target == "Cd" && f.media.Inserted && m != nil {
-		f.img.Version = m[1]
+	if f.sys.BootOverride == "Once" {
+		f.booted = append(f.booted, f.sys.BootTarget)
+		f.sys.BootOverride, f.sys.BootTarget = "Disabled", "None"
 	}
 }
 
-func (f *fakeClient) Media(context.Context) (Media, error) { return fakeRead(f, "Media", &f.media) }
-
-func (f *fakeClient) InsertMedia(_ context.Context, image string) (string, error) {
+func (f *fakeClient) MediaCollections(context.Context) ([]MediaCollection, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.call("InsertMedia", image); err != nil {
+	if err := f.call("MediaCollections"); err != nil {
+		return nil, err
+	}
+	var out []MediaCollection
+	for _, loc := range []string{"System", "Manager"} {
+		if slices.ContainsFunc(f.media, func(m MediaInfo) bool { return m.Location == loc }) {
+			out = append(out, MediaCollection{URI: "/" + loc + "/VirtualMedia", Location: loc})
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeClient) MediaMembers(_ context.Context, coll MediaCollection) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("MediaMembers"); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range f.media {
+		if m.Location == coll.Location {
+			out = append(out, m.URI)
+		}
+	}
+	return out, nil
+}
+
+// member finds a drive by URI; the caller holds f.mu.
+func (f *fakeClient) member(uri string) *MediaInfo {
+	for i := range f.media {
+		if f.media[i].URI == uri {
+			return &f.media[i]
+		}
+	}
+	return nil
+}
+
+func (f *fakeClient) Medium(_ context.Context, m MediaInfo) (MediaInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("Medium", m.ID); err != nil {
+		return MediaInfo{}, err
+	}
+	if cur := f.member(m.URI); cur != nil {
+		return *cur, nil
+	}
+	return MediaInfo{}, httpErr(404)
+}
+
+func (f *fakeClient) InsertMedia(_ context.Context, m MediaInfo, p InsertParams) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("InsertMedia", m.ID, p.Image); err != nil {
 		return "", err
 	}
-	if f.media.Image != "" {
+	if f.onInsert != nil {
+		if err := f.onInsert(f, m, p); err != nil {
+			return "", err
+		}
+	}
+	cur := f.member(m.URI)
+	if cur.occupied() {
 		return "", httpErr(409)
 	}
-	f.media.Image, f.media.Inserted = image, true
+	cur.Image, cur.Inserted = p.Image, true
 	return "", nil
 }
 
-func (f *fakeClient) EjectMedia(context.Context) (string, error) {
+func (f *fakeClient) EjectMedia(_ context.Context, m MediaInfo) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.call("EjectMedia"); err != nil {
+	if err := f.call("EjectMedia", m.ID); err != nil {
 		return "", err
 	}
-	f.media.Image, f.media.Inserted = "", false
+	cur := f.member(m.URI)
+	cur.Image, cur.Inserted = "", false
 	return "", nil
 }
 
@@ -168,7 +216,11 @@ func (f *fakeClient) Task(_ context.Context, uri string) (Task, error) {
 	return t, nil
 }
 
-func (f *fakeClient) Close() {}
+func (f *fakeClient) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed++
+}
 
 // count returns how many recorded calls start with prefix.
 func (f *fakeClient) count(prefix string) int {
@@ -189,7 +241,9 @@ func (f *fakeClient) mutations() []string {
 	defer f.mu.Unlock()
 	var out []string
 	for _, c := range f.calls {
-		if !strings.HasPrefix(c, "System") && !strings.HasPrefix(c, "OSImage") && !strings.HasPrefix(c, "Media") && !strings.HasPrefix(c, "Task") {
+		switch strings.SplitN(c, " ", 2)[0] {
+		case "System", "MediaCollections", "MediaMembers", "Medium", "Task":
+		default:
 			out = append(out, c)
 		}
 	}

@@ -39,7 +39,7 @@ func (r *run) powerOff(skipShutdown bool) error {
 		return err
 	}
 	down := func(s System) bool { return s.PowerState != "On" }
-	if !skipShutdown && supports(s, "GracefulShutdown") {
+	if !skipShutdown && CanShutdownGracefully(s.ResetTypes) {
 		task, err := r.reset("GracefulShutdown", down)
 		if err != nil {
 			return err

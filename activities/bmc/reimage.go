@@ -2,26 +2,28 @@ package bmc
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+	"time"
 )
 
-// Reimage installs in.Version from in.ImageURL through the virtual CD:
-// eject whatever is inserted → insert the image → one-time boot from Cd →
-// reset (ForceRestart, or On when off) → wait, heartbeating → eject.
+// Reimage starts an install of in.Version from in.ImageURL through the
+// virtual CD: eject whatever is in the chosen drive (iDRAC reports stale
+// Inserted) → insert the image → one-time boot from the CD → reset
+// (ForceRestart, or On when off). It returns once the reset demonstrably
+// took effect: the BMC answered 202 with a task monitor (returned as Task),
+// or the System showed the power change (or the one-time boot consumed).
 //
-// Completion is read with standard Redfish only: the reset's task monitor
-// when the BMC gives one (Exception = failed), then the System settling
-// (PowerState On/Off, Status.State neither Starting nor Updating) with the
-// installed version, which the BMC publishes as the Version of the
-// SoftwareInventory linked from the System's OperatingSystem resource
-// (OperatingSystem.Links.SoftwareImage). A BMC without that resource is
-// judged by BootProgress.LastState = OSRunning after the boot from the CD;
-// the caller should then confirm the version elsewhere (the node label).
+// It does not judge the install: no BMC says reliably that an OS came up at
+// a version (most publish no OperatingSystem/SoftwareImage, BootProgress is
+// absent or stuck at POST values), so the caller waits for the node's new
+// boot at Version in band, watches for failure hints with WatchReimage, and
+// only then ejects with EjectMedia.
 //
-// Idempotent: it first waits out a boot or reimage in flight, and returns at
-// once when the machine already runs Version (only ejecting this image if a
-// crashed attempt left it in). A retried attempt whose predecessor issued
-// the reset does not reset again; it reports that reimage's outcome.
+// Crash-safe: the heartbeat says the reset is about to be sent before it is,
+// so a retried attempt whose predecessor sent (or may have sent) it neither
+// resets again nor ejects; it returns the same result.
 func (a *Activities) Reimage(ctx context.Context, in ReimageInput) (ReimageResult, error) {
 	if err := checkImageURL(in.ImageURL); err != nil {
 		return ReimageResult{}, temporalError(in.Endpoint, &stepError{"check the input", &failure{kindConfig, err.Error()}})
@@ -33,191 +35,143 @@ func (a *Activities) Reimage(ctx context.Context, in ReimageInput) (ReimageResul
 }
 
 func (r *run) reimage(in ReimageInput) (ReimageResult, error) {
+	image := redactURL(in.ImageURL) // heartbeats are history: no credentials
+	if prev, ok := r.resumed(); ok && prev.ResetIssued && prev.Version == in.Version && (prev.Image == "" || prev.Image == image) {
+		return r.resumedReimage(prev), nil
+	}
 	res := ReimageResult{Version: in.Version}
-	r.progress = progress{Version: in.Version}
-	prev, ok := r.resumed()
-	resumed := ok && prev.ResetIssued && prev.Version == in.Version
-	if resumed {
-		r.progress = prev // a crash of this attempt must not forget the reset either
-	}
+	r.progress = progress{Version: in.Version, Image: image}
 
-	s, err := r.settled()
+	s, err := r.settledPower()
 	if err != nil {
 		return res, err
 	}
-	img, err := r.osImage("read the installed OS image")
-	if err != nil {
+	target, ok := ChooseBootTarget(s.BootTargets)
+	if !ok {
+		return res, &stepError{"choose the boot target", &failure{kindRejected, fmt.Sprintf(
+			"the System cannot boot once from a virtual CD: BootSourceOverrideTarget allows %v, want Cd or UsbCd", s.BootTargets)}}
+	}
+	if err := r.mount(in.ImageURL); err != nil {
 		return res, err
 	}
-	res.PreviousVersion = img.Version
-	if resumed {
-		res.PreviousVersion, res.Reimaged = prev.From, true
+	if _, err = r.bootOnce(target); err != nil {
+		return res, err
 	}
-	ours := func(m Media) bool { return sameImage(m.Image, in.ImageURL) }
+	if s, err = r.system("read the System"); err != nil { // the state the reset changes
+		return res, err
+	}
+	rt := "ForceRestart"
+	switch {
+	case s.PowerState == "Off":
+		rt = "On"
+	case !supports(s, rt):
+		rt = "GracefulRestart"
+	}
 
-	if atVersion(img, in.Version) && (!in.Force || resumed) {
-		if err := r.ejectIf(ours); err != nil {
-			return res, err
+	// From here on a retry must not reset again: record that first. The SDK
+	// sends an attempt's first heartbeat at once and batches later ones
+	// within its throttle interval (0.8 × HeartbeatTimeout), so on the usual
+	// path, where nothing waited or retried, this one is on the server before
+	// the reset is sent; after a wait it may still be in the batch when the
+	// worker dies, and a retry would then reset again.
+	r.progress.ResetType, r.progress.ResetIssued = rt, true
+	r.heartbeat("sending reset " + rt)
+	task, err := r.reset(rt, func(now System) bool { return tookEffect(s, now) })
+	if err != nil {
+		if classify(err) != kindTransient && r.ctx.Err() == nil {
+			r.progress.ResetIssued = false // refused outright: the BMC did nothing
+			r.heartbeat("reset " + rt + " refused")
 		}
-		if s.PowerState == "Off" {
-			return res, r.powerOn()
-		}
-		return res, nil
-	}
-	if resumed && img.Health == "Critical" {
-		_ = r.ejectIf(ours) // best effort: the failure is what to report
-		return res, &stepError{"reimage", &failure{kindReimageFailed, "the reimage an earlier attempt started has failed: the installed image reports Critical health"}}
-	}
-
-	r.progress.From = img.Version
-	if err := r.ejectIf(func(m Media) bool { return true }); err != nil {
 		return res, err
 	}
-	if err := r.insert(in.ImageURL); err != nil {
+	res.Reimaged, res.Task = true, task
+	if res.LastState, err = r.awaitReset(s, task); err != nil {
 		return res, err
 	}
-	s, err = r.bootOnceFromCd()
-	if err != nil {
-		return res, err
-	}
-	rt, tookEffect := "ForceRestart", func(s System) bool {
-		return s.PowerState != "On" || inFlight(s) || s.BootOverride != "Once"
-	}
-	if s.PowerState == "Off" {
-		rt, tookEffect = "On", func(s System) bool { return s.PowerState != "Off" }
-	}
-	task, err := r.reset(rt, tookEffect)
-	if err != nil {
-		return res, err
-	}
-	r.progress.ResetIssued = true
-	r.heartbeat("reimaging")
-
-	waitErr := r.waitReimage(task, in.Version)
-	ejectErr := r.ejectIf(ours) // whatever the outcome: leave no installer in the drive
-	if waitErr != nil {
-		return res, waitErr
-	}
-	if ejectErr != nil {
-		return res, ejectErr // retryable; the retry finds the version and only ejects
-	}
-	res.Reimaged = true
+	r.progress.Task, r.progress.LastState = res.Task, res.LastState
+	r.heartbeat("reset took effect")
 	return res, nil
 }
 
-func inFlight(s System) bool { return s.State == "Starting" || s.State == "Updating" }
-
-func settledState(s System) bool {
-	return (s.PowerState == "On" || s.PowerState == "Off") && !inFlight(s)
+// resumedReimage reports the reset an earlier attempt sent (or may have).
+func (r *run) resumedReimage(prev progress) ReimageResult {
+	r.progress = prev // a crash of this attempt must not forget it either
+	res := ReimageResult{Version: prev.Version, Reimaged: true, Task: prev.Task, LastState: prev.LastState}
+	if res.LastState == "" { // it died before seeing the effect: say what the BMC shows now
+		if s, err := r.system("read the System"); err == nil {
+			res.LastState = describeState(s) + " (reset " + prev.ResetType + " sent by an earlier attempt)"
+		}
+		r.progress.LastState = res.LastState
+	}
+	r.heartbeat("reset issued by an earlier attempt")
+	return res
 }
 
-func atVersion(img OSImage, v string) bool {
-	return img.Version == v && (img.Health == "" || img.Health == "OK")
+// tookEffect: the System shows a reset sent when it looked like before:
+// the power changed, BootProgress moved, or the one-time boot was consumed.
+// Never a judgement of the install.
+func tookEffect(before, now System) bool {
+	switch {
+	case now.PowerState != before.PowerState && now.PowerState != "":
+		return true
+	case before.BootProgress != "" && now.BootProgress != "" && now.BootProgress != before.BootProgress:
+		return true
+	}
+	return before.BootOverride == "Once" && now.BootOverride != "" && now.BootOverride != "Once"
 }
 
-// settled waits out a power transition, boot or reimage in flight, so the
-// decision what to do is made on a machine at rest.
-func (r *run) settled() (System, error) {
+// awaitReset returns what the BMC shows once the reset took effect. A 202
+// task is proof enough. A BMC that never shows a change within
+// ResetEvidenceTimeout (a fast warm reset between two polls) is believed:
+// it accepted the reset.
+func (r *run) awaitReset(before System, task string) (string, error) {
+	if task != "" {
+		s, err := r.system("read the System")
+		if err != nil { // the 202 is the evidence; the state is a courtesy
+			return "task " + task + " accepted", nil
+		}
+		return describeState(s), nil
+	}
 	var s System
-	err := r.waitUntil("wait for the machine to settle", 0, func() (bool, error) {
+	err := r.waitUntil("wait for the reset to take effect", r.a.resetEvidenceTimeout(), func() (bool, error) {
 		var err error
 		s, err = r.system("read the System")
-		return settledState(s), err
+		return err == nil && tookEffect(before, s), err
 	})
-	return s, err
-}
-
-func (r *run) waitTask(step, monitor string, failed kind) error {
-	return r.waitUntil(step, 0, func() (bool, error) {
-		done, err := r.checkTask(&monitor, failed)
-		return done || monitor == "", err
-	})
-}
-
-// ejectIf ejects the drive's image when match says so; an empty drive is
-// left alone.
-func (r *run) ejectIf(match func(Media) bool) error {
-	var task string
-	err := r.act("eject the virtual media", func() (bool, error) {
-		m, err := r.media()
-		return err == nil && ((!m.Inserted && m.Image == "") || !match(m)), err
-	}, func() (err error) {
-		task, err = r.c.EjectMedia(r.ctx)
-		return err
-	})
-	if err != nil {
-		return err
+	if errors.Is(err, errWaitLimit) {
+		return fmt.Sprintf("%s (no change seen within %s of the accepted reset)", describeState(s), r.a.resetEvidenceTimeout()), nil
 	}
-	return r.waitTask("wait for the virtual media to eject", task, kindRejected)
+	return describeState(s), err
 }
 
-func (r *run) insert(image string) error {
-	var task string
-	err := r.act("insert the virtual media "+redactURL(image), func() (bool, error) {
-		m, err := r.media()
-		return err == nil && m.Inserted && sameImage(m.Image, image), err
-	}, func() (err error) {
-		task, err = r.c.InsertMedia(r.ctx, image)
-		return err
-	})
-	if err != nil {
-		return err
+// describeState is the System as errors and results show it.
+func describeState(s System) string {
+	var parts []string
+	for _, f := range [][2]string{{"PowerState", s.PowerState}, {"Status.State", s.State}, {"BootProgress", s.BootProgress}} {
+		if f[1] != "" {
+			parts = append(parts, f[0]+" "+f[1])
+		}
 	}
-	return r.waitTask("wait for the virtual media to mount", task, kindRejected)
+	if len(parts) == 0 {
+		return "no state reported"
+	}
+	return strings.Join(parts, ", ")
 }
 
-func (r *run) media() (Media, error) {
-	var m Media
-	err := r.retry("read the virtual media", func() (err error) {
-		m, err = r.c.Media(r.ctx)
-		return err
-	})
-	return m, err
-}
-
-// bootOnceFromCd sets BootSourceOverrideEnabled=Once, Target=Cd with the
+// bootOnce sets BootSourceOverrideEnabled=Once with target, using the
 // System's ETag; on 412 it reads the System again and retries.
-func (r *run) bootOnceFromCd() (System, error) {
+func (r *run) bootOnce(target string) (System, error) {
 	var s System
-	err := r.act("set a one-time boot from the virtual CD", func() (bool, error) {
+	err := r.act("set a one-time boot from "+target, func() (bool, error) {
 		var err error
 		s, err = r.system("read the System")
-		return err == nil && s.BootOverride == "Once" && s.BootTarget == "Cd", err
+		return err == nil && s.BootOverride == "Once" && s.BootTarget == target, err
 	}, func() error {
-		return r.c.SetBootOverride(r.ctx, "Once", "Cd", s.ETag)
+		return r.c.SetBootOverride(r.ctx, "Once", target, s.ETag)
 	})
 	return s, err
 }
 
-// waitReimage waits until the reset has visibly happened (task finished,
-// override consumed or the machine in transition) and the machine has
-// settled, then judges the outcome.
-func (r *run) waitReimage(task, version string) error {
-	changed := false
-	return r.waitUntil("wait for the reimage to "+version, 0, func() (bool, error) {
-		done, s, err := r.observe(&task, kindReimageFailed)
-		if err != nil {
-			return false, err
-		}
-		if done || !settledState(s) || s.BootOverride != "Once" {
-			changed = true
-		}
-		if !changed || !settledState(s) || (task != "" && !done) {
-			return false, nil
-		}
-		img, err := r.osImage("read the installed OS image")
-		switch {
-		case err != nil:
-			return false, err
-		case atVersion(img, version):
-			return true, nil
-		case img.Health == "Critical":
-			return false, &failure{kindReimageFailed, "the installed image reports Critical health after the reimage to " + version}
-		case img.Version != "":
-			return false, &failure{kindConflict, fmt.Sprintf("the machine came back running %s, not %s: the one-time boot from the virtual CD was not used", img.Version, version)}
-		case s.BootProgress == "" || s.BootProgress == "OSRunning":
-			return true, nil // the BMC does not report versions; an OS came up after the install
-		}
-		return false, &failure{kindReimageFailed, "no operating system booted after the reimage to " + version + " (BootProgress " + s.BootProgress + ")"}
-	})
+func (a *Activities) resetEvidenceTimeout() time.Duration {
+	return orDefault(a.ResetEvidenceTimeout, time.Minute)
 }

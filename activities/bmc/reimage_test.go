@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 const image = "http://images.lab/rackroll-4.2.0.iso"
@@ -16,44 +16,82 @@ func reimageInput() ReimageInput {
 	return ReimageInput{Endpoint: testEndpoint, ImageURL: image, Version: "4.2.0"}
 }
 
-func TestReimageHappyPath(t *testing.T) {
+func TestReimageReturnsOnceTheResetTookEffect(t *testing.T) {
 	f := newFake()
-	f.media.Image, f.media.Inserted = "http://elsewhere/tools.iso", true
+	f.media[0].Image, f.media[0].Inserted = "http://elsewhere/tools.iso", true
 	res, err := activitiesWith(f).Reimage(context.Background(), reimageInput())
 	require.NoError(t, err)
-	assert.Equal(t, ReimageResult{Version: "4.2.0", PreviousVersion: "4.1.2", Reimaged: true}, res)
+	assert.Equal(t, ReimageResult{Version: "4.2.0", Reimaged: true, LastState: "PowerState On, Status.State Enabled, BootProgress OSRunning"}, res)
 	assert.Equal(t, []string{
-		"EjectMedia",
-		"InsertMedia " + image,
+		"EjectMedia 1",
+		"InsertMedia 1 " + image,
 		"SetBootOverride Once Cd",
 		"Reset ForceRestart",
-		"EjectMedia",
-	}, f.mutations())
-	assert.Equal(t, "4.2.0", f.img.Version)
+	}, f.mutations(), "the installer stays in: the caller ejects once the node came back")
+	assert.Equal(t, []string{"Cd"}, f.booted)
+	assert.True(t, f.media[0].Inserted)
+	assert.Equal(t, 1, f.closed, "the session is closed")
 }
 
-func TestReimageAlreadyAtVersionOnlyCleansUp(t *testing.T) {
+func TestReimageReturnsOnAVisiblePowerChange(t *testing.T) {
 	f := newFake()
-	f.img.Version = "4.2.0"
-	f.media.Image, f.media.Inserted = image, true // a crashed attempt left it in
+	f.onReset = func(f *fakeClient, rt string) (string, error) {
+		f.sys.PowerState, f.sys.BootProgress = "PoweringOn", "" // override not consumed yet
+		return "", nil
+	}
 	res, err := activitiesWith(f).Reimage(context.Background(), reimageInput())
 	require.NoError(t, err)
-	assert.False(t, res.Reimaged)
-	assert.Equal(t, []string{"EjectMedia"}, f.mutations())
+	assert.Equal(t, "PowerState PoweringOn, Status.State Enabled", res.LastState)
+}
 
-	f.media.Image, f.media.Inserted = "http://someone/else.iso", true
-	_, err = activitiesWith(f).Reimage(context.Background(), reimageInput())
+func TestReimageWithATaskReturnsItsMonitor(t *testing.T) {
+	f := newFake()
+	f.onReset = func(f *fakeClient, rt string) (string, error) {
+		f.tasks["/redfish/v1/TaskService/Tasks/7"] = Task{State: "Running"}
+		return "/redfish/v1/TaskService/Tasks/7", nil // nothing visible yet
+	}
+	res, err := activitiesWith(f).Reimage(context.Background(), reimageInput())
 	require.NoError(t, err)
-	assert.Equal(t, []string{"EjectMedia"}, f.mutations(), "someone else's media is left alone")
+	assert.Equal(t, "/redfish/v1/TaskService/Tasks/7", res.Task)
+	assert.True(t, res.Reimaged)
+	assert.Zero(t, f.count("Task"), "a 202 is evidence enough: the task is WatchReimage's")
+}
+
+func TestReimageBelievesAnAcceptedResetWithNoVisibleChange(t *testing.T) {
+	f := newFake()
+	f.onReset = func(*fakeClient, string) (string, error) { return "", nil } // a warm reset between two polls
+	a := activitiesWith(f)
+	a.ResetEvidenceTimeout = 20 * time.Millisecond
+	res, err := a.Reimage(context.Background(), reimageInput())
+	require.NoError(t, err)
+	assert.True(t, res.Reimaged)
+	assert.Contains(t, res.LastState, "no change seen within 20ms")
+	assert.Equal(t, 1, f.count("Reset"))
 }
 
 func TestReimageFromOffPowersOn(t *testing.T) {
 	f := newFake()
 	f.sys.PowerState, f.sys.BootProgress = "Off", "None"
+	res, err := activitiesWith(f).Reimage(context.Background(), reimageInput())
+	require.NoError(t, err)
+	assert.Equal(t, "Reset On", f.mutations()[len(f.mutations())-1])
+	assert.NotContains(t, f.mutations(), "Reset ForceRestart")
+	assert.Contains(t, res.LastState, "PowerState On")
+}
+
+func TestReimageChoosesTheBootTarget(t *testing.T) {
+	f := newFake()
+	f.sys.BootTargets = []string{"None", "Pxe", "Hdd", "UsbCd", "BiosSetup"} // Supermicro
 	_, err := activitiesWith(f).Reimage(context.Background(), reimageInput())
 	require.NoError(t, err)
-	assert.Contains(t, f.mutations(), "Reset On")
-	assert.NotContains(t, f.mutations(), "Reset ForceRestart")
+	assert.Contains(t, f.mutations(), "SetBootOverride Once UsbCd")
+
+	f = newFake()
+	f.sys.BootTargets = []string{"None", "Pxe", "Hdd"}
+	_, err = activitiesWith(f).Reimage(context.Background(), reimageInput())
+	ae := appError(t, err, ErrTypeRejected, false)
+	assert.Contains(t, ae.Error(), "[None Pxe Hdd]")
+	assert.Empty(t, f.mutations(), "nothing is touched on a machine that cannot boot the CD")
 }
 
 func TestReimageRetriesStaleETag(t *testing.T) {
@@ -100,55 +138,28 @@ func TestReimageRetriesAResetThatDidNotHappen(t *testing.T) {
 	_, err := activitiesWith(f).Reimage(context.Background(), reimageInput())
 	require.NoError(t, err)
 	assert.Equal(t, 2, f.count("Reset"))
-	assert.Equal(t, "4.2.0", f.img.Version)
+	assert.Equal(t, []string{"Cd"}, f.booted)
 }
 
-func TestReimageTaskException(t *testing.T) {
+func TestReimageRefusedResetFails(t *testing.T) {
 	f := newFake()
-	f.onReset = func(f *fakeClient, rt string) (string, error) {
-		f.sys.BootOverride = "Disabled"
-		f.img.Health = "Critical"
-		f.tasks["/tasks/9"] = Task{State: "Exception", Message: "Reimage to 4.2.0 failed."}
-		return "/tasks/9", nil
-	}
+	f.errs["Reset"] = []error{httpErr(400)}
 	_, err := activitiesWith(f).Reimage(context.Background(), reimageInput())
-	ae := appError(t, err, ErrTypeReimageFailed, false)
-	assert.Contains(t, ae.Error(), "Reimage to 4.2.0 failed")
-	assert.False(t, f.media.Inserted, "the installer is ejected even on failure")
-}
-
-func TestReimageWithoutVersionReporting(t *testing.T) {
-	f := newFake()
-	f.img = OSImage{} // like most real BMCs
-	res, err := activitiesWith(f).Reimage(context.Background(), reimageInput())
-	require.NoError(t, err)
-	assert.True(t, res.Reimaged)
-	assert.Empty(t, res.PreviousVersion)
-}
-
-func TestReimageOverrideIgnored(t *testing.T) {
-	f := newFake()
-	f.onReset = func(f *fakeClient, rt string) (string, error) {
-		f.sys.BootOverride, f.sys.BootTarget = "Disabled", "None" // booted the disk
-		return "", nil
-	}
-	_, err := activitiesWith(f).Reimage(context.Background(), reimageInput())
-	ae := appError(t, err, ErrTypeConflict, true)
-	assert.Contains(t, ae.Error(), "came back running 4.1.2")
+	appError(t, err, ErrTypeRejected, false)
+	assert.Empty(t, f.booted)
 }
 
 func TestReimageHonoursCancellation(t *testing.T) {
 	f := newFake()
 	ctx, cancel := context.WithCancel(context.Background())
-	f.onReset = func(f *fakeClient, rt string) (string, error) {
-		f.sys.State = "Updating" // the install never ends
-		f.tasks["/tasks/1"] = Task{State: "Running"}
-		cancel()
-		return "/tasks/1", nil
+	f.onReset = func(*fakeClient, string) (string, error) {
+		cancel() // while it looks for the reset's effect
+		return "", nil
 	}
 	_, err := activitiesWith(f).Reimage(ctx, reimageInput())
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, context.Canceled), err)
+	assert.Equal(t, 1, f.closed, "the session is closed on cancel too")
 }
 
 func TestReimageRejectsBadInput(t *testing.T) {
@@ -166,36 +177,14 @@ func TestReimageRejectsBadInput(t *testing.T) {
 	}
 }
 
-// runResumed runs Reimage as a retry whose predecessor issued the reset.
-func runResumed(t *testing.T, f *fakeClient) (ReimageResult, error) {
-	t.Helper()
-	a := activitiesWith(f)
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestActivityEnvironment()
-	env.RegisterActivity(a)
-	env.SetHeartbeatDetails(progress{Step: "reimaging", Version: "4.2.0", From: "4.1.2", ResetIssued: true})
-	val, err := env.ExecuteActivity(a.Reimage, reimageInput())
-	var res ReimageResult
-	if err == nil {
-		require.NoError(t, val.Get(&res))
+func TestReimageForceIsIgnored(t *testing.T) {
+	for _, force := range []bool{false, true} {
+		f := newFake()
+		in := reimageInput()
+		in.Force = force
+		res, err := activitiesWith(f).Reimage(context.Background(), in)
+		require.NoError(t, err)
+		assert.True(t, res.Reimaged)
+		assert.Equal(t, 1, f.count("Reset"), "every call reimages (force=%v)", force)
 	}
-	return res, err
-}
-
-func TestReimageResumedAfterTheReimageFinished(t *testing.T) {
-	f := newFake()
-	f.img.Version = "4.2.0" // the earlier attempt's reimage went through
-	f.media.Image, f.media.Inserted = image, true
-	res, err := runResumed(t, f)
-	require.NoError(t, err)
-	assert.Equal(t, ReimageResult{Version: "4.2.0", PreviousVersion: "4.1.2", Reimaged: true}, res)
-	assert.Equal(t, []string{"EjectMedia"}, f.mutations())
-}
-
-func TestReimageResumedAfterTheReimageFailed(t *testing.T) {
-	f := newFake()
-	f.img.Health = "Critical"
-	_, err := runResumed(t, f)
-	appError(t, err, ErrTypeReimageFailed, false)
-	assert.Zero(t, f.count("Reset"), "the failure is reported, not repeated")
 }

@@ -23,8 +23,11 @@ type run struct {
 type progress struct {
 	Step        string
 	Version     string
-	From        string
-	ResetIssued bool
+	Image       string // the installer's URL without user info
+	ResetType   string
+	ResetIssued bool   // the reset was sent, or may have been: never send it again
+	Task        string // what the reset's effect was: the result a retry returns
+	LastState   string
 }
 
 // open validates the endpoint, resolves credentials and connects. The
@@ -134,11 +137,6 @@ func (r *run) act(step string, done func() (bool, error), do func() error) error
 // system reads the System, retrying transient errors.
 func (r *run) system(step string) (System, error) {
 	return read(r, step, r.c.System)
-}
-
-// osImage reads the installed OS image, retrying transient errors.
-func (r *run) osImage(step string) (OSImage, error) {
-	return read(r, step, r.c.OSImage)
 }
 
 // read runs a read of the BMC under retry.

@@ -1,5 +1,7 @@
 package bmc
 
+import "time"
+
 // CredentialRef says where a BMC's credentials live. Activities resolve it
 // themselves, so no secret travels through Temporal inputs, results or
 // history. It mirrors an inventory bmcCredentials entry: one of the env var
@@ -25,26 +27,40 @@ type PowerOffInput struct {
 	SkipShutdown bool
 }
 
-// ReimageInput installs Version from ImageURL (an installer ISO the BMC
-// mounts as a virtual CD).
+// ReimageInput boots the installer at ImageURL (an ISO the BMC mounts as a
+// virtual CD) to install Version. The BMC step only starts the install; the
+// caller judges completion in band (the node's new boot at Version).
 type ReimageInput struct {
 	Endpoint
 	ImageURL string
 	Version  string
-	// Force reinstalls even when the machine already runs Version (the
-	// Reimage and Replace actions restore a known-good OS at the same
-	// version). A retry whose predecessor issued the reset still does not
-	// reimage twice.
+	// Force is kept so older payloads still decode; it is ignored: every
+	// call reimages (a retry whose predecessor issued the reset does not).
 	Force bool
 }
 
-// ReimageResult says what the machine runs now. Reimaged is false when the
-// machine already ran Version (for example on a retry after the reimage
-// completed), so the caller can tell a no-op from a reimage.
+// ReimageResult says the reset that boots the installer took effect.
 type ReimageResult struct {
 	Version         string
-	PreviousVersion string // "" when the BMC does not report the installed version
-	Reimaged        bool
+	PreviousVersion string // "": the BMC is not asked (the node knows)
+	Reimaged        bool   // a reset was issued, now or by an earlier attempt
+	Task            string // the reset's task monitor URI when the BMC answered 202, else ""
+	LastState       string // what the BMC showed when the reset took effect, e.g. "PowerState On, BootProgress OEM"
+}
+
+// EjectInput names the installer to take out of the virtual CD.
+type EjectInput struct {
+	Endpoint
+	ImageURL string
+}
+
+// WatchInput watches a reimage in flight for the BMC's hints of failure.
+// Zero limits take the defaults (OffLimit 10m, SilenceLimit 5m).
+type WatchInput struct {
+	Endpoint
+	Task         string // the reset's task monitor (ReimageResult.Task), "" when none
+	OffLimit     time.Duration
+	SilenceLimit time.Duration
 }
 
 // PowerStatus is the System's PowerState and Status.Health as the BMC

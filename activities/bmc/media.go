@@ -1,0 +1,166 @@
+package bmc
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/stmcginnis/gofish/schemas"
+)
+
+// EjectMedia ejects ImageURL from the virtual CD if it is what is inserted
+// there; anything else (or nothing) is left alone. Idempotent: the caller
+// ejects the installer only once the node came back from it.
+func (a *Activities) EjectMedia(ctx context.Context, in EjectInput) error {
+	if err := checkImageURL(in.ImageURL); err != nil {
+		return temporalError(in.Endpoint, &stepError{"check the input", &failure{kindConfig, err.Error()}})
+	}
+	return a.do(ctx, in.Endpoint, func(r *run) error {
+		members, err := r.virtualMedia()
+		if err != nil {
+			return err
+		}
+		for _, m := range members {
+			// iDRAC shows one drive under both the System and the Manager:
+			// the second eject finds it empty and does nothing.
+			if m.occupied() && sameImage(m.Image, in.ImageURL) {
+				if err := r.eject(m, "eject "+redactURL(in.ImageURL)+" from "+m.URI); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// mount inserts image into the best virtual CD that takes it (see
+// RankVirtualCDs), emptying that drive first. A member that refuses the
+// request altogether (400 with every parameter set, 405, MissingAction) is
+// skipped for the next.
+func (r *run) mount(image string) error {
+	members, err := r.virtualMedia()
+	if err != nil {
+		return err
+	}
+	ranked, why := RankVirtualCDs(members)
+	if len(ranked) == 0 {
+		return &stepError{"choose the virtual CD", &failure{kindRejected, noVirtualCD(members)}}
+	}
+	var refused []string
+	for i, m := range ranked {
+		// Not heartbeated: the SDK sends the first heartbeat of an attempt at
+		// once but batches the next ones, and the one before the reset must
+		// reach the server (see reimage).
+		r.progress.Step = "mount the installer in " + why[i]
+		err := r.insertInto(m, image)
+		var sr *slotRefused
+		if !errors.As(err, &sr) {
+			return err
+		}
+		refused = append(refused, m.URI+": "+describe(sr.err))
+	}
+	return &stepError{"insert the virtual media " + redactURL(image), &failure{kindRejected,
+		"every virtual CD refused the image: " + strings.Join(refused, "; ")}}
+}
+
+// slotRefused: this member does not take the image; another may.
+type slotRefused struct{ err error }
+
+func (e *slotRefused) Error() string { return describe(e.err) }
+
+// insertLevels are the InsertMedia parameters to try, fewest last: XCC and
+// Supermicro X11 refuse TransferProtocolType or WriteProtected.
+func insertLevels(image string) []InsertParams {
+	yes := true
+	full := InsertParams{Image: image, Inserted: &yes, WriteProtected: &yes, TransferProtocolType: transferProtocol(image)}
+	noProto := full
+	noProto.TransferProtocolType = ""
+	return []InsertParams{full, noProto, {Image: image}}
+}
+
+func (r *run) insertInto(m MediaInfo, image string) error {
+	if m.occupied() { // possibly stale (iDRAC): an eject refused as needless is fine
+		if err := r.eject(m, "eject what is in "+m.URI); err != nil && classify(err) != kindRejected {
+			return err
+		}
+	}
+	var last error
+	for _, p := range insertLevels(image) {
+		var task string
+		err := r.act("insert the virtual media "+redactURL(image)+" into "+m.URI, func() (bool, error) {
+			cur, err := r.medium(m)
+			return err == nil && cur.Inserted && sameImage(cur.Image, image), err
+		}, func() (err error) {
+			task, err = r.c.InsertMedia(r.ctx, m, p)
+			return err
+		})
+		switch {
+		case err == nil:
+			return r.waitTask("wait for the virtual media to mount", task, kindRejected)
+		case refusedSlot(err):
+			return &slotRefused{err}
+		case isStatus(err, http.StatusBadRequest):
+			last = err // try fewer parameters
+		default:
+			return err
+		}
+	}
+	return &slotRefused{last}
+}
+
+func isStatus(err error, code int) bool {
+	var rf *schemas.Error
+	return errors.As(err, &rf) && rf.HTTPReturnedStatusCode == code
+}
+
+// eject empties m unless it already is.
+func (r *run) eject(m MediaInfo, step string) error {
+	var task string
+	err := r.act(step, func() (bool, error) {
+		cur, err := r.medium(m)
+		return err == nil && !cur.occupied(), err
+	}, func() (err error) {
+		task, err = r.c.EjectMedia(r.ctx, m)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return r.waitTask("wait for the virtual media to eject", task, kindRejected)
+}
+
+func (r *run) medium(m MediaInfo) (MediaInfo, error) {
+	return read(r, "read the virtual media "+m.URI, func(ctx context.Context) (MediaInfo, error) { return r.c.Medium(ctx, m) })
+}
+
+func (r *run) waitTask(step, monitor string, failed kind) error {
+	return r.waitUntil(step, 0, func() (bool, error) {
+		done, err := r.checkTask(&monitor, failed)
+		return done || monitor == "", err
+	})
+}
+
+// virtualMedia lists every member, each request retried on its own: a
+// listing is many GETs, and one flaky answer must not fail them all.
+func (r *run) virtualMedia() ([]MediaInfo, error) {
+	colls, err := read(r, "find the virtual media", r.c.MediaCollections)
+	if err != nil {
+		return nil, err
+	}
+	var out []MediaInfo
+	for _, coll := range colls {
+		uris, err := read(r, "list "+coll.URI, func(ctx context.Context) ([]string, error) { return r.c.MediaMembers(ctx, coll) })
+		if err != nil {
+			return nil, err
+		}
+		for _, uri := range uris {
+			m, err := r.medium(MediaInfo{URI: uri, Location: coll.Location})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,136 @@
+package bmc
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+)
+
+// Defaults of WatchInput's limits.
+const (
+	defaultOffLimit     = 10 * time.Minute
+	defaultSilenceLimit = 5 * time.Minute
+)
+
+// watchProgress is WatchReimage's heartbeat: a retried attempt keeps the
+// clocks its predecessor started.
+type watchProgress struct {
+	Task        string
+	Last        string    // the last BMC state seen
+	OffSince    time.Time // zero unless PowerState is Off
+	SilentSince time.Time // zero unless the BMC stopped answering
+}
+
+// WatchReimage watches a reimage in flight until its context is cancelled
+// (the caller saw the node come back), heartbeating each poll. It fails
+// early, non-retryably with ErrTypeReimageFailed, on the BMC's hints that
+// the install failed: the reset's task monitor (in.Task) reports Exception,
+// PowerState stays Off longer than in.OffLimit, or the BMC stops answering
+// for longer than in.SilenceLimit. BootProgress (absent, or stuck at POST
+// values on some BMCs) never fails it.
+func (a *Activities) WatchReimage(ctx context.Context, in WatchInput) error {
+	if _, err := baseURL(in.Address); err != nil {
+		return temporalError(in.Endpoint, &stepError{"check the endpoint", &failure{kindConfig, err.Error()}})
+	}
+	creds, err := a.resolver().Resolve(ctx, in.Credentials)
+	if err != nil {
+		return temporalError(in.Endpoint, &stepError{"resolve credentials", &failure{kindConfig, err.Error()}})
+	}
+	w := &watcher{a: a, in: in, creds: creds, r: &run{ctx: ctx, a: a, ep: in.Endpoint}}
+	w.p.Task = in.Task
+	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
+		_ = activity.GetHeartbeatDetails(ctx, &w.p) // unreadable: start the clocks afresh
+	}
+	defer w.close()
+	for {
+		if err := w.poll(time.Now()); err != nil {
+			return w.r.result(err)
+		}
+		if activity.IsActivity(ctx) {
+			activity.RecordHeartbeat(ctx, w.p)
+		}
+		if !w.r.sleep(a.pollInterval()) {
+			return w.r.result(&stepError{"watch the reimage", ctx.Err()})
+		}
+	}
+}
+
+type watcher struct {
+	a     *Activities
+	in    WatchInput
+	creds Credentials
+	r     *run // its client is nil until a dial succeeds
+	p     watchProgress
+}
+
+func (w *watcher) close() { w.r.close() }
+
+// poll makes one observation: dial if needed, the task, the System. Each
+// request is tried once: the silence limit is the retry budget.
+func (w *watcher) poll(now time.Time) error {
+	s, err := w.observe()
+	if err != nil {
+		if classify(err) != kindTransient {
+			return err // a failed task, or the BMC refusing us (wrong credentials)
+		}
+		if w.p.SilentSince.IsZero() {
+			w.p.SilentSince = now
+		}
+		if silent := now.Sub(w.p.SilentSince); silent > orDefault(w.in.SilenceLimit, defaultSilenceLimit) {
+			return w.failed(fmt.Sprintf("the BMC has not answered for %s (%s)", silent.Round(time.Second), describe(err)))
+		}
+		return nil
+	}
+	w.p.SilentSince, w.p.Last = time.Time{}, describeState(s)
+	if s.PowerState != "Off" {
+		w.p.OffSince = time.Time{}
+		return nil
+	}
+	if w.p.OffSince.IsZero() {
+		w.p.OffSince = now
+	}
+	if off := now.Sub(w.p.OffSince); off > orDefault(w.in.OffLimit, defaultOffLimit) {
+		return w.failed(fmt.Sprintf("the machine has been powered off for %s during the install", off.Round(time.Second)))
+	}
+	return nil
+}
+
+func (w *watcher) observe() (System, error) {
+	if w.r.c == nil {
+		c, err := w.a.dial()(w.r.ctx, w.in.Endpoint, w.creds, w.a.requestTimeout())
+		if err != nil {
+			return System{}, &stepError{"connect", err}
+		}
+		w.r.c = c
+	}
+	if w.p.Task != "" {
+		t, err := w.r.c.Task(w.r.ctx, w.p.Task)
+		switch {
+		case isNotFound(err):
+			w.p.Task = "" // forgotten (DSP0266 lets a BMC): the System alone
+		case err != nil:
+			return System{}, &stepError{"read the task monitor", err}
+		case t.State == "Exception" || t.State == "Killed":
+			return System{}, w.failed(fmt.Sprintf("the reset's task %s reports %s: %s", w.p.Task, t.State, t.Message))
+		case t.State == "Completed" || t.State == "Cancelled":
+			w.p.Task = ""
+		}
+	}
+	s, err := w.r.c.System(w.r.ctx)
+	if err != nil {
+		return System{}, &stepError{"read the System", err}
+	}
+	return s, nil
+}
+
+// failed is the reimage failure the caller reports: what was seen and the
+// last BMC state (temporalError adds the BMM and the BMC).
+func (w *watcher) failed(why string) error {
+	last := w.p.Last
+	if last == "" {
+		last = "never read"
+	}
+	return &stepError{"watch the reimage", &failure{kindReimageFailed, why + "; last BMC state: " + last}}
+}
