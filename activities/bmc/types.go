@@ -45,6 +45,10 @@ type ReimageResult struct {
 	Version         string
 	PreviousVersion string // "" when the BMC does not report the installed version
 	Reimaged        bool
+	// Task is the reset's task monitor, when the BMC gave one (WatchReimage
+	// follows it); LastState is the BMC's view when the reset took effect.
+	Task      string `json:",omitempty"`
+	LastState string `json:",omitempty"`
 }
 
 // PowerStatus is the System's PowerState and Status.Health as the BMC
