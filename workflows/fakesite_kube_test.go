@@ -70,6 +70,7 @@ func (f *fakeSite) mockKube(env *testsuite.TestWorkflowEnvironment) {
 		if err := f.step("WaitNodeReady", in.Node); err != nil {
 			return kube.NodeStatus{}, err
 		}
+		f.waits = append(f.waits, in)
 		st := f.status(f.byNode(in.Node))
 		if st.IsReady() && (in.Version == "" || st.RuntimeVersion == in.Version) && (in.PreviousBootID == "" || st.BootID != in.PreviousBootID) {
 			return st, nil

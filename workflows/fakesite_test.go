@@ -58,6 +58,7 @@ type fakeSite struct {
 	forced   []bool   // Reimage Force flags in order
 	ejects   []string // "bmm back|not-back" per EjectMedia, in order: was the node back on a new boot then
 	drains   []kube.DrainInput
+	waits    []kube.WaitReadyInput
 	vmStops  []kube.ShutdownInput
 	started  int      // StartVMs calls
 	observed int      // ObserveNodes calls
