@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -124,8 +125,14 @@ func (s *steps) awaitNode(j reimageJob, r bmc.ReimageResult, previous string, le
 	waitDone, watchDone := false, false
 	sel := workflow.NewSelector(s.ctx)
 	sel.AddFuture(wait, func(f workflow.Future) { waitDone, waitErr = true, f.Get(s.ctx, &node) })
-	sel.AddFuture(watch, func(f workflow.Future) { watchDone, watchErr = true, f.Get(s.ctx, nil) })
-	// A watch that ends without a verdict leaves the decision to the node.
+	sel.AddFuture(watch, func(f workflow.Future) {
+		watchDone, watchErr = true, f.Get(s.ctx, nil)
+		if watchErr != nil && !isHint(watchErr) {
+			// The watch broke (not a verdict on the install): the node decides.
+			workflow.GetLogger(s.ctx).Warn("BMC watch ended without a verdict", "bmm", s.t.BMM, "error", watchErr)
+			watchErr = nil
+		}
+	})
 	for !waitDone && (!watchDone || watchErr == nil) {
 		sel.Select(s.ctx)
 	}
@@ -135,6 +142,10 @@ func (s *steps) awaitNode(j reimageJob, r bmc.ReimageResult, previous string, le
 			_ = watch.Get(s.ctx, nil) // cancelled: the watch is over before the eject
 		}
 		return reimageOutcome{node: node, waiting: true}, nil
+	}
+	if s.ctx.Err() != nil {
+		// The workflow is cancelled: nothing to judge, nothing to eject.
+		return reimageOutcome{node: node, waiting: true}, cmp.Or(waitErr, watchErr, s.ctx.Err())
 	}
 	var bmcState string
 	if watchDone && watchErr != nil {
@@ -150,13 +161,11 @@ func (s *steps) awaitNode(j reimageJob, r bmc.ReimageResult, previous string, le
 		node = lastStatus(waitErr, s.t.Node)
 		bmcState = s.lastBMCState(r, watchErr)
 	}
-	if s.ctx.Err() == nil {
-		// Best effort, and only now that the install is judged failed: an
-		// installer left in would be booted again by the next reset or
-		// power-on, and it keeps the BMC's virtual CD busy. The failure is
-		// what to report, not the eject.
-		_ = s.eject(j.imageURL)
-	}
+	// Best effort, and only now that the install is judged failed: an
+	// installer left in would be booted again by the next reset or
+	// power-on, and it keeps the BMC's virtual CD busy. The failure is what
+	// to report, not the eject.
+	_ = s.eject(j.imageURL)
 	return reimageOutcome{node: node, waiting: true}, errors.New(notBack(s.t.BMM, j.version, left, node, waitErr, bmcState))
 }
 
@@ -178,6 +187,13 @@ func notBack(bmm, version string, left time.Duration, node kube.NodeStatus, wait
 		what += ": " + temporalerr.Message(waitErr)
 	}
 	return fmt.Sprintf("%s; the node showed last: %s; the BMC showed last: %s", what, shown, bmcState)
+}
+
+// isHint: WatchReimage fails non-retryably only on a BMC hint that the
+// install failed.
+func isHint(err error) bool {
+	var ae *temporal.ApplicationError
+	return errors.As(err, &ae) && ae.NonRetryable()
 }
 
 func isNotReady(err error) bool {
