@@ -118,3 +118,11 @@ func TestReprovisionIsJudgedInBand(t *testing.T) {
 	require.True(t, strings.Contains(st.Steps[0].Detail, "still the boot from before the reset"), st.Steps[0].Detail)
 	require.Equal(t, compute+" not-back", r.ejects[0])
 }
+
+func TestTheSiteVersionSourceReachesTheWait(t *testing.T) {
+	src := model.NodeVersionSource{OSImagePattern: `^rackroll (\S+) `}
+	f, res, _ := upgradeOne(t, func(f *fakeSite, _ *testsuite.TestWorkflowEnvironment) { f.st.NodeVersion = src })
+	require.True(t, res.Succeeded, res.Error)
+	require.Len(t, f.waits, 1)
+	require.Equal(t, src, f.waits[0].VersionFrom, "the ledger's source, as the inventory set it")
+}
