@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
@@ -86,12 +87,15 @@ func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) er
 		tmpl = model.DefaultImageURLTemplate
 	}
 	a.setStatus(model.BMMDeprovisioning, fmt.Sprintf("%s: reinstalling runtime %s", a.in.Action, version))
-	if err := a.st.reimage("Reimage", strings.ReplaceAll(tmpl, "{version}", version), version, limit, true); err != nil {
+	if out, err := a.st.reimageUntilBack(reimageJob{verb: "Reimage", imageURL: strings.ReplaceAll(tmpl, "{version}", version),
+		version: version, limit: limit, force: true, waitLimit: func() time.Duration { return limit },
+		provisioning: func() {
+			a.setStatus(model.BMMProvisioning, fmt.Sprintf("%s: waiting for node %s to rejoin on %s", a.in.Action, a.t.Node, version))
+		}}); err != nil {
+		if out.waiting {
+			return stepErr("wait for node Ready", err)
+		}
 		return stepErr("reimage", err)
-	}
-	a.setStatus(model.BMMProvisioning, fmt.Sprintf("%s: waiting for node %s to rejoin on %s", a.in.Action, a.t.Node, version))
-	if _, err := a.st.waitReady(version, limit); err != nil {
-		return stepErr("wait for node Ready", err)
 	}
 	if err := a.st.uncordon(); err != nil {
 		return stepErr("uncordon", err)

@@ -53,7 +53,7 @@ func TestActionHappyPaths(t *testing.T) {
 				require.Equal(t, model.ReadyTrue, b.ReadyState)
 			}},
 		{name: "reimage", in: act(api.ActionReimage, compute),
-			steps: []string{"Cordon rack1-c1", "Drain rack1-c1", "ShutdownVMs rack1-c1", "Reimage rack1-c1", "WaitNodeReady rack1-c1", "Uncordon rack1-c1", "StartVMs rack1-c1"},
+			steps: []string{"Cordon rack1-c1", "Drain rack1-c1", "ShutdownVMs rack1-c1", "Reimage rack1-c1", "WaitNodeReady rack1-c1", "EjectMedia rack1-c1", "Uncordon rack1-c1", "StartVMs rack1-c1"},
 			check: func(t *testing.T, s *fakeSite, r api.ActionResult) {
 				require.Equal(t, []string{compute + "@4.1.2"}, s.reimages, "the current version, not an upgrade")
 				require.Equal(t, []bool{true}, s.forced, "forced: the machine runs that version already")
@@ -73,7 +73,7 @@ func TestActionHappyPaths(t *testing.T) {
 				s.st.BMCCredentials = map[string]model.CredentialRef{"default": {UsernameEnv: "U", PasswordEnv: "P"}}
 			},
 			// The node is not Ready: nothing to evacuate, only a cordon.
-			steps: []string{"Cordon rack1-c1", "Reimage rack1-c1", "WaitNodeReady rack1-c1", "Uncordon rack1-c1", "StartVMs rack1-c1"},
+			steps: []string{"Cordon rack1-c1", "Reimage rack1-c1", "WaitNodeReady rack1-c1", "EjectMedia rack1-c1", "Uncordon rack1-c1", "StartVMs rack1-c1"},
 			check: func(t *testing.T, s *fakeSite, r api.ActionResult) {
 				b := s.ledgerBMM(compute)
 				require.Empty(t, b.DetailedStatusMessage, "replace is what clears Unhealthy")
@@ -85,7 +85,7 @@ func TestActionHappyPaths(t *testing.T) {
 			}},
 		{name: "replace DiscardAll evacuates with safeguardMode None, VMs stay stopped",
 			in:    api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionReplace, ReplaceParams: api.ReplaceParams{SafeguardMode: api.SafeguardNone}},
-			steps: []string{"Cordon rack1-c1", "Drain rack1-c1", "ShutdownVMs rack1-c1", "Reimage rack1-c1", "WaitNodeReady rack1-c1", "Uncordon rack1-c1"},
+			steps: []string{"Cordon rack1-c1", "Drain rack1-c1", "ShutdownVMs rack1-c1", "Reimage rack1-c1", "WaitNodeReady rack1-c1", "EjectMedia rack1-c1", "Uncordon rack1-c1"},
 			check: func(t *testing.T, s *fakeSite, r api.ActionResult) {
 				require.Zero(t, s.started)
 				require.Contains(t, r.Message, "DiscardAll")

@@ -264,6 +264,7 @@ func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, plac
 	}
 	l.st.ImageURLTemplate = inv.ImageURL("{version}")
 	l.st.SiteTaskQueue = inv.SiteTaskQueue()
+	l.st.NodeVersion = inv.Kubernetes.NodeVersion()
 	l.st.BMCCredentials = inv.BMCCredentials
 	l.st.Remediation = inv.Remediation.WithDefaults()
 	l.in.Inventory, l.in.Placement = inv, placed

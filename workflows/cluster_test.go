@@ -185,6 +185,7 @@ func TestClusterRegisterKeepsReplacedHardwareFacts(t *testing.T) {
 	changed.Racks = append([]model.RackSpec(nil), in.Inventory.Racks...)
 	changed.Racks[0].Servers = append([]model.ServerSpec(nil), in.Inventory.Racks[0].Servers...)
 	changed.Racks[0].Servers[1].SerialNumber = "SN-EDITED"
+	changed.Kubernetes.OSImagePattern = `^rackroll (\S+) `
 	env.RegisterDelayedCallback(func() {
 		sendUpdate(env, api.UpdateRecordBMM, "r", &rec, api.BMMPatch{BMM: "rack1-c1", SerialNumber: api.Str("SN-REPLACED")})
 		sendUpdate(env, api.UpdateRegister, "g1", &reg1, api.RegisterRequest{Inventory: in.Inventory, Placement: in.Placement})
@@ -196,6 +197,7 @@ func TestClusterRegisterKeepsReplacedHardwareFacts(t *testing.T) {
 		require.Equal(t, "SN-REPLACED", c1.SerialNumber)
 		edited, _ := st.Cluster.BMM(changed.Racks[0].Servers[1].Name)
 		require.Equal(t, "SN-EDITED", edited.SerialNumber)
+		require.Equal(t, model.NodeVersionSource{OSImagePattern: `^rackroll (\S+) `}, st.NodeVersion, "the site's version source")
 		env.CancelWorkflow()
 	}, 2*time.Second)
 	env.ExecuteWorkflow(ClusterWorkflow, in)

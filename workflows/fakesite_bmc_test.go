@@ -3,6 +3,7 @@ package workflows
 import (
 	"cmp"
 	"context"
+	"time"
 
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/internal/lab/events"
@@ -85,11 +86,60 @@ func (f *fakeSite) mockBMC(env *testsuite.TestWorkflowEnvironment) {
 			f.sync(in.BMM)
 			return bmc.ReimageResult{}, temporal.NewNonRetryableApplicationError(msg, bmc.ErrTypeReimageFailed, nil)
 		}
-		f.nodes[in.BMM].version = in.Version
+		n := f.nodes[in.BMM]
+		n.since = n.boot
+		switch {
+		case f.noBoot[in.BMM]:
+			// The reset took effect, the machine never boots again: its
+			// node stays as it was, on the old boot.
+			return bmc.ReimageResult{Version: in.Version, Reimaged: true, LastState: "On"}, nil
+		case f.lost[in.BMM]:
+			n.ready = model.ReadyUnknown
+			f.sync(in.BMM)
+			return bmc.ReimageResult{Version: in.Version, Reimaged: true, LastState: "On"}, nil
+		}
+		n.version = in.Version
 		f.event(events.ReimageDone, in.BMM, v)
 		f.booted(in.BMM)
-		return bmc.ReimageResult{Version: in.Version, PreviousVersion: in.Version, Reimaged: true}, nil
+		return bmc.ReimageResult{Version: in.Version, PreviousVersion: in.Version, Reimaged: true, LastState: "On"}, nil
 	})
+	f.answer(env, ba.EjectMedia, "EjectMedia", func(_ context.Context, in bmc.EjectInput) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if err := f.step("EjectMedia", in.BMM); err != nil {
+			return err
+		}
+		n := f.nodes[in.BMM]
+		back := "not-back"
+		if f.status(in.BMM).IsReady() && n.since >= 0 && n.boot > n.since {
+			back = "back"
+		}
+		f.ejects = append(f.ejects, in.BMM+" "+back)
+		n.since = -1
+		f.event(events.MediaEject, in.BMM, map[string]any{"image": in.ImageURL})
+		return nil
+	})
+	// The watch runs until cancelled (far on the workflow clock), or fails
+	// with the hint the test set after delay["WatchReimage"].
+	f.answerAfter(env, ba.WatchReimage, f.watchAfter, func(_ context.Context, in bmc.WatchInput) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if msg := f.watchFails[in.BMM]; msg != "" {
+			return temporal.NewNonRetryableApplicationError(msg, "ReimageFailed", nil)
+		}
+		return nil
+	})
+}
+
+// watchAfter is when a watch ends: a failing one after the test's delay,
+// the others never within a test.
+func (f *fakeSite) watchAfter() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.watchFails) > 0 {
+		return cmp.Or(f.delay["WatchReimage"], time.Minute)
+	}
+	return 10000 * time.Hour
 }
 
 // activityStarted logs resets and reimages as they begin, and counts the
@@ -152,6 +202,7 @@ func (f *fakeSite) booted(bmm string) {
 	f.power[bmm] = model.PowerOn
 	n := f.nodes[bmm]
 	n.exists = true
+	n.boot++
 	if !f.sticky[bmm] {
 		n.ready, n.rofs = model.ReadyTrue, false
 		delete(f.rebootFails, bmm)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rackroll/rackroll/activities/kube"
+	"github.com/rackroll/rackroll/internal/model"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 )
@@ -69,18 +70,23 @@ func (f *fakeSite) mockKube(env *testsuite.TestWorkflowEnvironment) {
 		if err := f.step("WaitNodeReady", in.Node); err != nil {
 			return kube.NodeStatus{}, err
 		}
+		f.waits = append(f.waits, in)
 		st := f.status(f.byNode(in.Node))
-		if st.IsReady() && (in.Version == "" || st.RuntimeVersion == in.Version) {
+		if st.IsReady() && (in.Version == "" || st.RuntimeVersion == in.Version) && (in.PreviousBootID == "" || st.BootID != in.PreviousBootID) {
 			return st, nil
 		}
-		return st, temporal.NewNonRetryableApplicationError(fmt.Sprintf("node %s not Ready within %v: %s", in.Node, in.Timeout, st), kube.ErrNodeNotReady, nil)
+		msg := fmt.Sprintf("node %s not Ready within %v: %s", in.Node, in.Timeout, st)
+		if st.BootID == in.PreviousBootID {
+			msg += " (still the boot from before the reset)"
+		}
+		return st, temporal.NewNonRetryableApplicationError(msg, kube.ErrNodeNotReady, nil, st)
 	})
-	f.answer(env, ka.ReadNode, "ReadNode", func(_ context.Context, node string) (kube.NodeStatus, error) {
+	f.answer(env, ka.ReadNode, "ReadNode", func(_ context.Context, node string, _ model.NodeVersionSource) (kube.NodeStatus, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return f.status(f.byNode(node)), nil
 	})
-	f.answer(env, ka.ObserveNodes, "ObserveNodes", func(_ context.Context, nodes []string) ([]kube.NodeStatus, error) {
+	f.answer(env, ka.ObserveNodes, "ObserveNodes", func(_ context.Context, nodes []string, _ model.NodeVersionSource) ([]kube.NodeStatus, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.observed++

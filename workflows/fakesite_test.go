@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -41,6 +42,9 @@ type fakeSite struct {
 	delay       map[string]time.Duration // activity -> time on the workflow clock before it returns
 	slowTenants bool                     // drains and VM shutdowns run out of time
 	versioned   bool                     // reimages records "bmm@version" (the action tests)
+	noBoot      map[string]bool          // BMM whose reset takes effect but which never boots again (its node stays as it was)
+	lost        map[string]bool          // BMM whose reset takes effect but whose node never comes back (Unknown)
+	watchFails  map[string]string        // BMM -> the BMC hint WatchReimage fails with (after delay["WatchReimage"])
 	// emit, when set, receives what the lab's event log would record
 	// (property tests); called with mu held.
 	emit func(kind, bmm, rack string, detail map[string]any)
@@ -52,7 +56,9 @@ type fakeSite struct {
 	log      []string // effects on the site, in order ("reimage rack1-c1 4.1.2")
 	reimages []string // BMMs in reimage order
 	forced   []bool   // Reimage Force flags in order
+	ejects   []string // "bmm back|not-back" per EjectMedia, in order: was the node back on a new boot then
 	drains   []kube.DrainInput
+	waits    []kube.WaitReadyInput
 	vmStops  []kube.ShutdownInput
 	started  int      // StartVMs calls
 	observed int      // ObserveNodes calls
@@ -71,6 +77,9 @@ type fakeNode struct {
 	ready   string
 	rofs    bool
 	version string
+	boot    int // how many times it booted: its bootID
+	// since is the boot a reimage started from; -1 when none is going on.
+	since int
 }
 
 // newFakeSite places the inventory at path and records every server
@@ -83,6 +92,7 @@ func newFakeSite(t *testing.T, path string) *fakeSite {
 	require.NoError(t, err)
 	f := &fakeSite{nodes: map[string]*fakeNode{}, failing: map[string]string{}, rebootFails: map[string]bool{}, sticky: map[string]bool{},
 		broken: map[string]bool{}, power: map[string]string{}, running: map[string]bool{}, fail: map[string]string{},
+		noBoot: map[string]bool{}, lost: map[string]bool{}, watchFails: map[string]string{},
 		delay: map[string]time.Duration{}, cordoned: map[string]bool{}, shown: map[string]string{}, inFlight: map[string]int{}}
 	f.st.Cluster = model.Cluster{Name: inv.Cluster, RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.ClusterRunning}
 	f.st.ImageURLTemplate = inv.ImageURL("{version}")
@@ -97,7 +107,7 @@ func newFakeSite(t *testing.T, path string) *fakeSite {
 			ManagementGroup: a.ManagementGroup, NodeName: model.NodeNameOf(ref.Server), BMC: ref.Server.BMC,
 			RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.BMMProvisioned, PowerState: model.PowerOn,
 			CordonStatus: model.Uncordoned, ReadyState: model.ReadyTrue})
-		f.nodes[ref.Server.Name] = &fakeNode{exists: true, ready: model.ReadyTrue, version: inv.RuntimeVersion}
+		f.nodes[ref.Server.Name] = &fakeNode{exists: true, ready: model.ReadyTrue, version: inv.RuntimeVersion, since: -1}
 		f.shown[ref.Server.Name] = events.NodeReady
 	}
 	return f
@@ -135,8 +145,11 @@ func (f *fakeSite) status(bmm string) kube.NodeStatus {
 	if f.power[bmm] == model.PowerOff || f.broken[bmm] {
 		ready = model.ReadyFalse
 	}
-	return kube.NodeStatus{Node: b.NodeName, Exists: n.exists, Ready: ready, ReadOnlyRootFS: n.rofs, RuntimeVersion: n.version}
+	return kube.NodeStatus{Node: b.NodeName, Exists: n.exists, Ready: ready, ReadOnlyRootFS: n.rofs, RuntimeVersion: n.version,
+		BootID: bootID(bmm, n.boot)}
 }
+
+func bootID(bmm string, boot int) string { return fmt.Sprintf("%s-boot-%d", bmm, boot) }
 
 // step logs a call and returns its injected failure, if any (mu held).
 func (f *fakeSite) step(activity, who string) error {
@@ -219,7 +232,16 @@ func (f *fakeSite) register(env *testsuite.TestWorkflowEnvironment) {
 
 // answer mocks activity with fn, after the delay the test set for it.
 func (f *fakeSite) answer(env *testsuite.TestWorkflowEnvironment, activity any, name string, fn any) {
-	env.OnActivity(activity, mock.Anything, mock.Anything).AfterFn(f.after(name)).Return(fn)
+	f.answerAfter(env, activity, f.after(name), fn)
+}
+
+// answerAfter mocks activity with fn, after the delay after says.
+func (f *fakeSite) answerAfter(env *testsuite.TestWorkflowEnvironment, activity any, after func() time.Duration, fn any) {
+	args := make([]any, reflect.TypeOf(activity).NumIn()) // the context and the inputs
+	for i := range args {
+		args[i] = mock.Anything
+	}
+	env.OnActivity(activity, args...).AfterFn(after).Return(fn)
 }
 
 func upgradeInput(strategy model.UpdateStrategy) api.UpgradeInput {

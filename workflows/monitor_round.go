@@ -39,7 +39,7 @@ func (m *monitor) round(ctx workflow.Context) {
 		StartToCloseTimeout: time.Minute, Summary: fmt.Sprintf("Observe %d nodes", len(nodes)),
 		RetryPolicy: &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
 	}), cs.SiteTaskQueue)
-	if err := workflow.ExecuteActivity(octx, ka.ObserveNodes, nodes).Get(ctx, &ns); err != nil {
+	if err := workflow.ExecuteActivity(octx, ka.ObserveNodes, nodes, cs.NodeVersion).Get(ctx, &ns); err != nil {
 		m.st.LastError = "observe nodes: " + temporalerr.Message(err)
 		return
 	}

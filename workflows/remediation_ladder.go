@@ -128,16 +128,18 @@ func remProvision(ctx workflow.Context, st *steps, cs api.ClusterState, version 
 	start := workflow.Now(ctx)
 	image := strings.ReplaceAll(cs.ImageURLTemplate, "{version}", version)
 	st.status(model.BMMDeprovisioning, "Remediation: reprovisioning with runtime "+version)
-	if err := st.reimage("Reprovision", image, version, limit, true); err != nil {
+	out, err := st.reimageUntilBack(reimageJob{verb: "Reprovision", imageURL: image, version: version, limit: limit, force: true,
+		waitLimit: func() time.Duration { return max(limit-workflow.Now(ctx).Sub(start), time.Second) },
+		provisioning: func() {
+			st.status(model.BMMProvisioning, "Remediation: waiting for node "+st.t.Node+" on runtime "+version)
+		}})
+	if err != nil && !out.waiting {
 		msg := "reimage: " + temporalerr.Message(err)
 		st.status(model.BMMError, "Remediation: "+msg)
 		return false, msg
 	}
-	st.status(model.BMMProvisioning, "Remediation: waiting for node "+st.t.Node+" on runtime "+version)
-	left := max(limit-workflow.Now(ctx).Sub(start), time.Second)
-	ns, err := st.waitReady(version, left)
-	if err == nil && ns.ReadOnlyRootFS {
-		err = fmt.Errorf("node %s is Ready but its root filesystem is still read-only", ns.Node)
+	if err == nil && out.node.ReadOnlyRootFS {
+		err = fmt.Errorf("node %s is Ready but its root filesystem is still read-only", out.node.Node)
 	}
 	if err != nil {
 		msg := temporalerr.Message(err)

@@ -76,12 +76,16 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	res.VMsTimedOut = vms.TimedOut
 
 	st.status(model.BMMDeprovisioning, "Reimaging to runtime "+in.TargetVersion)
-	if err := st.reimage("Reimage", in.ImageURL, in.TargetVersion, ReimageTimeout, false); err != nil {
-		return st.failed(res, "reimage", err), nil
-	}
-	st.status(model.BMMProvisioning, "Waiting for node "+t.Node+" to rejoin on "+in.TargetVersion)
-	if _, err := st.waitReady(in.TargetVersion, 30*time.Minute); err != nil {
-		return st.failed(res, "node readiness", err), nil
+	if out, err := st.reimageUntilBack(reimageJob{verb: "Reimage", imageURL: in.ImageURL, version: in.TargetVersion,
+		limit: ReimageTimeout, waitLimit: func() time.Duration { return 30 * time.Minute },
+		provisioning: func() {
+			st.status(model.BMMProvisioning, "Waiting for node "+t.Node+" to rejoin on "+in.TargetVersion)
+		}}); err != nil {
+		step := "reimage"
+		if out.waiting {
+			step = "node readiness"
+		}
+		return st.failed(res, step, err), nil
 	}
 	if err := st.uncordon(); err != nil {
 		return st.failed(res, "uncordon", err), nil

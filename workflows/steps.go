@@ -28,6 +28,8 @@ type target struct {
 	// Queue is the site task queue its BMC and Kubernetes activities go to
 	// ("" for the workflow's own); see route.go.
 	Queue string
+	// VersionFrom is where its node shows the runtime version.
+	VersionFrom model.NodeVersionSource
 }
 
 func targetsFor(cs api.ClusterState, b model.BMM) target {
@@ -36,7 +38,7 @@ func targetsFor(cs api.ClusterState, b model.BMM) target {
 		BMM: b.Name, Address: b.BMC.Address, CAFile: b.BMC.CAFile, InsecureSkipVerify: b.BMC.InsecureSkipVerify,
 		Credentials: bmc.CredentialRef{UsernameEnv: ref.UsernameEnv, PasswordEnv: ref.PasswordEnv,
 			UsernameFile: ref.UsernameFile, PasswordFile: ref.PasswordFile},
-	}, Queue: cs.SiteTaskQueue}
+	}, Queue: cs.SiteTaskQueue, VersionFrom: cs.NodeVersion}
 }
 
 // steps are the building blocks every BMM workflow is made of. Each runs
@@ -140,7 +142,7 @@ func (s *steps) powerOn(limit time.Duration) error {
 
 func (s *steps) readNode() (kube.NodeStatus, error) {
 	var ns kube.NodeStatus
-	err := workflow.ExecuteActivity(s.short("Read node "+s.t.Node), ka.ReadNode, s.t.Node).Get(s.ctx, &ns)
+	err := workflow.ExecuteActivity(s.short("Read node "+s.t.Node), ka.ReadNode, s.t.Node, s.t.VersionFrom).Get(s.ctx, &ns)
 	return ns, err
 }
 

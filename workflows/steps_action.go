@@ -63,7 +63,7 @@ func (s *steps) reimage(verb, imageURL, version string, limit time.Duration, for
 func (s *steps) waitReady(version string, limit time.Duration) (kube.NodeStatus, error) {
 	var ns kube.NodeStatus
 	err := workflow.ExecuteActivity(s.long(limit, "Wait for "+s.t.Node+" Ready"), ka.WaitNodeReady,
-		kube.WaitReadyInput{Node: s.t.Node, Version: version, Timeout: limit}).Get(s.ctx, &ns)
+		kube.WaitReadyInput{Node: s.t.Node, Version: version, VersionFrom: s.t.VersionFrom, Timeout: limit}).Get(s.ctx, &ns)
 	return ns, err
 }
 

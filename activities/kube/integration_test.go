@@ -135,7 +135,7 @@ func TestPowerOffIsUnknownAndBootOnNewVersionIsReady(t *testing.T) {
 	s := newSite(t, 0)
 	s.sim.SetMachineState(s.c0, kubesim.MachineState{Powered: false})
 	eventually(t, "Ready Unknown", func() (bool, string) {
-		st, err := s.acts.ReadNode(bg, s.c0)
+		st, err := s.acts.ReadNode(bg, s.c0, labelSource)
 		return err == nil && st.Ready == "Unknown", fmt.Sprintf("%v %v", st, err)
 	})
 	s.sim.SetMachineState(s.c0, kubesim.MachineState{Powered: true, OSRunning: true, RuntimeVersion: "4.2.0"})
@@ -175,7 +175,7 @@ func TestReadOnlyRootFSIsVisibleInReadNode(t *testing.T) {
 	s := newSite(t, 0)
 	s.sim.SetFault(s.c1, faults.ReadOnlyRootFS, true)
 	eventually(t, "ReadOnlyRootFS", func() (bool, string) {
-		st, err := s.acts.ReadNode(bg, s.c1)
+		st, err := s.acts.ReadNode(bg, s.c1, labelSource)
 		return err == nil && st.ReadOnlyRootFS && !st.ReadOnlyRootFSSince.IsZero(), fmt.Sprintf("%v %v", st, err)
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/kubeapi/kubeapitest"
 	"github.com/rackroll/rackroll/internal/lab/kubesim"
+	"github.com/rackroll/rackroll/internal/model"
 )
 
 // One real apiserver serves the package's integration tests; each test
@@ -88,6 +89,9 @@ func eventually(t *testing.T, what string, cond func() (bool, string)) {
 func (s *site) readNode(t *testing.T, node string) NodeStatus {
 	t.Helper()
 	var st NodeStatus
-	s.run(t, &st, s.acts.ReadNode, node)
+	s.run(t, &st, s.acts.ReadNode, node, labelSource)
 	return st
 }
+
+// labelSource reads the version from the default label.
+var labelSource model.NodeVersionSource

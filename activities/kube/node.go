@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/rackroll/rackroll/internal/model"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -54,8 +56,12 @@ func (a *Activities) DeleteNode(ctx context.Context, node string) error {
 }
 
 // ReadNode reports node's readiness, read-only root fs condition, cordon
-// state and labels. A missing node is Exists=false, not an error.
-func (a *Activities) ReadNode(ctx context.Context, node string) (NodeStatus, error) {
+// state, boot id, labels and the version it shows (read through from). A
+// missing node is Exists=false, not an error.
+func (a *Activities) ReadNode(ctx context.Context, node string, from model.NodeVersionSource) (NodeStatus, error) {
+	if err := checkSource(from); err != nil {
+		return NodeStatus{}, err
+	}
 	cs, err := a.nodeClient(ctx, node)
 	if err != nil {
 		return NodeStatus{}, err
@@ -67,7 +73,7 @@ func (a *Activities) ReadNode(ctx context.Context, node string) (NodeStatus, err
 	if err != nil {
 		return NodeStatus{}, fmt.Errorf("read node %s: %w", node, err)
 	}
-	st := nodeStatusFrom(n)
+	st := nodeStatusFrom(n, from)
 	st.Labels = maps.Clone(n.Labels)
 	return st, nil
 }

@@ -26,8 +26,14 @@ type NodeStatus struct {
 	// ReadOnlyRootFSSince is when the condition last changed (zero when absent).
 	ReadOnlyRootFSSince time.Time
 	Unschedulable       bool
-	RuntimeVersion      string
-	Labels              map[string]string `json:",omitempty"`
+	// RuntimeVersion is the version the node shows, read where the site
+	// says (model.NodeVersionSource: a label or the osImage).
+	RuntimeVersion string
+	// BootID is status.nodeInfo.bootID: it changes on every boot, so a
+	// reimage is over only when the node shows a new one.
+	BootID  string            `json:",omitempty"`
+	OSImage string            `json:",omitempty"`
+	Labels  map[string]string `json:",omitempty"`
 }
 
 // IsReady reports Ready=True.
@@ -49,6 +55,9 @@ func (s NodeStatus) String() string {
 	if s.RuntimeVersion != "" {
 		out += ", runtime-version " + s.RuntimeVersion
 	}
+	if s.BootID != "" {
+		out += ", bootID " + s.BootID
+	}
 	if s.ReadOnlyRootFS {
 		out += ", root filesystem read-only"
 	}
@@ -58,14 +67,17 @@ func (s NodeStatus) String() string {
 	return out
 }
 
-// nodeStatusFrom extracts a NodeStatus (without labels) from n.
-func nodeStatusFrom(n *corev1.Node) NodeStatus {
+// nodeStatusFrom extracts a NodeStatus (without labels) from n, reading
+// the version through from (validated by the caller: see checkSource).
+func nodeStatusFrom(n *corev1.Node, from model.NodeVersionSource) NodeStatus {
 	st := NodeStatus{
-		Node:           n.Name,
-		Exists:         true,
-		Unschedulable:  n.Spec.Unschedulable,
-		RuntimeVersion: n.Labels[model.LabelRuntimeVersion],
+		Node:          n.Name,
+		Exists:        true,
+		Unschedulable: n.Spec.Unschedulable,
+		BootID:        n.Status.NodeInfo.BootID,
+		OSImage:       n.Status.NodeInfo.OSImage,
 	}
+	st.RuntimeVersion, _ = from.Read(n.Labels, n.Status.NodeInfo.OSImage)
 	for _, c := range n.Status.Conditions {
 		switch c.Type {
 		case corev1.NodeReady:
@@ -77,4 +89,13 @@ func nodeStatusFrom(n *corev1.Node) NodeStatus {
 		}
 	}
 	return st
+}
+
+// checkSource rejects a version source that cannot be read, before any
+// API call.
+func checkSource(from model.NodeVersionSource) error {
+	if err := from.Validate(); err != nil {
+		return invalidInput("version source: %v", err)
+	}
+	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/rackroll/rackroll/internal/model"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -12,8 +14,12 @@ import (
 // the health monitor looks at every BMM of a cluster each round, and one
 // request per node would load the API server in proportion to the site.
 // The result is in the order of nodes; a node that does not exist is
-// Exists=false. Labels are included (the monitor and the CLI show roles).
-func (a *Activities) ObserveNodes(ctx context.Context, nodes []string) ([]NodeStatus, error) {
+// Exists=false. Labels are included (the monitor and the CLI show roles);
+// the version is read through from.
+func (a *Activities) ObserveNodes(ctx context.Context, nodes []string, from model.NodeVersionSource) ([]NodeStatus, error) {
+	if err := checkSource(from); err != nil {
+		return nil, err
+	}
 	for i, n := range nodes {
 		if n == "" {
 			return nil, invalidInput("node name %d of %d is empty", i+1, len(nodes))
@@ -35,7 +41,7 @@ func (a *Activities) ObserveNodes(ctx context.Context, nodes []string) ([]NodeSt
 	byName := make(map[string]NodeStatus, len(list.Items))
 	for i := range list.Items {
 		n := &list.Items[i]
-		st := nodeStatusFrom(n)
+		st := nodeStatusFrom(n, from)
 		st.Labels = maps.Clone(n.Labels)
 		byName[n.Name] = st
 	}

@@ -15,7 +15,7 @@ func TestObserveNodesListsOnce(t *testing.T) {
 	rofs.Status.Conditions = append(rofs.Status.Conditions, corev1.NodeCondition{Type: model.ConditionReadOnlyRootFilesystem, Status: corev1.ConditionTrue})
 	a, cs := fastActs(fakeNode("n1", corev1.ConditionUnknown, "4.1.2"), rofs)
 	cs.ClearActions()
-	got, err := a.ObserveNodes(bg, []string{"n2", "gone", "n1"})
+	got, err := a.ObserveNodes(bg, []string{"n2", "gone", "n1"}, labelSource)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestObserveNodesListsOnce(t *testing.T) {
 func TestObserveNodesRejectsEmptyNames(t *testing.T) {
 	a, cs := fastActs()
 	cs.ClearActions()
-	if _, err := a.ObserveNodes(bg, []string{"n1", ""}); err == nil {
+	if _, err := a.ObserveNodes(bg, []string{"n1", ""}, labelSource); err == nil {
 		t.Fatal("want an error for an empty node name")
 	}
 	if len(cs.Actions()) != 0 {

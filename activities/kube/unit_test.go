@@ -94,7 +94,7 @@ func TestNodeStatusFrom(t *testing.T) {
 	n.Spec.Unschedulable = true
 	n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{Type: model.ConditionReadOnlyRootFilesystem,
 		Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(time.Unix(200, 0))})
-	st := nodeStatusFrom(n)
+	st := nodeStatusFrom(n, labelSource)
 	if !st.Exists || st.Ready != "False" || st.IsReady() || !st.ReadOnlyRootFS || !st.Unschedulable || st.RuntimeVersion != "4.2.0" ||
 		!st.ReadyTransition.Equal(time.Unix(100, 0)) || !st.ReadOnlyRootFSSince.Equal(time.Unix(200, 0)) {
 		t.Fatalf("%+v", st)
@@ -102,7 +102,7 @@ func TestNodeStatusFrom(t *testing.T) {
 	if s := st.String(); !strings.Contains(s, "Ready=False") || !strings.Contains(s, "read-only") || !strings.Contains(s, "cordoned") {
 		t.Fatalf("String() = %q", s)
 	}
-	if !readyFor(nodeStatusFrom(fakeNode("n", "True", "1")), "") || readyFor(nodeStatusFrom(fakeNode("n", "True", "1")), "2") {
+	if !readyFor(nodeStatusFrom(fakeNode("n", "True", "1"), labelSource), "") || readyFor(nodeStatusFrom(fakeNode("n", "True", "1"), labelSource), "2") {
 		t.Fatal("readyFor")
 	}
 }
@@ -142,7 +142,7 @@ func TestMissingNodeIsANonRetryableNodeNotFound(t *testing.T) {
 	if err := a.DeleteNode(bg, "ghost"); err != nil {
 		t.Errorf("DeleteNode of a missing node: %v", err)
 	}
-	st, err := a.ReadNode(bg, "ghost")
+	st, err := a.ReadNode(bg, "ghost", labelSource)
 	if err != nil || st.Exists {
 		t.Errorf("ReadNode of a missing node: %+v, %v", st, err)
 	}
@@ -156,7 +156,7 @@ func TestLabelAndDeleteNode(t *testing.T) {
 	if err := a.LabelNode(bg, "n1", map[string]string{"rackroll.io/role": "management"}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := a.ReadNode(bg, "n1")
+	st, err := a.ReadNode(bg, "n1", labelSource)
 	if err != nil || st.Labels["rackroll.io/role"] != "management" || st.Labels[model.LabelRuntimeVersion] != "1" {
 		t.Fatalf("%+v %v", st, err)
 	}
@@ -223,7 +223,7 @@ func TestWaitNodeReadyTimeoutCarriesTheLastStatus(t *testing.T) {
 	env.SetOnActivityHeartbeatListener(func(*activity.Info, converter.EncodedValues) { beats.Add(1) })
 	_, err := env.ExecuteActivity(a.WaitNodeReady, WaitReadyInput{Node: "n1", Version: "4.2.0", Timeout: 100 * time.Millisecond})
 	var ae *temporal.ApplicationError
-	if !errors.As(err, &ae) || ae.Type() != ErrNodeNotReady || !ae.NonRetryable() || !strings.Contains(ae.Error(), "want runtime-version 4.2.0") {
+	if !errors.As(err, &ae) || ae.Type() != ErrNodeNotReady || !ae.NonRetryable() || !strings.Contains(ae.Error(), "want version 4.2.0 from label "+model.LabelRuntimeVersion) {
 		t.Fatalf("got %v", err)
 	}
 	var last NodeStatus
@@ -289,7 +289,7 @@ func TestBadInputsAreRejectedBeforeAnySideEffect(t *testing.T) {
 			t.Errorf("case %d: %v", i, err)
 		}
 	}
-	if st, _ := a.ReadNode(bg, "n1"); st.Unschedulable {
+	if st, _ := a.ReadNode(bg, "n1", labelSource); st.Unschedulable {
 		t.Error("a rejected drain cordoned the node")
 	}
 }

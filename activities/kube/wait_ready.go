@@ -5,29 +5,38 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/model"
 	"go.temporal.io/sdk/temporal"
 )
 
 // WaitReadyInput names the node to wait for.
 type WaitReadyInput struct {
 	Node string
-	// Version, when set, must also be the node's runtime-version label
-	// (the machine came back on the target runtime).
-	Version string
+	// Version, when set, must also be the version the node shows (the
+	// machine came back on the target runtime), read through VersionFrom.
+	Version     string
+	VersionFrom model.NodeVersionSource `json:",omitzero"`
+	// PreviousBootID, when set, is the node's bootID before a reset: the
+	// node must show another one (a new boot), so a reimage to the version
+	// the machine already runs does not pass on the old boot.
+	PreviousBootID string `json:",omitempty"`
 	// Timeout bounds the wait; 0 waits until the activity's own timeout.
 	Timeout time.Duration
 }
 
-// WaitNodeReady polls until the node exists, is Ready and (when asked)
-// carries Version, heartbeating the latest status meanwhile. When Timeout
-// passes it fails with a non-retryable ErrNodeNotReady error whose
-// details hold the last NodeStatus.
+// WaitNodeReady polls until the node exists, is Ready, (when asked) shows
+// Version and a boot other than PreviousBootID, heartbeating the latest
+// status meanwhile. When Timeout passes it fails with a non-retryable
+// ErrNodeNotReady error whose details hold the last NodeStatus.
 func (a *Activities) WaitNodeReady(ctx context.Context, in WaitReadyInput) (NodeStatus, error) {
 	if in.Node == "" {
 		return NodeStatus{}, invalidInput("node name is empty")
 	}
 	if in.Timeout < 0 {
 		return NodeStatus{}, invalidInput("timeout %v is negative", in.Timeout)
+	}
+	if err := checkSource(in.VersionFrom); err != nil {
+		return NodeStatus{}, err
 	}
 	var deadline <-chan time.Time
 	if in.Timeout > 0 {
@@ -40,12 +49,12 @@ func (a *Activities) WaitNodeReady(ctx context.Context, in WaitReadyInput) (Node
 	last := NodeStatus{Node: in.Node}
 	var lastErr error
 	for {
-		st, err := a.ReadNode(ctx, in.Node)
+		st, err := a.ReadNode(ctx, in.Node, in.VersionFrom)
 		if err != nil {
 			lastErr = err // transient API errors: keep polling until the deadline
 		} else {
 			last, lastErr = st, nil
-			if readyFor(st, in.Version) {
+			if backFor(st, in) {
 				return st, nil
 			}
 		}
@@ -54,10 +63,7 @@ func (a *Activities) WaitNodeReady(ctx context.Context, in WaitReadyInput) (Node
 		case <-ctx.Done():
 			return last, ctx.Err()
 		case <-deadline:
-			msg := fmt.Sprintf("node %s not Ready within %v: %s", in.Node, in.Timeout, last)
-			if in.Version != "" && last.RuntimeVersion != in.Version {
-				msg += fmt.Sprintf(" (want runtime-version %s)", in.Version)
-			}
+			msg := fmt.Sprintf("node %s not Ready within %v: %s%s", in.Node, in.Timeout, last, missing(last, in))
 			if lastErr != nil {
 				msg += fmt.Sprintf("; last API error: %v", lastErr)
 			}
@@ -70,4 +76,27 @@ func (a *Activities) WaitNodeReady(ctx context.Context, in WaitReadyInput) (Node
 // readyFor reports whether st is Ready on version ("" = any).
 func readyFor(st NodeStatus, version string) bool {
 	return st.IsReady() && (version == "" || st.RuntimeVersion == version)
+}
+
+// backFor reports whether st is what in waits for: Ready on its version
+// and, when a previous boot is named, on another boot.
+func backFor(st NodeStatus, in WaitReadyInput) bool {
+	return readyFor(st, in.Version) && newBoot(st, in.PreviousBootID)
+}
+
+// newBoot: a node that shows no bootID cannot prove a new boot.
+func newBoot(st NodeStatus, previous string) bool {
+	return previous == "" || (st.BootID != "" && st.BootID != previous)
+}
+
+// missing says what of in the last status lacked, for the timeout message.
+func missing(last NodeStatus, in WaitReadyInput) string {
+	var out string
+	if in.Version != "" && last.RuntimeVersion != in.Version {
+		out += fmt.Sprintf(" (want version %s from %s)", in.Version, in.VersionFrom)
+	}
+	if last.Exists && !newBoot(last, in.PreviousBootID) {
+		out += fmt.Sprintf(" (still the boot from before the reset, bootID %q: the machine did not boot again)", in.PreviousBootID)
+	}
+	return out
 }

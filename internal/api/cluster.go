@@ -46,6 +46,10 @@ type ClusterState struct {
 	// SiteTaskQueue is where BMC and Kubernetes activities run: the
 	// inventory's site task queue, or "" for the workflow's own.
 	SiteTaskQueue string `json:"siteTaskQueue,omitempty"`
+	// NodeVersion is where the site's nodes show their runtime version
+	// (the inventory's kubernetes.versionLabel or osImagePattern); the
+	// workflows pass it to the Kubernetes activities that read one.
+	NodeVersion model.NodeVersionSource `json:"nodeVersion,omitzero"`
 }
 
 // RegisterRequest re-registers the inventory (update `register`).

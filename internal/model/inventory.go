@@ -56,6 +56,11 @@ func (inv *Inventory) ImageURL(v string) string {
 type KubernetesSpec struct {
 	Kubeconfig          string     `json:"kubeconfig,omitempty"`
 	KubeconfigSecretRef *SecretRef `json:"kubeconfigSecretRef,omitempty"`
+	// Where a node shows the runtime version it booted (nodeversion.go):
+	// a label (default rackroll.io/runtime-version) or a regular
+	// expression over status.nodeInfo.osImage with one capture group.
+	VersionLabel   string `json:"versionLabel,omitempty"`
+	OSImagePattern string `json:"osImagePattern,omitempty"`
 }
 
 // SecretRef names a Kubernetes Secret.

@@ -49,6 +49,7 @@ func (k KubernetesSpec) validate(e *ValidationError, site bool) {
 	if k.KubeconfigSecretRef != nil {
 		k.KubeconfigSecretRef.validate(e, "kubernetes.kubeconfigSecretRef")
 	}
+	k.NodeVersion().validate(e, "kubernetes.versionLabel", "kubernetes.osImagePattern")
 }
 
 func (s SecretRef) validate(e *ValidationError, field string) {

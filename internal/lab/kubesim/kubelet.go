@@ -35,10 +35,11 @@ func (s *Sim) reconcileNode(ctx context.Context, name string) error {
 	now := s.now()
 	v := desiredView(m.state, m.faults)
 
-	if v.posting && m.state.RuntimeVersion != "" && node.Labels[model.LabelRuntimeVersion] != m.state.RuntimeVersion {
+	if v.posting && m.boot.Version != "" && node.Labels[model.LabelRuntimeVersion] != m.boot.Version {
 		// The machine came back on a new runtime: its agent relabels the
-		// node. The informer sees the change and emits node-label.
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{model.LabelRuntimeVersion: m.state.RuntimeVersion}}})
+		// node with the version that booted (not the one being installed).
+		// The informer sees the change and emits node-label.
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{model.LabelRuntimeVersion: m.boot.Version}}})
 		if _, err := s.client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			return fmt.Errorf("label node %s: %w", name, err)
 		}
@@ -46,12 +47,11 @@ func (s *Sim) reconcileNode(ctx context.Context, name string) error {
 
 	status := node.Status.DeepCopy()
 	beat := v.posting && heartbeatDue(name, lastHeartbeat(node), now, s.opts.Heartbeat)
-	if applyView(status, v, now, beat) {
+	// A posting kubelet reports the boot it runs on.
+	booted := v.posting && applyBoot(&status.NodeInfo, m.boot)
+	if applyView(status, v, now, beat) || booted {
 		n := node.DeepCopy()
 		n.Status = *status
-		if v.posting {
-			n.Status.NodeInfo.OSImage = "rackroll runtime " + m.state.RuntimeVersion
-		}
 		if _, err := s.client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
 			return err // a conflict with a cordon or label patch: retried
 		}

@@ -151,17 +151,18 @@ func heartbeatDue(node string, last, now time.Time, every time.Duration) bool {
 func newNode(m snapshot, now time.Time) *corev1.Node {
 	labels := m.labels
 	if labels == nil {
-		labels = nodeLabels(m.Machine, m.state.RuntimeVersion)
+		labels = nodeLabels(m.Machine, m.boot.Version)
 	}
-	if m.state.RuntimeVersion != "" {
-		labels[model.LabelRuntimeVersion] = m.state.RuntimeVersion
+	if m.boot.Version != "" {
+		labels[model.LabelRuntimeVersion] = m.boot.Version
 	}
 	n := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: m.NodeName, Labels: labels},
 		Status: corev1.NodeStatus{
 			NodeInfo: corev1.NodeSystemInfo{
 				KubeletVersion:  kubeletVersion,
-				OSImage:         "rackroll runtime " + m.state.RuntimeVersion,
+				BootID:          m.boot.ID,
+				OSImage:         OSImage(m.boot.Version),
 				OperatingSystem: "linux",
 				Architecture:    "amd64",
 			},

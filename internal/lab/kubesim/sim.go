@@ -107,6 +107,7 @@ type machine struct {
 	deleted  bool              // node deleted; stays gone until the OS next boots
 	labels   map[string]string // last labels seen, to re-register with
 	cordoned bool              // last spec.unschedulable seen
+	boot     bootInfo          // the OS it booted last
 }
 
 // New returns a simulator for machines. Every machine starts powered and
@@ -147,6 +148,7 @@ func New(client kubernetes.Interface, machines []Machine, opts Options) *Sim {
 			state:   MachineState{Powered: true, OSRunning: true, RuntimeVersion: m.RuntimeVersion},
 			faults:  map[faults.Kind]bool{},
 			labels:  nodeLabels(m, m.RuntimeVersion),
+			boot:    newBoot(m.RuntimeVersion),
 		}
 		s.machines[m.Name] = mm
 		s.byNode[m.NodeName] = mm
@@ -180,6 +182,7 @@ func (s *Sim) SetMachineState(name string, st MachineState) {
 	m.state = st
 	if booted {
 		m.deleted = false
+		m.boot = newBoot(st.RuntimeVersion)
 	}
 	node := m.NodeName
 	s.mu.Unlock()
@@ -254,6 +257,7 @@ type snapshot struct {
 	deleted  bool
 	labels   map[string]string
 	cordoned bool
+	boot     bootInfo
 }
 
 func (s *Sim) snapshotByNode(node string) (snapshot, bool) {
@@ -271,7 +275,7 @@ func (s *Sim) snapshotByNode(node string) (snapshot, bool) {
 	for k, v := range m.labels {
 		l[k] = v
 	}
-	return snapshot{Machine: m.Machine, state: m.state, faults: f, deleted: m.deleted, labels: l, cordoned: m.cordoned}, true
+	return snapshot{Machine: m.Machine, state: m.state, faults: f, deleted: m.deleted, labels: l, cordoned: m.cordoned, boot: m.boot}, true
 }
 
 // ours reports whether node belongs to one of this simulator's machines.

@@ -1,0 +1,75 @@
+package kubesim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+)
+
+// bootOf is the boot the simulator holds for BMM name.
+func bootOf(t *testing.T, s *Sim, name string) bootInfo {
+	t.Helper()
+	snap, ok := s.snapshotByNode(s.NodeName(name))
+	if !ok {
+		t.Fatalf("no machine %s", name)
+	}
+	return snap.boot
+}
+
+func TestEveryBootHasANewBootIDAndOnlyTheBootedVersionShows(t *testing.T) {
+	s := New(nil, []Machine{{Name: "m1", Role: "compute", Rack: "r1", RuntimeVersion: "4.1.2"}}, Options{})
+	first := bootOf(t, s, "m1")
+	if first.ID == "" || first.Version != "4.1.2" {
+		t.Fatalf("initial boot %+v", first)
+	}
+	seen := map[string]bool{first.ID: true}
+	// A reimage: the machine resets into the installer (powered, no OS),
+	// the BMC already knows the version being installed, then the OS boots.
+	s.SetMachineState("m1", MachineState{Powered: true, OSRunning: false, RuntimeVersion: "4.2.0"})
+	if b := bootOf(t, s, "m1"); b != first {
+		t.Fatalf("installing is not a boot: %+v, want %+v", b, first)
+	}
+	s.SetMachineState("m1", MachineState{Powered: true, OSRunning: true, RuntimeVersion: "4.2.0"})
+	second := bootOf(t, s, "m1")
+	if seen[second.ID] || second.Version != "4.2.0" {
+		t.Fatalf("after the boot %+v, before %+v", second, first)
+	}
+	seen[second.ID] = true
+	// Same state again: no boot.
+	s.SetMachineState("m1", MachineState{Powered: true, OSRunning: true})
+	if b := bootOf(t, s, "m1"); b != second {
+		t.Fatalf("no boot, yet %+v", b)
+	}
+	// A reimage to the version it runs still boots anew.
+	for range 3 {
+		s.SetMachineState("m1", MachineState{Powered: false})
+		s.SetMachineState("m1", MachineState{Powered: true, OSRunning: true})
+		b := bootOf(t, s, "m1")
+		if seen[b.ID] || b.Version != "4.2.0" {
+			t.Fatalf("boot %+v repeats an id or lost the version", b)
+		}
+		seen[b.ID] = true
+	}
+}
+
+func TestNodeShowsItsBoot(t *testing.T) {
+	s := New(nil, []Machine{{Name: "m1", Role: "compute", Rack: "r1", RuntimeVersion: "4.1.2"}}, Options{})
+	snap, _ := s.snapshotByNode("m1")
+	n := newNode(snap, time.Unix(100, 0))
+	if n.Status.NodeInfo.BootID != snap.boot.ID || n.Status.NodeInfo.OSImage != "rackroll 4.1.2 (lab)" || n.Labels[model.LabelRuntimeVersion] != "4.1.2" {
+		t.Fatalf("registered node %+v labels %v", n.Status.NodeInfo, n.Labels)
+	}
+	src := model.NodeVersionSource{OSImagePattern: `^rackroll (\S+) `}
+	if v, err := src.Read(nil, n.Status.NodeInfo.OSImage); err != nil || v != "4.1.2" {
+		t.Fatalf("the osImage pattern reads %q, %v", v, err)
+	}
+	info := n.Status.NodeInfo
+	if applyBoot(&info, snap.boot) {
+		t.Fatal("the same boot is no change")
+	}
+	next := newBoot("4.2.0")
+	if !applyBoot(&info, next) || info.BootID != next.ID || info.OSImage != OSImage("4.2.0") {
+		t.Fatalf("a new boot must be written: %+v", info)
+	}
+}

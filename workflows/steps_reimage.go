@@ -1,0 +1,255 @@
+package workflows
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/bmc"
+	"github.com/rackroll/rackroll/activities/kube"
+	"github.com/rackroll/rackroll/internal/temporalerr"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// A reimage is judged in band (issue 13): BMCs do not reliably say when an
+// install is done, so the BMC step only resets the machine into the
+// installer, and the reimage is over when the node comes back — a new boot
+// (another status.nodeInfo.bootID than before the reset), Ready, showing
+// the target version. BMC signals are hints that end the wait early when
+// the install failed. The installer is ejected only once the node is back.
+
+// changeReimageInBand versions the commands: histories recorded before it
+// replay the BMC-judged reimage followed by a separate wait.
+const changeReimageInBand = "reimage-in-band"
+
+// The BMC hints WatchReimage fails on (capped by the reimage's limit): a
+// machine still Off this long after the reset is not installing, and a BMC
+// silent this long cannot tell us anything.
+const (
+	ReimageOffLimit     = 10 * time.Minute
+	ReimageSilenceLimit = 15 * time.Minute
+)
+
+// reimageJob is one reimage of the steps' BMM and the wait for its node.
+type reimageJob struct {
+	verb, imageURL, version string
+	// limit bounds the whole reimage: the reset, the install and the node
+	// coming back.
+	limit time.Duration
+	force bool // see steps.reimage
+	// waitLimit bounds the separate wait of the histories recorded before
+	// the change (it is read after the BMC step).
+	waitLimit func() time.Duration
+	// provisioning records that the reset took effect and the node is
+	// awaited (the ledger's Provisioning status).
+	provisioning func()
+}
+
+// reimageOutcome is the node as it came back, or as last seen; waiting
+// says an error came after the reset (while waiting for the node).
+type reimageOutcome struct {
+	node    kube.NodeStatus
+	waiting bool
+}
+
+// reimageUntilBack reimages and waits for the node: the one place a
+// reimage is judged (server upgrade, BMM reimage/replace, remediation's
+// reprovision and the failover's provisioning all come here).
+func (s *steps) reimageUntilBack(j reimageJob) (reimageOutcome, error) {
+	if workflow.GetVersion(s.ctx, changeReimageInBand, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		if err := s.reimage(j.verb, j.imageURL, j.version, j.limit, j.force); err != nil {
+			return reimageOutcome{}, err
+		}
+		j.provisioning()
+		ns, err := s.waitReady(j.version, j.waitLimit())
+		return reimageOutcome{node: ns, waiting: true}, err
+	}
+	start := workflow.Now(s.ctx)
+	before, err := s.readNode()
+	if err != nil {
+		return reimageOutcome{}, fmt.Errorf("read node %s before the reset: %s", s.t.Node, temporalerr.Message(err))
+	}
+	r, err := s.resetIntoInstaller(j)
+	if err != nil {
+		return reimageOutcome{}, err
+	}
+	j.provisioning()
+	previous := before.BootID
+	if !r.Reimaged {
+		// The BMC found the machine on the version and issued no reset
+		// (an upgrade resumed after its reimage): its current boot counts.
+		previous = ""
+	}
+	left := max(j.limit-workflow.Now(s.ctx).Sub(start), time.Second)
+	back, err := s.awaitNode(j, r, previous, left)
+	if err != nil {
+		return back, err
+	}
+	// Only now: ejecting earlier breaks an install in progress. A failed
+	// eject fails the reimage — a machine whose boot order prefers the CD
+	// would install again at its next reboot.
+	if err := s.eject(j.imageURL); err != nil {
+		return back, fmt.Errorf("node %s is back on %s, but ejecting the installer failed: %s", s.t.Node, j.version, temporalerr.Message(err))
+	}
+	return back, nil
+}
+
+// resetIntoInstaller is the BMC step: it returns once the reset took effect.
+func (s *steps) resetIntoInstaller(j reimageJob) (bmc.ReimageResult, error) {
+	var r bmc.ReimageResult
+	err := workflow.ExecuteActivity(s.long(j.limit, fmt.Sprintf("%s %s to %s", j.verb, s.t.BMM, j.version)), ba.Reimage,
+		bmc.ReimageInput{Endpoint: s.t.Endpoint, ImageURL: j.imageURL, Version: j.version, Force: j.force}).Get(s.ctx, &r)
+	return r, err
+}
+
+// awaitNode waits, within left, for the node to come back on a boot other
+// than previous at j.version, while WatchReimage looks for BMC hints that
+// the install failed; whichever ends first decides, and the other is
+// cancelled.
+func (s *steps) awaitNode(j reimageJob, r bmc.ReimageResult, previous string, left time.Duration) (reimageOutcome, error) {
+	waitCtx, stopWait := workflow.WithCancel(s.ctx)
+	defer stopWait()
+	watchCtx, stopWatch := workflow.WithCancel(s.ctx)
+	defer stopWatch()
+	wait := workflow.ExecuteActivity(s.in(waitCtx).long(left, fmt.Sprintf("Wait for %s to come back on %s", s.t.Node, j.version)),
+		ka.WaitNodeReady, kube.WaitReadyInput{Node: s.t.Node, Version: j.version, VersionFrom: s.t.VersionFrom, PreviousBootID: previous, Timeout: left})
+	watchOpts := workflow.WithWaitForCancellation(s.in(watchCtx).long(left, "Watch the BMC of "+s.t.BMM+" during the install"), true)
+	watch := workflow.ExecuteActivity(watchOpts, ba.WatchReimage, bmc.WatchInput{Endpoint: s.t.Endpoint, Task: r.Task,
+		OffLimit: min(ReimageOffLimit, left), SilenceLimit: min(ReimageSilenceLimit, left)})
+
+	var node kube.NodeStatus
+	var waitErr, watchErr error
+	waitDone, watchDone := false, false
+	sel := workflow.NewSelector(s.ctx)
+	sel.AddFuture(wait, func(f workflow.Future) { waitDone, waitErr = true, f.Get(s.ctx, &node) })
+	sel.AddFuture(watch, func(f workflow.Future) {
+		watchDone, watchErr = true, f.Get(s.ctx, nil)
+		if watchErr != nil && !isHint(watchErr) {
+			// The watch broke (not a verdict on the install): the node decides.
+			workflow.GetLogger(s.ctx).Warn("BMC watch ended without a verdict", "bmm", s.t.BMM, "error", watchErr)
+			watchErr = nil
+		}
+	})
+	for !waitDone && (!watchDone || watchErr == nil) {
+		sel.Select(s.ctx)
+	}
+	if waitDone && waitErr == nil {
+		stopWatch()
+		if !watchDone {
+			_ = watch.Get(s.ctx, nil) // cancelled: the watch is over before the eject
+		}
+		return reimageOutcome{node: node, waiting: true}, nil
+	}
+	if s.ctx.Err() != nil {
+		// The workflow is cancelled: nothing to judge, nothing to eject.
+		return reimageOutcome{node: node, waiting: true}, cmp.Or(waitErr, watchErr, s.ctx.Err())
+	}
+	var bmcState string
+	if watchDone && watchErr != nil {
+		// The BMC says the install failed: stop waiting for the node.
+		stopWait()
+		bmcState = temporalerr.Message(watchErr)
+		node = s.lastSeen()
+	} else {
+		stopWatch()
+		if !watchDone {
+			watchErr = watch.Get(s.ctx, nil)
+		}
+		node = lastStatus(waitErr, s.t.Node)
+		bmcState = s.lastBMCState(r, watchErr)
+	}
+	// Best effort, and only now that the install is judged failed: an
+	// installer left in would be booted again by the next reset or
+	// power-on, and it keeps the BMC's virtual CD busy. The failure is what
+	// to report, not the eject.
+	_ = s.eject(j.imageURL)
+	return reimageOutcome{node: node, waiting: true}, errors.New(notBack(s.t.BMM, j.version, left, node, waitErr, bmcState))
+}
+
+// notBack is the failure of a reimage whose node did not come back: the
+// node, the version, what the node showed last and what the BMC showed.
+func notBack(bmm, version string, left time.Duration, node kube.NodeStatus, waitErr error, bmcState string) string {
+	what := fmt.Sprintf("node %s did not come back on %s within %v", node.Node, version, left.Round(time.Second))
+	shown := node.String()
+	switch {
+	case waitErr == nil || errors.As(waitErr, new(*temporal.CanceledError)):
+		what = fmt.Sprintf("the install on %s failed before node %s came back on %s", bmm, node.Node, version)
+	case isNotReady(waitErr):
+		// The wait's own message says what was missing (the new boot, the
+		// version): keep it after its "node … not Ready within …: ".
+		if _, after, ok := strings.Cut(temporalerr.Message(waitErr), ": "); ok {
+			shown = after
+		}
+	default:
+		what += ": " + temporalerr.Message(waitErr)
+	}
+	return fmt.Sprintf("%s; the node showed last: %s; the BMC showed last: %s", what, shown, bmcState)
+}
+
+// isHint: WatchReimage fails non-retryably only on a BMC hint that the
+// install failed.
+func isHint(err error) bool {
+	var ae *temporal.ApplicationError
+	return errors.As(err, &ae) && ae.NonRetryable()
+}
+
+func isNotReady(err error) bool {
+	var ae *temporal.ApplicationError
+	return errors.As(err, &ae) && ae.Type() == kube.ErrNodeNotReady
+}
+
+// lastStatus is the node status a failed wait carries in its details.
+func lastStatus(err error, node string) kube.NodeStatus {
+	var ae *temporal.ApplicationError
+	last := kube.NodeStatus{Node: node}
+	if errors.As(err, &ae) && ae.HasDetails() {
+		_ = ae.Details(&last)
+	}
+	return last
+}
+
+// lastSeen reads the node once more, for the message (best effort).
+func (s *steps) lastSeen() kube.NodeStatus {
+	ns, err := s.readNode()
+	if err != nil {
+		return kube.NodeStatus{Node: s.t.Node}
+	}
+	return ns
+}
+
+// lastBMCState is what the BMC showed last: the watch's own word when its
+// cancellation carries one, else the power state read now, else what the
+// reset step saw.
+func (s *steps) lastBMCState(r bmc.ReimageResult, watchErr error) string {
+	var ce *temporal.CanceledError
+	var state string
+	if errors.As(watchErr, &ce) && ce.HasDetails() && ce.Details(&state) == nil && state != "" {
+		return state
+	}
+	if watchErr != nil && !errors.As(watchErr, &ce) {
+		return temporalerr.Message(watchErr)
+	}
+	if p, err := s.readPower(); err == nil {
+		return fmt.Sprintf("power %s, health %s", p.PowerState, p.Health)
+	}
+	if r.LastState != "" {
+		return r.LastState + " (when the reset took effect)"
+	}
+	return "unknown (the BMC did not answer)"
+}
+
+// eject takes the installer out of the BMM's virtual CD.
+func (s *steps) eject(imageURL string) error {
+	return workflow.ExecuteActivity(s.short("Eject the installer from "+s.t.BMM), ba.EjectMedia,
+		bmc.EjectInput{Endpoint: s.t.Endpoint, ImageURL: imageURL}).Get(s.ctx, nil)
+}
+
+// in is a copy of the steps acting in ctx (a cancellable child).
+func (s *steps) in(ctx workflow.Context) *steps {
+	c := *s
+	c.ctx = ctx
+	return &c
+}
