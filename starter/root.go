@@ -47,6 +47,7 @@ Connection flags follow the temporal CLI and the TEMPORAL_* environment.`,
 		a.upgradeCmd(),
 		a.demoCmd(),
 		a.bmmCmd(),
+		a.siteCmd(),
 		a.codecServerCmd(),
 	)
 	noArgs(root)

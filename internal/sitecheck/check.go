@@ -55,7 +55,7 @@ func Run(ctx context.Context, in Input) Report {
 		if in.KubeErr != nil {
 			msg = in.KubeErr.Error()
 		}
-		rep.Kubernetes = []Item{blocker("API reachable", msg, "set kubernetes.kubeconfig to a kubeconfig for the site")}
+		rep.Kubernetes = []Item{Blocker("API reachable", msg, "set kubernetes.kubeconfig to a kubeconfig for the site")}
 		return rep
 	}
 	rep.Kubernetes = checkKube(ctx, in.Kube, rep.BMMs, in.VersionOf)

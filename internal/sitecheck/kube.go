@@ -21,9 +21,9 @@ type VersionOf func(n *corev1.Node) (string, error)
 func checkKube(ctx context.Context, cs kubernetes.Interface, rows []Row, versionOf VersionOf) []Item {
 	v, err := cs.Discovery().ServerVersion()
 	if err != nil {
-		return []Item{blocker("API reachable", err.Error(), "check kubernetes.kubeconfig: the server address, its CA and the credentials")}
+		return []Item{Blocker("API reachable", err.Error(), "check kubernetes.kubeconfig: the server address, its CA and the credentials")}
 	}
-	items := []Item{ok("API reachable", "Kubernetes "+v.GitVersion)}
+	items := []Item{OK("API reachable", "Kubernetes "+v.GitVersion)}
 	items = append(items, checkPermissions(ctx, cs)...)
 	for i := range rows {
 		rows[i].Items = append(rows[i].Items, checkNode(ctx, cs, rows[i].Node, versionOf)...)
@@ -35,23 +35,23 @@ func checkNode(ctx context.Context, cs kubernetes.Interface, name string, versio
 	n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return []Item{blocker("node found", "no node "+name, "set the server's nodeName in the inventory to its Kubernetes node name")}
+		return []Item{Blocker("node found", "no node "+name, "set the server's nodeName in the inventory to its Kubernetes node name")}
 	case err != nil:
-		return []Item{blocker("node found", err.Error(), "allow get nodes")}
+		return []Item{Blocker("node found", err.Error(), "allow get nodes")}
 	}
-	items := []Item{ok("node found", name)}
+	items := []Item{OK("node found", name)}
 	ver, err := versionOf(n)
 	if err != nil {
-		items = append(items, blocker("version readable", err.Error(), "make the image set the version label, or set the site's osImagePattern (README: image contract)"))
+		items = append(items, Blocker("version readable", err.Error(), "make the image set the version label, or set the site's osImagePattern (README: image contract)"))
 	} else if _, perr := model.ParseVersion(ver); perr != nil {
-		items = append(items, blocker("version readable", fmt.Sprintf("%q: %v", ver, perr), "the version must be major.minor.patch"))
+		items = append(items, Blocker("version readable", fmt.Sprintf("%q: %v", ver, perr), "the version must be major.minor.patch"))
 	} else {
-		items = append(items, ok("version readable", ver))
+		items = append(items, OK("version readable", ver))
 	}
 	if n.Status.NodeInfo.BootID == "" {
-		items = append(items, blocker("boot id reported", "status.nodeInfo.bootID is empty", "the kubelet must report bootID: rackroll judges a reimage by a new boot"))
+		items = append(items, Blocker("boot id reported", "status.nodeInfo.bootID is empty", "the kubelet must report bootID: rackroll judges a reimage by a new boot"))
 	} else {
-		items = append(items, ok("boot id reported", n.Status.NodeInfo.BootID))
+		items = append(items, OK("boot id reported", n.Status.NodeInfo.BootID))
 	}
 	return items
 }

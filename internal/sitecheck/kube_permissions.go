@@ -50,15 +50,15 @@ func checkPermissions(ctx context.Context, cs kubernetes.Interface) []Item {
 		}, metav1.CreateOptions{})
 		switch {
 		case err != nil:
-			out = append(out, blocker(name, "the access review failed: "+err.Error(), "allow the identity to create selfsubjectaccessreviews, then check again"))
+			out = append(out, Blocker(name, "the access review failed: "+err.Error(), "allow the identity to create selfsubjectaccessreviews, then check again"))
 		case r.Status.Allowed:
-			out = append(out, ok(name, p.why))
+			out = append(out, OK(name, p.why))
 		default:
 			detail := "denied"
 			if r.Status.Reason != "" {
 				detail += ": " + r.Status.Reason
 			}
-			out = append(out, blocker(name, detail, fmt.Sprintf("grant %s on %s cluster-wide (needed to %s)", p.verb, res, p.why)))
+			out = append(out, Blocker(name, detail, fmt.Sprintf("grant %s on %s cluster-wide (needed to %s)", p.verb, res, p.why)))
 		}
 	}
 	return out

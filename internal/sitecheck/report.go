@@ -47,10 +47,13 @@ func (r Report) Blockers() int {
 	return n
 }
 
-func ok(check, detail string) Item { return Item{Check: check, OK: true, Detail: detail} }
+// OK is a check that holds.
+func OK(check, detail string) Item { return Item{Check: check, OK: true, Detail: detail} }
 
-func blocker(check, detail, fix string) Item {
+// Blocker is a failed check rackroll cannot work without.
+func Blocker(check, detail, fix string) Item {
 	return Item{Check: check, Detail: detail, Fix: fix, Blocker: true}
 }
 
-func warning(check, detail, fix string) Item { return Item{Check: check, Detail: detail, Fix: fix} }
+// Warning is a failed check rackroll works around.
+func Warning(check, detail, fix string) Item { return Item{Check: check, Detail: detail, Fix: fix} }

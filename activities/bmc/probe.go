@@ -1,0 +1,157 @@
+package bmc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/sitecheck"
+	"github.com/stmcginnis/gofish"
+)
+
+// Probe looks at one BMC the way the activities will use it and reports
+// what it found for `starter site check`. It only reads: no power action,
+// no PATCH, no media insert; its one session is logged out on return.
+func Probe(ctx context.Context, ep Endpoint, resolver Resolver, timeout time.Duration) []sitecheck.Item {
+	var out []sitecheck.Item
+	add := func(it sitecheck.Item) { out = append(out, it) }
+	switch {
+	case ep.InsecureSkipVerify:
+		add(sitecheck.Warning("TLS verified", "insecureSkipVerify is set: the BMC's identity is not checked", "set caFile to the CA that signed the BMC's certificate and drop insecureSkipVerify"))
+	case strings.HasPrefix(strings.ToLower(strings.TrimSpace(ep.Address)), "http://"):
+		add(sitecheck.Warning("TLS verified", "plain HTTP: credentials cross the network in clear", "enable HTTPS on the BMC and use an https:// address"))
+	}
+	creds, err := resolver.Resolve(ctx, ep.Credentials)
+	if err != nil {
+		return append(out, sitecheck.Blocker("credentials", err.Error(), "fix the bmcCredentials entry this server names"))
+	}
+	c, err := DialGofish(ctx, ep, creds, timeout)
+	if err != nil {
+		return append(out, dialFinding(ep, err)...)
+	}
+	defer c.Close()
+	add(sitecheck.OK("BMC reachable", redactURL(ep.Address)))
+	if !ep.InsecureSkipVerify && !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ep.Address)), "http://") {
+		where := "the system roots"
+		if ep.CAFile != "" {
+			where = ep.CAFile
+		}
+		add(sitecheck.OK("TLS verified", "against "+where))
+	}
+	add(sitecheck.OK("login", "credentials accepted"))
+	g, _ := c.(*gofishClient)
+	if g != nil && g.sessions != "" {
+		add(sitecheck.OK("sessions", "SessionService at "+g.sessions))
+	} else {
+		add(sitecheck.Warning("sessions", "no SessionService: every request logs in with basic auth", "enable the Redfish SessionService (iLO logs every basic-auth login; iDRAC limits logins)"))
+	}
+	sys, err := c.System(ctx)
+	if err != nil {
+		return append(out, sitecheck.Blocker("System found", err.Error(), "the BMC must list a ComputerSystem under /redfish/v1/Systems"))
+	}
+	add(sitecheck.OK("System found", "PowerState "+sys.PowerState))
+	out = append(out, mediaFinding(ctx, c)...)
+	if t, ok := ChooseBootTarget(sys.BootTargets); ok {
+		add(sitecheck.OK("boot target", fmt.Sprintf("%s (allowed: %s)", t, listOrNone(sys.BootTargets))))
+	} else {
+		add(sitecheck.Blocker("boot target", "allowed: "+listOrNone(sys.BootTargets), "the BMC must allow a one-time boot from Cd or UsbCd"))
+	}
+	out = append(out, resetFindings(sys.ResetTypes)...)
+	if g != nil {
+		add(g.firmware(ctx))
+	}
+	return out
+}
+
+// dialFinding says which of reachability, TLS and login failed.
+func dialFinding(ep Endpoint, err error) []sitecheck.Item {
+	var f *failure
+	switch {
+	case classify(err) == kindAuth || isUnauthorized(err):
+		return []sitecheck.Item{sitecheck.OK("BMC reachable", redactURL(ep.Address)),
+			sitecheck.Blocker("login", err.Error(), "check the username and password the server's bmcCredentials reference points at")}
+	case errors.As(err, &f) && f.kind == kindConfig && strings.Contains(f.msg, "certificate"):
+		return []sitecheck.Item{sitecheck.OK("BMC reachable", redactURL(ep.Address)), sitecheck.Blocker("TLS verified", f.msg, "set caFile (per BMC or bmcCAFile per site) to the CA that signed the BMC's certificate")}
+	case errors.As(err, &f) && f.kind == kindConfig:
+		return []sitecheck.Item{sitecheck.Blocker("BMC reachable", f.msg, "fix the server's bmc.address")}
+	}
+	return []sitecheck.Item{sitecheck.Blocker("BMC reachable", err.Error(), "check the address, the network path from the worker and that the BMC answers Redfish")}
+}
+
+func mediaFinding(ctx context.Context, c Client) []sitecheck.Item {
+	colls, err := c.MediaCollections(ctx)
+	if err != nil {
+		return []sitecheck.Item{sitecheck.Blocker("virtual CD", "could not list virtual media: "+err.Error(), "the BMC must expose VirtualMedia (a license may be needed: iDRAC Enterprise, iLO Advanced)")}
+	}
+	var members []MediaInfo
+	for _, coll := range colls {
+		uris, err := c.MediaMembers(ctx, coll)
+		if err != nil {
+			continue
+		}
+		for _, u := range uris {
+			if m, err := c.Medium(ctx, MediaInfo{URI: u, Location: coll.Location}); err == nil {
+				members = append(members, m)
+			}
+		}
+	}
+	m, why, ok := ChooseVirtualCD(members)
+	if !ok {
+		return []sitecheck.Item{sitecheck.Blocker("virtual CD", fmt.Sprintf("none of %d virtual-media members is a usable CD: %s", len(members), why), "the BMC must offer a virtual CD/DVD (a license may be needed)")}
+	}
+	return []sitecheck.Item{sitecheck.OK("virtual CD", fmt.Sprintf("%s %s (%s)", m.Location, m.ID, why))}
+}
+
+// resetFindings: rackroll needs a forced restart and power on; a graceful
+// shutdown is preferred but ForceOff after the limit works without it.
+func resetFindings(types []string) []sitecheck.Item {
+	has := func(t string) bool {
+		for _, x := range types {
+			if x == t {
+				return true
+			}
+		}
+		return false
+	}
+	var out []sitecheck.Item
+	if len(types) == 0 || (has("ForceRestart") || has("ForceOff")) && has("On") {
+		detail := "allowed: " + listOrNone(types)
+		if len(types) == 0 {
+			detail = "not listed: the standard types are assumed"
+		}
+		out = append(out, sitecheck.OK("reset types", detail))
+	} else {
+		out = append(out, sitecheck.Blocker("reset types", "allowed: "+listOrNone(types), "the BMC must allow On and ForceRestart (or ForceOff)"))
+	}
+	if len(types) == 0 || CanShutdownGracefully(types) {
+		out = append(out, sitecheck.OK("graceful shutdown", "possible"))
+	} else {
+		out = append(out, sitecheck.Warning("graceful shutdown", "no GracefulShutdown reset type", "power-off will go straight to ForceOff"))
+	}
+	return out
+}
+
+// firmware reads the BIOS and BMC firmware versions (informational).
+func (c *gofishClient) firmware(ctx context.Context) sitecheck.Item {
+	bios, bmcFW := "?", "?"
+	if sys, err := c.system(ctx); err == nil && sys.BiosVersion != "" {
+		bios = sys.BiosVersion
+	}
+	_ = c.call(ctx, func(api *gofish.APIClient) error {
+		ms, err := api.Service.Managers()
+		if err == nil && len(ms) > 0 && ms[0].FirmwareVersion != "" {
+			bmcFW = ms[0].FirmwareVersion
+		}
+		return err
+	})
+	return sitecheck.OK("firmware", "BIOS "+bios+", BMC "+bmcFW)
+}
+
+func listOrNone(v []string) string {
+	if len(v) == 0 {
+		return "none listed"
+	}
+	return strings.Join(v, ", ")
+}
