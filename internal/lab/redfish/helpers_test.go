@@ -45,6 +45,12 @@ func (t *manualTimer) Stop() bool {
 	return was
 }
 
+func (c *manualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Unix(1_700_000_000, 0).Add(c.now)
+}
+
 // Advance moves time by d, firing due timers in order, including timers
 // they schedule.
 func (c *manualClock) Advance(d time.Duration) {
@@ -86,6 +92,7 @@ type rig struct {
 func newRig(t *testing.T, mutate ...func(*Config)) *rig {
 	t.Helper()
 	r := &rig{t: t, clk: &manualClock{}, log: events.New(nil)}
+	mutate = append([]func(*Config){func(c *Config) { c.Profile = "helpful" }}, mutate...)
 	cfg := Config{
 		BMM: "rack1-c1", Rack: "rack1", Username: "root", Password: testPassword,
 		RuntimeVersion: "4.1.2", SerialNumber: "SN-0101", BootMAC: "52:54:00:00:01:01",

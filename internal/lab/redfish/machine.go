@@ -21,8 +21,9 @@ const (
 	phaseNoOS              // powered on, nothing booted (failed install, BIOS setup)
 )
 
-// Reset types the System advertises (ResetType@Redfish.AllowableValues).
-var resetTypes = []string{"On", "ForceOff", "GracefulShutdown", "ForceRestart", "GracefulRestart"}
+// resetAliases are reset types the lab treats as another: ForceOn is On
+// for a machine that is off, PowerCycle is a forced restart.
+var resetAliases = map[string]string{"ForceOn": "On", "PowerCycle": "ForceRestart"}
 
 type bootOverride struct {
 	enabled string // Disabled | Once | Continuous
@@ -63,6 +64,9 @@ func (e *apiError) Error() string { return e.message }
 // take it (answered 204). Restarting a powered-off machine is refused with
 // 409, as iDRAC does; power it on instead.
 func (b *BMC) resetLocked(rt string) (*task, *apiError) {
+	if a, ok := resetAliases[rt]; ok {
+		rt = a
+	}
 	switch rt {
 	case "On":
 		switch {
@@ -117,7 +121,7 @@ func (b *BMC) resetLocked(rt string) (*task, *apiError) {
 		return t, nil
 	}
 	return nil, &apiError{http.StatusBadRequest, "ActionParameterNotSupported",
-		"ResetType " + rt + " is not supported; use one of On, ForceOff, GracefulShutdown, ForceRestart, GracefulRestart."}
+		"ResetType " + rt + " is not supported; use one of On, ForceOff, GracefulShutdown, ForceRestart, GracefulRestart, ForceOn, PowerCycle."}
 }
 
 func (b *BMC) startPowerOffLocked(rt string, restart bool) {
@@ -168,14 +172,21 @@ func (b *BMC) powerOnDoneLocked() {
 	if b.cycleType == "On" {
 		b.emitLocked(events.PowerOn, map[string]any{"resetType": "On"})
 	}
+	if !b.prof.Helpful {
+		// A vendor's reset job ends with the power cycle: the BMC cannot
+		// see whether an OS comes up.
+		b.finishTaskLocked(taskCompleted, "The system is powered on.")
+	}
 	b.startBootLocked()
 	b.changedLocked()
 }
 
 // startBootLocked picks the boot source like firmware does: a one-time
 // override is consumed (reset to Disabled/None) by the boot that uses it.
-// The lab has no PXE server, so Pxe and a Cd without an installer image fall
-// through to the disk.
+// The profile's virtual-CD target (Cd, UsbCd on Supermicro, whose Cd is the
+// empty physical drive) boots an installer from a slot the firmware boots
+// from. The lab has no PXE server, so Pxe and a CD without an installer
+// image fall through to the disk.
 func (b *BMC) startBootLocked() {
 	target := "Hdd"
 	switch b.override.enabled {
@@ -185,9 +196,9 @@ func (b *BMC) startBootLocked() {
 	case "Continuous":
 		target = b.override.target
 	}
-	if target == "Cd" && b.media.inserted {
-		if v := imageVersion(b.media.image); v != "" {
-			b.startReimageLocked(v)
+	if target == b.prof.VirtualCDBoot {
+		if drive, v, ok := b.bootImageLocked(); ok {
+			b.startReimageLocked(drive, v)
 			return
 		}
 	}
@@ -215,10 +226,11 @@ func (b *BMC) bootDoneLocked() {
 // startReimageLocked runs the installer. With faults.ReimageHangs it never
 // finishes; only a power action gets the machine out (and fails the
 // reimage). Clearing the fault does not revive a hung installer.
-func (b *BMC) startReimageLocked(v string) {
+func (b *BMC) startReimageLocked(drive int, v string) {
 	b.phase = phaseReimaging
 	b.reimageTo = v
-	b.emitLocked(events.ReimageStart, map[string]any{"version": v, "from": b.version, "image": redactURL(b.media.image)})
+	b.install = drive
+	b.emitLocked(events.ReimageStart, map[string]any{"version": v, "from": b.version, "image": redactURL(b.drives[drive].image)})
 	if b.faultActiveLocked(faults.ReimageHangs) {
 		b.stopTimerLocked()
 		return
@@ -298,6 +310,23 @@ func (m *machine) powerState() string {
 	return "On"
 }
 
+// bootProgress is BootProgress.LastState by the profile: absent (""), the
+// DMTF states of a BMC that sees the OS ("full"), or POST-time values only
+// ("post": Supermicro stays at SystemHardwareInitializationComplete once
+// POST is past, whatever the OS does).
+func (b *BMC) bootProgress() string {
+	switch b.prof.BootProgress {
+	case "full":
+		return b.machine.bootProgress()
+	case "post":
+		if b.phase == phaseOff || b.phase == phasePoweringOn {
+			return "None"
+		}
+		return "SystemHardwareInitializationComplete"
+	}
+	return ""
+}
+
 func (m *machine) bootProgress() string {
 	switch m.phase {
 	case phaseBooting, phaseReimaging:
@@ -313,8 +342,28 @@ func (m *machine) bootProgress() string {
 	return "None"
 }
 
-// statusState is the System's Status.State: Starting while it boots,
-// Updating while it reimages, so clients can tell a machine in flight.
+// statusState is the System's Status.State. Vendors show Enabled when on
+// and StandbyOffline when off; the helpful profile also shows Starting
+// while it boots and Updating while it reimages.
+func (b *BMC) statusState() string {
+	if b.prof.Helpful {
+		return b.machine.statusState()
+	}
+	if b.phase == phaseOff {
+		return "StandbyOffline"
+	}
+	return "Enabled"
+}
+
+// health: only the helpful profile knows an install failed; a vendor's BMC
+// sees healthy hardware.
+func (b *BMC) health() string {
+	if b.prof.Helpful {
+		return b.machine.health()
+	}
+	return "OK"
+}
+
 func (m *machine) statusState() string {
 	switch m.phase {
 	case phaseOff:
