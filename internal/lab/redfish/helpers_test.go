@@ -172,12 +172,12 @@ func (r *rig) doH(method, path string, body any, headers ...string) reply {
 
 func (r *rig) reset(rt string) reply {
 	r.t.Helper()
-	return r.do(http.MethodPost, resetPath, map[string]any{"ResetType": rt})
+	return r.do(http.MethodPost, r.b.paths.reset, map[string]any{"ResetType": rt})
 }
 
 func (r *rig) system() map[string]any {
 	r.t.Helper()
-	rep := r.do(http.MethodGet, systemPath, nil)
+	rep := r.do(http.MethodGet, r.b.paths.system, nil)
 	if rep.code != http.StatusOK {
 		r.t.Fatalf("GET system: %d %v", rep.code, rep.body)
 	}
