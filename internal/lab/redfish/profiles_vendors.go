@@ -77,8 +77,8 @@ func xcc() Profile {
 		Manufacturer: "Lenovo", Model: "ThinkSystem SR650 V2",
 		SystemID: "1", ManagerID: "1", ManagerModel: "XClarity Controller", Firmware: "TGBT56T 6.30", BiosVersion: "AFE120J",
 		ManagerMedia: []Slot{
-			{ID: "RDOC1", Name: "RDOC1", MediaTypes: cd, Upload: true, Drive: 0},
-			{ID: "RDOC2", Name: "RDOC2", MediaTypes: cd, Upload: true, Drive: 1},
+			{ID: "RDOC1", Name: "RDOC1", MediaTypes: cd, Upload: true, NoInsertAction: true, Drive: 0},
+			{ID: "RDOC2", Name: "RDOC2", MediaTypes: cd, Upload: true, NoInsertAction: true, Drive: 1},
 			{ID: "EXT1", Name: "EXT1", MediaTypes: cd, NoInsertAction: true, Boots: true, Drive: 2},
 			{ID: "EXT2", Name: "EXT2", MediaTypes: cd, NoInsertAction: true, Boots: true, Drive: 3},
 		},
