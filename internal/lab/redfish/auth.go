@@ -52,9 +52,11 @@ func (s *sessionStore) remove(id string) bool {
 // Sessions is how many sessions are open now.
 func (b *BMC) Sessions() int {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	b.expireSessionsLocked()
-	return len(b.sessions.byID)
+	n := len(b.sessions.byID)
+	b.mu.Unlock()
+	b.flush()
+	return n
 }
 
 // expireSessionsLocked closes sessions idle longer than the timeout.
