@@ -121,6 +121,11 @@ func newWithClock(cfg Config, clk clock) *BMC {
 // Profile returns the vendor profile the BMC plays.
 func (b *BMC) Profile() Profile { return b.prof }
 
+// SystemPath is the System's URI on this BMC (it differs by profile:
+// /redfish/v1/Systems/System.Embedded.1 on iDRAC, /redfish/v1/Systems/1 on
+// iLO, Supermicro and XCC).
+func (b *BMC) SystemPath() string { return b.paths.system }
+
 // State returns a snapshot of the machine.
 func (b *BMC) State() State {
 	b.mu.Lock()

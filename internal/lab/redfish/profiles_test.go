@@ -72,6 +72,7 @@ func TestProfileShapes(t *testing.T) {
 			token := r.login()
 			sys := r.do(http.MethodGet, systemsPath, nil, token)
 			require.Equal(t, []string{tc.system}, members(sys.body))
+			assert.Equal(t, tc.system, r.b.SystemPath())
 			rep := r.do(http.MethodGet, tc.system, nil, token)
 			require.Equal(t, http.StatusOK, rep.code)
 			s := rep.body
