@@ -116,8 +116,18 @@ func TestProfileShapes(t *testing.T) {
 	}
 }
 
+func TestNoMediaProfileHasNoVirtualMedia(t *testing.T) {
+	r := newRig(t, profile("nomedia"))
+	assert.Nil(t, r.system()["VirtualMedia"])
+	mgr := r.do(http.MethodGet, r.b.paths.manager, nil)
+	require.Equal(t, http.StatusOK, mgr.code)
+	assert.Nil(t, mgr.body["VirtualMedia"])
+	assert.Equal(t, http.StatusNotFound, r.do(http.MethodGet, r.b.paths.manager+"/VirtualMedia", nil).code)
+	assert.Empty(t, r.b.slots())
+}
+
 func TestProfileNames(t *testing.T) {
-	assert.Equal(t, []string{"dmtf", "helpful", "idrac10", "idrac9", "ilo5", "supermicro", "xcc"}, ProfileNames())
+	assert.Equal(t, []string{"dmtf", "helpful", "idrac10", "idrac9", "ilo5", "nomedia", "supermicro", "xcc"}, ProfileNames())
 	assert.True(t, KnownProfile(""), "empty is the default")
 	assert.False(t, KnownProfile("idrac8"))
 	p, ok := LookupProfile("")

@@ -114,3 +114,15 @@ func dmtf() Profile {
 		BasicAuth:      true,
 	}
 }
+
+func init() { register("nomedia", nomedia) }
+
+// nomedia: a BMC that offers no virtual media over Redfish (a Supermicro
+// without its DCMS license key, older chassis managers): no VirtualMedia
+// anywhere. rackroll cannot reimage through it; `site check` must say so.
+func nomedia() Profile {
+	p := supermicro()
+	p.Name = "nomedia"
+	p.ManagerMedia, p.SystemMediaLink = nil, ""
+	return p
+}
