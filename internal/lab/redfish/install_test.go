@@ -138,3 +138,20 @@ func TestSupermicroUsbCdAndPostTimeBootProgress(t *testing.T) {
 	r.clk.Advance(testTimings.PowerTransition)
 	assert.Equal(t, "None", field(r.system(), "BootProgress", "LastState"))
 }
+
+// With no OS to honour it, a graceful shutdown is accepted and does
+// nothing; ForceOff works.
+func TestGracefulShutdownIgnoredWithoutAnOS(t *testing.T) {
+	r := newRig(t, profile("idrac9"))
+	r.do(http.MethodPatch, r.b.paths.system, map[string]any{"Boot": map[string]any{"BootSourceOverrideEnabled": "Once", "BootSourceOverrideTarget": "BiosSetup"}})
+	r.reset("ForceRestart")
+	r.clk.Advance(2 * testTimings.PowerTransition)
+	require.Equal(t, "SetupEntered", r.b.machine.bootProgress(), "in BIOS setup")
+
+	assert.Equal(t, http.StatusNoContent, r.reset("GracefulShutdown").code)
+	r.clk.Advance(10 * testTimings.PowerTransition)
+	assert.Equal(t, "On", r.b.State().Power, "nothing honoured the ACPI request")
+	assert.Equal(t, http.StatusNoContent, r.reset("ForceOff").code)
+	r.clk.Advance(testTimings.PowerTransition)
+	assert.Equal(t, "Off", r.b.State().Power)
+}

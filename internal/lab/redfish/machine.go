@@ -67,6 +67,9 @@ func (b *BMC) resetLocked(rt string) (*task, *apiError) {
 	if a, ok := resetAliases[rt]; ok {
 		rt = a
 	}
+	if b.gracefulIgnoredLocked(rt) {
+		return nil, nil
+	}
 	switch rt {
 	case "On":
 		switch {
@@ -122,6 +125,14 @@ func (b *BMC) resetLocked(rt string) (*task, *apiError) {
 	}
 	return nil, &apiError{http.StatusBadRequest, "ActionParameterNotSupported",
 		"ResetType " + rt + " is not supported; use one of On, ForceOff, GracefulShutdown, ForceRestart, GracefulRestart, ForceOn, PowerCycle."}
+}
+
+// gracefulIgnoredLocked: a graceful reset is an ACPI request the OS must
+// honour. With no OS running (failed install, BIOS setup) nothing answers
+// it: the BMC accepts the request and the machine stays on, so clients
+// need a limit and ForceOff. The helpful profile powers off anyway.
+func (b *BMC) gracefulIgnoredLocked(rt string) bool {
+	return !b.prof.Helpful && b.phase == phaseNoOS && (rt == "GracefulShutdown" || rt == "GracefulRestart")
 }
 
 func (b *BMC) startPowerOffLocked(rt string, restart bool) {
