@@ -28,6 +28,8 @@ type MachineStatus struct {
 	OSRunning      bool   `json:"osRunning"`
 	RuntimeVersion string `json:"runtimeVersion"`
 	ReimageCount   int    `json:"reimageCount"`
+	Profile        string `json:"profile"`  // the vendor its BMC plays
+	Sessions       int    `json:"sessions"` // Redfish sessions open now (a leak shows here)
 }
 
 // SetFault injects (or with clear, removes) a fault on one BMM.
@@ -61,7 +63,8 @@ func (l *Lab) Status() []MachineStatus {
 	for _, m := range l.Machines() {
 		st := m.BMC.State()
 		out = append(out, MachineStatus{Name: m.Name, Rack: m.Rack, Role: string(m.Role), BMC: m.URL,
-			Power: st.Power, OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion, ReimageCount: st.ReimageCount})
+			Power: st.Power, OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion, ReimageCount: st.ReimageCount,
+			Profile: m.Profile, Sessions: m.BMC.Sessions()})
 	}
 	return out
 }

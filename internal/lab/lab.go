@@ -62,7 +62,8 @@ type Machine struct {
 	Role                 model.Role
 	ManagementGroup      string
 	BMC                  *redfish.BMC
-	URL                  string
+	URL                  string // https://127.0.0.1:<port>, verified against Lab.BMCCAFile
+	Profile              string // the vendor its BMC behaves like
 }
 
 // Lab is a running simulated site.
@@ -73,6 +74,7 @@ type Lab struct {
 	Sim       *kubesim.Sim
 	Dir       string
 	AdminURL  string
+	BMCCAFile string // PEM of the CA that signed every BMC's certificate
 
 	machines map[string]*Machine
 	order    []string
@@ -152,25 +154,8 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 		return nil, fmt.Errorf("lab: create nodes and workloads: %w", err)
 	}
 
-	for _, ref := range inv.Servers() {
-		s := ref.Server
-		m := l.machines[s.Name]
-		c := l.creds[s.BMC.Credentials]
-		name := s.Name
-		m.BMC = redfish.New(redfish.Config{
-			BMM: name, Rack: ref.Rack,
-			Username: c.username, Password: c.password,
-			RuntimeVersion: inv.RuntimeVersion,
-			SerialNumber:   s.SerialNumber, BootMAC: s.BootMACAddress,
-			Timings: redfish.Timings{PowerTransition: t.PowerTransition.Std(), Boot: t.Boot.Std(), Reimage: t.Reimage.Std()},
-			Events:  l.Events,
-			OnChange: func(st redfish.State) {
-				l.Sim.SetMachineState(name, kubesim.MachineState{Powered: st.Power == "On", OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion})
-			},
-		})
-		if m.URL, err = m.BMC.Serve("127.0.0.1:0"); err != nil {
-			return nil, fmt.Errorf("lab: BMC of %s: %w", name, err)
-		}
+	if err := l.startBMCs(inv, section.Lab, t); err != nil {
+		return nil, err
 	}
 	go l.Sim.Run(runCtx)
 

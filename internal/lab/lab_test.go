@@ -3,6 +3,8 @@ package lab
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/redfish"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
@@ -41,6 +44,11 @@ func TestLabUpFourRack(t *testing.T) {
 	t.Setenv("BMC_PASSWORD", "junk-password")
 	inv, err := model.LoadInventory("../../examples/four-rack.yaml")
 	require.NoError(t, err)
+	// A vendor per rack. rack2 keeps the helpful BMC because the reimage
+	// below runs the activities' client, which judges completion from the
+	// helpful profile's OS version (until the in-band reimage lands).
+	profiles := map[string]string{"rack1": "idrac9", "rack2": "helpful", "rack3": "supermicro", "rack4": "ilo5"}
+	put(t, inv, Section{Lab: &Spec{BMCProfiles: profiles}})
 	dir := t.TempDir()
 	evPath := filepath.Join(dir, "events.jsonl")
 	l, err := Start(context.Background(), Options{Inventory: inv, Dir: filepath.Join(dir, "lab"), EventsPath: evPath, Timings: fastTimings()})
@@ -71,26 +79,45 @@ func TestLabUpFourRack(t *testing.T) {
 	require.Contains(t, []string{"a", "b"}, labels["rack1-mgmt2"]["rackroll.io/management-group"])
 	require.Equal(t, "4.1.2", labels["rack2-c1"]["rackroll.io/runtime-version"])
 
-	// Every BMC answers plain Redfish with the credentials the
-	// out-inventory references, and refuses without them.
+	// Every BMC answers Redfish over HTTPS verified against the lab's CA
+	// (the out-inventory's bmcCAFile) with the credentials the
+	// out-inventory references, plays its rack's vendor, and refuses
+	// without credentials.
 	ref := out.BMCCredentials["default"]
 	user, _ := os.ReadFile(ref.UsernameFile)
 	pass, _ := os.ReadFile(ref.PasswordFile)
-	for _, s := range out.Servers() {
-		req, _ := http.NewRequest(http.MethodGet, s.Server.BMC.Address+"/redfish/v1/Systems/System.Embedded.1", nil)
+	require.Equal(t, filepath.Join(dir, "lab", "bmc-ca.crt"), out.BMCCAFile)
+	hc := caClient(t, out.BMCCAFile)
+	get := func(url string) (int, map[string]any) {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
 		req.SetBasicAuth(strings.TrimSpace(string(user)), strings.TrimSpace(string(pass)))
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := hc.Do(req)
 		require.NoError(t, err)
-		var sys map[string]any
-		require.NoError(t, json.NewDecoder(resp.Body).Decode(&sys))
-		resp.Body.Close()
-		require.Equal(t, 200, resp.StatusCode, s.Server.Name)
-		require.Equal(t, "On", sys["PowerState"], s.Server.Name)
+		defer resp.Body.Close()
+		var d map[string]any
+		json.NewDecoder(resp.Body).Decode(&d)
+		return resp.StatusCode, d
 	}
-	resp, err := http.Get(out.Racks[0].Servers[0].BMC.Address + "/redfish/v1/Systems/System.Embedded.1")
+	for _, s := range out.Servers() {
+		require.True(t, strings.HasPrefix(s.Server.BMC.Address, "https://127.0.0.1:"), s.Server.BMC.Address)
+		require.False(t, s.Server.BMC.InsecureSkipVerify)
+		require.Equal(t, out.BMCCAFile, s.Server.BMC.CAFile, "the site's CA file applies to every BMC")
+		code, coll := get(s.Server.BMC.Address + "/redfish/v1/Systems")
+		require.Equal(t, 200, code, s.Server.Name)
+		members := coll["Members"].([]any)
+		code, sys := get(s.Server.BMC.Address + members[0].(map[string]any)["@odata.id"].(string))
+		require.Equal(t, 200, code, s.Server.Name)
+		require.Equal(t, "On", sys["PowerState"], s.Server.Name)
+		want, _ := redfish.LookupProfile(profiles[s.Rack])
+		require.Equal(t, want.Manufacturer, sys["Manufacturer"], s.Server.Name)
+		require.Equal(t, profiles[s.Rack], l.Machine(s.Server.Name).Profile)
+	}
+	resp, err := hc.Get(out.Racks[0].Servers[0].BMC.Address + "/redfish/v1/Systems/System.Embedded.1")
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, 401, resp.StatusCode)
+	_, err = http.Get(out.Racks[0].Servers[0].BMC.Address + "/redfish/v1")
+	require.ErrorContains(t, err, "certificate", "without the lab's CA the BMC's certificate is not trusted")
 
 	// A reimage through the activities, as a workflow would run it.
 	var ts testsuite.WorkflowTestSuite
@@ -98,7 +125,7 @@ func TestLabUpFourRack(t *testing.T) {
 	acts := &bmc.Activities{PollInterval: 100 * time.Millisecond}
 	aenv.RegisterActivity(acts)
 	target := out.Racks[1].Servers[3]
-	ep := bmc.Endpoint{BMM: target.Name, Address: target.BMC.Address,
+	ep := bmc.Endpoint{BMM: target.Name, Address: target.BMC.Address, CAFile: out.BMCCAFile,
 		Credentials: bmc.CredentialRef{UsernameFile: ref.UsernameFile, PasswordFile: ref.PasswordFile}}
 	v, err := aenv.ExecuteActivity(acts.Reimage, bmc.ReimageInput{Endpoint: ep, ImageURL: inv.ImageURL("4.2.0"), Version: "4.2.0"})
 	require.NoError(t, err)
@@ -141,7 +168,7 @@ func TestLabUpFourRack(t *testing.T) {
 	}
 	code, _ := post(FaultRequest{BMM: "rack1-c1", Kind: "bmc-5xx", Rate: 1})
 	require.Equal(t, 200, code)
-	resp, err = http.Get(out.Racks[0].Servers[3].BMC.Address + "/redfish/v1/Systems/System.Embedded.1")
+	resp, err = hc.Get(out.Racks[0].Servers[3].BMC.Address + "/redfish/v1/Systems/System.Embedded.1")
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.GreaterOrEqual(t, resp.StatusCode, 500, "bmc-5xx fault answers 5xx")
@@ -179,6 +206,16 @@ func TestLabBadInput(t *testing.T) {
 	t.Setenv("RACKROLL_BIN", t.TempDir())
 	_, err = Start(context.Background(), Options{Inventory: inv, Timings: fastTimings()})
 	require.ErrorContains(t, err, "run `make tools`")
+}
+
+// caClient trusts only the CA in caFile.
+func caClient(t *testing.T, caFile string) *http.Client {
+	t.Helper()
+	pem, err := os.ReadFile(caFile)
+	require.NoError(t, err)
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(pem))
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 }
 
 // processesUsing lists pids whose command line mentions dir.

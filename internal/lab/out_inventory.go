@@ -8,13 +8,15 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// OutInventory is the same site pointing at the lab: BMC addresses, the
-// lab's kubeconfig, the files holding the lab's BMC credentials, and the
-// admin endpoint for `starter lab fault`. Every other command runs against it
-// unchanged.
+// OutInventory is the same site pointing at the lab: https:// BMC
+// addresses verified against the lab's BMC CA (bmcCAFile; never
+// insecureSkipVerify), the lab's kubeconfig, the files holding the lab's
+// BMC credentials, and the admin endpoint for `starter lab fault`. Every
+// other command runs against it unchanged.
 func (l *Lab) OutInventory() *model.Inventory {
 	out := *l.Inventory
 	out.Kubernetes = model.KubernetesSpec{Kubeconfig: l.Kube.Kubeconfig()}
+	out.BMCCAFile = l.BMCCAFile
 	out.LabAdmin, _ = json.Marshal(l.AdminURL) // a string always marshals
 	out.BMCCredentials = map[string]model.CredentialRef{}
 	for n, c := range l.creds {
@@ -25,7 +27,8 @@ func (l *Lab) OutInventory() *model.Inventory {
 		nr := model.RackSpec{Name: r.Name}
 		for _, s := range r.Servers {
 			s.BMC.Address = l.machines[s.Name].URL
-			s.BMC.InsecureSkipVerify = false // the lab's BMCs speak plain HTTP on loopback
+			s.BMC.CAFile = "" // the site's bmcCAFile: the lab signed every BMC's certificate
+			s.BMC.InsecureSkipVerify = false
 			nr.Servers = append(nr.Servers, s)
 		}
 		out.Racks[i] = nr

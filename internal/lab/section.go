@@ -2,9 +2,11 @@ package lab
 
 import (
 	"encoding/json"
+	"sort"
 	"strconv"
 
 	"github.com/rackroll/rackroll/internal/lab/faults"
+	"github.com/rackroll/rackroll/internal/lab/redfish"
 	"github.com/rackroll/rackroll/internal/model"
 )
 
@@ -17,10 +19,17 @@ type Section struct {
 	Admin string `json:"labAdmin,omitempty"`
 }
 
-// Spec is the `lab:` section: simulated timings and faults.
+// Spec is the `lab:` section: simulated timings, faults and the vendor
+// each BMC behaves like.
 type Spec struct {
 	Timings Timings `json:"timings,omitzero"`
 	Faults  []Fault `json:"faults,omitempty"`
+	// BMCProfile is the site's BMC vendor profile (redfish.ProfileNames;
+	// default redfish.DefaultProfile, a realistic iDRAC9).
+	BMCProfile string `json:"bmcProfile,omitempty"`
+	// BMCProfiles overrides it per rack or per BMM (key: a rack or server
+	// name; a server's entry wins over its rack's).
+	BMCProfiles map[string]string `json:"bmcProfiles,omitempty"`
 }
 
 // Timings are how long the simulated hardware takes; zero means the lab's
@@ -103,9 +112,29 @@ func (l *Spec) validate(e *model.ValidationError, inv *model.Inventory) {
 			e.Add("lab.timings."+t.field, t.v.String(), "must be a positive duration such as 3s")
 		}
 	}
-	servers := map[string]bool{}
+	servers, racks := map[string]bool{}, map[string]bool{}
 	for _, r := range inv.Servers() {
 		servers[r.Server.Name] = true
+	}
+	for _, r := range inv.Racks {
+		racks[r.Name] = true
+	}
+	if !redfish.KnownProfile(l.BMCProfile) {
+		e.Add("lab.bmcProfile", l.BMCProfile, "unknown BMC profile: allowed profiles are "+redfish.AllowedProfiles())
+	}
+	keys := make([]string, 0, len(l.BMCProfiles))
+	for k := range l.BMCProfiles {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p := "lab.bmcProfiles." + k
+		if !servers[k] && !racks[k] {
+			e.Add(p, k, "unknown rack or BMM: name a rack or server of this inventory")
+		}
+		if v := l.BMCProfiles[k]; v == "" || !redfish.KnownProfile(v) {
+			e.Add(p, v, "unknown BMC profile: allowed profiles are "+redfish.AllowedProfiles())
+		}
 	}
 	for i, f := range l.Faults {
 		p := "lab.faults[" + strconv.Itoa(i) + "]"
@@ -119,4 +148,21 @@ func (l *Spec) validate(e *model.ValidationError, inv *model.Inventory) {
 			e.Add(p+".rate", strconv.FormatFloat(f.Rate, 'g', -1, 64), "must be between 0 and 1 (0 or unset: every time)")
 		}
 	}
+}
+
+// ProfileOf is the BMC profile of server name in rack: its own entry in
+// bmcProfiles, else its rack's, else bmcProfile, else the default.
+func (l *Spec) ProfileOf(rack, name string) string {
+	if l == nil {
+		return redfish.DefaultProfile
+	}
+	for _, k := range []string{name, rack} {
+		if p, ok := l.BMCProfiles[k]; ok {
+			return p
+		}
+	}
+	if l.BMCProfile != "" {
+		return l.BMCProfile
+	}
+	return redfish.DefaultProfile
 }

@@ -68,7 +68,7 @@ func TestSectionProblems(t *testing.T) {
 	}{
 		{"number wanted", "lab: {faults: [{bmm: a, kind: b, rate: high}]}\n", "lab.faults[0].rate", "high", "expected a number"},
 		{"bare number duration", "lab: {timings: {boot: 3}}\n", "lab.timings.boot", "3", "want a duration"},
-		{"unknown lab field", "lab: {fault: []}\n", "lab.fault", "[...]", "unknown field: allowed fields are timings, faults"},
+		{"unknown lab field", "lab: {fault: []}\n", "lab.fault", "[...]", "unknown field: allowed fields are timings, faults, bmcProfile, bmcProfiles"},
 		{"admin not text", "labAdmin: {url: x}\n", "labAdmin", "{...}", "expected text"},
 		{"password in the lab section", "lab: {password: hunter2}\n", "lab.password", "(redacted)", "inline secrets"},
 		{"lab timing negative", "lab: {timings: {drain: -3s}}\n", "lab.timings.drain", "-3s", "positive duration"},

@@ -32,6 +32,8 @@ const (
 	NodeLabel     = "node-label"
 	NodeDeleted   = "node-deleted"
 	Fault         = "fault"
+	SessionCreate = "session-create" // a BMC session was opened (login)
+	SessionDelete = "session-delete" // closed: detail.reason is logout or timeout
 )
 
 // Event is one line of the log.

@@ -6,10 +6,15 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strconv"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/lab/events"
 )
 
-// sessionStore holds Redfish sessions (DSP0266 "Session management"). The
-// lab never expires them; DELETE logs out.
+// sessionStore holds Redfish sessions (DSP0266 "Session management"):
+// at most Profile.SessionLimit at once, closed by DELETE (logout) or after
+// Profile.SessionTimeout without a request. Opening and closing are logged
+// (session-create, session-delete), so a test can prove none leaks.
 type sessionStore struct {
 	next    int
 	byID    map[string]*session
@@ -18,16 +23,17 @@ type sessionStore struct {
 
 type session struct {
 	id, token, user string
+	lastUsed        time.Time
 }
 
-func (s *sessionStore) create(user string) *session {
+func (s *sessionStore) create(user string, now time.Time) *session {
 	if s.byID == nil {
 		s.byID, s.byToken = map[string]*session{}, map[string]*session{}
 	}
 	s.next++
 	buf := make([]byte, 16)
 	rand.Read(buf)
-	ss := &session{id: strconv.Itoa(s.next), token: hex.EncodeToString(buf), user: user}
+	ss := &session{id: strconv.Itoa(s.next), token: hex.EncodeToString(buf), user: user, lastUsed: now}
 	s.byID[ss.id] = ss
 	s.byToken[ss.token] = ss
 	return ss
@@ -43,24 +49,87 @@ func (s *sessionStore) remove(id string) bool {
 	return true
 }
 
+// Sessions is how many sessions are open now.
+func (b *BMC) Sessions() int {
+	b.mu.Lock()
+	b.expireSessionsLocked()
+	n := len(b.sessions.byID)
+	b.mu.Unlock()
+	b.flush()
+	return n
+}
+
+// expireSessionsLocked closes sessions idle longer than the timeout.
+func (b *BMC) expireSessionsLocked() {
+	if b.prof.SessionTimeout <= 0 {
+		return
+	}
+	now := b.clk.Now()
+	for id, s := range b.sessions.byID {
+		if now.Sub(s.lastUsed) >= b.prof.SessionTimeout {
+			b.sessions.remove(id)
+			b.emitLocked(events.SessionDelete, map[string]any{"id": id, "user": s.user, "reason": "timeout"})
+		}
+	}
+}
+
+// openSessionLocked logs in, or refuses when the BMC's limit is reached.
+func (b *BMC) openSessionLocked(user string) (*session, *apiError) {
+	b.expireSessionsLocked()
+	if lim := b.prof.SessionLimit; lim > 0 && len(b.sessions.byID) >= lim {
+		status := b.prof.SessionLimitStatus
+		if status == 0 {
+			status = http.StatusServiceUnavailable
+		}
+		return nil, &apiError{status, b.prof.SessionLimitID, b.prof.SessionLimitMessage}
+	}
+	s := b.sessions.create(user, b.clk.Now())
+	b.emitLocked(events.SessionCreate, map[string]any{"id": s.id, "user": user})
+	return s, nil
+}
+
+func (b *BMC) closeSessionLocked(id string) bool {
+	s := b.sessions.byID[id]
+	if s == nil || !b.sessions.remove(id) {
+		return false
+	}
+	b.emitLocked(events.SessionDelete, map[string]any{"id": id, "user": s.user, "reason": "logout"})
+	return true
+}
+
 func (b *BMC) credentialsMatch(user, pass string) bool {
 	u := subtle.ConstantTimeCompare([]byte(user), []byte(b.cfg.Username))
 	p := subtle.ConstantTimeCompare([]byte(pass), []byte(b.cfg.Password))
 	return u&p == 1
 }
 
-// authorized accepts HTTP basic auth or a session's X-Auth-Token.
-func (b *BMC) authorized(r *http.Request) bool {
-	if tok := r.Header.Get("X-Auth-Token"); tok != "" {
-		b.mu.Lock()
-		_, ok := b.sessions.byToken[tok]
+// authorize accepts a live session's X-Auth-Token (and marks it used), or
+// HTTP basic auth where the profile allows it. It returns the refusal.
+func (b *BMC) authorize(r *http.Request) *apiError {
+	b.mu.Lock()
+	defer func() {
 		b.mu.Unlock()
-		return ok
+		b.flush()
+	}()
+	b.expireSessionsLocked()
+	if tok := r.Header.Get("X-Auth-Token"); tok != "" {
+		s, ok := b.sessions.byToken[tok]
+		if !ok {
+			return &apiError{http.StatusUnauthorized, "NoValidSession", "There is no valid session established with the implementation; the session may have timed out: log in again."}
+		}
+		s.lastUsed = b.clk.Now()
+		return nil
 	}
 	if user, pass, ok := r.BasicAuth(); ok {
-		return b.credentialsMatch(user, pass)
+		if !b.prof.BasicAuth {
+			return &apiError{http.StatusUnauthorized, "NoValidSession", "Basic authentication is disabled on this service; create a session at " + sessionsPath + " and send its X-Auth-Token."}
+		}
+		if b.credentialsMatch(user, pass) {
+			return nil
+		}
+		return &apiError{http.StatusUnauthorized, "NoValidSession", "The user name or password is not valid."}
 	}
-	return false
+	return &apiError{http.StatusUnauthorized, "NoValidSession", "There is no valid session established with the implementation; use an X-Auth-Token (or basic auth where enabled)."}
 }
 
 // public reports whether a request needs no credentials: the version

@@ -29,9 +29,17 @@ type Config struct {
 	Events             events.Sink // may be nil
 	OnChange           func(State) // called (not under lock, from any goroutine) after every change of State
 
+	// Profile names the vendor the BMC behaves like (ProfileNames); ""
+	// is DefaultProfile, a realistic iDRAC9.
+	Profile string
+	// SessionTimeout overrides the profile's idle timeout of sessions when
+	// non-zero (tests use milliseconds).
+	SessionTimeout time.Duration
+
 	// ManagerVirtualMediaOnly hides the System's VirtualMedia collection, as
 	// iDRAC firmware before 6.x does, so clients must find the drive under
-	// the Manager.
+	// the Manager. Only profiles with media in both places have a Manager
+	// collection to fall back on (helpful).
 	ManagerVirtualMediaOnly bool
 }
 
@@ -50,12 +58,15 @@ type State struct {
 // BMC is one simulated baseboard management controller and the machine it
 // manages. It is safe for concurrent use.
 type BMC struct {
-	cfg Config
-	clk clock
+	cfg   Config
+	clk   clock
+	prof  Profile
+	paths paths
 
 	mu sync.Mutex
 	machine
-	media    media
+	drives   []media // indexed by Slot.Drive
+	install  int     // the drive the running installer reads from
 	faults   map[faults.Kind]float64
 	tasks    taskList
 	sessions sessionStore
@@ -79,9 +90,20 @@ func New(cfg Config) *BMC {
 }
 
 func newWithClock(cfg Config, clk clock) *BMC {
+	prof := profileOf(cfg.Profile)
+	if cfg.ManagerVirtualMediaOnly && len(prof.ManagerMedia) > 0 {
+		prof.SystemMedia, prof.SystemMediaLink = nil, ""
+	}
+	if cfg.SessionTimeout > 0 {
+		prof.SessionTimeout = cfg.SessionTimeout
+	}
 	b := &BMC{
 		cfg:    cfg,
 		clk:    clk,
+		prof:   prof,
+		paths:  pathsFor(prof),
+		drives: make([]media, prof.drives()),
+		tasks:  taskList{prefix: prof.TaskPrefix},
 		faults: map[faults.Kind]float64{},
 		rng:    rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		done:   make(chan struct{}),
@@ -95,6 +117,14 @@ func newWithClock(cfg Config, clk clock) *BMC {
 	b.last = b.snapshotLocked()
 	return b
 }
+
+// Profile returns the vendor profile the BMC plays.
+func (b *BMC) Profile() Profile { return b.prof }
+
+// SystemPath is the System's URI on this BMC (it differs by profile:
+// /redfish/v1/Systems/System.Embedded.1 on iDRAC, /redfish/v1/Systems/1 on
+// iLO, Supermicro and XCC).
+func (b *BMC) SystemPath() string { return b.paths.system }
 
 // State returns a snapshot of the machine.
 func (b *BMC) State() State {

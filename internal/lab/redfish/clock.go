@@ -6,6 +6,7 @@ import "time"
 // the state machine can be stepped without sleeping.
 type clock interface {
 	AfterFunc(d time.Duration, f func()) stopper
+	Now() time.Time
 }
 
 type stopper interface{ Stop() bool }
@@ -13,3 +14,5 @@ type stopper interface{ Stop() bool }
 type realClock struct{}
 
 func (realClock) AfterFunc(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }
+
+func (realClock) Now() time.Time { return time.Now() }

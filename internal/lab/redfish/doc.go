@@ -1,39 +1,53 @@
-// Package redfish simulates one Dell-iDRAC-shaped Redfish BMC per bare-metal
-// machine of the lab. It serves the standard DMTF resources that rackroll's
-// activities (and gofish, redfishtool, sushy) use:
+// Package redfish simulates one Redfish BMC per bare-metal machine of the
+// lab, behaving like a vendor's (Profile): idrac9 (DefaultProfile), idrac10,
+// ilo5, supermicro, xcc, dmtf, and helpful (the lab's original, kinder BMC;
+// never the default). The machine behind every profile is the same and
+// knows what is installed; only what Redfish shows differs:
 //
-//   - /redfish/v1/ (public), Systems/System.Embedded.1 with PowerState,
-//     Status, BootProgress, Boot override and #ComputerSystem.Reset;
-//   - VirtualMedia under the System (…/System.Embedded.1/VirtualMedia/1,
-//     newer iDRAC) and under the Manager (…/iDRAC.Embedded.1/VirtualMedia/CD,
-//     older iDRAC), one drive seen in both places;
-//   - SessionService (X-Auth-Token sessions) besides basic auth;
-//   - TaskService/Tasks/<id>, each also the task monitor of the action that
-//     made it (202 while Running, 200 once Completed/Exception/Cancelled);
-//   - the installed OS version as SoftwareInventory.Version, linked from
-//     System → OperatingSystem → Links.SoftwareImage.
+//   - where virtual media lives (System or Manager), member order and ids,
+//     MediaTypes, upload slots (XCC RDOC), which slots the firmware boots
+//     (iDRAC10: slot 1 only), the boot target that boots the virtual CD
+//     (UsbCd on Supermicro), PATCH instead of InsertMedia (XCC), a stale
+//     Inserted on the first read after an eject (iDRAC);
+//   - BootSourceOverrideTarget and ResetType allowable values as the vendor
+//     advertises them (Supermicro's malformed GracefulShutdownGracefulRestart);
+//   - ETags weak (W/"…") or strong; BootProgress absent (iDRAC, iLO 5, XCC),
+//     POST-time only (Supermicro) or full (dmtf, helpful);
+//   - answers to actions: 204, 200 with a message, or 202 with a task
+//     monitor (iDRAC10's reset job, Supermicro's InsertMedia);
+//   - sessions (SessionService/Sessions: POST → X-Auth-Token + Location,
+//     DELETE logs out) with a per-BMC limit (iDRAC 8, refused with RAC0218),
+//     an idle timeout, and basic auth off on idrac10.
+//
+// Only helpful publishes the installed version (System → OperatingSystem →
+// Links.SoftwareImage → SoftwareInventory.Version), Status.State
+// Starting/Updating, Health Critical after a failed install, and reset tasks
+// that end when the OS runs; vendors' reset jobs end with the power cycle.
 //
 // Behaviour. A new BMC's machine is on and runs Config.RuntimeVersion. A
 // power transition takes Timings.PowerTransition (a restart two of them),
-// a boot Timings.Boot. Reset answers 202 with a task that completes when the
-// machine reaches the requested end state (Off, or its OS running), or 204
-// when there is nothing to do; restarting an Off machine is refused with
-// 409 as iDRAC does. A one-time boot override is consumed by the boot that
-// uses it. Booting from Cd with .../rackroll-<version>.iso inserted
-// reimages: reimage-start, Timings.Reimage, reimage-done, then a boot into
-// the new version. There is no PXE server: Pxe boots fall through to the
-// disk. A power action during a reimage fails it.
+// a boot Timings.Boot. Restarting an Off machine is refused with 409 as
+// iDRAC does. A one-time boot override is consumed by the boot that uses
+// it. Booting the virtual-CD target with .../rackroll-<version>.iso
+// inserted in a bootable slot runs the installer: reimage-start,
+// Timings.Reimage, reimage-done, then a boot into the new version. Ejecting
+// the installer's media before reimage-done breaks the install
+// (reimage-failed; no bootable OS until an install completes), as does a
+// power action during it. There is no PXE server: Pxe boots fall through
+// to the disk. Serve speaks HTTP, ServeTLS HTTPS (the lab's CA signs).
 //
 // Faults (SetFault): faults.ReimageFails ends the install in reimage-failed with
-// no bootable OS (task Exception, Health Critical) until a reimage succeeds;
-// faults.ReimageHangs never finishes (task stays Running) until a power action;
-// faults.PowerOnFails accepts On (202) but the machine stays Off and the task
-// ends in Exception; faults.BMC5xx, faults.BMCTimeout and faults.StaleETag hit the given
-// fraction of requests (or PATCHes) and strike before the request is
-// processed, so a failed request had no effect; faults.BMCUnreachable drops
-// every connection unanswered.
+// no bootable OS until a reimage succeeds; faults.ReimageHangs never
+// finishes until a power action; faults.PowerOnFails accepts On but the
+// machine stays Off and the task ends in Exception; faults.BMC5xx,
+// faults.BMCTimeout and faults.StaleETag hit the given fraction of requests
+// (or PATCHes) and strike before the request is processed, so a failed
+// request had no effect; faults.BMCUnreachable drops every connection
+// unanswered.
 //
 // Events: power-on / power-off when power changes (restarts log a single
 // reset), boot-override on a PATCH that changes it, media-insert /
-// media-eject, reimage-*, and fault on set and clear, all with BMM and Rack.
+// media-eject (with the slot), reimage-*, session-create / session-delete
+// (reason logout or timeout), and fault on set and clear, all with BMM and
+// Rack and the time.
 package redfish

@@ -46,7 +46,7 @@ func waitTask(t *testing.T, c *gofish.APIClient, info *schemas.TaskMonitorInfo) 
 }
 
 func TestGofishPowerCycle(t *testing.T) {
-	srv := redfishtest.Start(t)
+	srv := redfishtest.Start(t, redfishtest.Helpful)
 	b, url := srv.BMC, srv.URL
 	c := connect(t, url, true)
 	sys := system(t, c)
@@ -71,7 +71,7 @@ func TestGofishPowerCycle(t *testing.T) {
 }
 
 func TestGofishReimage(t *testing.T) {
-	srv := redfishtest.Start(t)
+	srv := redfishtest.Start(t, redfishtest.Helpful)
 	b, log, url := srv.BMC, srv.Log, srv.URL
 	c := connect(t, url, false) // session auth
 	sys := system(t, c)

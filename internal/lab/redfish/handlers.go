@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
@@ -24,13 +22,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // writeError answers with a Redfish error body (DSP0266 "Error responses").
+// An id with a dot is a full MessageId of another registry (IDRAC.2.8.…).
 func writeError(w http.ResponseWriter, e *apiError) {
+	id := e.id
+	if !strings.Contains(id, ".") {
+		id = registry + id
+	}
 	writeJSON(w, e.status, doc{"error": doc{
-		"code":    registry + e.id,
+		"code":    id,
 		"message": e.message,
 		"@Message.ExtendedInfo": []doc{{
 			"@odata.type":     "#Message.v1_1_1.Message",
-			"MessageId":       registry + e.id,
+			"MessageId":       id,
 			"Message":         e.message,
 			"Severity":        "Critical",
 			"MessageSeverity": "Critical",
@@ -53,6 +56,7 @@ func (b *BMC) getSystem(w http.ResponseWriter, r *http.Request) {
 // etagMatches compares an If-Match / If-None-Match list with the current
 // tag; weak and strong forms compare equal, as for PATCH on one resource.
 func etagMatches(header, etag string) bool {
+	etag = strings.TrimPrefix(etag, "W/")
 	for _, t := range strings.Split(header, ",") {
 		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
 		if t == "*" || t == etag {
@@ -105,7 +109,7 @@ func (b *BMC) patchSystem(w http.ResponseWriter, r *http.Request) {
 		allowed []string
 	}{
 		{"BootSourceOverrideEnabled", boot.BootSourceOverrideEnabled, overrideEnabled},
-		{"BootSourceOverrideTarget", boot.BootSourceOverrideTarget, overrideTargets},
+		{"BootSourceOverrideTarget", boot.BootSourceOverrideTarget, b.prof.BootTargets},
 		{"BootSourceOverrideMode", boot.BootSourceOverrideMode, overrideModes},
 	} {
 		if c.value != nil && !slices.Contains(c.allowed, *c.value) {
@@ -168,7 +172,22 @@ func (b *BMC) postReset(w http.ResponseWriter, r *http.Request) {
 	case t == nil:
 		w.WriteHeader(http.StatusNoContent)
 	default:
-		accepted(w, t.id, d)
+		b.reply(w, b.prof.ResetReply, t.id, d)
+	}
+}
+
+// reply answers an accepted action the profile's way: 204, 200 with a
+// Base.Success message, or 202 with the task monitor.
+func (b *BMC) reply(w http.ResponseWriter, status int, taskID string, d doc) {
+	switch status {
+	case http.StatusAccepted:
+		accepted(w, taskID, d)
+	case http.StatusOK:
+		writeJSON(w, http.StatusOK, doc{"@Message.ExtendedInfo": []doc{{
+			"MessageId": registry + "Success", "Message": "The request completed successfully.", "Severity": "OK", "MessageSeverity": "OK",
+		}}})
+	default:
+		w.WriteHeader(http.StatusNoContent)
 	}
 }
 
@@ -177,60 +196,6 @@ func (b *BMC) postReset(w http.ResponseWriter, r *http.Request) {
 func accepted(w http.ResponseWriter, id string, d doc) {
 	w.Header().Set("Location", tasksPath+"/"+id)
 	writeJSON(w, http.StatusAccepted, d)
-}
-
-var mediaProtocols = []string{"HTTP", "HTTPS", "NFS", "CIFS"}
-
-// postInsert mounts an image. The mount is immediate in the lab; it still
-// answers 202 with a (completed) task, like a BMC that mounts in the
-// background, so clients exercise the task path.
-func (b *BMC) postInsert(w http.ResponseWriter, r *http.Request, p string) {
-	var body struct {
-		Image                string
-		Inserted             *bool
-		WriteProtected       *bool
-		TransferProtocolType string
-		UserName, Password   string // accepted, never stored or shown
-	}
-	if e := decodeBody(r, &body); e != nil {
-		writeError(w, e)
-		return
-	}
-	if body.TransferProtocolType != "" && !slices.Contains(mediaProtocols, body.TransferProtocolType) {
-		writeError(w, &apiError{http.StatusBadRequest, "ActionParameterValueNotInList",
-			"The value " + body.TransferProtocolType + " for TransferProtocolType is not one of " + strings.Join(mediaProtocols, ", ") + "."})
-		return
-	}
-	inserted, protected := true, true
-	if body.Inserted != nil {
-		inserted = *body.Inserted
-	}
-	if body.WriteProtected != nil {
-		protected = *body.WriteProtected
-	}
-	b.mu.Lock()
-	e := b.insertMediaLocked(body.Image, inserted, protected)
-	var t *task
-	var d doc
-	if e == nil {
-		t = b.completedTaskLocked("Insert virtual media", p, "The image is mounted.")
-		d = taskDoc(t)
-	}
-	b.mu.Unlock()
-	b.flush()
-	if e != nil {
-		writeError(w, e)
-		return
-	}
-	accepted(w, t.id, d)
-}
-
-func (b *BMC) postEject(w http.ResponseWriter, _ *http.Request) {
-	b.mu.Lock()
-	b.ejectMediaLocked()
-	b.mu.Unlock()
-	b.flush()
-	w.WriteHeader(http.StatusNoContent)
 }
 
 func (b *BMC) getTask(w http.ResponseWriter, id string) {
@@ -259,65 +224,4 @@ func (b *BMC) tasksLocked() doc {
 		members = append(members, tasksPath+"/"+id)
 	}
 	return collection(tasksPath, "TaskCollection", "Task Collection", members...)
-}
-
-// login creates a session (POST needs no auth; the body carries it).
-func (b *BMC) login(w http.ResponseWriter, r *http.Request) {
-	var body struct{ UserName, Password string }
-	if e := decodeBody(r, &body); e != nil {
-		writeError(w, e)
-		return
-	}
-	if !b.credentialsMatch(body.UserName, body.Password) {
-		writeError(w, &apiError{http.StatusUnauthorized, "NoValidSession", "The user name or password is not valid."})
-		return
-	}
-	b.mu.Lock()
-	s := b.sessions.create(body.UserName)
-	b.mu.Unlock()
-	w.Header().Set("X-Auth-Token", s.token)
-	w.Header().Set("Location", sessionsPath+"/"+s.id)
-	writeJSON(w, http.StatusCreated, sessionDoc(s))
-}
-
-func (b *BMC) session(w http.ResponseWriter, r *http.Request, id string) {
-	dispatch(w, r, handlers{
-		http.MethodGet: func() {
-			b.mu.Lock()
-			s := b.sessions.byID[id]
-			b.mu.Unlock()
-			if s == nil {
-				notFound(w, r)
-				return
-			}
-			writeJSON(w, http.StatusOK, sessionDoc(s))
-		},
-		http.MethodDelete: func() {
-			b.mu.Lock()
-			ok := b.sessions.remove(id)
-			b.mu.Unlock()
-			if !ok {
-				notFound(w, r)
-				return
-			}
-			w.WriteHeader(http.StatusNoContent)
-		},
-	})
-}
-
-func (b *BMC) sessionsLocked() doc {
-	ids := make([]string, 0, len(b.sessions.byID))
-	for id := range b.sessions.byID {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		a, _ := strconv.Atoi(ids[i])
-		c, _ := strconv.Atoi(ids[j])
-		return a < c
-	})
-	members := make([]string, 0, len(ids))
-	for _, id := range ids {
-		members = append(members, sessionsPath+"/"+id)
-	}
-	return collection(sessionsPath, "SessionCollection", "Session Collection", members...)
 }

@@ -45,6 +45,12 @@ func (t *manualTimer) Stop() bool {
 	return was
 }
 
+func (c *manualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Unix(1_700_000_000, 0).Add(c.now)
+}
+
 // Advance moves time by d, firing due timers in order, including timers
 // they schedule.
 func (c *manualClock) Advance(d time.Duration) {
@@ -86,6 +92,7 @@ type rig struct {
 func newRig(t *testing.T, mutate ...func(*Config)) *rig {
 	t.Helper()
 	r := &rig{t: t, clk: &manualClock{}, log: events.New(nil)}
+	mutate = append([]func(*Config){func(c *Config) { c.Profile = "helpful" }}, mutate...)
 	cfg := Config{
 		BMM: "rack1-c1", Rack: "rack1", Username: "root", Password: testPassword,
 		RuntimeVersion: "4.1.2", SerialNumber: "SN-0101", BootMAC: "52:54:00:00:01:01",
@@ -165,12 +172,12 @@ func (r *rig) doH(method, path string, body any, headers ...string) reply {
 
 func (r *rig) reset(rt string) reply {
 	r.t.Helper()
-	return r.do(http.MethodPost, resetPath, map[string]any{"ResetType": rt})
+	return r.do(http.MethodPost, r.b.paths.reset, map[string]any{"ResetType": rt})
 }
 
 func (r *rig) system() map[string]any {
 	r.t.Helper()
-	rep := r.do(http.MethodGet, systemPath, nil)
+	rep := r.do(http.MethodGet, r.b.paths.system, nil)
 	if rep.code != http.StatusOK {
 		r.t.Fatalf("GET system: %d %v", rep.code, rep.body)
 	}

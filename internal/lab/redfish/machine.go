@@ -21,8 +21,9 @@ const (
 	phaseNoOS              // powered on, nothing booted (failed install, BIOS setup)
 )
 
-// Reset types the System advertises (ResetType@Redfish.AllowableValues).
-var resetTypes = []string{"On", "ForceOff", "GracefulShutdown", "ForceRestart", "GracefulRestart"}
+// resetAliases are reset types the lab treats as another: ForceOn is On
+// for a machine that is off, PowerCycle is a forced restart.
+var resetAliases = map[string]string{"ForceOn": "On", "PowerCycle": "ForceRestart"}
 
 type bootOverride struct {
 	enabled string // Disabled | Once | Continuous
@@ -63,6 +64,12 @@ func (e *apiError) Error() string { return e.message }
 // take it (answered 204). Restarting a powered-off machine is refused with
 // 409, as iDRAC does; power it on instead.
 func (b *BMC) resetLocked(rt string) (*task, *apiError) {
+	if a, ok := resetAliases[rt]; ok {
+		rt = a
+	}
+	if b.gracefulIgnoredLocked(rt) {
+		return nil, nil
+	}
 	switch rt {
 	case "On":
 		switch {
@@ -117,7 +124,15 @@ func (b *BMC) resetLocked(rt string) (*task, *apiError) {
 		return t, nil
 	}
 	return nil, &apiError{http.StatusBadRequest, "ActionParameterNotSupported",
-		"ResetType " + rt + " is not supported; use one of On, ForceOff, GracefulShutdown, ForceRestart, GracefulRestart."}
+		"ResetType " + rt + " is not supported; use one of On, ForceOff, GracefulShutdown, ForceRestart, GracefulRestart, ForceOn, PowerCycle."}
+}
+
+// gracefulIgnoredLocked: a graceful reset is an ACPI request the OS must
+// honour. With no OS running (failed install, BIOS setup) nothing answers
+// it: the BMC accepts the request and the machine stays on, so clients
+// need a limit and ForceOff. The helpful profile powers off anyway.
+func (b *BMC) gracefulIgnoredLocked(rt string) bool {
+	return !b.prof.Helpful && b.phase == phaseNoOS && (rt == "GracefulShutdown" || rt == "GracefulRestart")
 }
 
 func (b *BMC) startPowerOffLocked(rt string, restart bool) {
@@ -168,14 +183,21 @@ func (b *BMC) powerOnDoneLocked() {
 	if b.cycleType == "On" {
 		b.emitLocked(events.PowerOn, map[string]any{"resetType": "On"})
 	}
+	if !b.prof.Helpful {
+		// A vendor's reset job ends with the power cycle: the BMC cannot
+		// see whether an OS comes up.
+		b.finishTaskLocked(taskCompleted, "The system is powered on.")
+	}
 	b.startBootLocked()
 	b.changedLocked()
 }
 
 // startBootLocked picks the boot source like firmware does: a one-time
 // override is consumed (reset to Disabled/None) by the boot that uses it.
-// The lab has no PXE server, so Pxe and a Cd without an installer image fall
-// through to the disk.
+// The profile's virtual-CD target (Cd, UsbCd on Supermicro, whose Cd is the
+// empty physical drive) boots an installer from a slot the firmware boots
+// from. The lab has no PXE server, so Pxe and a CD without an installer
+// image fall through to the disk.
 func (b *BMC) startBootLocked() {
 	target := "Hdd"
 	switch b.override.enabled {
@@ -185,9 +207,9 @@ func (b *BMC) startBootLocked() {
 	case "Continuous":
 		target = b.override.target
 	}
-	if target == "Cd" && b.media.inserted {
-		if v := imageVersion(b.media.image); v != "" {
-			b.startReimageLocked(v)
+	if target == b.prof.VirtualCDBoot {
+		if drive, v, ok := b.bootImageLocked(); ok {
+			b.startReimageLocked(drive, v)
 			return
 		}
 	}
@@ -215,10 +237,11 @@ func (b *BMC) bootDoneLocked() {
 // startReimageLocked runs the installer. With faults.ReimageHangs it never
 // finishes; only a power action gets the machine out (and fails the
 // reimage). Clearing the fault does not revive a hung installer.
-func (b *BMC) startReimageLocked(v string) {
+func (b *BMC) startReimageLocked(drive int, v string) {
 	b.phase = phaseReimaging
 	b.reimageTo = v
-	b.emitLocked(events.ReimageStart, map[string]any{"version": v, "from": b.version, "image": redactURL(b.media.image)})
+	b.install = drive
+	b.emitLocked(events.ReimageStart, map[string]any{"version": v, "from": b.version, "image": redactURL(b.drives[drive].image)})
 	if b.faultActiveLocked(faults.ReimageHangs) {
 		b.stopTimerLocked()
 		return
@@ -282,54 +305,4 @@ func (b *BMC) stopTimerLocked() {
 		b.timer.Stop()
 		b.timer = nil
 	}
-}
-
-// Redfish views of the machine.
-
-func (m *machine) powerState() string {
-	switch m.phase {
-	case phaseOff:
-		return "Off"
-	case phasePoweringOn:
-		return "PoweringOn"
-	case phasePoweringOff:
-		return "PoweringOff"
-	}
-	return "On"
-}
-
-func (m *machine) bootProgress() string {
-	switch m.phase {
-	case phaseBooting, phaseReimaging:
-		return "OSBootStarted"
-	case phaseRunning:
-		return "OSRunning"
-	case phaseNoOS:
-		if m.inSetup {
-			return "SetupEntered"
-		}
-		return "SystemHardwareInitializationComplete"
-	}
-	return "None"
-}
-
-// statusState is the System's Status.State: Starting while it boots,
-// Updating while it reimages, so clients can tell a machine in flight.
-func (m *machine) statusState() string {
-	switch m.phase {
-	case phaseOff:
-		return "StandbyOffline"
-	case phasePoweringOn, phaseBooting:
-		return "Starting"
-	case phaseReimaging:
-		return "Updating"
-	}
-	return "Enabled"
-}
-
-func (m *machine) health() string {
-	if m.reimageFailed {
-		return "Critical"
-	}
-	return "OK"
 }

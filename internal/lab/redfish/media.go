@@ -10,13 +10,15 @@ import (
 	"github.com/rackroll/rackroll/internal/lab/events"
 )
 
-// media is the one virtual CD drive, reachable under the System and the
-// Manager.
+// media is what one virtual media drive holds.
 type media struct {
 	image          string
 	inserted       bool
 	writeProtected bool
 	protocol       string
+	// stale is shown once, on the next read after an eject, by profiles
+	// whose BMC reports the ejected image until re-read (iDRAC).
+	stale *media
 }
 
 // imageName matches the lab's installer images: .../rackroll-<version>.iso
@@ -45,9 +47,14 @@ func redactURL(s string) string {
 
 var protocols = map[string]string{"http": "HTTP", "https": "HTTPS", "nfs": "NFS", "cifs": "CIFS", "smb": "CIFS"}
 
-// insertMediaLocked mounts image. A drive that already holds an image
-// refuses with 409 ResourceInUse: eject first, as DSP2046 asks.
-func (b *BMC) insertMediaLocked(image string, inserted, writeProtected bool) *apiError {
+// insertMediaLocked mounts image in slot. A drive that already holds an
+// image refuses with 409 ResourceInUse: eject first, as DSP2046 asks. An
+// upload slot takes no URL, and an ISO needs a CD-capable slot.
+func (b *BMC) insertMediaLocked(slot slotRef, image string, inserted, writeProtected bool) *apiError {
+	if slot.Upload {
+		return &apiError{http.StatusBadRequest, "ActionNotSupported",
+			"The virtual media " + slot.ID + " takes uploaded images only; mount a URL in another slot."}
+	}
 	if image == "" {
 		return &apiError{http.StatusBadRequest, "ActionParameterMissing", "The action InsertMedia requires the parameter Image."}
 	}
@@ -56,12 +63,17 @@ func (b *BMC) insertMediaLocked(image string, inserted, writeProtected bool) *ap
 		return &apiError{http.StatusBadRequest, "ActionParameterValueFormatError",
 			"The value of Image is not an absolute http, https, nfs or cifs URL."}
 	}
-	if b.media.image != "" {
-		return &apiError{http.StatusConflict, "ResourceInUse",
-			"The virtual CD already holds " + redactURL(b.media.image) + "; eject it before inserting another image."}
+	if strings.HasSuffix(strings.ToLower(u.Path), ".iso") && !slot.cdCapable() {
+		return &apiError{http.StatusBadRequest, "ActionParameterValueError",
+			"The virtual media " + slot.ID + " supports " + strings.Join(slot.MediaTypes, ", ") + "; an ISO image needs a CD or DVD slot."}
 	}
-	b.media = media{image: image, inserted: inserted, writeProtected: writeProtected, protocol: protocols[strings.ToLower(u.Scheme)]}
-	detail := map[string]any{"image": redactURL(image)}
+	d := &b.drives[slot.Drive]
+	if d.image != "" {
+		return &apiError{http.StatusConflict, "ResourceInUse",
+			"The virtual media " + slot.ID + " already holds " + redactURL(d.image) + "; eject it before inserting another image."}
+	}
+	*d = media{image: image, inserted: inserted, writeProtected: writeProtected, protocol: protocols[strings.ToLower(u.Scheme)]}
+	detail := map[string]any{"image": redactURL(image), "slot": slot.uri}
 	if v := imageVersion(image); v != "" {
 		detail["version"] = v
 	}
@@ -69,13 +81,54 @@ func (b *BMC) insertMediaLocked(image string, inserted, writeProtected bool) *ap
 	return nil
 }
 
-// ejectMediaLocked unmounts; ejecting an empty drive is a no-op.
-func (b *BMC) ejectMediaLocked() {
-	if b.media.image == "" {
+// ejectMediaLocked unmounts; ejecting an empty drive is a no-op. Ejecting
+// the drive an installer reads from breaks the install (breakInstallLocked).
+func (b *BMC) ejectMediaLocked(slot slotRef) {
+	d := &b.drives[slot.Drive]
+	if d.image == "" {
 		return
 	}
-	b.emitLocked(events.MediaEject, map[string]any{"image": redactURL(b.media.image)})
-	b.media = media{}
+	old := *d
+	*d = media{}
+	if b.prof.StaleEject {
+		old.stale = nil
+		d.stale = &old
+	}
+	b.emitLocked(events.MediaEject, map[string]any{"image": redactURL(old.image), "slot": slot.uri})
+	if b.phase == phaseReimaging && b.install == slot.Drive {
+		b.breakInstallLocked()
+	}
+}
+
+// breakInstallLocked: a real installer (Anaconda, Subiquity, a live ISO
+// installing to disk) reads its payload from the CD while it writes the
+// disk. Losing the CD mid-way leaves a partitioned, half-written disk and
+// the installer at an error screen: the machine stays on with no bootable
+// OS (the old one is gone too) until an install completes.
+func (b *BMC) breakInstallLocked() {
+	b.stopTimerLocked()
+	b.reimageFailed = true
+	b.emitLocked(events.ReimageFailed, map[string]any{"version": b.reimageTo, "reason": "the installer media was ejected before the install finished"})
+	b.reimageTo = ""
+	b.phase = phaseNoOS
+	b.finishTaskLocked(taskException, "The install failed: its media was ejected.")
+	b.changedLocked()
+}
+
+// bootImageLocked is the installer the virtual-CD boot target finds: the
+// first slot, in collection order, that the firmware boots from and whose
+// drive holds an inserted installer image.
+func (b *BMC) bootImageLocked() (drive int, version string, ok bool) {
+	for _, s := range b.slots() {
+		d := b.drives[s.Drive]
+		if !s.Boots || !s.cdCapable() || !d.inserted || d.image == "" {
+			continue
+		}
+		if v := imageVersion(d.image); v != "" {
+			return s.Drive, v, true
+		}
+	}
+	return 0, "", false
 }
 
 // pathBase is the file name of an image URL (ImageName).

@@ -36,9 +36,7 @@ func (b *BMC) get(w http.ResponseWriter, r *http.Request, render func() doc) {
 }
 
 func (b *BMC) route(w http.ResponseWriter, r *http.Request, p string) {
-	mediaHere := func(uri string) bool {
-		return strings.HasPrefix(uri, mgrMediaPath) || !b.cfg.ManagerVirtualMediaOnly
-	}
+	ps := b.paths
 	switch p {
 	case "/redfish":
 		b.get(w, r, func() doc { return doc{"v1": rootPath + "/"} })
@@ -54,22 +52,20 @@ func (b *BMC) route(w http.ResponseWriter, r *http.Request, p string) {
 		}})
 	case systemsPath:
 		b.get(w, r, func() doc {
-			return collection(systemsPath, "ComputerSystemCollection", "Computer System Collection", systemPath)
+			return collection(systemsPath, "ComputerSystemCollection", "Computer System Collection", ps.system)
 		})
-	case systemPath:
+	case ps.system:
 		dispatch(w, r, handlers{
 			http.MethodGet:   func() { b.getSystem(w, r) },
 			http.MethodPatch: func() { b.patchSystem(w, r) },
 		})
-	case resetPath:
+	case ps.reset:
 		dispatch(w, r, handlers{http.MethodPost: func() { b.postReset(w, r) }})
-	case nicsPath:
+	case ps.nics:
 		b.get(w, r, b.nics)
-	case osPath:
-		b.get(w, r, b.operatingSystemLocked)
 	case managersPath:
-		b.get(w, r, func() doc { return collection(managersPath, "ManagerCollection", "Manager Collection", managerPath) })
-	case managerPath:
+		b.get(w, r, func() doc { return collection(managersPath, "ManagerCollection", "Manager Collection", ps.manager) })
+	case ps.manager:
 		b.get(w, r, b.manager)
 	case updatePath:
 		b.get(w, r, func() doc {
@@ -77,11 +73,9 @@ func (b *BMC) route(w http.ResponseWriter, r *http.Request, p string) {
 				"Name": "Update Service", "ServiceEnabled": true, "SoftwareInventory": link(inventoryPath)}
 		})
 	case inventoryPath:
-		b.get(w, r, func() doc {
-			return collection(inventoryPath, "SoftwareInventoryCollection", "Software Inventory Collection", osImagePath)
-		})
-	case osImagePath:
-		b.get(w, r, b.osImageLocked)
+		b.get(w, r, b.inventory)
+	case biosImagePath, bmcImagePath:
+		b.get(w, r, func() doc { return b.firmwareImage(p) })
 	case sessionServicePath:
 		b.get(w, r, b.sessionService)
 	case sessionsPath:
@@ -101,46 +95,47 @@ func (b *BMC) route(w http.ResponseWriter, r *http.Request, p string) {
 		})
 	case tasksPath:
 		b.get(w, r, b.tasksLocked)
-	case sysMediaPath, mgrMediaPath:
-		if !mediaHere(p) {
-			notFound(w, r)
-			return
-		}
-		cd := sysCDPath
-		if p == mgrMediaPath {
-			cd = mgrCDPath
-		}
-		b.get(w, r, func() doc { return collection(p, "VirtualMediaCollection", "Virtual Media Services", cd) })
-	case sysCDPath, mgrCDPath:
-		if !mediaHere(p) {
-			notFound(w, r)
-			return
-		}
-		id := p[strings.LastIndex(p, "/")+1:]
-		b.get(w, r, func() doc { return b.cdLocked(p, id) })
-	case sysCDPath + insertAction, mgrCDPath + insertAction:
-		if !mediaHere(p) {
-			notFound(w, r)
-			return
-		}
-		dispatch(w, r, handlers{http.MethodPost: func() { b.postInsert(w, r, p) }})
-	case sysCDPath + ejectAction, mgrCDPath + ejectAction:
-		if !mediaHere(p) {
-			notFound(w, r)
-			return
-		}
-		dispatch(w, r, handlers{http.MethodPost: func() { b.postEject(w, r) }})
 	default:
+		b.routeMore(w, r, p)
+	}
+}
+
+// routeMore serves the resources whose presence depends on the profile
+// and those addressed by id.
+func (b *BMC) routeMore(w http.ResponseWriter, r *http.Request, p string) {
+	ps := b.paths
+	if slot, rest, ok := b.slotAt(p); ok {
 		switch {
-		case p == nicPath && b.cfg.BootMAC != "":
-			b.get(w, r, b.nic)
-		case strings.HasPrefix(p, sessionsPath+"/"):
-			b.session(w, r, strings.TrimPrefix(p, sessionsPath+"/"))
-		case strings.HasPrefix(p, tasksPath+"/"):
-			dispatch(w, r, handlers{http.MethodGet: func() { b.getTask(w, strings.TrimPrefix(p, tasksPath+"/")) }})
+		case rest == "":
+			dispatch(w, r, handlers{
+				http.MethodGet:   func() { b.getSlot(w, r, slot) },
+				http.MethodPatch: func() { b.patchSlot(w, r, slot) },
+			})
+		case slot.NoInsertAction:
+			writeError(w, &apiError{http.StatusNotFound, "ActionNotSupported",
+				"The action " + strings.TrimPrefix(rest, "/Actions/") + " is not supported by the resource " + slot.uri + "; PATCH Image and Inserted instead."})
+		case rest == insertAction:
+			dispatch(w, r, handlers{http.MethodPost: func() { b.postInsert(w, r, slot) }})
 		default:
-			notFound(w, r)
+			dispatch(w, r, handlers{http.MethodPost: func() { b.postEject(w, r, slot) }})
 		}
+		return
+	}
+	switch {
+	case p != "" && (p == ps.sysMedia || p == ps.mgrMedia):
+		b.get(w, r, func() doc { return b.mediaCollection(p) })
+	case p == ps.nic && b.cfg.BootMAC != "":
+		b.get(w, r, b.nic)
+	case p == ps.os && b.prof.Helpful:
+		b.get(w, r, b.operatingSystemLocked)
+	case p == osImagePath && b.prof.Helpful:
+		b.get(w, r, b.osImageLocked)
+	case strings.HasPrefix(p, sessionsPath+"/"):
+		b.session(w, r, strings.TrimPrefix(p, sessionsPath+"/"))
+	case strings.HasPrefix(p, tasksPath+"/"):
+		dispatch(w, r, handlers{http.MethodGet: func() { b.getTask(w, strings.TrimPrefix(p, tasksPath+"/")) }})
+	default:
+		notFound(w, r)
 	}
 }
 

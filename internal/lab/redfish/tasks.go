@@ -29,9 +29,10 @@ type task struct {
 // taskList keeps the most recent tasks; old ones are forgotten (a monitor of
 // a forgotten task answers 404, which DSP0266 allows).
 type taskList struct {
-	next  int
-	order []string
-	byID  map[string]*task
+	next   int
+	prefix string
+	order  []string
+	byID   map[string]*task
 }
 
 const keepTasks = 200
@@ -42,7 +43,7 @@ func (l *taskList) add(name, target string, payload map[string]any) *task {
 	}
 	l.next++
 	t := &task{
-		id:      fmt.Sprintf("JID_%09d", l.next),
+		id:      fmt.Sprintf("%s%09d", l.prefix, l.next),
 		name:    name,
 		state:   taskRunning,
 		started: time.Now(),
@@ -73,7 +74,7 @@ func (t *task) done() bool { return t.state != taskRunning }
 // superseded.
 func (b *BMC) newResetTaskLocked(rt string) *task {
 	b.cancelTaskLocked(rt)
-	b.task = b.tasks.add("Reset "+rt, resetPath, map[string]any{"ResetType": rt})
+	b.task = b.tasks.add("Reset "+rt, b.paths.reset, map[string]any{"ResetType": rt})
 	return b.task
 }
 

@@ -1,7 +1,8 @@
-// Package redfishtest serves one emulated BMC over HTTP for the tests that
-// drive it as a client would (gofish in internal/lab/redfish, the BMC
-// activities in activities/bmc): rack1-c1 on runtime 4.1.2, with timings
-// fast enough for a unit test and a password made per run.
+// Package redfishtest serves one emulated BMC for the tests that drive it
+// as a client would (gofish in internal/lab/redfish, the BMC activities in
+// activities/bmc): rack1-c1 on runtime 4.1.2, with timings fast enough for
+// a unit test and a password made per run. The BMC plays the default
+// profile (a realistic iDRAC9) unless an option names another.
 package redfishtest
 
 import (
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/pki"
 	"github.com/rackroll/rackroll/internal/lab/redfish"
 )
 
@@ -30,16 +32,60 @@ var Password = func() string {
 	return "pw-" + hex.EncodeToString(b)
 }()
 
-// Server is an emulated BMC serving on URL, its events in Log.
-type Server struct {
-	BMC *redfish.BMC
-	Log *events.Log
-	URL string
+// Profile is an option that makes the BMC play the named profile
+// (redfish.ProfileNames).
+func Profile(name string) func(*redfish.Config) {
+	return func(c *redfish.Config) { c.Profile = name }
 }
 
-// Start serves a BMC until the test ends; mutate adjusts its config first.
+// Helpful plays the lab's original, kinder-than-vendors BMC (OS version in
+// SoftwareImage, reset tasks that end when the OS runs).
+var Helpful = Profile("helpful")
+
+// Server is an emulated BMC serving on URL, its events in Log. CAFile is
+// the PEM file of the CA that signed its certificate (StartTLS only).
+type Server struct {
+	BMC    *redfish.BMC
+	Log    *events.Log
+	URL    string
+	CAFile string
+}
+
+// Start serves a BMC over plain HTTP until the test ends; mutate adjusts
+// its config first.
 func Start(t testing.TB, mutate ...func(*redfish.Config)) *Server {
 	t.Helper()
+	s := newServer(t, mutate)
+	url, err := s.BMC.Serve("")
+	if err != nil {
+		t.Fatalf("serve the emulated BMC: %v", err)
+	}
+	s.URL = url
+	return s
+}
+
+// StartTLS is Start over HTTPS with a certificate for 127.0.0.1 signed by a
+// CA made for the test; clients verify against CAFile.
+func StartTLS(t testing.TB, mutate ...func(*redfish.Config)) *Server {
+	t.Helper()
+	s := newServer(t, mutate)
+	ca, err := pki.NewCA(t.TempDir(), "bmc-ca.crt", "rackroll-test-bmc-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := ca.ServerCert(BMM+"-bmc", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, err := s.BMC.ServeTLS("", cert)
+	if err != nil {
+		t.Fatalf("serve the emulated BMC: %v", err)
+	}
+	s.URL, s.CAFile = url, ca.CertFile
+	return s
+}
+
+func newServer(t testing.TB, mutate []func(*redfish.Config)) *Server {
 	s := &Server{Log: events.New(nil)}
 	cfg := redfish.Config{
 		BMM: BMM, Rack: "rack1", Username: Username, Password: Password,
@@ -52,10 +98,5 @@ func Start(t testing.TB, mutate ...func(*redfish.Config)) *Server {
 	}
 	s.BMC = redfish.New(cfg)
 	t.Cleanup(s.BMC.Close)
-	url, err := s.BMC.Serve("")
-	if err != nil {
-		t.Fatalf("serve the emulated BMC: %v", err)
-	}
-	s.URL = url
 	return s
 }

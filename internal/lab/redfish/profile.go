@@ -1,0 +1,145 @@
+package redfish
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// Profile is what one vendor's BMC shows over Redfish. The machine behind
+// it is the same for every profile (it knows what is installed); only the
+// resources, ids, order, allowable values and answers differ.
+type Profile struct {
+	Name         string
+	Vendor       string // ServiceRoot.Vendor
+	Product      string
+	Manufacturer string // System.Manufacturer
+	Model        string
+	SystemID     string // Systems/<SystemID>
+	ManagerID    string // Managers/<ManagerID>
+	ManagerModel string
+	Firmware     string // Manager.FirmwareVersion
+	BiosVersion  string
+
+	// Virtual media: slots in collection order under the System and under
+	// the Manager (nil: no collection there). SystemMediaLink says where
+	// the System's VirtualMedia property points ("" none, "system",
+	// "manager": Supermicro links the Manager's collection from the System).
+	SystemMedia, ManagerMedia []Slot
+	SystemMediaLink           string
+	// StaleEject: the first read of a slot after an eject still shows the
+	// ejected image as Inserted (iDRAC), later reads are current.
+	StaleEject bool
+
+	BootTargets   []string // BootSourceOverrideTarget@Redfish.AllowableValues
+	VirtualCDBoot string   // the target that boots the virtual CD: Cd, or UsbCd (Supermicro)
+	ResetTypes    []string // ResetType@Redfish.AllowableValues, as advertised (may be malformed)
+
+	WeakETag     bool   // ETags as W/"…"
+	BootProgress string // "" absent; "full": DMTF states; "post": POST-time values only
+	// Helpful: OperatingSystem → SoftwareImage with the installed version,
+	// Status.State Starting/Updating and Health Critical after a failed
+	// install, reset tasks that complete when the OS runs. No vendor does.
+	Helpful bool
+
+	// Answers: 204, 200 (with a message) or 202 (with a task monitor).
+	ResetReply, InsertReply, EjectReply int
+	TaskPrefix                          string // task ids: JID_ on Dell
+
+	SessionLimit   int           // concurrent sessions; 0: unlimited
+	SessionTimeout time.Duration // idle timeout; 0: never
+	BasicAuth      bool          // basic auth accepted (iDRAC10 ships with it off)
+	// SessionLimitError is the MessageId (full, with registry) and text of
+	// the refusal when the limit is reached.
+	SessionLimitID, SessionLimitMessage string
+	SessionLimitStatus                  int // HTTP status of that refusal (0: 503)
+}
+
+// Slot is one virtual media device.
+type Slot struct {
+	ID, Name   string
+	MediaTypes []string
+	// Upload: an RDOC-style slot that takes uploaded images only; it
+	// refuses a URL.
+	Upload bool
+	// NoInsertAction: the slot has no InsertMedia/EjectMedia actions; the
+	// vendor wants a PATCH of Image and Inserted (Lenovo XCC).
+	NoInsertAction bool
+	// Boots: booting the virtual-CD target boots from this slot when it
+	// holds an image (iDRAC10 boots only slot 1).
+	Boots bool
+	// Drive: the media state behind the slot; two slots with the same Drive
+	// are one device seen in two places (the helpful profile's System and
+	// Manager views).
+	Drive int
+}
+
+func (s Slot) cdCapable() bool {
+	for _, t := range s.MediaTypes {
+		if t == "CD" || t == "DVD" {
+			return true
+		}
+	}
+	return false
+}
+
+// DefaultProfile is the profile of a BMC whose Config names none: a
+// realistic iDRAC9.
+const DefaultProfile = "idrac9"
+
+var profiles = map[string]func() Profile{}
+
+func register(name string, f func() Profile) { profiles[name] = f }
+
+// ProfileNames lists the known profiles, sorted.
+func ProfileNames() []string {
+	out := make([]string, 0, len(profiles))
+	for n := range profiles {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// KnownProfile reports whether name is a profile ("" is the default).
+func KnownProfile(name string) bool {
+	_, ok := profiles[name]
+	return ok || name == ""
+}
+
+// LookupProfile returns the named profile ("" is DefaultProfile) and
+// whether it exists.
+func LookupProfile(name string) (Profile, bool) {
+	if name == "" {
+		name = DefaultProfile
+	}
+	f, ok := profiles[name]
+	if !ok {
+		return Profile{}, false
+	}
+	return f(), true
+}
+
+// profileOf resolves a Config's profile; an unknown name falls back to
+// the default (the lab validates names before it starts a BMC).
+func profileOf(name string) Profile {
+	p, ok := LookupProfile(name)
+	if !ok {
+		p, _ = LookupProfile(DefaultProfile)
+	}
+	return p
+}
+
+// drives is how many media states the profile's slots share.
+func (p *Profile) drives() int {
+	n := 0
+	for _, s := range append(append([]Slot(nil), p.SystemMedia...), p.ManagerMedia...) {
+		if s.Drive+1 > n {
+			n = s.Drive + 1
+		}
+	}
+	return n
+}
+
+// AllowedProfiles is the list for error messages.
+func AllowedProfiles() string { return strings.Join(ProfileNames(), ", ") }
