@@ -118,13 +118,13 @@ func (r *rig) taskStateAs(location, token string) (int, string) {
 	return rep.code, s
 }
 
-// Supermicro boots its virtual CD with UsbCd (Cd is the physical drive)
+// Supermicro boots its virtual CD with UsbCd (CD/DVD is the physical drive)
 // and shows POST-time BootProgress whatever the OS does.
 func TestSupermicroUsbCdAndPostTimeBootProgress(t *testing.T) {
 	r := newRig(t, profile("supermicro"))
 	slot := r.b.paths.mgrMedia + "/CD1"
-	r.startInstall(slot, "Cd")
-	assert.False(t, r.b.State().Reimaging, "Cd boots the empty physical drive")
+	r.startInstall(slot, "CD/DVD")
+	assert.False(t, r.b.State().Reimaging, "CD/DVD boots the empty physical drive")
 	r.clk.Advance(testTimings.Boot)
 	r.do(http.MethodPost, slot+ejectAction, nil)
 

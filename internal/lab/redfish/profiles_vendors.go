@@ -39,7 +39,7 @@ func ilo5() Profile {
 
 // supermicro: X12 with Redfish 1.14. The System's VirtualMedia link points
 // at the Manager's collection (one slot, CD1); the virtual CD boots with
-// UsbCd (Cd is the physical drive); the reset allowable values carry the
+// UsbCd (its list has no Cd; CD/DVD is the physical drive); the reset allowable values carry the
 // malformed GracefulShutdownGracefulRestart (plain GracefulShutdown is
 // still accepted); strong ETags; BootProgress shows POST-time values only
 // (SystemHardwareInitializationComplete once POST is past, whatever the
@@ -53,11 +53,12 @@ func supermicro() Profile {
 			{ID: "CD1", Name: "Virtual Removable Media", MediaTypes: []string{"CD", "DVD"}, Boots: true, Drive: 0},
 		},
 		SystemMediaLink: "manager",
-		BootTargets:     []string{"None", "Pxe", "Floppy", "Cd", "Usb", "Hdd", "BiosSetup", "UsbCd", "UefiBootNext", "UefiHttp"},
-		VirtualCDBoot:   "UsbCd",
-		ResetTypes:      []string{"On", "ForceOff", "GracefulShutdownGracefulRestart", "ForceRestart", "Nmi", "ForceOn"},
-		BootProgress:    "post",
-		ResetReply:      http.StatusOK, InsertReply: http.StatusAccepted, EjectReply: http.StatusOK,
+		BootTargets: []string{"None", "Pxe", "Hdd", "Diags", "CD/DVD", "BiosSetup", "FloppyRemovableMedia", "UsbKey", "UsbHdd",
+			"UsbFloppy", "UsbCd", "UefiUsbKey", "UefiCd", "UefiHdd", "UefiUsbHdd", "UefiUsbCd"},
+		VirtualCDBoot: "UsbCd",
+		ResetTypes:    []string{"On", "ForceOff", "GracefulShutdownGracefulRestart", "ForceRestart", "Nmi", "ForceOn"},
+		BootProgress:  "post",
+		ResetReply:    http.StatusOK, InsertReply: http.StatusAccepted, EjectReply: http.StatusOK,
 		SessionLimit:   10,
 		SessionTimeout: 5 * time.Minute,
 		BasicAuth:      true,
