@@ -55,9 +55,9 @@ other command runs against the lab unchanged.`,
 			if eventsPath != "" {
 				fmt.Fprintf(w, "events:        %s\n", eventsPath)
 			}
-			t := output.Table{Header: []string{"bmm", "rack", "role", "bmc"}}
+			t := output.Table{Header: []string{"bmm", "rack", "role", "bmc profile", "bmc"}}
 			for _, m := range l.Machines() {
-				t.Rows = append(t.Rows, []string{m.Name, m.Rack, string(m.Role), m.URL + "/redfish/v1/Systems/System.Embedded.1"})
+				t.Rows = append(t.Rows, []string{m.Name, m.Rack, string(m.Role), m.Profile, m.URL + m.BMC.SystemPath()})
 			}
 			output.WriteTable(w, t)
 			fmt.Fprintln(w, "press Ctrl-C to stop the lab")

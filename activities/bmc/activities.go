@@ -33,6 +33,10 @@ type Activities struct {
 	// ResetEvidenceTimeout is how long a reimage looks for the reset's
 	// effect before believing the BMC's 2xx; default 1m.
 	ResetEvidenceTimeout time.Duration
+	// PowerOnTimeout is how long a machine may stay Off after the BMC
+	// accepted a power-on (real BMCs answer 204 and then may do nothing);
+	// default 5m.
+	PowerOnTimeout time.Duration
 }
 
 func (a *Activities) dial() Dialer {
@@ -70,6 +74,10 @@ func (a *Activities) attempts() int { return orDefault(a.Attempts, 5) }
 func (a *Activities) backoff() time.Duration { return orDefault(a.Backoff, time.Second) }
 
 func (a *Activities) etagAttempts() int { return orDefault(a.ETagAttempts, 10) }
+
+func (a *Activities) powerOnTimeout() time.Duration {
+	return orDefault(a.PowerOnTimeout, 5*time.Minute)
+}
 
 func (a *Activities) shutdownTimeout() time.Duration {
 	return orDefault(a.ShutdownTimeout, 5*time.Minute)

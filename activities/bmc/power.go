@@ -23,7 +23,11 @@ func (r *run) powerOn() error {
 	if err != nil {
 		return err
 	}
-	return r.waitPower("On", task, 0)
+	err = r.waitPower("On", task, r.a.powerOnTimeout())
+	if errors.Is(err, errWaitLimit) {
+		return &stepError{"power on", &failure{kindPowerFailed, fmt.Sprintf("the BMC accepted the power-on but the machine is still Off after %s", r.a.powerOnTimeout())}}
+	}
+	return err
 }
 
 // PowerOff shuts the machine down gracefully (ForceOff after
