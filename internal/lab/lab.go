@@ -76,6 +76,7 @@ type Lab struct {
 
 	machines map[string]*Machine
 	order    []string
+	roles    *roleTap
 	creds    credentials
 	admin    *http.Server
 	cancel   context.CancelFunc
@@ -129,7 +130,9 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 	}
 	t := timings(section.Lab, opts.Timings)
 
-	if l.Kube, err = kubeapi.Start(runCtx, kubeapi.Options{DataDir: filepath.Join(l.Dir, "kube")}); err != nil {
+	l.roles = newRoleTap(l.Events, placed)
+	if l.Kube, err = kubeapi.Start(runCtx, kubeapi.Options{DataDir: filepath.Join(l.Dir, "kube"),
+		EtcdMembers: etcdMembers(inv, placed), Events: l.Events}); err != nil {
 		return nil, err
 	}
 
@@ -147,7 +150,7 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 		sims = append(sims, kubesim.Machine{Name: s.Name, Rack: ref.Rack, NodeName: m.NodeName,
 			Role: string(a.Role), ManagementGroup: a.ManagementGroup, RuntimeVersion: inv.RuntimeVersion})
 	}
-	l.Sim = kubesim.New(l.Kube.Client(), sims, kubesim.Options{Events: l.Events, Drain: t.Drain.Std(), Workloads: !opts.NoWorkloads})
+	l.Sim = kubesim.New(l.Kube.Client(), sims, kubesim.Options{Events: l.roles, Drain: t.Drain.Std(), Workloads: !opts.NoWorkloads})
 	if err := l.Sim.Setup(ctx); err != nil {
 		return nil, fmt.Errorf("lab: create nodes and workloads: %w", err)
 	}
@@ -166,6 +169,7 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 			Events:  l.Events,
 			OnChange: func(st redfish.State) {
 				l.Sim.SetMachineState(name, kubesim.MachineState{Powered: st.Power == "On", OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion})
+				l.etcdFollows(name, st)
 			},
 		})
 		if m.URL, err = m.BMC.Serve("127.0.0.1:0"); err != nil {
