@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/activities/bmc"
-	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/activities/etcd"
+	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
