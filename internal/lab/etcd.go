@@ -48,6 +48,7 @@ type roleTap struct {
 	events.Sink
 	mu    sync.Mutex
 	roles map[string]model.Role
+	kcp   func(bmm string, kcp bool) // told when a role turns to or from kcp
 }
 
 func newRoleTap(sink events.Sink, placed []placement.Assignment) *roleTap {
@@ -61,6 +62,7 @@ func newRoleTap(sink events.Sink, placed []placement.Assignment) *roleTap {
 func (t *roleTap) Emit(kind, bmm, rack string, detail map[string]any) {
 	if kind == events.NodeLabel {
 		t.mu.Lock()
+		was := t.roles[bmm]
 		if l, ok := detail["labels"].(map[string]string); ok && l[model.LabelRole] != "" {
 			t.roles[bmm] = model.Role(l[model.LabelRole])
 		}
@@ -71,9 +73,24 @@ func (t *roleTap) Emit(kind, bmm, rack string, detail map[string]any) {
 				}
 			}
 		}
+		now, tell := t.roles[bmm], t.kcp
 		t.mu.Unlock()
+		t.Sink.Emit(kind, bmm, rack, detail)
+		if tell != nil && (was == model.RoleKCP) != (now == model.RoleKCP) {
+			tell(bmm, now == model.RoleKCP)
+		}
+		return
 	}
 	t.Sink.Emit(kind, bmm, rack, detail)
+}
+
+// follow makes role changes reach the etcd cluster: a running machine
+// given the KCP role joins, as kubeadm's control-plane join does on a
+// promoted spare.
+func (t *roleTap) follow(c *kubeapi.EtcdCluster) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.kcp = c.SetRole
 }
 
 func (t *roleTap) role(bmm string) model.Role {

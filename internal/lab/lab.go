@@ -135,6 +135,7 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 		EtcdMembers: etcdMembers(inv, placed), Events: l.Events}); err != nil {
 		return nil, err
 	}
+	l.roles.follow(l.Kube.Etcd())
 
 	roles := map[string]placement.Assignment{}
 	for _, a := range placed {

@@ -47,6 +47,32 @@ func (c *EtcdCluster) SetMachine(bmm string, up, reimaging, kcp bool) {
 	}
 }
 
+// SetRole tells the cluster the machine bmm's role turned to (kcp) or
+// from KCP. A running machine that becomes a KCP and runs no member joins
+// now, the way a promoted spare runs kubeadm's control-plane join; one that
+// stops being a KCP keeps its member until it next boots (removing it is
+// the operator's job, which the checker holds rackroll to).
+func (c *EtcdCluster) SetRole(bmm string, kcp bool) {
+	c.mu.Lock()
+	s, ok := c.slots[bmm]
+	if !ok || c.closing {
+		c.mu.Unlock()
+		return
+	}
+	promoted := kcp && !s.bootKCP && s.up && s.proc == nil
+	s.bootKCP = kcp
+	if promoted {
+		s.boot = true
+	}
+	c.mu.Unlock()
+	if promoted {
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // follow acts on s's machine changes, one at a time.
 func (c *EtcdCluster) follow(s *slot) {
 	defer c.wg.Done()

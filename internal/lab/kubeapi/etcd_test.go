@@ -106,14 +106,14 @@ func TestEtcdClusterFollowsMachines(t *testing.T) {
 		t.Fatal("API down after the rejoin")
 	}
 
-	// The spare boots without the KCP role: no member. With it: it joins.
+	// The spare boots without the KCP role: no member. Promoted while it
+	// runs, it joins (kubeadm's control-plane join).
 	e.SetMachine("m4", true, false, false)
 	time.Sleep(500 * time.Millisecond)
 	if slices.Contains(e.Running(), "n4") {
 		t.Fatal("a machine booting without the KCP role started a member")
 	}
-	e.SetMachine("m4", false, false, false)
-	e.SetMachine("m4", true, false, true)
+	e.SetRole("m4", true)
 	eventually(t, "n4 promoted", func() bool { return countOf(log, events.EtcdMemberPromote, "m4") == 1 })
 	if countOf(log, events.EtcdMemberStale, "m4") != 0 {
 		t.Fatal("a first join is not stale")
