@@ -119,12 +119,18 @@ func (c *EtcdCluster) startInitial() error {
 		}
 	}
 	initial := strings.Join(peers, ",")
+	// Every add before any start: the member set is whole from the first
+	// start on, as in etcd itself.
+	for _, s := range c.order {
+		if s.Initial {
+			c.sink.Emit(events.EtcdMemberAdd, s.BMM, s.Rack, map[string]any{"member": s.Name, "initial": true})
+		}
+	}
 	for _, s := range c.order {
 		if !s.Initial {
 			s.up = false
 			continue
 		}
-		c.sink.Emit(events.EtcdMemberAdd, s.BMM, s.Rack, map[string]any{"member": s.Name, "initial": true})
 		if err := c.launch(s, initial, "new"); err != nil {
 			return err
 		}
