@@ -128,8 +128,7 @@ func (c *EtcdCluster) startInitial() error {
 	}
 	for _, s := range c.order {
 		if !s.Initial {
-			s.up = false
-			continue
+			continue // a spare: up (machines start running) but no KCP
 		}
 		if err := c.launch(s, initial, "new"); err != nil {
 			return err
