@@ -33,7 +33,7 @@ func etcdMembers(inv *model.Inventory, placed []placement.Assignment) []kubeapi.
 // while the machine is on and booted, loses its data on a reimage, and
 // joins when the machine boots with the KCP role and no data.
 func (l *Lab) etcdFollows(bmm string, st redfish.State) {
-	if l.Kube == nil || l.Kube.Etcd() == nil {
+	if l.detached || l.Kube == nil || l.Kube.Etcd() == nil {
 		return
 	}
 	up := st.Power == "On" && st.OSRunning

@@ -125,17 +125,31 @@ func TestLabEtcdFollowsTheKCPs(t *testing.T) {
 	require.Contains(t, quorum[0].Detail, "only 1 of 3 voting etcd members run")
 }
 
-// A two-rack site has one KCP, so one member.
+// A two-rack site has one KCP, so one member. With lab.etcdDetached the
+// member outlives its machine: powering the KCP off leaves the API up.
 func TestLabEtcdTwoRackHasOneMember(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts etcd and kube-apiserver")
 	}
 	inv, err := model.LoadInventory("../../examples/two-rack.yaml")
 	require.NoError(t, err)
+	inv.Lab = []byte(`{"etcdDetached": true}`)
 	l, err := Start(context.Background(), Options{Inventory: inv, Timings: fastTimings(), NoWorkloads: true})
 	require.NoError(t, err)
 	defer l.Stop()
-	require.Len(t, l.Kube.Etcd().Running(), 1)
-	require.Len(t, l.OutInventory().ControlPlane.Etcd.Endpoints, 1)
+	require.Equal(t, []string{"rack1-mgmt1"}, l.Kube.Etcd().Running())
+	out := l.OutInventory()
+	require.Len(t, out.ControlPlane.Etcd.Endpoints, 1)
 	require.True(t, apiAnswers(l))
+
+	var ts testsuite.WorkflowTestSuite
+	aenv := ts.NewTestActivityEnvironment()
+	acts := &bmc.Activities{PollInterval: 100 * time.Millisecond}
+	aenv.RegisterActivity(acts)
+	_, err = aenv.ExecuteActivity(acts.PowerOff, bmc.PowerOffInput{Endpoint: bmcOf(t, l, out, "rack1-mgmt1"), SkipShutdown: true})
+	require.NoError(t, err)
+	require.Equal(t, "Off", l.Machine("rack1-mgmt1").BMC.State().Power)
+	require.Equal(t, []string{"rack1-mgmt1"}, l.Kube.Etcd().Running(), "a detached member keeps running")
+	require.True(t, apiAnswers(l))
+	require.Zero(t, l.Events.Count(events.EtcdMemberStop, "rack1-mgmt1"))
 }

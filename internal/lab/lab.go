@@ -77,6 +77,7 @@ type Lab struct {
 	machines map[string]*Machine
 	order    []string
 	roles    *roleTap
+	detached bool // lab.etcdDetached: members do not follow their machines
 	creds    credentials
 	admin    *http.Server
 	cancel   context.CancelFunc
@@ -129,6 +130,7 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 		return nil, err
 	}
 	t := timings(section.Lab, opts.Timings)
+	l.detached = section.Lab != nil && section.Lab.EtcdDetached
 
 	l.roles = newRoleTap(l.Events, placed)
 	if l.Kube, err = kubeapi.Start(runCtx, kubeapi.Options{DataDir: filepath.Join(l.Dir, "kube"),
