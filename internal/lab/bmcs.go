@@ -37,6 +37,7 @@ func (l *Lab) startBMCs(inv *model.Inventory, spec *Spec, t Timings) error {
 			Profile: m.Profile,
 			OnChange: func(st redfish.State) {
 				l.Sim.SetMachineState(name, kubesim.MachineState{Powered: st.Power == "On", OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion})
+				l.etcdFollows(name, st)
 			},
 		})
 		cert, err := ca.ServerCert(name+"-bmc", nil, nil)

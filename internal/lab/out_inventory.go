@@ -17,6 +17,7 @@ func (l *Lab) OutInventory() *model.Inventory {
 	out := *l.Inventory
 	out.Kubernetes = model.KubernetesSpec{Kubeconfig: l.Kube.Kubeconfig()}
 	out.BMCCAFile = l.BMCCAFile
+	out.ControlPlane = &model.ControlPlaneSpec{Etcd: l.EtcdSpec()}
 	out.LabAdmin, _ = json.Marshal(l.AdminURL) // a string always marshals
 	out.BMCCredentials = map[string]model.CredentialRef{}
 	for n, c := range l.creds {

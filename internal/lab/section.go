@@ -30,6 +30,12 @@ type Spec struct {
 	// BMCProfiles overrides it per rack or per BMM (key: a rack or server
 	// name; a server's entry wins over its rack's).
 	BMCProfiles map[string]string `json:"bmcProfiles,omitempty"`
+	// EtcdDetached keeps every etcd member running whatever its KCP's
+	// machine does (power, reset, reimage): the control plane then outlives
+	// its machines, as it did before the lab's etcd followed them. For
+	// flows real etcd cannot serve, such as failing over a two-rack site's
+	// only KCP while it is off.
+	EtcdDetached bool `json:"etcdDetached,omitempty"`
 }
 
 // Timings are how long the simulated hardware takes; zero means the lab's
