@@ -18,7 +18,6 @@ type ObserveInput struct {
 	Spec model.EtcdSpec `json:"spec"`
 }
 
-
 // ObserveEtcd reads, fresh, the member list, each member's status through
 // its own client URL (so a member that is down shows as such even while
 // the others answer), the leader and the alarms. A cluster that cannot be
