@@ -94,6 +94,9 @@ func (l *clusterLedger) validateAcquire(ctx workflow.Context, r lease.Request) e
 	if r.Holder == "" {
 		r.Holder = api.ActionID(l.st.Cluster.Name, r.BMM, l.st.ActionSeq+1)
 	}
+	if err := lease.Fresh(r, workflow.Now(ctx)); err != nil {
+		return err
+	}
 	return lease.Check(l.st.Cluster, l.st.Leases, r)
 }
 
@@ -264,6 +267,7 @@ func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, plac
 	}
 	l.st.ImageURLTemplate = inv.ImageURL("{version}")
 	l.st.SiteTaskQueue = inv.SiteTaskQueue()
+	l.st.ControlPlane = inv.ControlPlane
 	l.st.BMCCredentials = inv.BMCCredentials
 	l.st.Remediation = inv.Remediation.WithDefaults()
 	l.in.Inventory, l.in.Placement = inv, placed

@@ -46,6 +46,9 @@ type ClusterState struct {
 	// SiteTaskQueue is where BMC and Kubernetes activities run: the
 	// inventory's site task queue, or "" for the workflow's own.
 	SiteTaskQueue string `json:"siteTaskQueue,omitempty"`
+	// ControlPlane is the inventory's controlPlane section (etcd endpoints
+	// and client TLS file paths, never their content); nil when absent.
+	ControlPlane *model.ControlPlaneSpec `json:"controlPlane,omitempty"`
 }
 
 // RegisterRequest re-registers the inventory (update `register`).

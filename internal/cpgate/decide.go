@@ -55,23 +55,23 @@ func Decide(in Input) Decision {
 	for _, m := range check {
 		n, ok := nodes[m]
 		if !ok {
-			return refuse(m, "%s of %s refused: control-plane member %s was not observed", in.Operation, in.Target, m)
+			return refuse(m, "control-plane member %s was not observed", m)
 		}
 		if age := in.Now.Sub(n.SeenAt); age > maxAge {
-			return refuse("", "%s of %s refused: the observation of %s is stale (seen at %s, %s old, limit %s): observe again",
-				in.Operation, in.Target, m, stamp(n.SeenAt), age.Round(time.Second), maxAge)
+			return refuse("", "the observation of %s is stale (seen at %s, %s old, limit %s): observe again",
+				m, stamp(n.SeenAt), age.Round(time.Second), maxAge)
 		}
 	}
 	if e := in.Observed.Etcd; e != nil && !lone(members, in) {
 		if age := in.Now.Sub(e.SeenAt); age > maxAge {
-			return refuse("", "%s of %s refused: the etcd observation is stale (seen at %s, %s old, limit %s): observe again",
-				in.Operation, in.Target, stamp(e.SeenAt), age.Round(time.Second), maxAge)
+			return refuse("", "the etcd observation is stale (seen at %s, %s old, limit %s): observe again",
+				stamp(e.SeenAt), age.Round(time.Second), maxAge)
 		}
 	}
 	if in.Promote {
 		if n := nodes[in.Target]; n.Exists {
 			if bad := sick(n); bad != "" {
-				return refuse(in.Target, "promotion of the spare %s refused: %s, seen at %s", in.Target, bad, stamp(n.SeenAt))
+				return refuse(in.Target, "the spare %s is not fit to promote: %s, seen at %s", in.Target, bad, stamp(n.SeenAt))
 			}
 		}
 	}
@@ -81,11 +81,11 @@ func Decide(in Input) Decision {
 		}
 		n := nodes[m]
 		if b, ok := in.Cluster.BMM(m); ok && b.MarkedUnhealthy() {
-			return refuse(m, "%s of %s refused: control-plane member %s is marked Unhealthy", in.Operation, in.Target, m)
+			return refuse(m, "control-plane member %s is marked Unhealthy", m)
 		}
 		if bad := sick(n); bad != "" {
-			return refuse(m, "%s of %s refused: control-plane member %s is unhealthy: %s, seen at %s",
-				in.Operation, in.Target, m, bad, stamp(n.SeenAt))
+			return refuse(m, "control-plane member %s is unhealthy: %s, seen at %s",
+				m, bad, stamp(n.SeenAt))
 		}
 	}
 	if lone(members, in) {
@@ -102,7 +102,7 @@ func Decide(in Input) Decision {
 		byNode = append(byNode, etcdquorum.Member{Name: m, Healthy: m != down && sick(n) == ""})
 	}
 	if ok, why := etcdquorum.CanDisrupt(byNode, down); !ok && !in.Promote {
-		return refuse("", "%s of %s refused: %s", in.Operation, in.Target, why)
+		return refuse("", "%s", why)
 	}
 	if in.Observed.Etcd != nil {
 		return decideEtcd(in, nodeOf(in.Cluster, down))
@@ -115,10 +115,10 @@ func Decide(in Input) Decision {
 func decideEtcd(in Input, downNode string) Decision {
 	e := in.Observed.Etcd
 	if e.Err != "" {
-		return refuse("", "%s of %s refused: etcd could not be read (%s), seen at %s", in.Operation, in.Target, e.Err, stamp(e.SeenAt))
+		return refuse("", "etcd could not be read (%s), seen at %s", e.Err, stamp(e.SeenAt))
 	}
 	if len(e.Alarms) > 0 {
-		return refuse("", "%s of %s refused: etcd alarms raised: %s, seen at %s", in.Operation, in.Target, strings.Join(e.Alarms, "; "), stamp(e.SeenAt))
+		return refuse("", "etcd alarms raised: %s, seen at %s", strings.Join(e.Alarms, "; "), stamp(e.SeenAt))
 	}
 	// A member is healthy when etcd says so and its KCP's node is healthy
 	// (Cluster API counts members without a healthy machine as unhealthy).
@@ -134,13 +134,13 @@ func decideEtcd(in Input, downNode string) Decision {
 			if why == "" && m.Healthy {
 				why = "no healthy control-plane node of that name"
 			}
-			return refuse(bmmOf(in.Cluster, m.Name), "%s of %s refused: etcd member %s is unhealthy (%s), seen at %s",
-				in.Operation, in.Target, m.Name, why, stamp(e.SeenAt))
+			return refuse(bmmOf(in.Cluster, m.Name), "etcd member %s is unhealthy (%s), seen at %s",
+				m.Name, why, stamp(e.SeenAt))
 		}
 		ms = append(ms, etcdquorum.Member{Name: m.Name, Healthy: ok, Learner: m.Learner})
 	}
 	if ok, why := etcdquorum.CanDisrupt(ms, downNode); !ok && !in.Promote {
-		return refuse("", "%s of %s refused: %s", in.Operation, in.Target, why)
+		return refuse("", "%s", why)
 	}
 	if in.Promote {
 		return allow("etcd healthy without %s (observed at %s)", in.Replacing, stamp(e.SeenAt))

@@ -20,7 +20,7 @@ import (
 // observe-and-ask round trip through Temporal, short enough that a node
 // going NotReady meanwhile is the exception, and the gate runs again just
 // before the first disruptive call.
-const DefaultMaxAge = 30 * time.Second
+const DefaultMaxAge = lease.MaxObservationAge
 
 // Input is one question to the gate.
 type Input struct {

@@ -37,6 +37,9 @@ type Request struct {
 	AllowWhileUpdating bool `json:"allowWhileUpdating,omitempty"`
 	// AllowDegraded lets remediation act on a cluster that is not Running.
 	AllowDegraded bool `json:"allowDegraded,omitempty"`
+	// ObservedAt is when the requester observed the control plane for the
+	// live gate (internal/cpgate) before asking; see Fresh.
+	ObservedAt *time.Time `json:"observedAt,omitempty"`
 }
 
 // Check returns nil when req may be granted against the cluster and the

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/activities/bmc"
+	"github.com/rackroll/rackroll/activities/etcd"
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
@@ -54,4 +55,6 @@ func Register(r worker.Registry, c client.Client, opts Options) {
 	// Kubernetes clients come from the ledger's kubeconfig reference, read
 	// through Temporal: a site worker needs no inventory of its own.
 	r.RegisterActivity(kube.New(newClusterClients(c, opts.Management), kube.Options{PollInterval: poll}))
+	// etcd is reached from the site too (controlPlane.etcd in the inventory).
+	r.RegisterActivity(&etcd.Activities{})
 }
