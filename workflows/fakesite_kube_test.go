@@ -93,6 +93,10 @@ func (f *fakeSite) mockKube(env *testsuite.TestWorkflowEnvironment) {
 	f.answer(env, ka.ObserveControlPlane, "ObserveControlPlane", func(_ context.Context, nodes []string) (kube.ControlPlaneNodes, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
+		f.cpObserved++
+		if f.onCPObserve != nil {
+			f.onCPObserve(f.cpObserved)
+		}
 		out := kube.ControlPlaneNodes{SeenAt: env.Now()}
 		for _, n := range nodes {
 			out.Nodes = append(out.Nodes, f.status(f.byNode(n)))

@@ -45,7 +45,7 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 		res.Error = err.Error()
 		return res, nil
 	case openLease:
-		res.Error = "no disruption lease: " + err.Error()
+		res.Error, res.Gated = "no disruption lease: "+err.Error(), isGateRefusal(err)
 		return res, nil
 	}
 	// Released however this ends: success, failure, cancellation.
