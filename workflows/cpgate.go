@@ -25,6 +25,7 @@ type gateAsk struct {
 	op        lease.Operation
 	promote   bool
 	replacing string
+	removes   bool
 }
 
 // liveGate observes the control plane now and asks cpgate.Decide. Where the
@@ -56,7 +57,7 @@ func liveGate(ctx workflow.Context, cs api.ClusterState, ask gateAsk) (cpgate.De
 		return cpgate.Decision{Outcome: cpgate.Refuse, Reason: fmt.Sprintf("%s of %s refused: the control plane could not be observed: %s",
 			ask.op, ask.target, temporalerr.Message(err))}, time.Time{}
 	}
-	d := cpgate.Decide(cpgate.Input{Target: ask.target, Operation: ask.op, Promote: ask.promote, Replacing: ask.replacing,
+	d := cpgate.Decide(cpgate.Input{Target: ask.target, Operation: ask.op, Promote: ask.promote, Replacing: ask.replacing, Removes: ask.removes,
 		Cluster: cs.Cluster, Observed: obs, Now: workflow.Now(ctx)})
 	return d, oldestSeen(obs)
 }

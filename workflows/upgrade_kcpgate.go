@@ -31,7 +31,7 @@ func (u *upgrade) gateKCPStep(ctx workflow.Context, unit *api.UnitStatus, step u
 		return false, nil
 	}
 	for {
-		d := u.askGate(ctx, step.BMM)
+		d := u.askGate(ctx, step)
 		if d.Allowed() {
 			return false, nil
 		}
@@ -42,13 +42,14 @@ func (u *upgrade) gateKCPStep(ctx workflow.Context, unit *api.UnitStatus, step u
 }
 
 // askGate reads the ledger (roles change during the upgrade: the spare
-// joins) and asks the gate about bmm.
-func (u *upgrade) askGate(ctx workflow.Context, bmm string) cpgate.Decision {
+// joins) and asks the gate about the step's server; a retire removes it
+// from the member set.
+func (u *upgrade) askGate(ctx workflow.Context, step upgradeplan.KCPStep) cpgate.Decision {
 	cs, err := ledgerOf(u.in.Cluster).read(ctx)
 	if err != nil {
 		return cpgate.Decision{Outcome: cpgate.Refuse, Reason: "read the ledger: " + temporalerr.Message(err)}
 	}
-	d, _ := liveGate(ctx, cs, gateAsk{target: bmm, op: lease.OpUpgrade})
+	d, _ := liveGate(ctx, cs, gateAsk{target: step.BMM, op: lease.OpUpgrade, removes: step.Action == upgradeplan.KCPRetire})
 	if d.Outcome == cpgate.MoveLeader {
 		// The step's own prologue moves leadership; the gate allows the step.
 		d.Outcome = cpgate.Allow

@@ -101,7 +101,7 @@ func Decide(in Input) Decision {
 		n := nodes[m]
 		byNode = append(byNode, etcdquorum.Member{Name: m, Healthy: m != down && sick(n) == ""})
 	}
-	if ok, why := etcdquorum.CanDisrupt(byNode, down); !ok && !in.Promote {
+	if ok, why := keepsQuorum(byNode, down, in); !ok {
 		return refuse("", "%s", why)
 	}
 	if in.Observed.Etcd != nil {
@@ -139,7 +139,7 @@ func decideEtcd(in Input, downNode string) Decision {
 		}
 		ms = append(ms, etcdquorum.Member{Name: m.Name, Healthy: ok, Learner: m.Learner})
 	}
-	if ok, why := etcdquorum.CanDisrupt(ms, downNode); !ok && !in.Promote {
+	if ok, why := keepsQuorum(ms, downNode, in); !ok {
 		return refuse("", "%s", why)
 	}
 	if in.Promote {
@@ -162,6 +162,32 @@ func decideEtcd(in Input, downNode string) Decision {
 		}
 	}
 	return allow("every other control-plane member and etcd member is healthy (observed at %s)", stamp(e.SeenAt))
+}
+
+// keepsQuorum applies the arithmetic for the kind of disruption: a member
+// taken down for a while must leave a quorum of the whole set (CanDisrupt);
+// a member leaving for good must leave a quorum of the members that stay
+// (CanRemove), down to the one member a two-rack site runs (reference
+// 000), never to none. The spare's promotion adds a member: the checks of
+// every other member suffice.
+func keepsQuorum(ms []etcdquorum.Member, down string, in Input) (bool, string) {
+	switch {
+	case in.Promote:
+		return true, ""
+	case !in.Removes:
+		return etcdquorum.CanDisrupt(ms, down)
+	}
+	total, _ := etcdquorum.Voters(ms)
+	if present := slices.ContainsFunc(ms, func(m etcdquorum.Member) bool { return m.Name == down && !m.Learner }); present {
+		total--
+	}
+	if total < 1 {
+		return false, fmt.Sprintf("%s is the last member: the control plane cannot lose it", in.Target)
+	}
+	if total >= etcdquorum.MinMembers {
+		return etcdquorum.CanRemove(ms, down)
+	}
+	return true, "" // one healthy member stays: a two-rack site's control plane""
 }
 
 // lone: the target is the only member (a two-rack site), nothing to keep.

@@ -32,6 +32,9 @@ type Input struct {
 	// it is down, that is why it is replaced).
 	Promote   bool
 	Replacing string
+	// Removes: the target leaves the member set for good (an upgrade's
+	// retire), so quorum is counted over the members that stay.
+	Removes bool
 	// Cluster is the ledger: roles, node names, Unhealthy marks.
 	Cluster  model.Cluster
 	Observed Observation
