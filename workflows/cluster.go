@@ -191,6 +191,13 @@ func applyPatch(b *model.BMM, p api.BMMPatch) {
 	set(&b.PowerState, p.PowerState)
 	set(&b.CordonStatus, p.CordonStatus)
 	set(&b.ReadyState, p.ReadyState)
+	if p.ReadySince != nil {
+		t := *p.ReadySince
+		b.ReadySince = &t
+	}
+	if p.ReadOnlyRootFS != nil {
+		b.ReadOnlyRootFS = *p.ReadOnlyRootFS
+	}
 	set(&b.BootMACAddress, p.BootMACAddress)
 	set(&b.BMCMACAddress, p.BMCMACAddress)
 	set(&b.SerialNumber, p.SerialNumber)

@@ -83,6 +83,8 @@ type BMMPatch struct {
 	PowerState            *string      `json:"powerState,omitempty"`
 	CordonStatus          *string      `json:"cordonStatus,omitempty"`
 	ReadyState            *string      `json:"readyState,omitempty"`
+	ReadySince            *time.Time   `json:"readySince,omitempty"`
+	ReadOnlyRootFS        *bool        `json:"readOnlyRootFS,omitempty"`
 	// Hardware facts a Replace changes.
 	BMC            *model.BMCSpec `json:"bmc,omitempty"`
 	BootMACAddress *string        `json:"bootMACAddress,omitempty"`
