@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -50,6 +51,7 @@ other command runs against the lab unchanged.`,
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "lab for cluster %s is up in %.1fs (%d BMMs)\n", inv.Cluster, time.Since(start).Seconds(), len(l.Machines()))
 			fmt.Fprintf(w, "kubeconfig:    %s\n", l.Kube.Kubeconfig())
+			fmt.Fprintf(w, "etcd:          %s\n", strings.Join(l.EtcdSpec().Endpoints, ","))
 			fmt.Fprintf(w, "out-inventory: %s\n", outInventory)
 			fmt.Fprintf(w, "admin:         %s\n", l.AdminURL)
 			if eventsPath != "" {

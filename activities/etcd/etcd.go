@@ -23,6 +23,7 @@ import (
 type Activities struct {
 	DialTimeout    time.Duration // default 5s
 	RequestTimeout time.Duration // per call; default 5s
+	PollInterval   time.Duration // WaitMemberHealthy's; default 1s
 }
 
 func (a *Activities) dialTimeout() time.Duration {
@@ -47,10 +48,13 @@ type Member struct {
 	ClientURL string `json:"clientURL,omitempty"`
 	Learner   bool   `json:"learner,omitempty"`
 	// Healthy: the member answered a status request and reports no error.
-	Healthy  bool   `json:"healthy"`
-	Leader   bool   `json:"leader,omitempty"`
-	Revision int64  `json:"revision,omitempty"`
-	Err      string `json:"err,omitempty"` // why not healthy, as observed
+	Healthy  bool  `json:"healthy"`
+	Leader   bool  `json:"leader,omitempty"`
+	Revision int64 `json:"revision,omitempty"`
+	// AppliedIndex is the member's raft applied index, to tell how far
+	// behind the leader it is.
+	AppliedIndex uint64 `json:"appliedIndex,omitempty"`
+	Err          string `json:"err,omitempty"` // why not healthy, as observed
 }
 
 // Observation is the etcd cluster as seen at SeenAt.

@@ -29,6 +29,9 @@ func Check(evs []events.Event, site Site) []Violation {
 	for _, r := range rems {
 		c.remediationStart(r)
 	}
+	if site.EtcdMembership && len(evs) > 0 {
+		c.memberSet(evs[len(evs)-1])
+	}
 	for _, r := range site.Remediations {
 		c.ladder(r, evs)
 	}
@@ -42,6 +45,7 @@ type checker struct {
 	rackSeen  map[string]bool   // racks whose compute upgrade has begun
 	rackOrder []string
 	unitEnds  []int // per Site.Units: index of the unit's last reimage event, -1 none
+	etcd      etcdState
 }
 
 func (c *checker) add(rule string, e events.Event, format string, args ...any) {
@@ -64,7 +68,9 @@ func (c *checker) event(i int, e events.Event) {
 	if e.Kind == events.ReimageStart {
 		c.pauses(i, e)
 	}
+	c.healthyFirst(e, isDisruption(e.Kind) && !st.disrupted[e.BMM])
 	st.apply(e)
+	c.etcdEvent(e)
 	if e.Kind == events.NodeReady || e.Kind == events.ReimageFailed {
 		delete(c.upgrading, e.BMM)
 	}

@@ -23,4 +23,13 @@
 //   - ladder-step-once: each ladder step at most once per remediation, and
 //     at most one reset (reboot) and one reimage-start (reprovision) of the
 //     BMM in the remediation's window.
+//   - etcd-quorum: once the lab's etcd has had quorum, the running voting
+//     members never fall below the quorum of the voting member set (read
+//     from the etcd-member-* events; silent on logs without them).
+//   - control-plane-healthy-first: no disruption of a KCP begins while
+//     another KCP's node is not Ready or its etcd member is down.
+//   - etcd-member-set (Site.EtcdMembership): outside operations and at the
+//     end of the log, the etcd members are exactly the active KCPs.
+//   - etcd-member-stale (Site.EtcdMembership): no KCP joins etcd while a
+//     member of its name is still listed.
 package invariants

@@ -34,6 +34,16 @@ type Site struct {
 	// Remediations are the remediations that ran; empty skips the storm
 	// guard and ladder rules.
 	Remediations []Remediation
+	// EtcdMembership turns on etcd-member-set and etcd-member-stale: the
+	// member set equals the active KCPs whenever no operation runs, and no
+	// KCP joins over a member nobody removed. Off by default until rackroll
+	// removes members itself (issue 14); etcd-quorum and
+	// control-plane-healthy-first are always on.
+	EtcdMembership bool
+	// Operations are the windows in which operations ran: etcd-member-set
+	// is checked at every event outside them and at the end of the log.
+	// Empty: at the end of the log only.
+	Operations []Window
 }
 
 // Unit is one step of an upgrade that may pause it: a compute rack or a

@@ -7,14 +7,18 @@ import (
 
 // Rules, as Violation.Rule names them.
 const (
-	RuleControlPlaneOneAtATime = "control-plane-one-at-a-time"
-	RuleControlPlaneCount      = "control-plane-count"
-	RuleRackOverlap            = "rack-overlap"
-	RuleRackOrder              = "rack-order"
-	RuleThreshold              = "threshold"
-	RulePauseAfterRack         = "pause-after-rack"
-	RuleStormGuard             = "storm-guard"
-	RuleLadderStepOnce         = "ladder-step-once"
+	RuleControlPlaneOneAtATime   = "control-plane-one-at-a-time"
+	RuleControlPlaneCount        = "control-plane-count"
+	RuleRackOverlap              = "rack-overlap"
+	RuleRackOrder                = "rack-order"
+	RuleThreshold                = "threshold"
+	RulePauseAfterRack           = "pause-after-rack"
+	RuleStormGuard               = "storm-guard"
+	RuleLadderStepOnce           = "ladder-step-once"
+	RuleEtcdQuorum               = "etcd-quorum"
+	RuleControlPlaneHealthyFirst = "control-plane-healthy-first"
+	RuleEtcdMemberSet            = "etcd-member-set"
+	RuleEtcdMemberStale          = "etcd-member-stale"
 )
 
 // Violation is one broken rule, at the event (or remediation start) that

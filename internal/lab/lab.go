@@ -76,6 +76,8 @@ type Lab struct {
 
 	machines map[string]*Machine
 	order    []string
+	roles    *roleTap
+	detached bool // lab.etcdDetached: members do not follow their machines
 	creds    credentials
 	admin    *http.Server
 	cancel   context.CancelFunc
@@ -128,10 +130,14 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 		return nil, err
 	}
 	t := timings(section.Lab, opts.Timings)
+	l.detached = section.Lab != nil && section.Lab.EtcdDetached
 
-	if l.Kube, err = kubeapi.Start(runCtx, kubeapi.Options{DataDir: filepath.Join(l.Dir, "kube")}); err != nil {
+	l.roles = newRoleTap(l.Events, placed)
+	if l.Kube, err = kubeapi.Start(runCtx, kubeapi.Options{DataDir: filepath.Join(l.Dir, "kube"),
+		EtcdMembers: etcdMembers(inv, placed), Events: l.Events}); err != nil {
 		return nil, err
 	}
+	l.roles.follow(l.Kube.Etcd())
 
 	roles := map[string]placement.Assignment{}
 	for _, a := range placed {
@@ -147,7 +153,7 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 		sims = append(sims, kubesim.Machine{Name: s.Name, Rack: ref.Rack, NodeName: m.NodeName,
 			Role: string(a.Role), ManagementGroup: a.ManagementGroup, RuntimeVersion: inv.RuntimeVersion})
 	}
-	l.Sim = kubesim.New(l.Kube.Client(), sims, kubesim.Options{Events: l.Events, Drain: t.Drain.Std(), Workloads: !opts.NoWorkloads})
+	l.Sim = kubesim.New(l.Kube.Client(), sims, kubesim.Options{Events: l.roles, Drain: t.Drain.Std(), Workloads: !opts.NoWorkloads})
 	if err := l.Sim.Setup(ctx); err != nil {
 		return nil, fmt.Errorf("lab: create nodes and workloads: %w", err)
 	}
@@ -166,6 +172,7 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 			Events:  l.Events,
 			OnChange: func(st redfish.State) {
 				l.Sim.SetMachineState(name, kubesim.MachineState{Powered: st.Power == "On", OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion})
+				l.etcdFollows(name, st)
 			},
 		})
 		if m.URL, err = m.BMC.Serve("127.0.0.1:0"); err != nil {

@@ -15,6 +15,7 @@ import (
 func (l *Lab) OutInventory() *model.Inventory {
 	out := *l.Inventory
 	out.Kubernetes = model.KubernetesSpec{Kubeconfig: l.Kube.Kubeconfig()}
+	out.ControlPlane = &model.ControlPlaneSpec{Etcd: l.EtcdSpec()}
 	out.LabAdmin, _ = json.Marshal(l.AdminURL) // a string always marshals
 	out.BMCCredentials = map[string]model.CredentialRef{}
 	for n, c := range l.creds {

@@ -21,6 +21,12 @@ type Section struct {
 type Spec struct {
 	Timings Timings `json:"timings,omitzero"`
 	Faults  []Fault `json:"faults,omitempty"`
+	// EtcdDetached keeps every etcd member running whatever its KCP's
+	// machine does (power, reset, reimage): the control plane then outlives
+	// its machines, as it did before the lab's etcd followed them. For
+	// flows real etcd cannot serve, such as failing over a two-rack site's
+	// only KCP while it is off.
+	EtcdDetached bool `json:"etcdDetached,omitempty"`
 }
 
 // Timings are how long the simulated hardware takes; zero means the lab's

@@ -55,6 +55,7 @@ func Register(r worker.Registry, c client.Client, opts Options) {
 	// Kubernetes clients come from the ledger's kubeconfig reference, read
 	// through Temporal: a site worker needs no inventory of its own.
 	r.RegisterActivity(kube.New(newClusterClients(c, opts.Management), kube.Options{PollInterval: poll}))
-	// etcd is reached from the site too (controlPlane.etcd in the inventory).
-	r.RegisterActivity(&etcd.Activities{})
+	// etcd: the inventory's controlPlane.etcd travels in each input; the
+	// worker reads its TLS files.
+	r.RegisterActivity(&etcd.Activities{PollInterval: poll})
 }

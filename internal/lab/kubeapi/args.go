@@ -6,20 +6,25 @@ import (
 	"strings"
 )
 
-// etcdArgs runs a single-member etcd on loopback. fsync is off: the data
-// is throwaway and fsync dominates start-up and write latency on CI disks.
-func etcdArgs(dir string, clientPort, peerPort int) []string {
-	client := fmt.Sprintf("http://127.0.0.1:%d", clientPort)
-	peer := fmt.Sprintf("http://127.0.0.1:%d", peerPort)
+// memberArgs runs one etcd member on loopback: clients over TLS with
+// client-certificate auth, peers over plain HTTP (loopback only). fsync is
+// off: the data is throwaway and fsync dominates start-up and write latency
+// on CI disks.
+func memberArgs(s *slot, t EtcdTLS, initialCluster, state string) []string {
 	return []string{
-		"--name=lab",
-		"--data-dir=" + filepath.Join(dir, "etcd"),
-		"--listen-client-urls=" + client,
-		"--advertise-client-urls=" + client,
-		"--listen-peer-urls=" + peer,
-		"--initial-advertise-peer-urls=" + peer,
-		"--initial-cluster=lab=" + peer,
-		"--initial-cluster-state=new",
+		"--name=" + s.Name,
+		"--data-dir=" + s.dataDir,
+		"--listen-client-urls=" + s.clientURL(),
+		"--advertise-client-urls=" + s.clientURL(),
+		"--listen-peer-urls=" + s.peerURL(),
+		"--initial-advertise-peer-urls=" + s.peerURL(),
+		"--initial-cluster=" + initialCluster,
+		"--initial-cluster-state=" + state,
+		"--initial-cluster-token=rackroll-lab",
+		"--cert-file=" + t.ServerCertFile,
+		"--key-file=" + t.ServerKeyFile,
+		"--trusted-ca-file=" + t.CAFile,
+		"--client-cert-auth=true",
 		"--unsafe-no-fsync=true",
 		"--log-level=warn",
 	}
@@ -35,9 +40,12 @@ var disabledAdmission = []string{"ServiceAccount", "TaintNodesByCondition"}
 // with the admin token in system:masters, the generated serving pair, and
 // subsystems the lab does not need turned off (priority and fairness, the
 // kubernetes service endpoint reconciler, the garbage collector, profiling).
-func apiserverArgs(dir string, p *pki, port, etcdPort int) []string {
+func apiserverArgs(dir string, p *pki, port int, etcd []string, t EtcdTLS) []string {
 	return []string{
-		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", etcdPort),
+		"--etcd-servers=" + strings.Join(etcd, ","),
+		"--etcd-cafile=" + t.CAFile,
+		"--etcd-certfile=" + t.CertFile,
+		"--etcd-keyfile=" + t.KeyFile,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		fmt.Sprintf("--secure-port=%d", port),

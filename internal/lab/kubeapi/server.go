@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/toolbin"
 )
 
@@ -37,6 +38,12 @@ type Options struct {
 	APIServerPort, EtcdClientPort, EtcdPeerPort int
 	// StartTimeout bounds the wait for /readyz (default DefaultStartTimeout).
 	StartTimeout time.Duration
+	// EtcdMembers are the control-plane machines etcd runs on, one member
+	// each (EtcdClientPort and EtcdPeerPort apply to the first). Empty: one
+	// member named "lab".
+	EtcdMembers []EtcdMember
+	// Events receives the etcd cluster's events (nil: none).
+	Events events.Sink
 }
 
 // Server is a running etcd + kube-apiserver pair.
@@ -45,7 +52,8 @@ type Server struct {
 	removeDir       bool
 	url             string
 	pki             *pki
-	etcd, apiserver *proc
+	etcd            *EtcdCluster
+	apiserver       *proc
 	logFiles        []*os.File
 	client          kubernetes.Interface
 	stopOnce        sync.Once
@@ -79,13 +87,24 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 	if err := prepareDir(s.dir); err != nil {
 		return nil, err
 	}
-	ports, err := pickPorts(opts)
+	members := opts.EtcdMembers
+	if len(members) == 0 {
+		members = []EtcdMember{{Name: "lab", Initial: true}}
+	}
+	ports, err := pickPorts(opts, len(members))
 	if err != nil {
 		return nil, err
 	}
-	apiPort, clientPort, peerPort := ports[0], ports[1], ports[2]
+	apiPort := ports[0]
 	if s.pki, err = writePKI(filepath.Join(s.dir, "pki")); err != nil {
 		return nil, fmt.Errorf("generate lab keys: %w", err)
+	}
+	etcdTLS, err := writeEtcdPKI(filepath.Join(s.dir, "pki"))
+	if err != nil {
+		return nil, fmt.Errorf("generate lab etcd keys: %w", err)
+	}
+	if s.etcd, err = newEtcdCluster(etcdBin, filepath.Join(s.dir, "etcd"), etcdTLS, members, ports[1:], opts.Events); err != nil {
+		return nil, err
 	}
 
 	stdout, stderr := opts.Stdout, opts.Stderr
@@ -108,19 +127,20 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 		return o, e, nil
 	}
 
-	o, e, err := logFor("etcd")
+	// Members log to etcd/<name>.log. All start at once, and so does the
+	// apiserver: it retries etcd until it answers, which is quicker than
+	// waiting for etcd's health first.
+	if err := os.MkdirAll(filepath.Join(s.dir, "etcd"), 0o700); err != nil {
+		return nil, err
+	}
+	if err := s.etcd.startInitial(); err != nil {
+		return nil, err
+	}
+	o, e, err := logFor("kube-apiserver")
 	if err != nil {
 		return nil, err
 	}
-	if s.etcd, err = startProc("etcd", etcdBin, etcdArgs(s.dir, clientPort, peerPort), o, e); err != nil {
-		return nil, err
-	}
-	if o, e, err = logFor("kube-apiserver"); err != nil {
-		return nil, err
-	}
-	// Both start at once: the apiserver retries etcd until it answers,
-	// which is quicker than waiting for etcd's health first.
-	if s.apiserver, err = startProc("kube-apiserver", apiBin, apiserverArgs(s.dir, s.pki, apiPort, clientPort), o, e); err != nil {
+	if s.apiserver, err = startProc("kube-apiserver", apiBin, apiserverArgs(s.dir, s.pki, apiPort, s.etcd.Endpoints(), etcdTLS), o, e); err != nil {
 		return nil, err
 	}
 	s.url = "https://127.0.0.1:" + strconv.Itoa(apiPort)
@@ -161,12 +181,14 @@ func prepareDir(dir string) error {
 	return os.MkdirAll(filepath.Join(dir, "certs"), 0o700)
 }
 
-// pickPorts returns the apiserver, etcd client and etcd peer ports: the
-// fixed ones from opts (refused at once when taken) and free ones for the rest.
-func pickPorts(opts Options) ([]int, error) {
-	want := []int{opts.APIServerPort, opts.EtcdClientPort, opts.EtcdPeerPort}
+// pickPorts returns the apiserver port, then an etcd client and peer port
+// per member: the fixed ones from opts (refused at once when taken) and
+// free ones for the rest.
+func pickPorts(opts Options, members int) ([]int, error) {
+	want := make([]int, 1+2*members)
+	want[0], want[1], want[2] = opts.APIServerPort, opts.EtcdClientPort, opts.EtcdPeerPort
 	names := []string{"apiserver", "etcd client", "etcd peer"}
-	free, err := freePorts(3)
+	free, err := freePorts(len(want))
 	if err != nil {
 		return nil, err
 	}
@@ -210,14 +232,18 @@ func (s *Server) RESTConfig() *rest.Config {
 // Client returns a clientset for the admin user.
 func (s *Server) Client() kubernetes.Interface { return s.client }
 
-// PIDs returns the process ids of etcd and kube-apiserver (for tests that
-// check nothing is left running).
+// Etcd is the lab's etcd cluster.
+func (s *Server) Etcd() *EtcdCluster { return s.etcd }
+
+// PIDs returns the process ids of the running etcd members and
+// kube-apiserver (for tests that check nothing is left running).
 func (s *Server) PIDs() []int {
 	var out []int
-	for _, p := range []*proc{s.etcd, s.apiserver} {
-		if p != nil && p.cmd.Process != nil {
-			out = append(out, p.cmd.Process.Pid)
-		}
+	if s.etcd != nil {
+		out = s.etcd.pids()
+	}
+	if p := s.apiserver; p != nil && p.cmd.Process != nil {
+		out = append(out, p.cmd.Process.Pid)
 	}
 	return out
 }
@@ -229,7 +255,9 @@ func (s *Server) Stop() error {
 	s.stopOnce.Do(func() {
 		close(s.stopped)
 		s.apiserver.kill()
-		s.etcd.kill()
+		if s.etcd != nil {
+			s.etcd.close()
+		}
 		for _, f := range s.logFiles {
 			f.Close()
 		}
@@ -253,8 +281,8 @@ func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 	defer tick.Stop()
 	var last string
 	for {
-		for _, p := range []*proc{s.etcd, s.apiserver} {
-			if p.exited() {
+		for _, p := range []*proc{s.etcd.exited(), s.apiserver} {
+			if p != nil && p.exited() {
 				return s.startError(fmt.Errorf("%s exited during startup (%v)", p.name, p.err), p)
 			}
 		}
