@@ -89,6 +89,20 @@ func TestCheck(t *testing.T) {
 		{name: "retiring a KCP before the spare joined",
 			log:   new(logb).label("rack3-m1", model.RoleManagement),
 			rules: []string{RuleControlPlaneCount}},
+		{name: "a read-only root filesystem makes a KCP unhealthy: resetting another is a violation",
+			log: new(logb).ev(events.Fault, "rack2-m1", map[string]any{"kind": "readonly-rootfs", "on": true}).
+				ev(events.Reset, "rack1-m1", nil),
+			site:  func(s *Site) { s.ActiveKCP = 2 },
+			rules: []string{RuleControlPlaneHealthyFirst, RuleControlPlaneCount}},
+		{name: "once the read-only fault is off, the KCP serves again",
+			log: new(logb).ev(events.Fault, "rack2-m1", map[string]any{"kind": "readonly-rootfs", "on": true}).
+				ev(events.Fault, "rack2-m1", map[string]any{"kind": "readonly-rootfs", "on": false}).
+				ev(events.Reset, "rack1-m1", nil),
+			site: func(s *Site) { s.ActiveKCP = 2 }},
+		{name: "other faults are the events that follow them (node-unknown), not the fault event",
+			log: new(logb).ev(events.Fault, "rack2-m1", map[string]any{"kind": "slow-drain", "on": true}).
+				ev(events.Reset, "rack1-m1", nil),
+			site: func(s *Site) { s.ActiveKCP = 2 }},
 		{name: "a fault taking a KCP down is not a violation",
 			log: new(logb).ev(events.NodeUnknown, "rack1-m1", nil).ev(events.NodeReady, "rack1-m1", nil)},
 		{name: "rebooting an already unhealthy KCP does not lower the count",
