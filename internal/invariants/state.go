@@ -107,11 +107,12 @@ func (s *state) activeKCP() int {
 	return n
 }
 
-// disruptedControlPlane lists the control-plane BMMs disrupted now, sorted.
+// disruptedControlPlane lists the control-plane members (role kcp)
+// disrupted now, sorted.
 func (s *state) disruptedControlPlane(except string) []string {
 	var out []string
 	for b := range s.disrupted {
-		if b != except && s.role[b].IsControlPlane() {
+		if b != except && s.role[b] == model.RoleKCP {
 			out = append(out, b)
 		}
 	}
