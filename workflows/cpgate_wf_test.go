@@ -114,3 +114,61 @@ func TestUpgradePausesAtKCPStepWhileAMemberIsUnhealthy(t *testing.T) {
 	require.Equal(t, api.PhaseDone, st.Phase, st.DetailedStatusMessage)
 	require.Equal(t, model.ClusterRunning, f.st.Cluster.DetailedStatus)
 }
+
+// A member falls sick while the step drains its server: the gate asked
+// again just before the reimage refuses, the upgrade pauses naming it, and
+// once healthy and continued the step runs again to the end.
+func TestUpgradeKCPStepRecheckedBeforeTheReimage(t *testing.T) {
+	var ts testsuite.WorkflowTestSuite
+	env := ts.NewTestWorkflowEnvironment()
+	f := newFakeSite(t, "../examples/one-rack.yaml")
+	f.register(env)
+	kcp, _ := placedRoles(f)
+	// 1: the upgrade's own check; 2, 3: before and after the lease; 4: before the reimage.
+	f.onCPObserve = func(n int) {
+		if n == 4 {
+			f.nodes[kcp[1]].ready = model.ReadyUnknown
+		}
+	}
+	var paused []string
+	var reimagedAtPause []string
+	for i := 1; i <= 120; i++ {
+		env.RegisterDelayedCallback(func() {
+			v, err := env.QueryWorkflow(api.QueryStatus)
+			if err != nil {
+				return
+			}
+			var st api.UpgradeStatus
+			require.NoError(t, v.Get(&st))
+			if st.DetailedStatus != model.ClusterUpdatePaused {
+				return
+			}
+			paused = append(paused, st.DetailedStatusMessage)
+			f.mu.Lock()
+			reimagedAtPause = append([]string(nil), f.reimages...)
+			f.nodes[kcp[1]].ready = model.ReadyTrue
+			f.mu.Unlock()
+			sendUpdate(env, api.UpdateContinue, "c"+st.DetailedStatusMessage, &updateResult{}, nil)
+		}, time.Duration(i)*time.Minute)
+	}
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{}))
+	require.NoError(t, env.GetWorkflowError())
+	require.Len(t, paused, 1, "%v", paused)
+	require.Contains(t, paused[0], "before the reimage")
+	require.Contains(t, paused[0], kcp[1]+" is unhealthy")
+	require.Empty(t, reimagedAtPause, "the reimage did not start")
+	var st api.UpgradeStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, api.PhaseDone, st.Phase, st.DetailedStatusMessage)
+	require.Equal(t, 1, count(f.reimages, kcp[0]), "the step ran again, reimaging once")
+}
+
+func count(xs []string, x string) int {
+	n := 0
+	for _, y := range xs {
+		if y == x {
+			n++
+		}
+	}
+	return n
+}

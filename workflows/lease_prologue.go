@@ -26,6 +26,19 @@ type held struct {
 	cs      api.ClusterState
 	bm      model.BMM
 	release func()
+	// recheck asks the live gate again; a workflow whose first call that
+	// takes the member down comes long after the lease (an upgrade step
+	// cordons and drains first) calls it just before that call. nil-safe
+	// through (held).gateAgain.
+	recheck func(workflow.Context) error
+}
+
+// gateAgain runs recheck when the opening was gated, else allows.
+func (h held) gateAgain(ctx workflow.Context) error {
+	if h.recheck == nil {
+		return nil
+	}
+	return h.recheck(ctx)
 }
 
 // openStage says where an opening stopped, so that each workflow reports it
@@ -89,7 +102,17 @@ func (l ledgerOf) open(ctx workflow.Context, o opening) (held, openStage, error)
 			return held{}, openLease, err
 		}
 	}
-	return held{cs: cs, bm: bm, release: release}, opened, nil
+	h := held{cs: cs, bm: bm, release: release}
+	if live {
+		h.recheck = func(ctx workflow.Context) error {
+			if workflow.GetVersion(ctx, "cp-recheck-before-disruption", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+				return nil
+			}
+			_, err := gateOpen(ctx, whole, o.req)
+			return err
+		}
+	}
+	return h, opened, nil
 }
 
 // wholeFor returns a ledger with every BMM: the gate needs the other
