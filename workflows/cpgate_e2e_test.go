@@ -63,6 +63,8 @@ func TestE2EGateRefusesWhileAnotherKCPIsUnknown(t *testing.T) {
 	require.NoError(t, h.Get(ctx, nil))
 	require.NoError(t, up.Get(ctx, &st))
 	require.Equal(t, before, env.Lab.ReimageCounts())
+	// The gate's commands (observations, version markers, the pause) replay.
+	env.RecordHistories("testdata/histories", api.ActionID(env.Cluster, "rack1-mgmt1", 1), api.UpgradeID(env.Cluster))
 
 	evs, err := events.ReadFile(env.EventsPath)
 	require.NoError(t, err)
