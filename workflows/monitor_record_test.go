@@ -35,3 +35,26 @@ func TestHealthPatches(t *testing.T) {
 		{BMM: "back", ReadyState: api.Str("True"), ReadySince: &since, ReadOnlyRootFS: &fa},
 	}, healthPatches(c, ns), "only changes; nothing for a powered-off BMM or a missing node")
 }
+
+// The ledger (what `cluster show` prints) shows a node gone Unknown, and a
+// read-only root filesystem, within one monitor interval, long before any
+// remediation threshold.
+func TestMonitorRecordsObservedHealthWithinOneInterval(t *testing.T) {
+	r := newFakeSite(t, "../examples/four-rack.yaml")
+	m := newMonRun(t, r, model.RemediationSpec{Interval: dur(time.Minute)})
+	var atRound2 []model.BMM
+	m.after(30*time.Second, func() {
+		r.set("rack2-mgmt1", func(n *fakeNode) { n.ready = model.ReadyUnknown })
+		r.set("rack1-c1", func(n *fakeNode) { n.rofs = true })
+	})
+	m.after(time.Minute+30*time.Second, func() {
+		atRound2 = []model.BMM{r.ledgerBMM("rack2-mgmt1"), r.ledgerBMM("rack1-c1"), r.ledgerBMM("rack1-c2")}
+	})
+	m.run(2 * time.Minute)
+	require.Len(t, atRound2, 3)
+	require.Equal(t, model.ReadyUnknown, atRound2[0].ReadyState, "the KCP's Unknown is recorded")
+	require.True(t, atRound2[1].ReadOnlyRootFS, "the read-only root filesystem is recorded")
+	require.Equal(t, model.ReadyTrue, atRound2[1].ReadyState)
+	require.Equal(t, model.ReadyTrue, atRound2[2].ReadyState, "a healthy server is left as it was")
+	require.False(t, atRound2[2].ReadOnlyRootFS)
+}
