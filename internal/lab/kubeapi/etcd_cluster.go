@@ -175,7 +175,10 @@ func (c *EtcdCluster) launch(s *slot, initialCluster, state string) error {
 	return nil
 }
 
-// halt kills s's process (if running) and emits etcd-member-stop.
+// stopGrace bounds a member's graceful stop (its leadership transfer).
+const stopGrace = 3 * time.Second
+
+// halt stops s's process (if running) and emits etcd-member-stop.
 func (c *EtcdCluster) halt(s *slot, wiped bool) {
 	c.mu.Lock()
 	p := s.proc
@@ -184,7 +187,12 @@ func (c *EtcdCluster) halt(s *slot, wiped bool) {
 	if p == nil {
 		return
 	}
-	p.kill()
+	// SIGTERM: etcd hands its leadership to a peer before it exits, as it
+	// does when the OS shuts down its static pod. A hard kill of the leader
+	// would cost an election (one to two seconds without an API) on every
+	// KCP reboot; moving leadership ahead of a disruption is rackroll's job
+	// (MoveLeader), and the lab does not punish a lack of it.
+	p.stop(stopGrace)
 	c.sink.Emit(events.EtcdMemberStop, s.BMM, s.Rack, map[string]any{"member": s.Name, "wiped": wiped})
 }
 

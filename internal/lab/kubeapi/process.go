@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // proc is one child process running in its own process group, so a kill
@@ -72,6 +73,22 @@ func (p *proc) kill() {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
 	<-p.done
+}
+
+// stop asks the process group to end (SIGTERM) and kills it if it has not
+// within grace.
+func (p *proc) stop(grace time.Duration) {
+	if p == nil || p.cmd.Process == nil {
+		return
+	}
+	if !p.exited() {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	}
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		p.kill()
+	}
 }
 
 // tailBuffer keeps the last max bytes written, for error messages.
