@@ -101,7 +101,7 @@ func (a *app) clusterShowCmd() *cobra.Command {
 							roles[i] = string(r)
 						}
 						t.Rows = append(t.Rows, []string{b.Name, b.Rack, strings.Join(roles, ","), b.RuntimeVersion,
-							b.DetailedStatus, dash(b.DetailedStatusMessage), b.PowerState, b.CordonStatus, b.ReadyState, dash(leases[b.Name])})
+							b.DetailedStatus, dash(b.DetailedStatusMessage), b.PowerState, b.CordonStatus, readyCell(b), dash(leases[b.Name])})
 					}
 					return t
 				})

@@ -94,6 +94,9 @@ func (l *clusterLedger) validateAcquire(ctx workflow.Context, r lease.Request) e
 	if r.Holder == "" {
 		r.Holder = api.ActionID(l.st.Cluster.Name, r.BMM, l.st.ActionSeq+1)
 	}
+	if err := lease.Fresh(r, workflow.Now(ctx)); err != nil {
+		return err
+	}
 	return lease.Check(l.st.Cluster, l.st.Leases, r)
 }
 
@@ -188,6 +191,13 @@ func applyPatch(b *model.BMM, p api.BMMPatch) {
 	set(&b.PowerState, p.PowerState)
 	set(&b.CordonStatus, p.CordonStatus)
 	set(&b.ReadyState, p.ReadyState)
+	if p.ReadySince != nil {
+		t := *p.ReadySince
+		b.ReadySince = &t
+	}
+	if p.ReadOnlyRootFS != nil {
+		b.ReadOnlyRootFS = *p.ReadOnlyRootFS
+	}
 	set(&b.BootMACAddress, p.BootMACAddress)
 	set(&b.BMCMACAddress, p.BMCMACAddress)
 	set(&b.SerialNumber, p.SerialNumber)
@@ -265,6 +275,7 @@ func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, plac
 	l.st.ImageURLTemplate = inv.ImageURL("{version}")
 	l.st.SiteTaskQueue = inv.SiteTaskQueue()
 	l.st.NodeVersion = inv.Kubernetes.NodeVersion()
+	l.st.ControlPlane = inv.ControlPlane
 	l.st.BMCCredentials = inv.BMCCredentials
 	l.st.Remediation = inv.Remediation.WithDefaults()
 	l.in.Inventory, l.in.Placement = inv, placed

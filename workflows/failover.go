@@ -114,10 +114,11 @@ func (f *failover) lease(ctx workflow.Context, bmm, holder string) error {
 func (f *failover) promote(ctx workflow.Context, spare string) error {
 	b, _ := f.cs.Cluster.BMM(spare)
 	st := newSteps(ctx, f.in.Cluster, targetsFor(f.cs, *b))
+	gated := promoteGated(ctx)
 	ready := b.DetailedStatus == model.BMMProvisioned && b.RuntimeVersion == f.cs.Cluster.RuntimeVersion
 	if ready {
 		ns, err := st.readNode()
-		ready = err == nil && ns.IsReady()
+		ready = err == nil && spareServes(ns, gated)
 	}
 	if !ready {
 		rec := f.step(ctx, remediate.Reprovision)
@@ -125,6 +126,11 @@ func (f *failover) promote(ctx workflow.Context, spare string) error {
 		f.done(ctx, rec, ok, "provision the spare "+spare+": "+detail)
 		if !ok {
 			return fmt.Errorf("the spare %s could not be provisioned (%s); %s stays marked Unhealthy and no role changed", spare, detail, f.in.Failed)
+		}
+	}
+	if gated {
+		if err := f.gatePromotion(ctx, spare); err != nil {
+			return err
 		}
 	}
 	f.setRole(ctx, spare, model.RoleKCP, "")

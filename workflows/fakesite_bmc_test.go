@@ -7,6 +7,7 @@ import (
 
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/model"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
@@ -204,6 +205,10 @@ func (f *fakeSite) booted(bmm string) {
 	n.exists = true
 	n.boot++
 	if !f.sticky[bmm] {
+		if n.rofs {
+			// The log says the fault is over, as the lab's would on clearing it.
+			f.event(events.Fault, bmm, map[string]any{"kind": string(faults.ReadOnlyRootFS), "on": false})
+		}
 		n.ready, n.rofs = model.ReadyTrue, false
 		delete(f.rebootFails, bmm)
 		delete(f.failing, bmm)

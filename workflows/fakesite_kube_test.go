@@ -96,6 +96,19 @@ func (f *fakeSite) mockKube(env *testsuite.TestWorkflowEnvironment) {
 		}
 		return out, nil
 	})
+	f.answer(env, ka.ObserveControlPlane, "ObserveControlPlane", func(_ context.Context, nodes []string) (kube.ControlPlaneNodes, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.cpObserved++
+		if f.onCPObserve != nil {
+			f.onCPObserve(f.cpObserved)
+		}
+		out := kube.ControlPlaneNodes{SeenAt: env.Now()}
+		for _, n := range nodes {
+			out.Nodes = append(out.Nodes, f.status(f.byNode(n)))
+		}
+		return out, nil
+	})
 	f.answer(env, ka.DeleteNode, "DeleteNode", func(_ context.Context, node string) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()

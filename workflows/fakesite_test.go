@@ -60,15 +60,19 @@ type fakeSite struct {
 	drains   []kube.DrainInput
 	waits    []kube.WaitReadyInput
 	vmStops  []kube.ShutdownInput
-	started  int      // StartVMs calls
-	observed int      // ObserveNodes calls
-	children []string // child workflow ids started (env)
-	cordoned map[string]bool
-	shown    map[string]string // node readiness the event log last showed, by BMM
-	inFlight map[string]int    // rack -> compute reimages in flight
-	overlap  bool              // compute of two racks reimaging at once
-	kcpOut   int
-	maxKCP   int
+	started  int // StartVMs calls
+	observed int // ObserveNodes calls
+	// cpObserved counts ObserveControlPlane calls; onCPObserve, when set,
+	// runs before each answer with the call's number (mu held).
+	cpObserved  int
+	onCPObserve func(n int)
+	children    []string // child workflow ids started (env)
+	cordoned    map[string]bool
+	shown       map[string]string // node readiness the event log last showed, by BMM
+	inFlight    map[string]int    // rack -> compute reimages in flight
+	overlap     bool              // compute of two racks reimaging at once
+	kcpOut      int
+	maxKCP      int
 }
 
 // fakeNode is a node as the fake Kubernetes API shows it.

@@ -26,6 +26,19 @@ type held struct {
 	cs      api.ClusterState
 	bm      model.BMM
 	release func()
+	// recheck asks the live gate again; a workflow whose first call that
+	// takes the member down comes long after the lease (an upgrade step
+	// cordons and drains first) calls it just before that call. nil-safe
+	// through (held).gateAgain.
+	recheck func(workflow.Context) error
+}
+
+// gateAgain runs recheck when the opening was gated, else allows.
+func (h held) gateAgain(ctx workflow.Context) error {
+	if h.recheck == nil {
+		return nil
+	}
+	return h.recheck(ctx)
 }
 
 // openStage says where an opening stopped, so that each workflow reports it
@@ -60,11 +73,55 @@ func (l ledgerOf) open(ctx workflow.Context, o opening) (held, openStage, error)
 	if err != nil {
 		return held{}, openPrecheck, err
 	}
-	// The live checks of the control plane go here, before the lease.
+	// The live checks of the control plane, before the lease: a disruption
+	// of a member (an active KCP) is decided on a fresh observation of the
+	// site (liveGate says where it is made and why), never on the ledger's
+	// memory alone. The ledger sees when it was made (lease.Fresh).
+	live := bm.HasRole(model.RoleKCP) && o.req.Operation.Disruptive() &&
+		workflow.GetVersion(ctx, "cp-live-gate", workflow.DefaultVersion, 1) == 1
+	var whole api.ClusterState
+	if live {
+		if whole, err = l.wholeFor(ctx, cs, o.oneBMM); err != nil {
+			return held{}, openRead, err
+		}
+		seen, err := gateOpen(ctx, whole, o.req)
+		if err != nil {
+			return held{}, openLease, err
+		}
+		o.req.ObservedAt = &seen
+	}
 	if _, err := l.acquire(ctx, o.req); err != nil {
 		return held{}, openLease, err
 	}
-	return held{cs: cs, bm: bm, release: func() { l.release(ctx, o.req.BMM, o.req.Holder) }}, opened, nil
+	release := func() { l.release(ctx, o.req.BMM, o.req.Holder) }
+	// Again once granted, just before the caller's first disruptive call:
+	// the site may have changed while the lease was asked for.
+	if live {
+		if _, err := gateOpen(ctx, whole, o.req); err != nil {
+			release()
+			return held{}, openLease, err
+		}
+	}
+	h := held{cs: cs, bm: bm, release: release}
+	if live {
+		h.recheck = func(ctx workflow.Context) error {
+			if workflow.GetVersion(ctx, "cp-recheck-before-disruption", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+				return nil
+			}
+			_, err := gateOpen(ctx, whole, o.req)
+			return err
+		}
+	}
+	return h, opened, nil
+}
+
+// wholeFor returns a ledger with every BMM: the gate needs the other
+// members' node names. A one-BMM read is completed by a whole read.
+func (l ledgerOf) wholeFor(ctx workflow.Context, cs api.ClusterState, oneBMM bool) (api.ClusterState, error) {
+	if !oneBMM {
+		return cs, nil
+	}
+	return l.read(ctx)
 }
 
 // findBMM returns the ledger's record of name.

@@ -45,6 +45,7 @@ func (m *monitor) round(ctx workflow.Context) {
 	}
 	now := workflow.Now(ctx)
 	m.st.LastObservation, m.st.LastError = now, ""
+	m.recordHealth(ctx, cs.Cluster, ns)
 	obs := observations(cs.Cluster, ns)
 	var due []remediate.Due
 	m.clocks, due = remediate.Observe(m.clocks, obs, now, cfg)

@@ -19,7 +19,10 @@ func fastRemediation(inv *model.Inventory) {
 	inv.Remediation = &model.RemediationSpec{Interval: s(time.Second), NodeUnknownFor: s(3 * time.Second),
 		ReadOnlyRootFilesystemFor: s(3 * time.Second), ProvisioningTimeout: s(time.Minute),
 		RebootTimeout: s(10 * time.Second), ReprovisionTimeout: s(20 * time.Second), MaxConcurrentCompute: 5}
-	inv.Lab = nil // no faults from the example file
+	// No faults from the example file. etcd detached: a two-rack site's
+	// only KCP failing over while off would take the lab's API (its one
+	// etcd member) down with it, and with it every step of the failover.
+	inv.Lab = []byte(`{"etcdDetached": true}`)
 }
 
 // startRemediationSite brings up the two-rack lab with the monitor running.

@@ -45,7 +45,7 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 		res.Error = err.Error()
 		return res, nil
 	case openLease:
-		res.Error = "no disruption lease: " + err.Error()
+		res.Error, res.Gated = "no disruption lease: "+err.Error(), isGateRefusal(err)
 		return res, nil
 	}
 	// Released however this ends: success, failure, cancellation.
@@ -74,6 +74,13 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 		return st.failed(res, "VM shutdown", err), nil
 	}
 	res.VMsTimedOut = vms.TimedOut
+	// The drain may have taken minutes: ask the live gate again just
+	// before the reimage takes the member down. Refused, the server stays
+	// cordoned and the upgrade pauses, then runs the step again.
+	if err := h.gateAgain(ctx); err != nil {
+		res.Error, res.Gated = "before the reimage: "+err.Error(), isGateRefusal(err)
+		return res, nil
+	}
 
 	st.status(model.BMMDeprovisioning, "Reimaging to runtime "+in.TargetVersion)
 	if out, err := st.reimageUntilBack(reimageJob{verb: "Reimage", imageURL: in.ImageURL, version: in.TargetVersion,

@@ -23,6 +23,13 @@ func (u *upgrade) controlPlane(ctx workflow.Context) error {
 		if step.Skip {
 			continue // counted by initUnits
 		}
+		if cancelled, err := u.gateKCPStep(ctx, unit, step); err != nil || cancelled {
+			if cancelled {
+				// management sees u.cancelled and ends the upgrade there.
+				u.endUnit(ctx, unit, api.StateCancelled)
+			}
+			return err
+		}
 		u.serverState(ctx, unit, step.BMM, api.StateRunning)
 		if step.Action == upgradeplan.KCPRetire {
 			// The last KCP leaves the control plane and waits as the new
@@ -37,10 +44,11 @@ func (u *upgrade) controlPlane(ctx workflow.Context) error {
 		}
 		in := u.server
 		in.BMM, in.Mode = step.BMM, string(step.Action)
-		var res api.ServerResult
-		err := workflow.ExecuteChildWorkflow(childOpts(ctx, u.in.Cluster, api.ServerUpgradeID(u.in.Cluster, step.BMM),
-			fmt.Sprintf("Upgrade KCP %s to %s (%s)", step.BMM, u.in.TargetVersion, step.Action), serverDetails(in)),
-			api.ServerUpgradeWorkflowName, in).Get(ctx, &res)
+		res, err := u.kcpChild(ctx, unit, step, in)
+		if err == nil && u.cancelled && res.Gated {
+			u.endUnit(ctx, unit, api.StateCancelled)
+			return nil
+		}
 		if err == nil && !res.Succeeded {
 			err = fmt.Errorf("%s", res.Error)
 		}

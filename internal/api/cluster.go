@@ -50,6 +50,9 @@ type ClusterState struct {
 	// (the inventory's kubernetes.versionLabel or osImagePattern); the
 	// workflows pass it to the Kubernetes activities that read one.
 	NodeVersion model.NodeVersionSource `json:"nodeVersion,omitzero"`
+	// ControlPlane is the inventory's controlPlane section (etcd endpoints
+	// and client TLS file paths, never their content); nil when absent.
+	ControlPlane *model.ControlPlaneSpec `json:"controlPlane,omitempty"`
 }
 
 // RegisterRequest re-registers the inventory (update `register`).
@@ -84,6 +87,8 @@ type BMMPatch struct {
 	PowerState            *string      `json:"powerState,omitempty"`
 	CordonStatus          *string      `json:"cordonStatus,omitempty"`
 	ReadyState            *string      `json:"readyState,omitempty"`
+	ReadySince            *time.Time   `json:"readySince,omitempty"`
+	ReadOnlyRootFS        *bool        `json:"readOnlyRootFS,omitempty"`
 	// Hardware facts a Replace changes.
 	BMC            *model.BMCSpec `json:"bmc,omitempty"`
 	BootMACAddress *string        `json:"bootMACAddress,omitempty"`

@@ -109,8 +109,11 @@ type ServerResult struct {
 	Error     string `json:"error,omitempty"`
 	// AlreadyAtTarget: the server was at the target version and Ready
 	// before this run; nothing was done to it.
-	AlreadyAtTarget bool   `json:"alreadyAtTarget,omitempty"`
-	DrainTimedOut   bool   `json:"drainTimedOut,omitempty"`
-	VMsTimedOut     bool   `json:"vmsTimedOut,omitempty"`
-	RuntimeVersion  string `json:"runtimeVersion,omitempty"`
+	AlreadyAtTarget bool `json:"alreadyAtTarget,omitempty"`
+	// Gated: the live control-plane check refused the step before anything
+	// was touched (Error says why); the upgrade pauses instead of failing.
+	Gated          bool   `json:"gated,omitempty"`
+	DrainTimedOut  bool   `json:"drainTimedOut,omitempty"`
+	VMsTimedOut    bool   `json:"vmsTimedOut,omitempty"`
+	RuntimeVersion string `json:"runtimeVersion,omitempty"`
 }

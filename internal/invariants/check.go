@@ -56,7 +56,7 @@ func (c *checker) event(i int, e events.Event) {
 	st := c.st
 	role := st.role[e.BMM]
 	before := st.activeKCP()
-	if isDisruption(e.Kind) && role.IsControlPlane() && !st.disrupted[e.BMM] {
+	if isDisruption(e.Kind) && role == model.RoleKCP && !st.disrupted[e.BMM] {
 		if others := st.disruptedControlPlane(e.BMM); len(others) > 0 {
 			c.add(RuleControlPlaneOneAtATime, e, "%s of %s %s while control-plane %s is still disrupted (no node-ready yet)",
 				e.Kind, role, e.BMM, strings.Join(others, ", "))

@@ -5,9 +5,12 @@
 //
 // The rules, each a Violation.Rule:
 //
-//   - control-plane-one-at-a-time: never more than one control-plane server
-//     (kcp or kcp-spare) disrupted at once; a server is disrupted from a
-//     reimage-start, power-off or reset until its node-ready.
+//   - control-plane-one-at-a-time: never more than one control-plane
+//     member (an active KCP, role kcp: lease.ControlPlane's definition; the
+//     spare is no member, reference 000) disrupted at once; a server is
+//     disrupted from a reimage-start, power-off or reset until its
+//     node-ready. The spare provisioned for a failover while the failed
+//     KCP is down is what reference 000 asks for.
 //   - control-plane-count: no disruption or role change by rackroll takes
 //     the active KCPs (role kcp, not disrupted, node not unhealthy) below
 //     the site's count.
@@ -27,7 +30,8 @@
 //     members never fall below the quorum of the voting member set (read
 //     from the etcd-member-* events; silent on logs without them).
 //   - control-plane-healthy-first: no disruption of a KCP begins while
-//     another KCP's node is not Ready or its etcd member is down.
+//     another KCP's node is not Ready, its root filesystem read-only (a
+//     readonly-rootfs fault event) or its etcd member is down.
 //   - etcd-member-set (Site.EtcdMembership): outside operations and at the
 //     end of the log, the etcd members are exactly the active KCPs.
 //   - etcd-member-stale (Site.EtcdMembership): no KCP joins etcd while a

@@ -101,6 +101,8 @@ func (c *checker) healthyFirst(e events.Event, disruptionBegins bool) {
 			switch {
 			case st.unhealthy[b]:
 				bad = append(bad, b+" (node not Ready)")
+			case st.readOnly[b]:
+				bad = append(bad, b+" (root filesystem read-only)")
 			case es.down(b):
 				bad = append(bad, b+" (etcd member down)")
 			}

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/model"
 )
 
@@ -15,12 +16,15 @@ type state struct {
 	disrupted map[string]bool // reimage-start/power-off/reset seen, node-ready not yet
 	unhealthy map[string]bool // last readiness not Ready, or node deleted
 	deleted   map[string]bool
-	required  int
+	// readOnly: a read-only root filesystem fault is on (a "fault" event);
+	// such a node may still say Ready, yet the KCP does not serve.
+	readOnly map[string]bool
+	required int
 }
 
 func newState(site Site) *state {
 	s := &state{site: site, role: map[string]model.Role{}, rack: map[string]string{},
-		disrupted: map[string]bool{}, unhealthy: map[string]bool{}, deleted: map[string]bool{}}
+		disrupted: map[string]bool{}, unhealthy: map[string]bool{}, deleted: map[string]bool{}, readOnly: map[string]bool{}}
 	spare := false
 	for b, r := range site.Roles {
 		s.role[b] = r
@@ -59,6 +63,14 @@ func (s *state) apply(e events.Event) {
 		s.unhealthy[e.BMM] = true
 	case events.NodeDeleted:
 		s.unhealthy[e.BMM], s.deleted[e.BMM] = true, true
+	case events.Fault:
+		if k, _ := e.Detail["kind"].(string); k == string(faults.ReadOnlyRootFS) {
+			if on, _ := e.Detail["on"].(bool); on {
+				s.readOnly[e.BMM] = true
+			} else {
+				delete(s.readOnly, e.BMM)
+			}
+		}
 	case events.NodeLabel:
 		if r, ok := roleLabel(e.Detail); ok {
 			s.role[e.BMM] = model.Role(r)
@@ -88,18 +100,19 @@ func isDisruption(kind string) bool {
 func (s *state) activeKCP() int {
 	n := 0
 	for b, r := range s.role {
-		if r == model.RoleKCP && !s.disrupted[b] && !s.unhealthy[b] {
+		if r == model.RoleKCP && !s.disrupted[b] && !s.sick(b) {
 			n++
 		}
 	}
 	return n
 }
 
-// disruptedControlPlane lists the control-plane BMMs disrupted now, sorted.
+// disruptedControlPlane lists the control-plane members (role kcp)
+// disrupted now, sorted.
 func (s *state) disruptedControlPlane(except string) []string {
 	var out []string
 	for b := range s.disrupted {
-		if b != except && s.role[b].IsControlPlane() {
+		if b != except && s.role[b] == model.RoleKCP {
 			out = append(out, b)
 		}
 	}
@@ -111,7 +124,10 @@ func (s *state) disruptedControlPlane(except string) []string {
 // node not Ready or missing. A spare without a node is idle, not unhealthy.
 func (s *state) unhealthyControlPlane() []string {
 	var out []string
-	for b := range s.unhealthy {
+	for b := range s.role {
+		if !s.sick(b) {
+			continue
+		}
 		r := s.role[b]
 		if !r.IsControlPlane() || (r == model.RoleKCPSpare && s.deleted[b]) {
 			continue
@@ -121,3 +137,7 @@ func (s *state) unhealthyControlPlane() []string {
 	model.SortNatural(out)
 	return out
 }
+
+// sick: the node is not Ready or missing, or its root filesystem is
+// read-only (rackroll's gate and remediation count both as unhealthy).
+func (s *state) sick(b string) bool { return s.unhealthy[b] || s.readOnly[b] }

@@ -37,6 +37,9 @@ type Request struct {
 	AllowWhileUpdating bool `json:"allowWhileUpdating,omitempty"`
 	// AllowDegraded lets remediation act on a cluster that is not Running.
 	AllowDegraded bool `json:"allowDegraded,omitempty"`
+	// ObservedAt is when the requester observed the control plane for the
+	// live gate (internal/cpgate) before asking; see Fresh.
+	ObservedAt *time.Time `json:"observedAt,omitempty"`
 }
 
 // Check returns nil when req may be granted against the cluster and the
@@ -87,7 +90,11 @@ func Check(c model.Cluster, held []Lease, req Request) error {
 }
 
 // MissingKCP lists why the active KCP set is not full: a KCP that is not
-// Ready, marked unhealthy, or fewer KCPs than the cluster's racks call for.
+// Ready or has a read-only root filesystem (as the health monitor last
+// recorded it), marked unhealthy, or fewer KCPs than the cluster's racks
+// call for. The spare does not count (ControlPlane). A disruption is also
+// decided on a live observation (internal/cpgate): this is the ledger's
+// view, checked where no I/O is possible.
 // The BMMs named in except are not held against the set.
 func MissingKCP(c model.Cluster, except ...string) []string {
 	racks := map[string]bool{}
@@ -106,7 +113,9 @@ func MissingKCP(c model.Cluster, except ...string) []string {
 		case b.MarkedUnhealthy():
 			out = append(out, b.Name+" is unhealthy")
 		case b.ReadyState != "" && b.ReadyState != model.ReadyTrue:
-			out = append(out, fmt.Sprintf("%s is not Ready (%s)", b.Name, b.ReadyState))
+			out = append(out, fmt.Sprintf("%s is not Ready (%s%s)", b.Name, b.ReadyState, since(b)))
+		case b.ReadOnlyRootFS:
+			out = append(out, b.Name+" has a read-only root filesystem")
 		case b.DetailedStatus != "" && b.DetailedStatus != model.BMMProvisioned:
 			out = append(out, fmt.Sprintf("%s is %s", b.Name, b.DetailedStatus))
 		}
@@ -168,4 +177,11 @@ func names(c model.Cluster) []string {
 		out = append(out[:12], fmt.Sprintf("… (%d in all)", len(c.BMMs)))
 	}
 	return out
+}
+
+func since(b model.BMM) string {
+	if b.ReadySince == nil {
+		return ""
+	}
+	return " since " + b.ReadySince.UTC().Format(time.RFC3339)
 }

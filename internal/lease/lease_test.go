@@ -21,6 +21,10 @@ func TestCheck(t *testing.T) {
 	unhealthyKCP.BMMs[1].DetailedStatusMessage = model.UnhealthyMessage
 	notReadyKCP := site()
 	notReadyKCP.BMMs[2].ReadyState = model.ReadyUnknown
+	unknownSince := site()
+	unknownSince.BMMs[2].ReadyState, unknownSince.BMMs[2].ReadySince = model.ReadyUnknown, &t0
+	readOnlyKCP := site()
+	readOnlyKCP.BMMs[2].ReadOnlyRootFS = true
 	updating := site()
 	updating.DetailedStatus = model.ClusterUpdating
 	failed := site()
@@ -43,6 +47,8 @@ func TestCheck(t *testing.T) {
 		{"leased server", site(), []Lease{kcpRestart}, Request{BMM: "r1-m1", Holder: "other", Operation: "cordon"}, "r1-m1 is busy"},
 		{"same holder again", site(), []Lease{kcpRestart}, Request{BMM: "r1-m1", Holder: kcpRestart.Holder, Operation: "restart"}, ""},
 		{"kcp set not full: unhealthy", unhealthyKCP, nil, Request{BMM: "r1-m1", Holder: "a", Operation: "restart"}, "r2-m1 is unhealthy"},
+		{"kcp set not full: Unknown as the monitor recorded it", unknownSince, nil, Request{BMM: "r1-m1", Holder: "a", Operation: "restart"}, "r3-m1 is not Ready (Unknown since 2026-11-21T09:00:00Z)"},
+		{"kcp set not full: read-only root filesystem", readOnlyKCP, nil, Request{BMM: "r1-m1", Holder: "a", Operation: "restart"}, "r3-m1 has a read-only root filesystem"},
 		{"kcp set not full: not ready", notReadyKCP, nil, Request{BMM: "r1-m1", Holder: "a", Operation: "restart"}, "r3-m1 is not Ready (Unknown)"},
 		{"rebooting the sick kcp itself", notReadyKCP, nil, Request{BMM: "r3-m1", Holder: "remediate:site-a:r3-m1", Operation: "remediation", AllowDegraded: true}, ""},
 		{"unknown bmm", site(), nil, Request{BMM: "nope", Holder: "a", Operation: "restart"}, `bmm "nope" is not in cluster site-a`},

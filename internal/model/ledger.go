@@ -1,6 +1,9 @@
 package model
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // BMM is the ledger's view of one bare-metal machine. Field names follow the
 // operator API; BMC holds only a credentials reference, never a secret.
@@ -20,6 +23,12 @@ type BMM struct {
 	PowerState            string  `json:"powerState,omitempty"`
 	CordonStatus          string  `json:"cordonStatus,omitempty"`
 	ReadyState            string  `json:"readyState,omitempty"`
+	// ReadySince is when the node's Ready condition last changed, as the
+	// health monitor observed it; ReadOnlyRootFS its read-only root
+	// filesystem condition. Both are what the site showed, recorded each
+	// monitor round, so `cluster show` tells the truth.
+	ReadySince     *time.Time `json:"readySince,omitempty"`
+	ReadOnlyRootFS bool       `json:"readOnlyRootFS,omitempty"`
 }
 
 // BMM detailed statuses.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 )
 
@@ -112,24 +113,12 @@ func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool) (Pla
 	return p, nil
 }
 
+// checkKCPFull refuses an upgrade whose control plane is not whole, by
+// the one definition the lease uses (lease.MissingKCP: the active KCPs,
+// the spare not counted). The ledger's readiness it reads is what the
+// health monitor last observed; each KCP step asks the live gate again.
 func checkKCPFull(c model.Cluster) error {
-	racks := map[string]bool{}
-	n := 0
-	var bad []string
-	for _, b := range c.BMMs {
-		racks[b.Rack] = true
-		if b.HasRole(model.RoleKCP) {
-			n++
-			if !b.Healthy() {
-				bad = append(bad, fmt.Sprintf("%s is not healthy (ready %s, %s)", b.Name, b.ReadyState, orNone(b.DetailedStatusMessage)))
-			}
-		}
-	}
-	want, _ := model.ControlPlaneSize(len(racks))
-	if n < want {
-		bad = append(bad, fmt.Sprintf("%d of %d KCP servers", n, want))
-	}
-	if len(bad) > 0 {
+	if bad := lease.MissingKCP(c); len(bad) > 0 {
 		return fmt.Errorf("KCP set is not full: %s; restore it before upgrading", strings.Join(bad, "; "))
 	}
 	return nil
