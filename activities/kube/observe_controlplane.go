@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -46,7 +47,7 @@ func (a *Activities) ObserveControlPlane(ctx context.Context, nodes []string) (C
 		case err != nil:
 			return ControlPlaneNodes{}, fmt.Errorf("read control-plane node %s: %w", name, err)
 		default:
-			out.Nodes = append(out.Nodes, nodeStatusFrom(n))
+			out.Nodes = append(out.Nodes, nodeStatusFrom(n, model.NodeVersionSource{})) // the gate reads health, not versions
 		}
 	}
 	out.SeenAt = start
