@@ -30,10 +30,14 @@ var actionLimits = map[string]time.Duration{
 // ActionTimeLimit is how long an action may run before it fails with
 // "timed out after X".
 func ActionTimeLimit(in api.ActionInput) time.Duration {
+	limit := actionLimits[in.Action]
 	if in.Action == api.ActionCordon && in.Evacuate {
-		return actionLimits[api.ActionCordon] + evacuateLimit(in)
+		limit = actionLimits[api.ActionCordon] + evacuateLimit(in)
 	}
-	return actionLimits[in.Action]
+	if in.TimeLimit > 0 && in.TimeLimit < limit {
+		return in.TimeLimit // an operator (or a lab) may only shorten it
+	}
+	return limit
 }
 
 func evacuateLimit(in api.ActionInput) time.Duration {
@@ -83,6 +87,7 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	})
 	a.st = newSteps(actx, in.Cluster, a.t)
 	a.res = res
+	a.deadline = workflow.Now(ctx).Add(limit)
 	runErr := a.run()
 	if runErr == nil {
 		return a.res, nil
@@ -115,6 +120,21 @@ type action struct {
 	res api.ActionResult
 	// replace: the parameters with defaults and the ledger's values filled in.
 	rp api.ReplaceParams
+	// deadline is when the action's time limit ends.
+	deadline time.Time
+}
+
+// reimageLimit is what is left of the action's time for a reimage, less a
+// grace (a twentieth, at most a minute) so that a node that does not come
+// back fails the reimage itself, naming the node and the BMC's last state,
+// before the action's own timer cuts it short.
+func (a *action) reimageLimit() time.Duration {
+	limit := ActionTimeLimit(a.in)
+	if a.deadline.IsZero() {
+		return limit
+	}
+	left := a.deadline.Sub(workflow.Now(a.st.ctx)) - min(limit/20, time.Minute)
+	return max(left, time.Second)
 }
 
 // newAction runs the pre-checks that need the ledger but no side effect.

@@ -77,7 +77,7 @@ func (a *action) replace() error {
 
 // provision reinstalls the BMM's runtime and brings it back into service.
 func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) error {
-	limit := ActionTimeLimit(a.in)
+	limit := a.reimageLimit()
 	version := a.bm.RuntimeVersion
 	if version == "" {
 		version = a.cs.Cluster.RuntimeVersion

@@ -66,6 +66,11 @@ type ActionInput struct {
 	// for VM shutdown, then the action proceeds. Default 30 minutes
 	// (reference 003); labs and tests shorten it.
 	EvacuateTimeout time.Duration `json:"evacuateTimeout,omitempty"`
+	// TimeLimit shortens the action's time limit (reference 003: reimage
+	// 3 h, replace 4 h, …); 0 or more than the reference's keeps the
+	// reference's. A reimage that has not brought the node back by then
+	// fails naming the node and the BMC's last state.
+	TimeLimit time.Duration `json:"timeLimit,omitempty"`
 }
 
 // ActionResult is what BMMActionWorkflow returns when the action succeeded
@@ -111,6 +116,9 @@ func (in ActionInput) Validate() error {
 	}
 	if in.Evacuate && in.Action != ActionCordon {
 		return fmt.Errorf("evacuate true: only cordon takes it (action is %s; reimage and replace evacuate anyway)", in.Action)
+	}
+	if in.TimeLimit < 0 {
+		return fmt.Errorf("timeLimit %v is negative: allowed 0 (the action's own limit) or more", in.TimeLimit)
 	}
 	if in.EvacuateTimeout < 0 {
 		return fmt.Errorf("evacuateTimeout %v is negative: allowed 0 (default 30m) or more", in.EvacuateTimeout)

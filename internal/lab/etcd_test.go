@@ -25,7 +25,7 @@ func bmcOf(t *testing.T, l *Lab, out *model.Inventory, name string) bmc.Endpoint
 	for _, s := range out.Servers() {
 		if s.Server.Name == name {
 			ref := out.BMCCredentials[s.Server.BMC.Credentials]
-			return bmc.Endpoint{BMM: name, Address: s.Server.BMC.Address,
+			return bmc.Endpoint{BMM: name, Address: s.Server.BMC.Address, CAFile: s.Server.BMC.CAFile,
 				Credentials: bmc.CredentialRef{UsernameFile: ref.UsernameFile, PasswordFile: ref.PasswordFile}}
 		}
 	}
