@@ -1,0 +1,91 @@
+package bmc
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/lab/pki"
+	"github.com/rackroll/rackroll/internal/lab/redfish"
+	"github.com/rackroll/rackroll/internal/lab/redfish/redfishtest"
+	"github.com/rackroll/rackroll/internal/sitecheck"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// probeLab probes an emulated BMC over HTTPS as site check would, with the
+// credentials in files (no environment involved).
+func probeLab(t *testing.T, srv *redfishtest.Server, password, caFile string) map[string]sitecheck.Item {
+	t.Helper()
+	dir := t.TempDir()
+	user, pass := filepath.Join(dir, "user"), filepath.Join(dir, "pass")
+	require.NoError(t, os.WriteFile(user, []byte(redfishtest.Username), 0o600))
+	require.NoError(t, os.WriteFile(pass, []byte(password), 0o600))
+	ep := Endpoint{BMM: redfishtest.BMM, Address: srv.URL, CAFile: caFile,
+		Credentials: CredentialRef{UsernameFile: user, PasswordFile: pass}}
+	before := srv.BMC.State()
+	items := Probe(context.Background(), ep, EnvFileResolver{}, 10*time.Second)
+	after := srv.BMC.State()
+	assert.Equal(t, before.Power, after.Power, "a probe never changes the power")
+	assert.Equal(t, before.ReimageCount, after.ReimageCount)
+	assert.Equal(t, 0, srv.BMC.Sessions(), "the probe's session is logged out")
+	out := map[string]sitecheck.Item{}
+	for _, it := range items {
+		out[it.Check] = it
+	}
+	return out
+}
+
+func TestProbeEveryProfileIsAllGood(t *testing.T) {
+	for _, name := range redfish.ProfileNames() {
+		if name == "nomedia" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			srv := redfishtest.StartTLS(t, redfishtest.Profile(name))
+			items := probeLab(t, srv, testPassword, srv.CAFile)
+			for _, check := range []string{"BMC reachable", "TLS verified", "login", "sessions", "System found", "virtual CD", "boot target", "reset types", "graceful shutdown", "firmware"} {
+				it, ok := items[check]
+				require.True(t, ok, "no %q finding: %+v", check, items)
+				assert.True(t, it.OK, "%s: %+v", check, it)
+			}
+			assert.NotContains(t, items["firmware"].Detail, "?", "BIOS and BMC versions are read")
+		})
+	}
+}
+
+func TestProbeNamesEachProblem(t *testing.T) {
+	t.Run("wrong CA", func(t *testing.T) {
+		srv := redfishtest.StartTLS(t)
+		other, err := pki.NewCA(t.TempDir(), "other.crt", "another-ca")
+		require.NoError(t, err)
+		items := probeLab(t, srv, testPassword, other.CertFile)
+		it := items["TLS verified"]
+		assert.False(t, it.OK)
+		assert.True(t, it.Blocker)
+		assert.Contains(t, it.Detail, other.CertFile)
+		assert.Contains(t, it.Fix, "caFile")
+		_, loggedIn := items["login"]
+		assert.False(t, loggedIn, "nothing is tried past a failed TLS check")
+	})
+	t.Run("wrong password", func(t *testing.T) {
+		srv := redfishtest.StartTLS(t)
+		items := probeLab(t, srv, "not-the-password", srv.CAFile)
+		assert.True(t, items["BMC reachable"].OK)
+		it := items["login"]
+		assert.False(t, it.OK)
+		assert.True(t, it.Blocker)
+		assert.Contains(t, it.Fix, "password")
+	})
+	t.Run("no virtual media", func(t *testing.T) {
+		srv := redfishtest.StartTLS(t, redfishtest.Profile("nomedia"))
+		items := probeLab(t, srv, testPassword, srv.CAFile)
+		assert.True(t, items["System found"].OK)
+		it := items["virtual CD"]
+		assert.False(t, it.OK)
+		assert.True(t, it.Blocker)
+		assert.Contains(t, it.Fix, "virtual CD")
+	})
+}
