@@ -116,7 +116,11 @@ func (s *steps) awaitNode(j reimageJob, r bmc.ReimageResult, previous string, le
 	defer stopWatch()
 	wait := workflow.ExecuteActivity(s.in(waitCtx).long(left, fmt.Sprintf("Wait for %s to come back on %s", s.t.Node, j.version)),
 		ka.WaitNodeReady, kube.WaitReadyInput{Node: s.t.Node, Version: j.version, VersionFrom: s.t.VersionFrom, PreviousBootID: previous, Timeout: left})
-	watchOpts := workflow.WithWaitForCancellation(s.in(watchCtx).long(left, "Watch the BMC of "+s.t.BMM+" during the install"), true)
+	// Not WaitForCancellation: a heartbeating activity learns of its
+	// cancellation only with a heartbeat the SDK sends, throttled to 0.8 ×
+	// HeartbeatTimeout — waiting for it held every reimage up to 48 s after
+	// its node was back. The watch only reads; it may outlive the eject.
+	watchOpts := s.in(watchCtx).long(left, "Watch the BMC of "+s.t.BMM+" during the install")
 	watch := workflow.ExecuteActivity(watchOpts, ba.WatchReimage, bmc.WatchInput{Endpoint: s.t.Endpoint, Task: r.Task,
 		OffLimit: min(ReimageOffLimit, left), SilenceLimit: min(ReimageSilenceLimit, left)})
 
@@ -138,9 +142,6 @@ func (s *steps) awaitNode(j reimageJob, r bmc.ReimageResult, previous string, le
 	}
 	if waitDone && waitErr == nil {
 		stopWatch()
-		if !watchDone {
-			_ = watch.Get(s.ctx, nil) // cancelled: the watch is over before the eject
-		}
 		return reimageOutcome{node: node, waiting: true}, nil
 	}
 	if s.ctx.Err() != nil {
