@@ -1,6 +1,7 @@
 package etcd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,9 @@ type MoveLeaderInput struct {
 type MemberInput struct {
 	Spec model.EtcdSpec `json:"spec"`
 	Name string         `json:"name"`
+	// KeepAtLeast is the smallest member set the removal may leave
+	// (default etcdquorum.MinMembers); 1 for a two-rack site's retire.
+	KeepAtLeast int `json:"keepAtLeast,omitempty"`
 }
 
 // WaitMemberInput names the member to wait for.
@@ -131,7 +135,7 @@ func (a *Activities) RemoveMember(ctx context.Context, in MemberInput) error {
 	if !ok {
 		return nil
 	}
-	if ok, why := etcdquorum.CanRemove(quorumMembers(vs), in.Name); !ok {
+	if ok, why := etcdquorum.CanRemoveKeeping(quorumMembers(vs), in.Name, cmp.Or(in.KeepAtLeast, etcdquorum.MinMembers)); !ok {
 		return refused("refusing to remove etcd member %s: %s (members: %s)", in.Name, why, describe(vs))
 	}
 	rctx, cancel := context.WithTimeout(ctx, a.requestTimeout())

@@ -66,6 +66,13 @@ func HasQuorum(members []Member) bool {
 // must number at least MinMembers and their healthy ones at least their
 // quorum. reason says why, in words fit for an operator, either way.
 func CanRemove(members []Member, target string) (bool, string) {
+	return CanRemoveKeeping(members, target, MinMembers)
+}
+
+// CanRemoveKeeping is CanRemove with the smallest member set allowed to
+// stay: MinMembers, or 1 where the site's table runs one active KCP (two
+// racks, reference 000) and that KCP's replacement has joined.
+func CanRemoveKeeping(members []Member, target string, minMembers int) (bool, string) {
 	var found *Member
 	var rest []Member
 	for i := range members {
@@ -82,8 +89,8 @@ func CanRemove(members []Member, target string) (bool, string) {
 		return true, fmt.Sprintf("%s is a learner: removing it does not change quorum", target)
 	}
 	total, healthy := Voters(rest)
-	if total < MinMembers {
-		return false, fmt.Sprintf("removing %s would leave %d voting member(s), below the minimum of %d", target, total, MinMembers)
+	if total < max(minMembers, 1) {
+		return false, fmt.Sprintf("removing %s would leave %d voting member(s), below the minimum of %d", target, total, max(minMembers, 1))
 	}
 	if q := Quorum(total); healthy < q {
 		return false, fmt.Sprintf("removing %s would leave %d healthy of %d voting members (%s), below quorum %d",
