@@ -38,6 +38,8 @@ func TestReadCommandsOutputFlag(t *testing.T) {
 		{"lab status", []string{"--inventory", "../examples/two-rack.yaml"}, "no labAdmin"},
 		{"lab check", []string{"--events", events, "--inventory", "../examples/two-rack.yaml"}, ""},
 		{"bmm troubleshoot-status", []string{"--cluster", "lab-two", "--bmm", "rack1-c1"}, dial},
+		// An example site is not reachable from here: every BMM is a blocker.
+		{"site check", []string{"--inventory", "../examples/two-rack.yaml", "--timeout", "500ms"}, "blockers"},
 	}
 	var listed []string
 	for _, tc := range cases {

@@ -118,7 +118,7 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 	if opts.StartWorker != nil {
 		opts.StartWorker(e)
 	} else {
-		e.StartWorker(cmp.Or(opts.Worker, &wiring.Options{PollInterval: 200 * time.Millisecond}))
+		e.StartWorker(cmp.Or(opts.Worker, &wiring.Options{PollInterval: 200 * time.Millisecond, BMCPowerOnTimeout: 15 * time.Second}))
 	}
 	e.Register()
 	return e

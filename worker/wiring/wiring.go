@@ -22,6 +22,9 @@ type Options struct {
 	// BMCRequestTimeout bounds each Redfish request (default 30 s); tests
 	// that make BMCs hang shorten it so a hung request costs seconds.
 	BMCRequestTimeout time.Duration
+	// BMCPowerOnTimeout is how long a machine may stay Off after its BMC
+	// accepted a power-on (default 5 m); tests shorten it.
+	BMCPowerOnTimeout time.Duration
 	// SiteOf makes a site worker for that cluster: it polls the cluster's
 	// site task queue (rackroll-site-<cluster> unless TaskQueue says
 	// otherwise) and runs BMC and Kubernetes activities only.
