@@ -196,16 +196,21 @@ func (c *EtcdCluster) halt(s *slot, wiped bool) {
 	c.sink.Emit(events.EtcdMemberStop, s.BMM, s.Rack, map[string]any{"member": s.Name, "wiped": wiped})
 }
 
-// Endpoints are the client URLs of the initial members (the apiserver's
-// --etcd-servers).
+// Endpoints are the client URLs of every slot, the initial members' first
+// (the apiserver's --etcd-servers and the out-inventory's): a spare that
+// joins later serves on its slot's URL, and once the last initial member
+// has retired and been removed the API must still reach etcd through it.
+// An endpoint with no member behind it is skipped by the clients.
 func (c *EtcdCluster) Endpoints() []string {
-	var out []string
+	var out, later []string
 	for _, s := range c.order {
 		if s.Initial {
 			out = append(out, s.clientURL())
+		} else {
+			later = append(later, s.clientURL())
 		}
 	}
-	return out
+	return append(out, later...)
 }
 
 // TLS names the PKI files.
