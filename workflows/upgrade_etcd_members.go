@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/activities/etcd"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/etcdquorum"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/temporalerr"
@@ -25,16 +26,9 @@ func (u *upgrade) awaitMember(ctx workflow.Context, bmm string) error {
 	if workflow.GetVersion(ctx, "upgrade-waits-member-join", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil
 	}
-	cs, err := ledgerOf(u.in.Cluster).read(ctx)
-	if err != nil {
+	cs, name, err := u.etcdMember(ctx, bmm)
+	if err != nil || name == "" {
 		return err
-	}
-	if cs.ControlPlane == nil || cs.ControlPlane.Etcd == nil {
-		return nil
-	}
-	name := bmm
-	if b, ok := cs.Cluster.BMM(bmm); ok && b.NodeName != "" {
-		name = b.NodeName
 	}
 	wctx := onSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: MemberJoinTimeout + time.Minute, HeartbeatTimeout: time.Minute,
@@ -57,16 +51,9 @@ func (u *upgrade) removeMember(ctx workflow.Context, bmm string) error {
 	if workflow.GetVersion(ctx, "upgrade-retire-removes-member", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil
 	}
-	cs, err := ledgerOf(u.in.Cluster).read(ctx)
-	if err != nil {
+	cs, name, err := u.etcdMember(ctx, bmm)
+	if err != nil || name == "" {
 		return err
-	}
-	if cs.ControlPlane == nil || cs.ControlPlane.Etcd == nil {
-		return nil
-	}
-	name := bmm
-	if b, ok := cs.Cluster.BMM(bmm); ok && b.NodeName != "" {
-		name = b.NodeName
 	}
 	racks := map[string]bool{}
 	for _, b := range cs.Cluster.BMMs {
@@ -82,4 +69,17 @@ func (u *upgrade) removeMember(ctx workflow.Context, bmm string) error {
 		return fmt.Errorf("remove its etcd member %s: %s", name, temporalerr.Message(err))
 	}
 	return nil
+}
+
+// etcdMember reads the ledger and names bmm's etcd member (its node's
+// name); "" when the site has no etcd section.
+func (u *upgrade) etcdMember(ctx workflow.Context, bmm string) (api.ClusterState, string, error) {
+	cs, err := ledgerOf(u.in.Cluster).read(ctx)
+	if err != nil || cs.ControlPlane == nil || cs.ControlPlane.Etcd == nil {
+		return cs, "", err
+	}
+	if b, ok := cs.Cluster.BMM(bmm); ok && b.NodeName != "" {
+		return cs, b.NodeName, nil
+	}
+	return cs, bmm, nil
 }
