@@ -91,7 +91,7 @@ func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) er
 		version: version, limit: limit, force: true, waitLimit: func() time.Duration { return limit },
 		provisioning: func() {
 			a.setStatus(model.BMMProvisioning, fmt.Sprintf("%s: waiting for node %s to rejoin on %s", a.in.Action, a.t.Node, version))
-		}}); err != nil {
+		}, member: wipedMemberOf(a.cs, a.bm)}); err != nil {
 		if out.waiting {
 			return stepErr("wait for node Ready", err)
 		}

@@ -90,6 +90,9 @@ func (f *failover) run(ctx workflow.Context) error {
 		}
 		f.st.Promoted = true
 	}
+	if err := f.handOverMember(ctx, p.Spare); err != nil {
+		return err
+	}
 	if newSpare != "" {
 		f.setRole(ctx, newSpare, model.RoleKCPSpare, "")
 		f.st.NewSpare = newSpare

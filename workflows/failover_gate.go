@@ -40,3 +40,28 @@ func (f *failover) gatePromotion(ctx workflow.Context, spare string) error {
 	return fmt.Errorf("promotion of the spare %s refused by the live control-plane check: %s; %s stays marked Unhealthy and no role changed",
 		spare, d.Reason, f.in.Failed)
 }
+
+// handOverMember, where the site exposes etcd: the promoted spare's member
+// joins (as the lab's and kubeadm's control-plane join does once the node
+// is labelled) and is awaited as a healthy voter, then the failed KCP's
+// member is removed, so the member set is the active KCPs again. In that
+// order: with the dead member still counted, a learner changes nothing,
+// whereas removing it first would leave two voters with no tolerance.
+func (f *failover) handOverMember(ctx workflow.Context, spare string) error {
+	if workflow.GetVersion(ctx, "failover-hands-over-member", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return nil
+	}
+	if spare != "" {
+		if m := memberOf(f.cs, spare); m != nil {
+			if err := m.await(ctx); err != nil {
+				return fmt.Errorf("the spare %s was promoted but %v", spare, err)
+			}
+		}
+	}
+	if m := memberOf(f.cs, f.in.Failed); m != nil {
+		if err := m.remove(ctx); err != nil {
+			return fmt.Errorf("the failed KCP %s could not leave etcd: %v", f.in.Failed, err)
+		}
+	}
+	return nil
+}

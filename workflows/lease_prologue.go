@@ -23,7 +23,10 @@ type opening struct {
 
 // held is a granted opening: the ledger as read and the lease to give back.
 type held struct {
-	cs      api.ClusterState
+	cs api.ClusterState
+	// whole is the whole ledger where the opening read it (always for a
+	// control-plane member's disruption); else cs.
+	whole   api.ClusterState
 	bm      model.BMM
 	release func()
 	// recheck asks the live gate again; a workflow whose first call that
@@ -79,7 +82,7 @@ func (l ledgerOf) open(ctx workflow.Context, o opening) (held, openStage, error)
 	// memory alone. The ledger sees when it was made (lease.Fresh).
 	live := bm.HasRole(model.RoleKCP) && o.req.Operation.Disruptive() &&
 		workflow.GetVersion(ctx, "cp-live-gate", workflow.DefaultVersion, 1) == 1
-	var whole api.ClusterState
+	whole := cs
 	if live {
 		if whole, err = l.wholeFor(ctx, cs, o.oneBMM); err != nil {
 			return held{}, openRead, err
@@ -102,7 +105,7 @@ func (l ledgerOf) open(ctx workflow.Context, o opening) (held, openStage, error)
 			return held{}, openLease, err
 		}
 	}
-	h := held{cs: cs, bm: bm, release: release}
+	h := held{cs: cs, whole: whole, bm: bm, release: release}
 	if live {
 		h.recheck = func(ctx workflow.Context) error {
 			if workflow.GetVersion(ctx, "cp-recheck-before-disruption", workflow.DefaultVersion, 1) == workflow.DefaultVersion {

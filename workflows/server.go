@@ -87,7 +87,7 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 		limit: ReimageTimeout, waitLimit: func() time.Duration { return 30 * time.Minute },
 		provisioning: func() {
 			st.status(model.BMMProvisioning, "Waiting for node "+t.Node+" to rejoin on "+in.TargetVersion)
-		}}); err != nil {
+		}, member: wipedMemberOf(h.whole, bm)}); err != nil {
 		step := "reimage"
 		if out.waiting {
 			step = "node readiness"

@@ -46,6 +46,9 @@ type reimageJob struct {
 	// provisioning records that the reset took effect and the node is
 	// awaited (the ledger's Provisioning status).
 	provisioning func()
+	// member is the etcd member the wipe takes down (an active KCP's, see
+	// wipedMemberOf), or nil.
+	member *kcpMember
 }
 
 // reimageOutcome is the node as it came back, or as last seen; waiting
@@ -72,6 +75,17 @@ func (s *steps) reimageUntilBack(j reimageJob) (reimageOutcome, error) {
 	if err != nil {
 		return reimageOutcome{}, fmt.Errorf("read node %s before the reset: %s", s.t.Node, temporalerr.Message(err))
 	}
+	// A KCP's member goes before its disk does, and the reimage is over
+	// only once it has joined again.
+	member := j.member
+	if member != nil && workflow.GetVersion(s.ctx, changeMemberOutBeforeWipe, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		member = nil
+	}
+	if member != nil {
+		if err := member.remove(s.ctx); err != nil {
+			return reimageOutcome{}, err
+		}
+	}
 	r, err := s.resetIntoInstaller(j)
 	if err != nil {
 		return reimageOutcome{}, err
@@ -93,6 +107,11 @@ func (s *steps) reimageUntilBack(j reimageJob) (reimageOutcome, error) {
 	// would install again at its next reboot.
 	if err := s.eject(j.imageURL); err != nil {
 		return back, fmt.Errorf("node %s is back on %s, but ejecting the installer failed: %s", s.t.Node, j.version, temporalerr.Message(err))
+	}
+	if member != nil {
+		if err := member.await(s.ctx); err != nil {
+			return back, fmt.Errorf("node %s is back on %s, but %s", s.t.Node, j.version, err)
+		}
 	}
 	return back, nil
 }

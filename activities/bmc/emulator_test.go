@@ -223,6 +223,18 @@ func TestLabPowerOnFails(t *testing.T) {
 	assert.Equal(t, "Off", l.bmc.State().Power)
 }
 
+// A restart whose machine goes down and never comes back fails at the
+// power-on limit rather than waiting for the activity's own timeout.
+func TestLabRestartLeavesMachineOff(t *testing.T) {
+	l := newLab(t)
+	l.bmc.SetFault(faults.PowerOnFails, 0)
+	l.a.ResetEvidenceTimeout, l.a.PowerOnTimeout = 50*time.Millisecond, 200*time.Millisecond
+	_, err := l.env.ExecuteActivity(l.a.Restart, l.ep)
+	ae := appError(t, err, ErrTypePowerFailed, false)
+	assert.Contains(t, ae.Error(), "restart but the machine is still Off")
+	assert.Equal(t, "Off", l.bmc.State().Power)
+}
+
 func TestLabUnreachableAndTimeout(t *testing.T) {
 	l := newLab(t)
 	l.a.Attempts = 2

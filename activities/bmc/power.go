@@ -23,9 +23,14 @@ func (r *run) powerOn() error {
 	if err != nil {
 		return err
 	}
-	err = r.waitPower("On", task, r.a.powerOnTimeout())
+	return r.stillOff("power on", r.waitPower("On", task, r.a.powerOnTimeout()))
+}
+
+// stillOff names a wait that ran out while the machine stayed Off: vendor
+// BMCs accept a power action (204) and may leave the machine Off.
+func (r *run) stillOff(step string, err error) error {
 	if errors.Is(err, errWaitLimit) {
-		return &stepError{"power on", &failure{kindPowerFailed, fmt.Sprintf("the BMC accepted the power-on but the machine is still Off after %s", r.a.powerOnTimeout())}}
+		return &stepError{step, &failure{kindPowerFailed, fmt.Sprintf("the BMC accepted the %s but the machine is still Off after %s", step, r.a.powerOnTimeout())}}
 	}
 	return err
 }
@@ -71,7 +76,7 @@ func (a *Activities) Restart(ctx context.Context, ep Endpoint) error {
 func (r *run) restart() error {
 	if p, ok := r.resumed(); ok && p.ResetIssued {
 		r.progress = p
-		return r.waitPower("On", "", 0)
+		return r.stillOff("restart", r.waitPower("On", "", r.a.powerOnTimeout()))
 	}
 	s, err := r.settledPower()
 	if err != nil {
@@ -178,10 +183,12 @@ func (r *run) waitPower(want, monitor string, limit time.Duration) error {
 }
 
 // waitPowerCycle waits until a restart has visibly taken the machine down
-// (or its task finished) and PowerState is On again.
+// (or its task finished) and PowerState is On again. A machine that stays
+// Off past PowerOnTimeout fails the restart.
 func (r *run) waitPowerCycle(monitor string) error {
 	cycled := false
-	return r.waitUntil("wait for the restart", 0, func() (bool, error) {
+	var offSince time.Time
+	err := r.waitUntil("wait for the restart", 0, func() (bool, error) {
 		done, s, err := r.observe(&monitor, kindPowerFailed)
 		if err != nil {
 			return false, err
@@ -189,6 +196,15 @@ func (r *run) waitPowerCycle(monitor string) error {
 		if s.PowerState != "On" || s.State == "Starting" || done || monitor == "" {
 			cycled = true
 		}
+		switch {
+		case s.PowerState != "Off":
+			offSince = time.Time{}
+		case offSince.IsZero():
+			offSince = time.Now()
+		case time.Since(offSince) > r.a.powerOnTimeout():
+			return false, errWaitLimit
+		}
 		return cycled && s.PowerState == "On", nil
 	})
+	return r.stillOff("restart", err)
 }

@@ -1,0 +1,98 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/etcd"
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/etcdquorum"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// MemberJoinTimeout bounds the wait for a KCP's etcd member to join as a
+// healthy, caught-up voter.
+const MemberJoinTimeout = 10 * time.Minute
+
+// changeMemberOutBeforeWipe versions the commands of a KCP reimage: its
+// member removed before the reset, awaited once the node is back.
+const changeMemberOutBeforeWipe = "kcp-member-out-before-wipe"
+
+// kcpMember is a control-plane machine's etcd member on a site that exposes
+// etcd (controlPlane.etcd). Cluster API's way: a machine whose disk is
+// about to be wiped, or which leaves the control plane, has its member
+// removed first (RemoveEtcdMemberForMachine), so the member set stays the
+// active KCPs and no dead member counts against quorum; one that boots as
+// a KCP joins again as a new member (kubeadm's control-plane join), and
+// the next control-plane step waits until it is a healthy voter.
+type kcpMember struct {
+	spec  model.EtcdSpec
+	name  string // the member's name: the node's
+	queue string
+	// keepAtLeast is the smallest member set a removal may leave: the
+	// table's active count, at most etcdquorum.MinMembers (one on a
+	// two-rack site).
+	keepAtLeast int
+}
+
+// memberOf returns bmm's member, or nil where the site exposes no etcd.
+// cs must be the whole ledger (the rack count sets keepAtLeast).
+func memberOf(cs api.ClusterState, bmm string) *kcpMember {
+	if cs.ControlPlane == nil || cs.ControlPlane.Etcd == nil {
+		return nil
+	}
+	name := bmm
+	racks := map[string]bool{}
+	for _, b := range cs.Cluster.BMMs {
+		racks[b.Rack] = true
+		if b.Name == bmm && b.NodeName != "" {
+			name = b.NodeName
+		}
+	}
+	active, _ := model.ControlPlaneSize(len(racks))
+	return &kcpMember{spec: *cs.ControlPlane.Etcd, name: name, queue: cs.SiteTaskQueue,
+		keepAtLeast: max(1, min(active, etcdquorum.MinMembers))}
+}
+
+// wipedMemberOf is the member a reimage of bm takes down with its disk:
+// an active KCP's, where the site exposes etcd; else nil.
+func wipedMemberOf(cs api.ClusterState, bm model.BMM) *kcpMember {
+	if !bm.HasRole(model.RoleKCP) {
+		return nil
+	}
+	return memberOf(cs, bm.Name)
+}
+
+// remove takes the member out of etcd, refused (by the activity, on a
+// fresh member list) when the rest would not keep quorum. A member already
+// gone is fine: removal is idempotent.
+func (m *kcpMember) remove(ctx workflow.Context) error {
+	rctx := onSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute, Summary: fmt.Sprintf("Remove etcd member %s", m.name),
+		RetryPolicy: &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 5},
+	}), m.queue)
+	in := etcd.MemberInput{Spec: m.spec, Name: m.name, KeepAtLeast: m.keepAtLeast}
+	if err := workflow.ExecuteActivity(rctx, ea.RemoveMember, in).Get(ctx, nil); err != nil {
+		return fmt.Errorf("remove its etcd member %s: %s", m.name, temporalerr.Message(err))
+	}
+	return nil
+}
+
+// await waits until the member has joined as a voter, answers and has
+// caught up with the leader.
+func (m *kcpMember) await(ctx workflow.Context) error {
+	wctx := onSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: MemberJoinTimeout + time.Minute, HeartbeatTimeout: time.Minute,
+		Summary:     fmt.Sprintf("Wait for etcd member %s to join", m.name),
+		RetryPolicy: &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
+	}), m.queue)
+	var got etcd.Member
+	in := etcd.WaitMemberInput{Spec: m.spec, Name: m.name, Timeout: MemberJoinTimeout}
+	if err := workflow.ExecuteActivity(wctx, ea.WaitMemberHealthy, in).Get(ctx, &got); err != nil {
+		return fmt.Errorf("its etcd member %s did not join as a healthy voter: %s", m.name, temporalerr.Message(err))
+	}
+	return nil
+}
