@@ -36,9 +36,10 @@ type Site struct {
 	Remediations []Remediation
 	// EtcdMembership turns on etcd-member-set and etcd-member-stale: the
 	// member set equals the active KCPs whenever no operation runs, and no
-	// KCP joins over a member nobody removed. Off by default until rackroll
-	// removes members itself (issue 14); etcd-quorum and
-	// control-plane-healthy-first are always on.
+	// KCP joins over a member nobody removed. SiteFromInventory turns it on
+	// (rackroll removes a KCP's member before a wipe and on retire and
+	// failover); a log without etcd events (a detached lab) is not held to
+	// it. etcd-quorum and control-plane-healthy-first are always on.
 	EtcdMembership bool
 	// Operations are the windows in which operations ran: etcd-member-set
 	// is checked at every event outside them and at the end of the log.
@@ -84,7 +85,7 @@ func SiteFromInventory(inv *model.Inventory) (Site, error) {
 	if err != nil {
 		return Site{}, err
 	}
-	s := Site{Roles: map[string]model.Role{}, Racks: map[string]string{}}
+	s := Site{Roles: map[string]model.Role{}, Racks: map[string]string{}, EtcdMembership: true}
 	for _, a := range placed {
 		s.Roles[a.Name], s.Racks[a.Name] = a.Role, a.Rack
 	}

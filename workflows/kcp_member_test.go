@@ -1,0 +1,126 @@
+package workflows
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/rackroll/rackroll/activities/etcd"
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// etcdSite gives the fake site an etcd section and mocks the etcd
+// activities: every member healthy, removals and waits logged among the
+// site's calls.
+func etcdSite(t *testing.T, s *fakeSite, env *testsuite.TestWorkflowEnvironment) (removed *[]etcd.MemberInput) {
+	t.Helper()
+	kcp, _ := placedRoles(s)
+	var mu sync.Mutex
+	var rm []etcd.MemberInput
+	env.RegisterActivity(ea)
+	env.OnActivity(ea.ObserveEtcd, mock.Anything, mock.Anything).Return(func(_ context.Context, in etcd.ObserveInput) (etcd.Observation, error) {
+		o := etcd.Observation{SeenAt: env.Now()}
+		for i, k := range kcp {
+			n := s.bmm(k).NodeName
+			o.Members = append(o.Members, etcd.Member{Name: n, Healthy: true, Leader: i == len(kcp)-1})
+		}
+		return o, nil
+	})
+	env.OnActivity(ea.RemoveMember, mock.Anything, mock.Anything).Return(func(_ context.Context, in etcd.MemberInput) error {
+		mu.Lock()
+		rm = append(rm, in)
+		mu.Unlock()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.step("RemoveMember", in.Name)
+	})
+	env.OnActivity(ea.WaitMemberHealthy, mock.Anything, mock.Anything).Return(func(_ context.Context, in etcd.WaitMemberInput) (etcd.Member, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return etcd.Member{Name: in.Name, Healthy: true}, s.step("WaitMemberHealthy", in.Name)
+	})
+	return &rm
+}
+
+// A reimage of an active KCP on a site exposing etcd removes its member
+// before the reset wipes the disk (keeping at least two members on a
+// four-rack site), and ends only once the member has joined again.
+func TestKCPReimageRemovesMemberFirstAndAwaitsIt(t *testing.T) {
+	s := newActionSite(t)
+	kcp, _ := placedRoles(s)
+	s.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
+	env := s.env(t, api.ActionID("site-a", kcp[0], 1))
+	removed := etcdSite(t, s, env)
+	env.ExecuteWorkflow(BMMActionWorkflow, act(api.ActionReimage, kcp[0]))
+	require.NoError(t, env.GetWorkflowError())
+	node := s.bmm(kcp[0]).NodeName
+	calls := s.callLog()
+	require.Less(t, indexOf(calls, "RemoveMember "+node), indexOf(calls, "Reimage "+kcp[0]), calls)
+	require.Less(t, indexOf(calls, "WaitNodeReady "+kcp[0]), indexOf(calls, "WaitMemberHealthy "+node), calls)
+	require.Less(t, indexOf(calls, "WaitMemberHealthy "+node), indexOf(calls, "Uncordon "+kcp[0]), calls)
+	require.Equal(t, 2, (*removed)[0].KeepAtLeast)
+}
+
+// A compute server's reimage touches no etcd member.
+func TestComputeReimageLeavesEtcdAlone(t *testing.T) {
+	s := newActionSite(t)
+	s.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
+	env := s.env(t, api.ActionID("site-a", "rack1-c1", 1))
+	removed := etcdSite(t, s, env)
+	env.ExecuteWorkflow(BMMActionWorkflow, act(api.ActionReimage, "rack1-c1"))
+	require.NoError(t, env.GetWorkflowError())
+	require.Empty(t, *removed)
+	require.Equal(t, -1, indexOf(s.callLog(), "WaitMemberHealthy rack1-c1"))
+}
+
+// A member the rest could not spare is not removed, and nothing is wiped.
+func TestKCPReimageStopsWhenTheMemberCannotGo(t *testing.T) {
+	s := newActionSite(t)
+	kcp, _ := placedRoles(s)
+	s.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
+	s.fail["RemoveMember"] = "refusing to remove etcd member: 1 of 2 remaining healthy"
+	env := s.env(t, api.ActionID("site-a", kcp[0], 1))
+	etcdSite(t, s, env)
+	env.ExecuteWorkflow(BMMActionWorkflow, act(api.ActionReimage, kcp[0]))
+	err := env.GetWorkflowError()
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "refusing to remove etcd member")
+	require.Equal(t, -1, indexOf(s.callLog(), "Reimage "+kcp[0]), "no reset after a refused removal")
+}
+
+func indexOf(calls []string, c string) int {
+	for i, x := range calls {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// A failover on a site exposing etcd waits for the promoted spare's member
+// to join, then removes the failed KCP's: the member set is the active
+// KCPs again.
+func TestFailoverHandsOverTheMember(t *testing.T) {
+	r := newFakeSite(t, "../examples/four-rack.yaml")
+	r.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	r.register(env)
+	removed := etcdSite(t, r, env)
+	r.bmm("rack2-mgmt1").DetailedStatusMessage = model.UnhealthyMessage
+	env.ExecuteWorkflow(KCPFailoverWorkflow, api.FailoverInput{Cluster: r.st.Cluster.Name, Failed: "rack2-mgmt1"})
+	require.NoError(t, env.GetWorkflowError())
+	var st api.FailoverStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Empty(t, st.Error)
+	calls := r.callLog()
+	join, leave := indexOf(calls, "WaitMemberHealthy "+r.bmm("rack4-mgmt1").NodeName), indexOf(calls, "RemoveMember "+r.bmm("rack2-mgmt1").NodeName)
+	require.GreaterOrEqual(t, join, 0, calls)
+	require.Less(t, join, leave, calls)
+	require.Len(t, *removed, 1, "only the failed KCP's member goes")
+	require.Equal(t, model.RoleManagement, r.role("rack2-mgmt1"))
+}
