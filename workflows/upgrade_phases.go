@@ -91,6 +91,21 @@ func (u *upgrade) management(ctx workflow.Context) (bool, error) {
 			if err := u.runUnit(ctx, id, rack, unit); err != nil {
 				return false, err
 			}
+			if si == len(g.Stages)-1 || workflow.GetVersion(ctx, "management-stage-needs-threshold", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+				continue
+			}
+			if msg := unit.Unreachable(si + 2); msg != "" {
+				unit.State = api.StatePaused
+				cancelled, err := u.pause(ctx, unit, msg)
+				if err != nil {
+					return false, err
+				}
+				if cancelled {
+					u.endUnit(ctx, unit, api.StateCancelled)
+					return true, nil
+				}
+				unit.State = api.StateRunning
+			}
 		}
 		if cancelled, err := u.settle(ctx, unit, unit.Missed(true)); err != nil || cancelled {
 			return cancelled, err

@@ -150,6 +150,19 @@ func (u UnitStatus) Missed(group bool) string {
 		u.Name, u.Succeeded, u.Total, u.Required, failed)
 }
 
+// Unreachable is why a management group stops before its stage next: the
+// servers already failed leave too few to reach Required even if every
+// server not yet run succeeds (a bad image would take the rest of the group
+// down too). "" while the group can still meet its threshold.
+func (u UnitStatus) Unreachable(next int) string {
+	pending := u.Total - u.Succeeded - u.Failed
+	if u.Succeeded+pending >= u.Required {
+		return ""
+	}
+	return fmt.Sprintf("management group %s: %d of %d servers failed (%s), so it can no longer reach %d (50 %%); stage %d not started. Fix them, then continue-update or cancel-update",
+		u.Name, u.Failed, u.Total, cmp.Or(strings.Join(u.FailedNames(), ", "), "none"), u.Required, next)
+}
+
 // PauseAfter is why the upgrade pauses after rack u under strategy s when
 // rack next follows, "" when it goes straight on (strategy Rack, or the
 // last rack: next is "").

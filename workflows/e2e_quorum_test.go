@@ -1,0 +1,117 @@
+package workflows_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/etcd"
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/invariants"
+	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/test/e2e"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Issue 14 (b): a full upgrade of a one-rack site (three KCPs, no spare:
+// each is upgraded in place) while a prober reads the API every 200 ms.
+// No read fails, quorum holds at every event of the lab's log, and at the
+// end etcd's member set is the three active KCPs.
+func TestE2EUpgradeKeepsQuorumOneRack(t *testing.T) {
+	upgradeKeepsQuorum(t, "../examples/one-rack.yaml")
+}
+
+func upgradeKeepsQuorum(t *testing.T, example string) {
+	env := e2e.Start(t, example, e2e.Options{})
+	ctx := env.Context(10 * time.Minute)
+	failed := probeAPI(t, env, 200*time.Millisecond)
+	run, err := env.StartUpgrade(ctx, "4.2.0")
+	require.NoError(t, err)
+	var st api.UpgradeStatus
+	require.NoError(t, run.Get(ctx, &st))
+	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+	require.Empty(t, failed(), "reads of the API that failed during the upgrade")
+	requireMembersAreActiveKCPs(ctx, t, env)
+
+	evs, err := events.ReadFile(env.EventsPath)
+	require.NoError(t, err)
+	inv, err := model.LoadInventory(env.InvPath)
+	require.NoError(t, err)
+	site, err := invariants.SiteFromInventory(inv)
+	require.NoError(t, err)
+	require.Empty(t, invariants.Check(evs, invariants.WithUpgrade(site, st)))
+}
+
+// probeAPI reads the node list every interval until the test ends and
+// returns a function giving the reads that failed so far.
+func probeAPI(t *testing.T, env *e2e.Env, interval time.Duration) func() []string {
+	cfg, err := clientcmd.BuildConfigFromFlags("", env.Inventory.Kubernetes.Kubeconfig)
+	require.NoError(t, err)
+	cfg.Timeout = 5 * time.Second
+	cs, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var failures []string
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if _, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err != nil && ctx.Err() == nil {
+				mu.Lock()
+				failures = append(failures, time.Now().Format(time.RFC3339Nano)+": "+err.Error())
+				mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(failures)
+	}
+}
+
+// requireMembersAreActiveKCPs compares etcd's member list, read now, with
+// the ledger's active KCPs: the same names, all healthy voters.
+func requireMembersAreActiveKCPs(ctx context.Context, t *testing.T, env *e2e.Env) {
+	t.Helper()
+	var kcps []string
+	for _, b := range env.State().Cluster.BMMs {
+		if b.HasRole(model.RoleKCP) {
+			kcps = append(kcps, b.NodeName)
+		}
+	}
+	var o etcd.Observation
+	env.Eventually(time.Minute, "every member a healthy voter", func() bool {
+		var err error
+		o, err = (&etcd.Activities{}).ObserveEtcd(ctx, etcd.ObserveInput{Spec: *env.Lab.EtcdSpec()})
+		if err != nil || o.Err != "" {
+			return false
+		}
+		for _, m := range o.Members {
+			if !m.Healthy || m.Learner {
+				return false
+			}
+		}
+		return true
+	})
+	var names []string
+	for _, m := range o.Members {
+		names = append(names, m.Name)
+	}
+	require.ElementsMatch(t, kcps, names, "etcd's members are the active KCPs")
+}
