@@ -56,7 +56,7 @@ func (f *failover) run(ctx workflow.Context) error {
 	}
 	p, err := remediate.PlanFailover(f.cs.Cluster, f.in.Failed)
 	if err != nil {
-		return err
+		return f.withoutSpare(ctx, err)
 	}
 	f.st.Plan = &p
 	// Every lease of this workflow goes when it ends, however it ends (the

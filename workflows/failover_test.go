@@ -148,7 +148,8 @@ func TestFailoverOfTheSpare(t *testing.T) {
 	require.Equal(t, model.RoleManagement, r.role("rack4-mgmt1"))
 }
 
-// A single rack keeps no spare: the KCP stays Unhealthy, nothing changes.
+// A single rack keeps no spare: the KCP stays Unhealthy and keeps its
+// role; its node is drained and deleted (with etcd: kcp_member_test.go).
 func TestFailoverWithoutSpare(t *testing.T) {
 	r := newFakeSite(t, "../examples/one-rack.yaml")
 	var kcp string
@@ -160,6 +161,9 @@ func TestFailoverWithoutSpare(t *testing.T) {
 	}
 	st := runFailover(t, r, kcp)
 	require.Contains(t, st.Error, "keeps no spare")
-	require.Empty(t, r.log)
+	require.Contains(t, st.Error, "drained and deleted from Kubernetes: the control plane runs one KCP short")
+	require.NotContains(t, st.Error, "etcd", "a site without an etcd section has no member to remove")
+	require.Equal(t, []string{"drain " + kcp, "delete-node " + kcp}, r.log, "no role changes")
+	require.Equal(t, model.RoleKCP, r.role(kcp))
 	require.Empty(t, r.st.Leases)
 }

@@ -124,3 +124,33 @@ func TestFailoverHandsOverTheMember(t *testing.T) {
 	require.Len(t, *removed, 1, "only the failed KCP's member goes")
 	require.Equal(t, model.RoleManagement, r.role("rack2-mgmt1"))
 }
+
+// A KCP that fails over with no spare (a one-rack site keeps none) is
+// deprovisioned: its node drained and deleted, its etcd member removed,
+// and the failover says so plainly.
+func TestFailoverWithoutSpareRemovesTheNode(t *testing.T) {
+	r := newFakeSite(t, "../examples/one-rack.yaml")
+	r.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	r.register(env)
+	removed := etcdSite(t, r, env)
+	kcp, _ := placedRoles(r)
+	failed := kcp[0]
+	r.bmm(failed).DetailedStatusMessage = model.UnhealthyMessage
+	env.ExecuteWorkflow(KCPFailoverWorkflow, api.FailoverInput{Cluster: r.st.Cluster.Name, Failed: failed})
+	require.NoError(t, env.GetWorkflowError())
+	var st api.FailoverStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	node := r.bmm(failed).NodeName
+	for _, w := range []string{"keeps no spare", "its node " + node + " was drained and deleted from Kubernetes",
+		"its etcd member " + node + " removed", "the control plane runs one KCP short until " + failed + " is replaced"} {
+		require.Contains(t, st.Error, w)
+	}
+	calls := r.callLog()
+	require.Less(t, indexOf(calls, "Drain "+node), indexOf(calls, "DeleteNode "+failed), calls)
+	require.Len(t, *removed, 1)
+	require.Equal(t, 2, (*removed)[0].KeepAtLeast)
+	require.False(t, st.Promoted)
+	require.Empty(t, r.st.Leases, "the failover's lease released")
+}

@@ -1,0 +1,43 @@
+package workflows
+
+import (
+	"fmt"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/remediate"
+	"go.temporal.io/sdk/workflow"
+)
+
+// withoutSpare handles a failed KCP that nothing can replace (no spare, or
+// the spare marked Unhealthy too; why says which): reference 000
+// deprovisions a failed KCP, so its node is drained and deleted from
+// Kubernetes (nothing is scheduled on it, controllers stop waiting for
+// it) and, where the site exposes etcd, its member is removed (a dead
+// member only counts against quorum). The control plane runs one member
+// short until the server is replaced; the returned error says so plainly.
+// Older histories (before the change) return why alone.
+func (f *failover) withoutSpare(ctx workflow.Context, why error) error {
+	b, ok := f.cs.Cluster.BMM(f.in.Failed)
+	if !ok || remediate.RoleOf(*b) != model.RoleKCP ||
+		workflow.GetVersion(ctx, "failover-no-spare-removes-node", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return why
+	}
+	if f.in.Holder == "" {
+		if err := f.lease(ctx, f.in.Failed, f.holder); err != nil {
+			return fmt.Errorf("%v; its node is left in place: lease on %s: %s", why, f.in.Failed, err)
+		}
+		defer ledgerOf(f.in.Cluster).release(ctx, "", f.holder)
+	}
+	st := newSteps(ctx, f.in.Cluster, targetsFor(f.cs, *b))
+	if ok, detail := remRemoveNode(st, f.cs.Remediation); !ok {
+		return fmt.Errorf("%v; removing its node failed: %s", why, detail)
+	}
+	done := "its node " + st.t.Node + " was drained and deleted from Kubernetes"
+	if m := memberOf(f.cs, f.in.Failed); m != nil {
+		if err := m.remove(ctx); err != nil {
+			return fmt.Errorf("%v; %s, but %v", why, done, err)
+		}
+		done += " and its etcd member " + m.name + " removed"
+	}
+	return fmt.Errorf("%v; %s: the control plane runs one KCP short until %s is replaced", why, done, f.in.Failed)
+}
