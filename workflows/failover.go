@@ -90,9 +90,6 @@ func (f *failover) run(ctx workflow.Context) error {
 		}
 		f.st.Promoted = true
 	}
-	if err := f.handOverMember(ctx, p.Spare); err != nil {
-		return err
-	}
 	if newSpare != "" {
 		f.setRole(ctx, newSpare, model.RoleKCPSpare, "")
 		f.st.NewSpare = newSpare
@@ -136,7 +133,16 @@ func (f *failover) promote(ctx workflow.Context, spare string) error {
 			return err
 		}
 	}
+	members := handsOverMember(ctx)
+	if members {
+		if err := f.removeFailedMember(ctx); err != nil {
+			return err
+		}
+	}
 	f.setRole(ctx, spare, model.RoleKCP, "")
+	if members {
+		return f.awaitSpareMember(ctx, spare)
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/model"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -41,26 +42,37 @@ func (f *failover) gatePromotion(ctx workflow.Context, spare string) error {
 		spare, d.Reason, f.in.Failed)
 }
 
-// handOverMember, where the site exposes etcd: the promoted spare's member
-// joins (as the lab's and kubeadm's control-plane join does once the node
-// is labelled) and is awaited as a healthy voter, then the failed KCP's
-// member is removed, so the member set is the active KCPs again. In that
-// order: with the dead member still counted, a learner changes nothing,
-// whereas removing it first would leave two voters with no tolerance.
-func (f *failover) handOverMember(ctx workflow.Context, spare string) error {
-	if workflow.GetVersion(ctx, "failover-hands-over-member", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+// handsOverMember: the failover moves the etcd membership (version 1),
+// where the site exposes etcd.
+func handsOverMember(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, "failover-hands-over-member", workflow.DefaultVersion, 1) == 1
+}
+
+// removeFailedMember takes the failed KCP's member out before the spare
+// joins. In that order because etcd refuses to add any member, a learner
+// too, while its leader is not connected to every voter (strict reconfig
+// check: ErrUnhealthy) — a dead member blocks every join until removed,
+// as Cluster API's remediation removes it before it scales up.
+func (f *failover) removeFailedMember(ctx workflow.Context) error {
+	b, ok := f.cs.Cluster.BMM(f.in.Failed)
+	if !ok || !b.HasRole(model.RoleKCP) {
 		return nil
-	}
-	if spare != "" {
-		if m := memberOf(f.cs, spare); m != nil {
-			if err := m.await(ctx); err != nil {
-				return fmt.Errorf("the spare %s was promoted but %v", spare, err)
-			}
-		}
 	}
 	if m := memberOf(f.cs, f.in.Failed); m != nil {
 		if err := m.remove(ctx); err != nil {
-			return fmt.Errorf("the failed KCP %s could not leave etcd: %v", f.in.Failed, err)
+			return fmt.Errorf("the failed KCP %s could not leave etcd: %v; %s stays marked Unhealthy and no role changed", f.in.Failed, err, f.in.Failed)
+		}
+	}
+	return nil
+}
+
+// awaitSpareMember waits for the promoted spare's member to join (kubeadm's
+// control-plane join, as the lab's, once the node is labelled) and become
+// a healthy voter: until then the control plane is a member short.
+func (f *failover) awaitSpareMember(ctx workflow.Context, spare string) error {
+	if m := memberOf(f.cs, spare); m != nil {
+		if err := m.await(ctx); err != nil {
+			return fmt.Errorf("the spare %s was promoted but %v", spare, err)
 		}
 	}
 	return nil

@@ -34,12 +34,7 @@ func (u *upgrade) controlPlane(ctx workflow.Context) error {
 		if step.Action == upgradeplan.KCPRetire {
 			// The last KCP leaves the control plane and waits as the new
 			// spare, on the version it has (reference 002: expected).
-			if err := u.removeMember(ctx, step.BMM); err != nil {
-				return u.serverFailed(ctx, unit, step.BMM, fmt.Sprintf("KCP %s could not retire: %v", step.BMM, err))
-			}
-			err := u.record(ctx, api.BMMPatch{BMM: step.BMM, Roles: []model.Role{model.RoleKCPSpare},
-				DetailedStatus: api.Str(model.BMMAvailable)})
-			if err != nil {
+			if err := u.retire(ctx, step.BMM); err != nil {
 				return u.serverFailed(ctx, unit, step.BMM, fmt.Sprintf("KCP %s could not retire to spare: %v", step.BMM, err))
 			}
 			u.serverState(ctx, unit, step.BMM, api.StateSucceeded)

@@ -64,7 +64,8 @@ func TestRuntimeUpgradeFullFourRack(t *testing.T) {
 	require.Equal(t, "4.2.0", f.st.Cluster.RuntimeVersion)
 	require.Equal(t, model.ClusterRunning, f.st.Cluster.DetailedStatus)
 	require.Empty(t, f.st.Leases, "every lease released")
-	require.Empty(t, f.cordoned, "nothing left cordoned")
+	require.Equal(t, map[string]bool{kcp[2]: true}, f.cordoned, "only the retired KCP stays cordoned: powered off, waiting as the spare")
+	require.Equal(t, model.PowerOff, f.bmm(kcp[2]).PowerState)
 	require.False(t, f.overlap, "servers of two racks never upgrade at once")
 
 	// Compute racks in natural order, each rack's servers together.
