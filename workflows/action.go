@@ -87,6 +87,7 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	})
 	a.st = newSteps(actx, in.Cluster, a.t)
 	a.res = res
+	a.recheck = h.recheck // nil unless the BMM is a control-plane member
 	a.deadline = workflow.Now(ctx).Add(limit)
 	runErr := a.run()
 	if runErr == nil {
@@ -122,6 +123,9 @@ type action struct {
 	rp api.ReplaceParams
 	// deadline is when the action's time limit ends.
 	deadline time.Time
+	// recheck asks the live gate again (held.recheck); nil when the BMM
+	// is not a control-plane member.
+	recheck func(workflow.Context) error
 }
 
 // reimageLimit is what is left of the action's time for a reimage, less a

@@ -8,6 +8,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/temporalerr"
+	"go.temporal.io/sdk/workflow"
 )
 
 // Reimage and replace (reference 003). Both evacuate the BMM first (cordon,
@@ -86,6 +87,11 @@ func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) er
 	if tmpl == "" {
 		tmpl = model.DefaultImageURLTemplate
 	}
+	// The evacuation may have taken minutes: a KCP's wipe is decided on a
+	// fresh look at the rest of the control plane.
+	if err := a.gateBeforeWipe(); err != nil {
+		return stepErr("before the reinstall", err)
+	}
 	a.setStatus(model.BMMDeprovisioning, fmt.Sprintf("%s: reinstalling runtime %s", a.in.Action, version))
 	if out, err := a.st.reimageUntilBack(reimageJob{verb: "Reimage", imageURL: strings.ReplaceAll(tmpl, "{version}", version),
 		version: version, limit: limit, force: true, waitLimit: func() time.Duration { return limit },
@@ -133,4 +139,13 @@ func (a *action) setStatus(detailed, msg string) {
 
 func (a *action) noteEvacuation(ev evacuation) {
 	a.res.DrainTimedOut, a.res.VMsTimedOut, a.res.VMsStopped = ev.DrainTimedOut, ev.VMsTimedOut, ev.Stopped
+}
+
+// gateBeforeWipe asks the live gate again just before the disk is wiped
+// (a no-op for a BMM that is not a control-plane member).
+func (a *action) gateBeforeWipe() error {
+	if a.recheck == nil || workflow.GetVersion(a.st.ctx, "action-recheck-before-wipe", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return nil
+	}
+	return a.recheck(a.st.ctx)
 }

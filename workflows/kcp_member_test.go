@@ -14,19 +14,32 @@ import (
 )
 
 // etcdSite gives the fake site an etcd section and mocks the etcd
-// activities: every member healthy, removals and waits logged among the
+// activities: every member healthy (but the one sick names at the nth
+// observation, when sick is set), removals and waits logged among the
 // site's calls.
-func etcdSite(t *testing.T, s *fakeSite, env *testsuite.TestWorkflowEnvironment) (removed *[]etcd.MemberInput) {
+func etcdSite(t *testing.T, s *fakeSite, env *testsuite.TestWorkflowEnvironment, sick ...func(n int) string) (removed *[]etcd.MemberInput) {
 	t.Helper()
 	kcp, _ := placedRoles(s)
 	var mu sync.Mutex
 	var rm []etcd.MemberInput
+	observed := 0
 	env.RegisterActivity(ea)
 	env.OnActivity(ea.ObserveEtcd, mock.Anything, mock.Anything).Return(func(_ context.Context, in etcd.ObserveInput) (etcd.Observation, error) {
+		mu.Lock()
+		observed++
+		bad := ""
+		if len(sick) > 0 {
+			bad = sick[0](observed)
+		}
+		mu.Unlock()
 		o := etcd.Observation{SeenAt: env.Now()}
 		for i, k := range kcp {
 			n := s.bmm(k).NodeName
-			o.Members = append(o.Members, etcd.Member{Name: n, Healthy: true, Leader: i == len(kcp)-1})
+			m := etcd.Member{Name: n, Healthy: n != bad, Leader: i == len(kcp)-1}
+			if !m.Healthy {
+				m.Err = "no answer within 5s"
+			}
+			o.Members = append(o.Members, m)
 		}
 		return o, nil
 	})
@@ -153,4 +166,28 @@ func TestFailoverWithoutSpareRemovesTheNode(t *testing.T) {
 	require.Equal(t, 2, (*removed)[0].KeepAtLeast)
 	require.False(t, st.Promoted)
 	require.Empty(t, r.st.Leases, "the failover's lease released")
+}
+
+// A reimage of a KCP asks the live gate again after the evacuation, just
+// before the wipe: a member that fell sick meanwhile stops it.
+func TestKCPReimageAsksTheGateAgainBeforeTheWipe(t *testing.T) {
+	s := newActionSite(t)
+	kcp, _ := placedRoles(s)
+	s.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
+	env := s.env(t, api.ActionID("site-a", kcp[0], 1))
+	// Healthy at the lease's two looks; another member down at the third,
+	// after the evacuation.
+	etcdSite(t, s, env, func(n int) string {
+		if n >= 3 {
+			return s.bmm(kcp[1]).NodeName
+		}
+		return ""
+	})
+	env.ExecuteWorkflow(BMMActionWorkflow, act(api.ActionReimage, kcp[0]))
+	err := env.GetWorkflowError()
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "before the reinstall")
+	require.Contains(t, err.Error(), kcp[1])
+	require.Equal(t, -1, indexOf(s.callLog(), "Reimage "+kcp[0]), "no reset")
+	require.Equal(t, -1, indexOf(s.callLog(), "RemoveMember "+s.bmm(kcp[0]).NodeName), "its member kept")
 }
