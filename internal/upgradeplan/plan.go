@@ -175,7 +175,19 @@ func controlPlane(c model.Cluster, to string) []KCPStep {
 	}
 	want, _ := model.ControlPlaneSize(len(racks))
 	var out []KCPStep
+	allAt := true
+	for _, k := range kcp {
+		allAt = allAt && atTarget(c, k, to)
+	}
 	switch {
+	case len(spares) > 0 && len(kcp) == want && allAt:
+		// Done (a re-run after the phase finished): the retired spare
+		// keeps its version by design; promoting it would leave the table
+		// a KCP over and no spare.
+		for _, k := range kcp {
+			out = append(out, KCPStep{BMM: k, Action: KCPSwap, Skip: true})
+		}
+		return out
 	case len(spares) > 0:
 		out = append(out, KCPStep{BMM: spares[0], Action: KCPUpgradeSpare, Skip: atTarget(c, spares[0], to)})
 	case len(kcp) <= want:
@@ -184,13 +196,18 @@ func controlPlane(c model.Cluster, to string) []KCPStep {
 		}
 		return out
 	}
-	// The server to retire is the last KCP still on the old version.
+	// The server to retire is the last KCP still on the old version; a
+	// run interrupted after its last swap (every KCP at the target, one
+	// over the table) still retires one: the last.
 	retire := -1
 	for i := len(kcp) - 1; i >= 0; i-- {
 		if !atTarget(c, kcp[i], to) {
 			retire = i
 			break
 		}
+	}
+	if retire < 0 && len(kcp) > want {
+		retire = len(kcp) - 1
 	}
 	for i, k := range kcp {
 		if i == retire {

@@ -115,6 +115,16 @@ func (u *UnitStatus) CancelPending() {
 	}
 }
 
+// StateOf is the state of server name in the unit ("" when not in it).
+func (u UnitStatus) StateOf(name string) string {
+	for _, s := range u.Servers {
+		if s.Name == name {
+			return s.State
+		}
+	}
+	return ""
+}
+
 // Running lists the servers in flight.
 func (u UnitStatus) Running() []string { return u.names(StateRunning) }
 

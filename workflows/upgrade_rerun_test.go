@@ -1,0 +1,65 @@
+package workflows
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// Issue 15's reproduction: a two-rack upgrade (one KCP, one spare) with
+// PauseAfterRack, cancelled at its first pause, then started again to the
+// same target (strategy Rack). The re-run finishes the rest and leaves the table as the
+// reference wants it: one KCP and one spare, in different racks, the
+// retired spare untouched (it keeps its version by design).
+func TestRerunAfterCancelKeepsOneKCPAndOneSpare(t *testing.T) {
+	f := newFakeSite(t, "../examples/two-rack.yaml")
+	strategy := model.UpdateStrategy{StrategyType: model.StrategyPauseAfterRack}
+
+	var s1 testsuite.WorkflowTestSuite
+	env := s1.NewTestWorkflowEnvironment()
+	f.register(env)
+	var cancel updateResult
+	env.RegisterDelayedCallback(func() { sendUpdate(env, api.UpdateCancel, "c1", &cancel, nil) }, 3*time.Hour)
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(strategy))
+	require.NoError(t, env.GetWorkflowError())
+	require.NoError(t, cancel.rejected)
+	var first api.UpgradeStatus
+	require.NoError(t, env.GetWorkflowResult(&first))
+	require.Equal(t, api.StateCancelled, first.DetailedStatus)
+	reimaged := len(f.reimages)
+
+	var s2 testsuite.WorkflowTestSuite
+	env = s2.NewTestWorkflowEnvironment()
+	f.register(env)
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{}))
+	require.NoError(t, env.GetWorkflowError())
+	var second api.UpgradeStatus
+	require.NoError(t, env.GetWorkflowResult(&second))
+	require.Equal(t, model.ClusterRunning, second.DetailedStatus, second.DetailedStatusMessage)
+
+	var kcps, spares []model.BMM
+	for _, b := range f.st.Cluster.BMMs {
+		switch b.Roles[0] {
+		case model.RoleKCP:
+			kcps = append(kcps, b)
+		case model.RoleKCPSpare:
+			spares = append(spares, b)
+		}
+	}
+	require.Len(t, kcps, 1, "the table's one active KCP")
+	require.Len(t, spares, 1, "and one spare")
+	require.NotEqual(t, kcps[0].Rack, spares[0].Rack, "in different racks")
+	require.Equal(t, "4.2.0", kcps[0].RuntimeVersion)
+	for _, st := range second.ControlPlane.Servers {
+		require.Equal(t, api.StateSkipped, st.State, "the control plane was done: %s", st.Name)
+	}
+	for _, b := range f.reimages[reimaged:] {
+		require.NotEqual(t, spares[0].Name, b, "the retired spare is not reimaged by the re-run")
+		bm := f.bmm(b)
+		require.Equal(t, model.RoleCompute, bm.Roles[0], "the re-run only finishes compute: %s", b)
+	}
+}
