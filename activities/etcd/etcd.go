@@ -16,6 +16,7 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 )
 
 // Activities are registered with a worker; the zero value works with
@@ -69,7 +70,9 @@ type Observation struct {
 
 // dial connects to spec's endpoints with its client TLS files.
 func (a *Activities) dial(spec model.EtcdSpec) (*clientv3.Client, error) {
-	cfg := clientv3.Config{Endpoints: spec.Endpoints, DialTimeout: a.dialTimeout()}
+	// The client's own retry warnings would log every down member at every
+	// observation; what was seen is reported in the Observation instead.
+	cfg := clientv3.Config{Endpoints: spec.Endpoints, DialTimeout: a.dialTimeout(), Logger: zap.NewNop()}
 	if spec.CAFile != "" || spec.CertFile != "" {
 		info := transport.TLSInfo{TrustedCAFile: spec.CAFile, CertFile: spec.CertFile, KeyFile: spec.KeyFile}
 		tc, err := info.ClientConfig()
