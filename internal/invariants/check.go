@@ -32,6 +32,9 @@ func Check(evs []events.Event, site Site) []Violation {
 	if site.EtcdMembership && len(evs) > 0 {
 		c.memberSet(evs[len(evs)-1])
 	}
+	if site.PlacementTable && len(evs) > 0 {
+		c.placementTable(evs[len(evs)-1])
+	}
 	for _, r := range site.Remediations {
 		c.ladder(r, evs)
 	}

@@ -157,7 +157,7 @@ func (c *checker) memberSet(e events.Event) {
 		}
 	}
 	for b, r := range c.st.role {
-		if r == model.RoleKCP && !inSet[b] {
+		if r == model.RoleKCP && !inSet[b] && !c.st.deleted[b] { // a deleted node is out of service
 			missing = append(missing, b)
 		}
 	}

@@ -41,6 +41,10 @@ type Site struct {
 	// failover); a log without etcd events (a detached lab) is not held to
 	// it. etcd-quorum and control-plane-healthy-first are always on.
 	EtcdMembership bool
+	// PlacementTable turns on placement-table: at the end of the log the
+	// roles are reference 000's table for the rack count (SiteFromInventory
+	// turns it on; a log that ends mid-operation is not held to it).
+	PlacementTable bool
 	// Operations are the windows in which operations ran: etcd-member-set
 	// is checked at every event outside them and at the end of the log.
 	// Empty: at the end of the log only.
@@ -85,7 +89,7 @@ func SiteFromInventory(inv *model.Inventory) (Site, error) {
 	if err != nil {
 		return Site{}, err
 	}
-	s := Site{Roles: map[string]model.Role{}, Racks: map[string]string{}, EtcdMembership: true}
+	s := Site{Roles: map[string]model.Role{}, Racks: map[string]string{}, EtcdMembership: true, PlacementTable: true}
 	for _, a := range placed {
 		s.Roles[a.Name], s.Racks[a.Name] = a.Role, a.Rack
 	}

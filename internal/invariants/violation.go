@@ -19,6 +19,7 @@ const (
 	RuleControlPlaneHealthyFirst = "control-plane-healthy-first"
 	RuleEtcdMemberSet            = "etcd-member-set"
 	RuleEtcdMemberStale          = "etcd-member-stale"
+	RulePlacementTable           = "placement-table"
 )
 
 // Violation is one broken rule, at the event (or remediation start) that
