@@ -79,4 +79,3 @@ func (l *clusterLedger) recordForced(ctx workflow.Context, r lease.Request, had 
 	}
 	l.st.BreakGlass = breakglass.Append(l.st.BreakGlass, breakglass.Forced(l.st.Cluster, r, workflow.Now(ctx)))
 }
-

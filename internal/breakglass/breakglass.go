@@ -58,6 +58,14 @@ func Resume(st api.ClusterState, r api.ResumeRequest, now time.Time) (api.Resume
 	return res, api.BreakGlassAct{Time: now, Act: api.ActResume, Reason: strings.TrimSpace(r.Reason), By: r.By, Detail: "was " + was}
 }
 
+// ResumedDuring reports whether c is Running because an operator resumed
+// it from status with exactly message msg (the storm guard then leaves it
+// Running until its message changes).
+func ResumedDuring(c model.Cluster, status, msg string) bool {
+	return c.DetailedStatus == model.ClusterRunning && strings.HasPrefix(c.DetailedStatusMessage, ResumePrefix) &&
+		strings.HasSuffix(c.DetailedStatusMessage, "(was "+status+": "+msg+")")
+}
+
 // CheckRelease refuses a lease release before anything changes, naming
 // every problem, and returns the lease to free. Whether its holder still
 // runs is the ledger's to find out (an activity): see Released.

@@ -128,3 +128,18 @@ func TestAppendKeepsTheLast(t *testing.T) {
 		t.Fatalf("kept %d, first at %v", len(log), log[0].Time)
 	}
 }
+
+func TestResumedDuring(t *testing.T) {
+	storm := "storm guard: 2 control-plane nodes unhealthy (a, b)"
+	res, _ := Resume(state(model.ClusterDegraded, storm, "r1-m1:kcp"), api.ResumeRequest{Reason: "ok (known)", By: "x"}, t0)
+	resumed := model.Cluster{DetailedStatus: res.Status, DetailedStatusMessage: res.Message}
+	if !ResumedDuring(resumed, model.ClusterDegraded, storm) {
+		t.Errorf("resumed during the same storm: %q", res.Message)
+	}
+	if ResumedDuring(resumed, model.ClusterDegraded, "storm guard: 3 control-plane nodes unhealthy (a, b, c)") {
+		t.Error("a changed storm is not acknowledged")
+	}
+	if ResumedDuring(model.Cluster{DetailedStatus: model.ClusterRunning, DetailedStatusMessage: "(was Degraded: " + storm + ")"}, model.ClusterDegraded, storm) {
+		t.Error("only a resume acknowledges")
+	}
+}
