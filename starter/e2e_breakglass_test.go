@@ -106,6 +106,28 @@ func TestE2EBreakGlass(t *testing.T) {
 	require.Contains(t, accepted.String(), forceReason)
 	require.Contains(t, accepted.String(), api.UpdateResume+" ")
 	require.Contains(t, accepted.String(), resumeReason)
+
+	t.Run("lease release: refused while the holder runs, freed once it has ended", func(t *testing.T) {
+		const bmm = "rack1-c2"
+		require.NoError(t, env.Lab.SetFault(bmm, "reimage-hangs", 0, false))
+		out, err := cli("bmm", "reimage", "--cluster", env.Cluster, "--bmm", bmm)
+		require.NoError(t, err)
+		holder := strings.TrimSpace(out)
+		_, err = cli("lease", "release", "--cluster", env.Cluster, "--bmm", bmm, "--reason", "INC-78: looks stuck")
+		require.ErrorContains(t, err, "held by "+holder+" (reimage), which is still running")
+		require.Len(t, env.State().Leases, 1)
+
+		// Terminated, it never gives its lease back itself.
+		require.NoError(t, env.Client.TerminateWorkflow(ctx, holder, "", "operator: stuck"))
+		out, err = cli("lease", "release", "--cluster", env.Cluster, "--bmm", bmm, "--reason", "INC-78: holder terminated", "-o", "json")
+		require.NoError(t, err)
+		require.Contains(t, out, holder)
+		require.Empty(t, env.State().Leases)
+		out, err = cli("cluster", "history", "--cluster", env.Cluster, "-o", "json")
+		require.NoError(t, err)
+		require.Contains(t, out, `"reason": "INC-78: holder terminated"`)
+		require.Contains(t, out, "break-glass lease-release")
+	})
 }
 
 func ledgerBMMOf(t *testing.T, env *e2e.Env, name string) model.BMM {
