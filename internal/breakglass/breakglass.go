@@ -106,7 +106,7 @@ func Forced(c model.Cluster, req lease.Request, now time.Time) api.BreakGlassAct
 		status += ": " + c.DetailedStatusMessage
 	}
 	return api.BreakGlassAct{Time: now, Act: api.ActForce, BMM: req.BMM, Holder: req.Holder, Reason: strings.TrimSpace(req.Reason), By: req.By,
-		Detail: fmt.Sprintf("forced %s of %s while the cluster was %s", req.Operation, req.BMM, status)}
+		Detail: fmt.Sprintf("forced %s of %s while the cluster was %s (lease granted; the action's own row says how it ended)", req.Operation, req.BMM, status)}
 }
 
 // Append adds act to the log, keeping the last api.MaxBreakGlassKept.
