@@ -74,6 +74,13 @@ func TestBadInputCLI(t *testing.T) {
 		{"replace: storage policy", bmm("replace", "--storage-policy", "Keep"), []string{"storagePolicy", "Keep", "Preserve, DiscardAll"}},
 		{"replace: boot MAC", bmm("replace", "--boot-mac-address", "xyz"), []string{"bootMacAddress", "xyz"}},
 		{"replace: a secret as credentials", bmm("replace", "--bmc-credentials", "root:calvin"), []string{"bmcCredentials", "never a username or password"}},
+		// Break-glass: every problem at once, before dialling.
+		{"force without reason", bmm("restart", "--force"), []string{"reason is empty", "--reason"}},
+		{"reason without force", bmm("restart", "--reason", "x"), []string{`reason "x" given without force`}},
+		{"force, no reason and a bad policy", bmm("replace", "--force", "--storage-policy", "Keep"), []string{"storagePolicy", "Keep", "reason is empty"}},
+		{"resume without cluster or reason", []string{"cluster", "resume", "--address", "127.0.0.1:1"}, []string{"--cluster is required", "--reason is required"}},
+		{"resume: reason on two lines", []string{"cluster", "resume", "--address", "127.0.0.1:1", "--cluster", "lab-two", "--reason", "a\nb"}, []string{"spans lines"}},
+		{"lease release: nothing given", []string{"lease", "release", "--address", "127.0.0.1:1"}, []string{"--cluster is required", "--bmm is required", "--reason is required"}},
 		// lab check.
 		{"lab check without --events", []string{"lab", "check"}, []string{"--events is required"}},
 		{"lab check: log not JSON Lines", []string{"lab", "check", "--events", file("{not json}\n")}, []string{"read event log"}},

@@ -17,7 +17,9 @@ func (a *app) bmmCmd() *cobra.Command {
 		Long: `Each action runs as BMMActionWorkflow (id action:<cluster>:<bmm>:<n>) holding a lease
 from the cluster's ledger. Restart, power-off, reimage and replace are disruptive:
 on a KCP server they are refused while another KCP disruption runs or the KCP set
-is not full (reference 003). A refusal is printed and exits 1; with --wait (or
+is not full (reference 003). On a Degraded or Failed cluster an action needs
+--force --reason TEXT (recorded; the live control-plane gate still applies,
+no flag skips it). A refusal is printed and exits 1; with --wait (or
 --watch, which also shows the step in progress) a failed action exits 2.`,
 	}
 	for _, act := range api.Actions {
@@ -61,6 +63,9 @@ func (a *app) bmmActionCmd(action string) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in.Action = action
 			in.ReplaceParams = rf.p
+			if in.Force {
+				in.By = operator()
+			}
 			return a.withClient(cmd, 0, in.Validate(), func(ctx context.Context, c client.Client) error {
 				run, err := startAction(ctx, c, in)
 				if err != nil {
@@ -99,6 +104,7 @@ func (a *app) bmmActionCmd(action string) *cobra.Command {
 	case api.ActionReplace:
 		rf.register(cmd)
 	}
+	forceFlags(cmd, &in)
 	f.DurationVar(&in.TimeLimit, "time-limit", 0, "shorten the action's time limit (default: reference 003's, e.g. reimage 3h)")
 	if action == api.ActionCordon || action == api.ActionReimage || action == api.ActionReplace {
 		f.DurationVar(&in.EvacuateTimeout, "evacuate-timeout", 0, "bound of the evacuation (drain 2/3, VM shutdown 1/3), then proceed (default 30m)")

@@ -24,7 +24,7 @@ func startAction(ctx context.Context, c client.Client, in api.ActionInput) (clie
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	id, err := acquireActionLease(ctx, c, in.Cluster, in.BMM, in.Action)
+	id, err := acquireActionLease(ctx, c, in)
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +52,13 @@ func startAction(ctx context.Context, c client.Client, in api.ActionInput) (clie
 
 // acquireActionLease returns the id the ledger assigned, or a refusal
 // with exit code 1.
-func acquireActionLease(ctx context.Context, c client.Client, cluster, bmm, action string) (string, error) {
+func acquireActionLease(ctx context.Context, c client.Client, in api.ActionInput) (string, error) {
+	cluster, bmm, action := in.Cluster, in.BMM, in.Action
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID:   api.ClusterID(cluster),
-		UpdateName:   api.UpdateAcquireLease,
-		Args:         []any{lease.Request{BMM: bmm, Operation: lease.Operation(action)}},
+		WorkflowID: api.ClusterID(cluster),
+		UpdateName: api.UpdateAcquireLease,
+		Args: []any{lease.Request{BMM: bmm, Operation: lease.Operation(action),
+			Force: in.Force, Reason: in.Reason, By: in.By}},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	var res api.AcquireResult

@@ -30,19 +30,33 @@ type historyRow struct {
 	// Parent is the workflow that started this one (a server upgrade's
 	// rack, a rack's runtime upgrade).
 	Parent string `json:"parent,omitempty"`
+	// Reason and By are a break-glass act's (history_breakglass.go).
+	Reason string `json:"reason,omitempty"`
+	By     string `json:"by,omitempty"`
 }
 
 func (a *app) clusterHistoryCmd() *cobra.Command {
 	var cluster, bmm, format string
 	cmd := &cobra.Command{
-		Use:   "history --cluster C --bmm NAME",
-		Short: "List every operation that touched a BMM: actions, upgrades (with the upgrade they belong to), remediations, troubleshooting",
+		Use:   "history --cluster C [--bmm NAME]",
+		Short: "List every operation that touched a BMM: actions, upgrades (with the upgrade they belong to), remediations, troubleshooting, break-glass acts; without --bmm, the cluster's break-glass acts",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withClient(cmd, time.Minute, required(flag{"cluster", cluster}, flag{"bmm", bmm}), func(ctx context.Context, c client.Client) error {
-				rows, err := bmmHistory(ctx, c, cluster, bmm)
-				if err != nil {
-					return err
+			return a.withClient(cmd, time.Minute, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
+				var rows []historyRow
+				if bmm != "" {
+					var err error
+					if rows, err = bmmHistory(ctx, c, cluster, bmm); err != nil {
+						return err
+					}
 				}
+				acts, err := breakGlassRows(ctx, c, cluster, bmm)
+				switch {
+				case err != nil && bmm == "":
+					return err
+				case err != nil: // the workflows' rows still answer
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: break-glass acts not shown: %v\n", err)
+				}
+				rows = mergeRows(rows, acts)
 				return output.Write(cmd.OutOrStdout(), format, rows, func() output.Table {
 					t := output.Table{Header: []string{"time", "operation", "workflow id", "status", "result"}}
 					for _, r := range rows {
@@ -54,7 +68,7 @@ func (a *app) clusterHistoryCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
-	cmd.Flags().StringVar(&bmm, "bmm", "", "BMM name")
+	cmd.Flags().StringVar(&bmm, "bmm", "", "BMM name (without it: the cluster's break-glass acts)")
 	outputFlag(cmd, &format)
 	return cmd
 }

@@ -37,6 +37,8 @@ func TestReadCommandsOutputFlag(t *testing.T) {
 		{"remediation show", []string{"--cluster", "lab-two", "--bmm", "rack1-c1"}, dial},
 		{"lab status", []string{"--inventory", "../examples/two-rack.yaml"}, "no labAdmin"},
 		{"lab check", []string{"--events", events, "--inventory", "../examples/two-rack.yaml"}, ""},
+		{"cluster resume", []string{"--cluster", "lab-two", "--reason", "INC-1"}, dial},
+		{"lease release", []string{"--cluster", "lab-two", "--bmm", "rack1-c1", "--reason", "INC-1"}, dial},
 		{"bmm troubleshoot-status", []string{"--cluster", "lab-two", "--bmm", "rack1-c1"}, dial},
 		// An example site is not reachable from here: every BMM is a blocker.
 		{"site check", []string{"--inventory", "../examples/two-rack.yaml", "--timeout", "500ms"}, "blockers"},

@@ -59,8 +59,14 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	// Holder is this run's id, so a lease the starter already took for
 	// this id is simply confirmed.
 	var a *action
+	req := lease.Request{BMM: in.BMM, Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: lease.Operation(in.Action)}
+	// Break-glass: the lease may be granted on a Degraded or Failed
+	// cluster. open still runs the live control-plane gate.
+	if in.Force && workflow.GetVersion(ctx, "action-force", workflow.DefaultVersion, 1) == 1 {
+		req.Force, req.Reason, req.By = true, in.Reason, in.By
+	}
 	h, stage, err := ledgerOf(in.Cluster).open(ctx, opening{
-		req: lease.Request{BMM: in.BMM, Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: lease.Operation(in.Action)},
+		req: req,
 		check: func(cs api.ClusterState, bm model.BMM) (err error) {
 			a, err = newAction(cs, bm, in)
 			return err

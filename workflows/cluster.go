@@ -58,6 +58,9 @@ func (l *clusterLedger) handlers(ctx workflow.Context) error {
 	}); err != nil {
 		return err
 	}
+	if err := l.breakGlassHandlers(ctx); err != nil {
+		return err
+	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateRecordBMM, l.record,
 		workflow.UpdateHandlerOptions{Validator: l.validateRecord}); err != nil {
 		return err
@@ -106,6 +109,8 @@ func (l *clusterLedger) acquire(ctx workflow.Context, r lease.Request) (api.Acqu
 		r.Holder = api.ActionID(l.st.Cluster.Name, r.BMM, l.st.ActionSeq)
 	}
 	b, _ := l.st.Cluster.BMM(r.BMM)
+	had, _ := lease.HeldOn(l.st.Leases, r.BMM)
+	l.recordForced(ctx, r, had.Holder == r.Holder)
 	l.st.Leases = lease.Grant(l.st.Leases, r, b.HasRole(model.RoleKCP), workflow.Now(ctx))
 	l.touch(ctx)
 	for _, x := range l.st.Leases {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/breakglass"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
 	"github.com/rackroll/rackroll/internal/temporalerr"
@@ -203,6 +204,9 @@ func (m *monitor) surfaceStorm(ctx workflow.Context, c model.Cluster, unhealthy 
 	ours := c.DetailedStatus == model.ClusterDegraded && strings.HasPrefix(c.DetailedStatusMessage, stormPrefix)
 	var p *api.ClusterStatusPatch
 	switch {
+	case msg != "" && stormResumed(ctx, c, msg):
+		// An operator resumed the cluster knowing this very storm (cluster
+		// resume): it stays Running until the storm changes.
 	case msg != "" && (c.DetailedStatus == model.ClusterRunning || (ours && c.DetailedStatusMessage != msg)):
 		p = &api.ClusterStatusPatch{DetailedStatus: model.ClusterDegraded, DetailedStatusMessage: msg}
 	case msg == "" && ours:
@@ -214,4 +218,10 @@ func (m *monitor) surfaceStorm(ctx workflow.Context, c model.Cluster, unhealthy 
 	if err := ledgerOf(m.in.Cluster).setStatus(ctx, *p); err != nil {
 		m.st.LastError = "set the cluster status: " + temporalerr.Message(err)
 	}
+}
+
+// stormResumed reports whether the cluster was resumed by an operator
+// while the storm guard said exactly msg.
+func stormResumed(ctx workflow.Context, c model.Cluster, msg string) bool {
+	return breakglass.ResumedDuring(c, model.ClusterDegraded, msg) && workflow.GetVersion(ctx, "storm-respects-resume", workflow.DefaultVersion, 1) == 1
 }

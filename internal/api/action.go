@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -71,6 +72,12 @@ type ActionInput struct {
 	// reference's. A reimage that has not brought the node back by then
 	// fails naming the node and the BMC's last state.
 	TimeLimit time.Duration `json:"timeLimit,omitempty"`
+	// Force (with Reason, and By the operator) is break-glass: the action
+	// is accepted on a Degraded or Failed cluster. The live control-plane
+	// gate and the KCP lease rules still apply (lease.Request.Force).
+	Force  bool   `json:"force,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	By     string `json:"by,omitempty"`
 }
 
 // ActionResult is what BMMActionWorkflow returns when the action succeeded
@@ -100,8 +107,13 @@ const (
 )
 
 // Validate checks the input alone (no I/O): the workflow calls it before
-// any side effect and the CLI before it asks for a lease.
+// any side effect and the CLI before it asks for a lease. The break-glass
+// fields are checked apart, so both problems are named at once.
 func (in ActionInput) Validate() error {
+	return errors.Join(in.validateAction(), lease.CheckReason(in.Force, in.Reason))
+}
+
+func (in ActionInput) validateAction() error {
 	if in.Cluster == "" {
 		return fmt.Errorf("cluster is empty: name the cluster whose BMM to act on")
 	}
@@ -212,10 +224,20 @@ func ActionDetails(in ActionInput) string {
 	if in.EvacuateTimeout > 0 {
 		parts = append(parts, "evacuate limit "+in.EvacuateTimeout.String())
 	}
+	if in.Force {
+		parts = append(parts, fmt.Sprintf("FORCED by %s: %s", orUnknown(in.By), in.Reason))
+	}
 	if len(parts) == 0 {
 		return "no options"
 	}
 	return strings.Join(parts, ", ")
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "an unnamed operator"
+	}
+	return s
 }
 
 // TroubleshootWorkflowName runs the reference 003 escalation ladder.

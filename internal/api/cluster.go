@@ -53,6 +53,9 @@ type ClusterState struct {
 	// ControlPlane is the inventory's controlPlane section (etcd endpoints
 	// and client TLS file paths, never their content); nil when absent.
 	ControlPlane *model.ControlPlaneSpec `json:"controlPlane,omitempty"`
+	// BreakGlass are the operator overrides accepted, oldest first (the
+	// last MaxBreakGlassKept).
+	BreakGlass []BreakGlassAct `json:"breakGlass,omitempty"`
 }
 
 // RegisterRequest re-registers the inventory (update `register`).

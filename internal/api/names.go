@@ -37,6 +37,8 @@ const (
 	UpdateRecordBMM      = "record-bmm"
 	UpdateClusterStatus  = "set-cluster-status"
 	SignalConfirmReplace = "confirm-replace"
+	UpdateResume         = "resume"              // break-glass: Degraded/Failed → Running
+	UpdateBreakGlassFree = "break-glass-release" // break-glass: free an ended holder's lease
 )
 
 // Search attributes (Keyword), registered by `make dev-server`.

@@ -37,6 +37,13 @@ type Request struct {
 	AllowWhileUpdating bool `json:"allowWhileUpdating,omitempty"`
 	// AllowDegraded lets remediation act on a cluster that is not Running.
 	AllowDegraded bool `json:"allowDegraded,omitempty"`
+	// Force is the operator's break-glass (--force): a user action on a
+	// Degraded or Failed cluster, with Reason saying why and By who. It
+	// lifts only the cluster-status condition: the KCP rules below and the
+	// live gate the requester runs (internal/cpgate) still apply.
+	Force  bool   `json:"force,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	By     string `json:"by,omitempty"`
 	// ObservedAt is when the requester observed the control plane for the
 	// live gate (internal/cpgate) before asking; see Fresh.
 	ObservedAt *time.Time `json:"observedAt,omitempty"`
@@ -61,15 +68,21 @@ func Check(c model.Cluster, held []Lease, req Request) error {
 			return fmt.Errorf("bmm %s is busy: %s (%s) holds it since %s", req.BMM, l.Holder, l.Operation, l.Since.UTC().Format(time.RFC3339))
 		}
 	}
+	if err := CheckReason(req.Force, req.Reason); err != nil {
+		return err
+	}
 	switch c.DetailedStatus {
 	case model.ClusterRunning, "":
 	case model.ClusterUpdating, model.ClusterUpdatePaused:
+		// --force does not reach here: the upgrade is running and leases
+		// servers itself; cancelling it is the way out.
 		if !req.AllowWhileUpdating && !req.AllowDegraded {
 			return fmt.Errorf("cluster %s is %s: actions need the cluster Running (wait for the upgrade, or cancel it)", c.Name, c.DetailedStatus)
 		}
 	default:
-		if !req.AllowDegraded {
-			return fmt.Errorf("cluster %s is %s, not Running: %s", c.Name, c.DetailedStatus, c.DetailedStatusMessage)
+		if !req.AllowDegraded && !req.Force {
+			return fmt.Errorf("cluster %s is %s, not Running: %s (to act anyway: --force --reason TEXT; to return it to Running: starter cluster resume)",
+				c.Name, c.DetailedStatus, c.DetailedStatusMessage)
 		}
 	}
 	if !req.Operation.Disruptive() || !b.HasRole(model.RoleKCP) {
