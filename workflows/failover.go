@@ -134,14 +134,21 @@ func (f *failover) promote(ctx workflow.Context, spare string) error {
 		}
 	}
 	members := handsOverMember(ctx)
-	if members {
+	sole := members && f.soleMember()
+	if members && !sole {
 		if err := f.removeFailedMember(ctx); err != nil {
-			return err
+			return fmt.Errorf("%v; %s stays marked Unhealthy and no role changed", err, f.in.Failed)
 		}
 	}
 	f.setRole(ctx, spare, model.RoleKCP, "")
-	if members {
-		return f.awaitSpareMember(ctx, spare)
+	if !members {
+		return nil
+	}
+	if err := f.awaitSpareMember(ctx, spare); err != nil {
+		return err
+	}
+	if sole {
+		return f.removeFailedMember(ctx)
 	}
 	return nil
 }

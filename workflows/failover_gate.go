@@ -60,10 +60,20 @@ func (f *failover) removeFailedMember(ctx workflow.Context) error {
 	}
 	if m := memberOf(f.cs, f.in.Failed); m != nil {
 		if err := m.remove(ctx); err != nil {
-			return fmt.Errorf("the failed KCP %s could not leave etcd: %v; %s stays marked Unhealthy and no role changed", f.in.Failed, err, f.in.Failed)
+			return fmt.Errorf("the failed KCP %s could not leave etcd: %v", f.in.Failed, err)
 		}
 	}
 	return nil
+}
+
+// soleMember: the failed KCP's member is the whole of etcd (a two-rack
+// site). Removing it first would leave no etcd at all, so there the spare
+// joins first — which only an etcd that still answers allows; a two-rack
+// site whose only KCP is really gone has lost its control plane, which
+// no order of steps brings back.
+func (f *failover) soleMember() bool {
+	m := memberOf(f.cs, f.in.Failed)
+	return m != nil && m.sole
 }
 
 // awaitSpareMember waits for the promoted spare's member to join (kubeadm's

@@ -36,6 +36,9 @@ type kcpMember struct {
 	// table's active count, at most etcdquorum.MinMembers (one on a
 	// two-rack site).
 	keepAtLeast int
+	// sole: the table runs one active KCP (two racks), so this member is
+	// the whole of etcd.
+	sole bool
 }
 
 // memberOf returns bmm's member, or nil where the site exposes no etcd.
@@ -54,7 +57,7 @@ func memberOf(cs api.ClusterState, bmm string) *kcpMember {
 	}
 	active, _ := model.ControlPlaneSize(len(racks))
 	return &kcpMember{spec: *cs.ControlPlane.Etcd, name: name, queue: cs.SiteTaskQueue,
-		keepAtLeast: max(1, min(active, etcdquorum.MinMembers))}
+		keepAtLeast: max(1, min(active, etcdquorum.MinMembers)), sole: active == 1}
 }
 
 // wipedMemberOf is the member a reimage of bm takes down with its disk:

@@ -191,3 +191,26 @@ func TestKCPReimageAsksTheGateAgainBeforeTheWipe(t *testing.T) {
 	require.Equal(t, -1, indexOf(s.callLog(), "Reimage "+kcp[0]), "no reset")
 	require.Equal(t, -1, indexOf(s.callLog(), "RemoveMember "+s.bmm(kcp[0]).NodeName), "its member kept")
 }
+
+// On a two-rack site the failed KCP's member is the whole of etcd: the
+// spare joins first, and only then is the failed member removed.
+func TestFailoverOfTheSoleMemberJoinsFirst(t *testing.T) {
+	r := newFakeSite(t, "../examples/two-rack.yaml")
+	r.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	r.register(env)
+	removed := etcdSite(t, r, env)
+	kcp, spare := placedRoles(r)
+	r.bmm(kcp[0]).DetailedStatusMessage = model.UnhealthyMessage
+	env.ExecuteWorkflow(KCPFailoverWorkflow, api.FailoverInput{Cluster: r.st.Cluster.Name, Failed: kcp[0]})
+	require.NoError(t, env.GetWorkflowError())
+	var st api.FailoverStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Empty(t, st.Error)
+	calls := r.callLog()
+	join, leave := indexOf(calls, "WaitMemberHealthy "+r.bmm(spare).NodeName), indexOf(calls, "RemoveMember "+r.bmm(kcp[0]).NodeName)
+	require.GreaterOrEqual(t, join, 0, calls)
+	require.Less(t, join, leave, calls)
+	require.Equal(t, 1, (*removed)[0].KeepAtLeast)
+}
