@@ -53,6 +53,18 @@ func FreePort() (int, error) {
 
 // Start runs `temporal server start-dev` and waits until it answers.
 func Start(ctx context.Context, opts Options) (*Server, error) {
+	// The HTTP port is free when chosen, not when the server binds it: on a
+	// busy machine another process may take it in between, and the server
+	// exits at once (a panic naming the listener). Try again with another.
+	for attempt := 1; ; attempt++ {
+		s, err := startOnce(ctx, opts)
+		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "exited early") {
+			return s, err
+		}
+	}
+}
+
+func startOnce(ctx context.Context, opts Options) (*Server, error) {
 	bin, err := toolbin.Path("temporal")
 	if err != nil {
 		return nil, err
