@@ -19,14 +19,28 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 	if err := workflow.SetQueryHandler(ctx, api.QueryStatus, func() ([]api.ServerStatus, error) { return unit.Servers, nil }); err != nil {
 		return api.RackResult{}, err
 	}
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		workflow.GetSignalChannel(ctx, api.SignalCancel).Receive(ctx, nil)
-		cancelled = true
-	})
+	sel := workflow.NewSelector(ctx)
+	var report *rackReport
+	cancel := workflow.GetSignalChannel(ctx, api.SignalCancel)
+	if workflow.GetVersion(ctx, "rack-cancel-wakes", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		// Older histories: the cancel was seen when a server finished.
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			cancel.Receive(ctx, nil)
+			cancelled = true
+		})
+	} else {
+		// The cancel wakes the loop: the servers not started are Cancelled
+		// and reported at once, those in flight finish.
+		sel.AddReceive(cancel, func(c workflow.ReceiveChannel, _ bool) {
+			c.Receive(ctx, nil)
+			cancelled = true
+			unit.CancelPending()
+			report.sendNow(unit.Servers)
+		})
+	}
 	servers, parallel := in.Rack.Servers, len(in.Rack.FirstWave())
 	inFlight, next := 0, 0
-	sel := workflow.NewSelector(ctx)
-	report := newRackReport(ctx, sel, in.Rack)
+	report = newRackReport(ctx, sel, in.Rack)
 	for next < len(servers) || inFlight > 0 {
 		for !cancelled && inFlight < parallel && next < len(servers) {
 			name := servers[next]

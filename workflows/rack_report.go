@@ -48,8 +48,14 @@ func newRackReport(ctx workflow.Context, sel workflow.Selector, rack upgradeplan
 }
 
 // send reports what changed in servers, now or when the timer fires.
-func (r *rackReport) send(servers []api.ServerStatus) {
-	if r == nil || r.waiting {
+func (r *rackReport) send(servers []api.ServerStatus) { r.report(servers, false) }
+
+// sendNow reports what changed at once: the operator's cancel-update shows
+// within seconds, not at the next minute.
+func (r *rackReport) sendNow(servers []api.ServerStatus) { r.report(servers, true) }
+
+func (r *rackReport) report(servers []api.ServerStatus, now bool) {
+	if r == nil || (r.waiting && !now) {
 		return
 	}
 	var changed []api.ServerStatus
@@ -61,8 +67,8 @@ func (r *rackReport) send(servers []api.ServerStatus) {
 	if len(changed) == 0 {
 		return
 	}
-	now := workflow.Now(r.ctx)
-	if wait := r.last.Add(reportEvery).Sub(now); wait > 0 {
+	at := workflow.Now(r.ctx)
+	if wait := r.last.Add(reportEvery).Sub(at); wait > 0 && !now {
 		r.waiting = true
 		r.sel.AddFuture(workflow.NewTimer(r.ctx, wait), func(workflow.Future) { r.waiting = false })
 		return
@@ -74,5 +80,5 @@ func (r *rackReport) send(servers []api.ServerStatus) {
 	for _, s := range changed {
 		r.sent[s.Name] = s.State
 	}
-	r.last = now
+	r.last = at
 }
