@@ -81,7 +81,7 @@ func (u *upgrade) management(ctx workflow.Context) (bool, error) {
 				u.endUnit(ctx, unit, api.StateCancelled)
 				return true, nil
 			}
-			id := api.RackUpgradeID(u.in.Cluster, fmt.Sprintf("management-%s-stage%d", g.Name, si+1))
+			id := u.unitID(ctx, fmt.Sprintf("management-%s-stage%d", g.Name, si+1))
 			rack := upgradeplan.Rack{Name: fmt.Sprintf("management group %s stage %d", g.Name, si+1), Servers: stage, Parallel: len(stage)}
 			if err := u.runUnit(ctx, id, rack, unit); err != nil {
 				return false, err
@@ -118,7 +118,7 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 		}
 		unit := &u.st.Racks[ri]
 		u.startUnit(ctx, unit)
-		if err := u.runUnit(ctx, api.RackUpgradeID(u.in.Cluster, r.Name), r, unit); err != nil {
+		if err := u.runUnit(ctx, u.unitID(ctx, r.Name), r, unit); err != nil {
 			return false, err
 		}
 		metrics.RackUpgraded(workflow.GetMetricsHandler(ctx), u.in.Cluster, unit.Met())
@@ -217,4 +217,15 @@ func (u *upgrade) serverFailed(ctx workflow.Context, unit *api.UnitStatus, bmm, 
 	unit.Apply(api.ServerStatus{Name: bmm, State: api.StateFailed, Error: msg})
 	u.endUnit(ctx, unit, api.StateFailed)
 	return fmt.Errorf("%s", msg)
+}
+
+// unitID names the child that runs a rack or a management stage. Version 1
+// keeps it apart from the servers' ids (api.RackUpgradeID has a "unit:"
+// segment no BMM name can have), so a rack named like a server cannot
+// collide with it; older histories used "upgrade:<cluster>:<name>".
+func (u *upgrade) unitID(ctx workflow.Context, name string) string {
+	if workflow.GetVersion(ctx, "unit-ids-apart", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return "upgrade:" + u.in.Cluster + ":" + name
+	}
+	return api.RackUpgradeID(u.in.Cluster, name)
 }

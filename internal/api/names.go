@@ -53,7 +53,7 @@ func ClusterID(cluster string) string            { return "cluster:" + cluster }
 func UpgradeID(cluster string) string            { return "upgrade:" + cluster }
 func MonitorID(cluster string) string            { return "monitor:" + cluster }
 func FailoverID(cluster string) string           { return "failover:" + cluster }
-func RackUpgradeID(cluster, rack string) string  { return "upgrade:" + cluster + ":" + rack }
+func RackUpgradeID(cluster, rack string) string  { return "upgrade:" + cluster + ":unit:" + rack }
 func ServerUpgradeID(cluster, bmm string) string { return "upgrade:" + cluster + ":" + bmm }
 func RemediationID(cluster, bmm string) string   { return "remediate:" + cluster + ":" + bmm }
 func ActionID(cluster, bmm string, n int) string {
