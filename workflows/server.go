@@ -38,8 +38,20 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	// Version 1 reads only this BMM's slice of the ledger: the whole site
 	// made every server's history as large as the ledger.
 	oneBMM := workflow.GetVersion(ctx, "server-reads-one-bmm", workflow.DefaultVersion, 1) != workflow.DefaultVersion
-	h, stage, err := ledgerOf(in.Cluster).open(ctx, opening{oneBMM: oneBMM, req: lease.Request{
-		BMM: in.BMM, Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: lease.OpUpgrade, AllowWhileUpdating: true}})
+	o := opening{oneBMM: oneBMM, req: lease.Request{
+		BMM: in.BMM, Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: lease.OpUpgrade, AllowWhileUpdating: true}}
+	h, stage, err := ledgerOf(in.Cluster).open(ctx, o)
+	// Refused because a remediation holds the server: wait for it, once.
+	if stage == openLease && workflow.GetVersion(ctx, "server-waits-for-remediation", workflow.DefaultVersion, 1) == 1 {
+		waited, werr := awaitRemediation(ctx, in)
+		if werr != nil {
+			res.Error = werr.Error()
+			return res, nil
+		}
+		if waited {
+			h, stage, err = ledgerOf(in.Cluster).open(ctx, o)
+		}
+	}
 	switch stage {
 	case openRead, openPrecheck:
 		res.Error = err.Error()
