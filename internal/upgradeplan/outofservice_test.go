@@ -18,9 +18,9 @@ func powerOff(c model.Cluster, name string) model.Cluster {
 
 func TestOutOfService(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		b     model.BMM
-		want  string
+		name string
+		b    model.BMM
+		want string
 	}{
 		{"healthy", model.BMM{PowerState: model.PowerOn}, ""},
 		{"failed but not marked stays in service", model.BMM{DetailedStatus: model.BMMError, DetailedStatusMessage: "reimage failed"}, ""},
