@@ -21,21 +21,18 @@ func phaseOf(b model.BMM) model.Role {
 }
 
 // InstallVersion is the runtime a reimage, replace, remediation or
-// failover installs on bmm. While an upgrade to target is in progress or
+// failover installs on b, with the roles it will have (a failed KCP
+// reprovisioned as management is in the management phase). While an upgrade to target is in progress or
 // left servers behind (the ledger's UpgradeTarget), it is the version the
-// cluster converges to for bmm's phase: target once any in-service server
+// cluster converges to for b's phase: target once any in-service server
 // of that phase runs it (the phase has started), else the cluster's
 // version. Without an upgrade it is the server's own version (a cancelled
 // upgrade leaves servers where they are), except for the spare, which
 // joins on the control plane's version: the retired spare keeps the old
 // one by design.
-func InstallVersion(c model.Cluster, target, bmm string) string {
-	b, ok := c.BMM(bmm)
-	if !ok {
-		return c.RuntimeVersion
-	}
+func InstallVersion(c model.Cluster, target string, b model.BMM) string {
 	if target != "" && target != c.RuntimeVersion {
-		phase := phaseOf(*b)
+		phase := phaseOf(b)
 		for _, o := range c.BMMs {
 			if o.RuntimeVersion == target && phaseOf(o) == phase && OutOfService(o) == "" {
 				return target

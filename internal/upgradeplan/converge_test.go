@@ -41,11 +41,27 @@ func TestInstallVersion(t *testing.T) {
 		{"compute left behind by a failed reimage", at(base(), target, "rack1-m1", "rack1-m2", "rack2-m2", "rack2-c1"), target, "rack1-c1", target},
 		{"an out-of-service server does not start its phase", at(base(), target, "rack2-c2"), target, "rack1-c1", old},
 		{"target equal to the cluster's version: no upgrade", at(base(), "4.0.0", "rack1-c1"), old, "rack1-c1", "4.0.0"},
-		{"unknown server", base(), target, "nope", old},
 	} {
-		if got := InstallVersion(tc.c, tc.target, tc.bmm); got != tc.want {
+		b, ok := tc.c.BMM(tc.bmm)
+		if !ok {
+			t.Fatalf("%s: no %s", tc.name, tc.bmm)
+		}
+		if got := InstallVersion(tc.c, tc.target, *b); got != tc.want {
 			t.Errorf("%s: InstallVersion(%s) = %s, want %s", tc.name, tc.bmm, got, tc.want)
 		}
+	}
+}
+
+// A failed KCP reprovisioned as management installs what management
+// converges to, not what the control plane does.
+func TestInstallVersionUsesTheRoleTheServerWillHave(t *testing.T) {
+	c := at(modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp", "rack1-m2:management/a"), "4.2.0", "rack2-m1")
+	b, _ := c.BMM("rack1-m1")
+	asKCP := InstallVersion(c, "4.2.0", *b)
+	relabelled := *b
+	relabelled.Roles = []model.Role{model.RoleManagement}
+	if asMgmt := InstallVersion(c, "4.2.0", relabelled); asKCP != "4.2.0" || asMgmt != modeltest.Version {
+		t.Fatalf("as KCP %s (want 4.2.0), as management %s (want %s)", asKCP, asMgmt, modeltest.Version)
 	}
 }
 
