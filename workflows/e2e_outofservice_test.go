@@ -26,7 +26,14 @@ func upgradeHalf(ctx context.Context, t *testing.T, env *e2e.Env) api.UpgradeSta
 			DrainTimeout:   5 * time.Second, VMShutdownTimeout: 5 * time.Second})
 	require.NoError(t, err)
 	var st api.UpgradeStatus
-	require.NoError(t, run.Get(ctx, &st))
+	wctx, cancel := context.WithTimeout(ctx, 7*time.Minute)
+	defer cancel()
+	if err := run.Get(wctx, &st); err != nil {
+		if v, qerr := env.Client.QueryWorkflow(ctx, api.UpgradeID(env.Cluster), "", api.QueryStatus); qerr == nil {
+			_ = v.Get(&st)
+		}
+		t.Fatalf("upgrade did not end: %v; phase %s, %s: %s", err, st.Phase, st.DetailedStatus, st.DetailedStatusMessage)
+	}
 	return st
 }
 
@@ -38,10 +45,11 @@ func upgradeHalf(ctx context.Context, t *testing.T, env *e2e.Env) api.UpgradeSta
 func TestE2EOutOfServiceSkippedAndLeftBehindFinished(t *testing.T) {
 	env := startRemediationSite(t)
 	const off, left = "rack1-c1", "rack2-c2"
-	ctx := env.Context(10 * time.Minute)
+	ctx := env.Context(16 * time.Minute)
 	require.NoError(t, env.Lab.SetFault(off, faults.ReimageFails, 0, false))
 	require.NoError(t, env.Lab.SetFault(off, faults.ReadOnlyRootFS, 0, false))
 	rs := remediationOf(ctx, t, env, off)
+	t.Logf("remediation of %s: %s", off, rs.Outcome)
 	require.Contains(t, rs.Outcome, "marked Unhealthy; powered off")
 	// The monitor stops here: a server left behind by a failed reimage
 	// would otherwise be remediated before the operator runs it again.
@@ -50,6 +58,7 @@ func TestE2EOutOfServiceSkippedAndLeftBehindFinished(t *testing.T) {
 	before := env.Lab.ReimageCounts()
 
 	first := upgradeHalf(ctx, t, env)
+	t.Logf("first upgrade: %s", first.DetailedStatusMessage)
 	require.Equal(t, model.ClusterRunning, first.DetailedStatus, first.DetailedStatusMessage)
 	require.Contains(t, first.DetailedStatusMessage, "completed except "+left+" (failed; runtime mixed: 4.1.2 and 4.2.0)")
 	require.Equal(t, []string{off}, skippedNames(first.Plan.Skipped))
