@@ -10,6 +10,7 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/output"
 	"github.com/rackroll/rackroll/internal/placement"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -106,6 +107,7 @@ func (a *app) clusterShowCmd() *cobra.Command {
 					return t
 				})
 				if err == nil && format == "table" {
+					fmt.Fprintln(cmd.OutOrStdout(), runtimeLine(st))
 					monitorFooter(ctx, c, cmd, cluster)
 				}
 				return err
@@ -132,4 +134,15 @@ func ledgerState(ctx context.Context, c client.Client, cluster string) (api.Clus
 	return query[api.ClusterState](ctx, c, api.ClusterID(cluster), api.QueryState, func(err error) error {
 		return fmt.Errorf("cluster %s: %w (registered? `starter cluster register --inventory FILE`)", cluster, err)
 	})
+}
+
+// runtimeLine is the cluster's runtime under `cluster show`: mixed (both
+// versions) while an upgrade owes servers, with how to finish them.
+func runtimeLine(st api.ClusterState) string {
+	line := "runtime: " + upgradeplan.RuntimeLabel(st.Cluster)
+	if st.UpgradeTarget != "" && st.Cluster.DetailedStatus == model.ClusterRunning {
+		line += fmt.Sprintf("; the upgrade to %s owes servers: `starter upgrade start --cluster %s --version %s` finishes them",
+			st.UpgradeTarget, st.Cluster.Name, st.UpgradeTarget)
+	}
+	return line
 }

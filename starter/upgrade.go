@@ -104,6 +104,9 @@ func (a *app) upgradeStartCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "started runtime upgrade of %s to %s: workflow %s run %s\n", cluster, version, run.GetID(), run.GetRunID())
+			for _, n := range planNotes(p) {
+				fmt.Fprintln(cmd.OutOrStdout(), n)
+			}
 			if !wait {
 				return nil
 			}

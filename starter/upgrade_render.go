@@ -17,7 +17,11 @@ func writePlan(w io.Writer, format string, p upgradeplan.Plan, perServer time.Du
 		return output.Write(w, format, full, nil)
 	}
 	fmt.Fprintf(w, "Runtime upgrade of %s: %s → %s\n", p.Cluster, p.From, p.To)
-	fmt.Fprintf(w, "Update %s\n\n", p.Strategy.Describe())
+	fmt.Fprintf(w, "Update %s\n", p.Strategy.Describe())
+	for _, n := range planNotes(p) {
+		fmt.Fprintln(w, n)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "1. Control plane (serial, one server at a time)")
 	t := output.Table{Header: []string{"step", "bmm", "action", "note"}}
 	for i, k := range p.ControlPlane {
@@ -44,8 +48,37 @@ func writePlan(w io.Writer, format string, p upgradeplan.Plan, perServer time.Du
 		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), r.Name, fmt.Sprint(len(r.Servers)), fmt.Sprint(r.Required), fmt.Sprint(r.Parallel)})
 	}
 	output.WriteTable(w, t)
+	if len(p.Skipped) > 0 {
+		fmt.Fprintln(w, "\nSkipped: out of service, in no phase and no threshold")
+		t = output.Table{Header: []string{"bmm", "role", "reason"}}
+		for _, s := range p.Skipped {
+			t.Rows = append(t.Rows, []string{s.BMM, s.Role, s.Reason})
+		}
+		output.WriteTable(w, t)
+	}
 	fmt.Fprintf(w, "\nCritical path: %v (at %v per server upgrade)\n", p.CriticalPath(perServer), perServer)
 	return nil
+}
+
+// planNotes says what a run of the same target again does and how many
+// servers are skipped: `upgrade plan` and `upgrade start` print them.
+func planNotes(p upgradeplan.Plan) []string {
+	var out []string
+	switch {
+	case p.Resume && len(p.Finishing) == 0:
+		out = append(out, fmt.Sprintf("Runs the upgrade to %s again: every planned server is already at it; nothing to reimage", p.To))
+	case p.Resume:
+		out = append(out, fmt.Sprintf("Runs the upgrade to %s again: finishes the %d servers not yet at it (the rest are skipped): %s",
+			p.To, len(p.Finishing), strings.Join(p.Finishing, ", ")))
+	}
+	if len(p.Skipped) > 0 {
+		names := make([]string, len(p.Skipped))
+		for i, s := range p.Skipped {
+			names[i] = s.BMM
+		}
+		out = append(out, fmt.Sprintf("Skipped, out of service: %s (see the table below)", strings.Join(names, ", ")))
+	}
+	return out
 }
 
 func writeUpgradeStatus(w io.Writer, format string, st api.UpgradeStatus) error {

@@ -79,10 +79,7 @@ func (a *action) replace() error {
 // provision reinstalls the BMM's runtime and brings it back into service.
 func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) error {
 	limit := a.reimageLimit()
-	version := a.bm.RuntimeVersion
-	if version == "" {
-		version = a.cs.Cluster.RuntimeVersion
-	}
+	version := installVersion(a.st.ctx, a.cs, a.bm)
 	tmpl := a.cs.ImageURLTemplate
 	if tmpl == "" {
 		tmpl = model.DefaultImageURLTemplate

@@ -115,14 +115,16 @@ func (f *failover) promote(ctx workflow.Context, spare string) error {
 	b, _ := f.cs.Cluster.BMM(spare)
 	st := newSteps(ctx, f.in.Cluster, targetsFor(f.cs, *b))
 	gated := promoteGated(ctx)
-	ready := b.DetailedStatus == model.BMMProvisioned && b.RuntimeVersion == f.cs.Cluster.RuntimeVersion
+	// The version the control plane converges to (an upgrade may be under way).
+	version := installVersionOr(ctx, f.cs, *b, "")
+	ready := b.DetailedStatus == model.BMMProvisioned && b.RuntimeVersion == version
 	if ready {
 		ns, err := st.readNode()
 		ready = err == nil && spareServes(ns, gated)
 	}
 	if !ready {
 		rec := f.step(ctx, remediate.Reprovision)
-		ok, detail := remProvision(ctx, st, f.cs, f.cs.Cluster.RuntimeVersion, time.Duration(f.cs.Remediation.ReprovisionTimeout))
+		ok, detail := remProvision(ctx, st, f.cs, version, time.Duration(f.cs.Remediation.ReprovisionTimeout))
 		f.done(ctx, rec, ok, "provision the spare "+spare+": "+detail)
 		if !ok {
 			return fmt.Errorf("the spare %s could not be provisioned (%s); %s stays marked Unhealthy and no role changed", spare, detail, f.in.Failed)
@@ -168,10 +170,7 @@ func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
 	bm := *b
 	bm.Roles, bm.ManagementGroup = []model.Role{model.RoleManagement}, f.st.Plan.FailedNewGroup
 	st := newSteps(ctx, f.in.Cluster, targetsFor(f.cs, bm))
-	version := bm.RuntimeVersion
-	if version == "" {
-		version = f.cs.Cluster.RuntimeVersion
-	}
+	version := installVersion(ctx, f.cs, bm)
 	rec := f.step(ctx, remediate.Reprovision)
 	ok, detail := remProvision(ctx, st, f.cs, version, time.Duration(f.cs.Remediation.ReprovisionTimeout))
 	f.done(ctx, rec, ok, detail)

@@ -113,10 +113,7 @@ func (l *remLadder) reboot() (bool, string) {
 // reprovision reimages the server to the runtime it should run and waits
 // for its node, all within reprovisionTimeout.
 func (l *remLadder) reprovision() (bool, string) {
-	version := l.b.RuntimeVersion
-	if version == "" {
-		version = l.cs.Cluster.RuntimeVersion
-	}
+	version := installVersion(l.ctx, l.cs, l.b)
 	ok, detail := remProvision(l.ctx, l.st, l.cs, version, time.Duration(l.cfg.ReprovisionTimeout))
 	return ok, detail
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/metrics"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -64,6 +65,13 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	defer h.release()
 	bm := h.bm
 	t := targetsFor(h.cs, bm)
+	// Marked after the plan was made: never touched (its node may be gone,
+	// and a failure recorded now would overwrite the mark).
+	if why := upgradeplan.OutOfService(bm); why != "" &&
+		workflow.GetVersion(ctx, "server-skips-out-of-service", workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		res.Error = "bmm " + in.BMM + " is out of service, not upgraded: " + why
+		return res, nil
+	}
 
 	if bm.RuntimeVersion == in.TargetVersion && bm.DetailedStatus == model.BMMProvisioned && bm.ReadyState == model.ReadyTrue {
 		res.Succeeded, res.RuntimeVersion, res.AlreadyAtTarget = true, bm.RuntimeVersion, true

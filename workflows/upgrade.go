@@ -195,7 +195,8 @@ func (u *upgrade) fail(ctx workflow.Context, touched bool, msg string) (api.Upgr
 }
 
 // finish returns the cluster to Running: at the target when every phase
-// completed, at its old version (mixed) when the operator cancelled.
+// completed, at its old version (mixed) when the operator cancelled or
+// servers failed (leftBehind).
 func (u *upgrade) finish(ctx workflow.Context, err error) (api.UpgradeStatus, error) {
 	if err != nil {
 		return u.fail(ctx, true, err.Error())
@@ -209,6 +210,7 @@ func (u *upgrade) finish(ctx workflow.Context, err error) (api.UpgradeStatus, er
 		p.RuntimeVersion = u.in.TargetVersion
 		p.DetailedStatusMessage = "Runtime upgrade to " + u.in.TargetVersion + " completed"
 		u.st.DetailedStatus = model.ClusterRunning
+		u.leftBehind(ctx, &p)
 	}
 	u.st.DetailedStatusMessage = p.DetailedStatusMessage
 	now := workflow.Now(ctx)
@@ -254,4 +256,16 @@ func childOpts(ctx workflow.Context, cluster, id, summary, details string) workf
 		// waves of servers. Each step runs once: no retries of children.
 		WorkflowRunTimeout: 24 * time.Hour,
 	})
+}
+
+// leftBehind keeps the cluster's version and the upgrade mark when servers
+// failed: the cluster does not run the target until they do, and starting
+// the same target again finishes exactly them (Plan.Finishing).
+func (u *upgrade) leftBehind(ctx workflow.Context, p *api.ClusterStatusPatch) {
+	if workflow.GetVersion(ctx, "upgrade-leaves-failed-behind", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	units := append(append([]api.UnitStatus{u.st.ControlPlane}, u.st.ManagementGroups...), u.st.Racks...)
+	version, keep, msg := upgradeplan.Completion(u.plan.From, u.in.TargetVersion, upgradeplan.LeftBehind(units...))
+	p.RuntimeVersion, p.ClearUpgrade, p.DetailedStatusMessage = version, !keep, msg
 }

@@ -61,6 +61,14 @@ type Plan struct {
 	ControlPlane []KCPStep            `json:"controlPlane"`
 	Management   []Group              `json:"managementGroups"`
 	Racks        []Rack               `json:"racks"`
+	// Skipped are the out-of-service servers (OutOfService): in no phase,
+	// in no threshold.
+	Skipped []Skipped `json:"skipped,omitempty"`
+	// Resume is true when this runs an earlier upgrade to the same
+	// version again; Finishing are then the servers it still reimages
+	// (those the earlier run left behind), the rest being at the target.
+	Resume    bool     `json:"resume,omitempty"`
+	Finishing []string `json:"finishing,omitempty"`
 }
 
 // Build checks the request (version rule, strategy ranges, thresholds every
@@ -98,10 +106,15 @@ func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool) (Pla
 		add(fmt.Errorf("cluster %s is %s, not Running: %s", c.Name, c.DetailedStatus, c.DetailedStatusMessage))
 	}
 	add(checkKCPFull(c))
+	p.Skipped = skippedOf(c)
+	add(checkSpare(c, p.Skipped))
 
 	p.ControlPlane = controlPlane(c, to)
 	p.Management = management(c, to)
 	p.Racks = racks(c, s, to)
+	if resume {
+		p.Resume, p.Finishing = true, finishing(c, p)
+	}
 	sizes := map[string]int{}
 	for _, r := range p.Racks {
 		sizes[r.Name] = len(r.Servers)
@@ -131,10 +144,12 @@ func orNone(s string) string {
 	return s
 }
 
+// names lists the in-service BMMs of role in rack order: an out-of-service
+// server is in no phase (Plan.Skipped).
 func names(c model.Cluster, role model.Role) []string {
 	var out []string
 	for _, b := range c.BMMs {
-		if b.HasRole(role) {
+		if b.HasRole(role) && OutOfService(b) == "" {
 			out = append(out, b.Name)
 		}
 	}
@@ -189,7 +204,14 @@ func controlPlane(c model.Cluster, to string) []KCPStep {
 		}
 		return out
 	case len(spares) > 0:
-		out = append(out, KCPStep{BMM: spares[0], Action: KCPUpgradeSpare, Skip: atTarget(c, spares[0], to)})
+		// Active KCPs that all run the target (as many as the table wants)
+		// mean the phase is done: the spare retired on the old version by
+		// design, and upgrading it again would promote a second KCP.
+		done := len(kcp) >= want
+		for _, k := range kcp {
+			done = done && atTarget(c, k, to)
+		}
+		out = append(out, KCPStep{BMM: spares[0], Action: KCPUpgradeSpare, Skip: done || atTarget(c, spares[0], to)})
 	case len(kcp) <= want:
 		for _, k := range kcp {
 			out = append(out, KCPStep{BMM: k, Action: KCPReimage, Skip: atTarget(c, k, to)})
