@@ -190,19 +190,7 @@ func controlPlane(c model.Cluster, to string) []KCPStep {
 	}
 	want, _ := model.ControlPlaneSize(len(racks))
 	var out []KCPStep
-	allAt := true
-	for _, k := range kcp {
-		allAt = allAt && atTarget(c, k, to)
-	}
 	switch {
-	case len(spares) > 0 && len(kcp) == want && allAt:
-		// Done (a re-run after the phase finished): the retired spare
-		// keeps its version by design; promoting it would leave the table
-		// a KCP over and no spare.
-		for _, k := range kcp {
-			out = append(out, KCPStep{BMM: k, Action: KCPSwap, Skip: true})
-		}
-		return out
 	case len(spares) > 0:
 		// Active KCPs that all run the target (as many as the table wants)
 		// mean the phase is done: the spare retired on the old version by

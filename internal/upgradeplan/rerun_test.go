@@ -24,7 +24,7 @@ func kcpSteps(t *testing.T, c model.Cluster, resume bool) string {
 	return strings.Join(got, " ")
 }
 
-func at(c model.Cluster, version string, names ...string) model.Cluster {
+func atVersion(c model.Cluster, version string, names ...string) model.Cluster {
 	for i := range c.BMMs {
 		for _, n := range names {
 			if c.BMMs[i].Name == n {
@@ -45,16 +45,16 @@ func TestRerunControlPlaneConverges(t *testing.T) {
 		want    string
 	}{
 		{"two racks, phase done: the retired spare keeps its version",
-			at(modeltest.Cluster("rack1-m1:kcp-spare", "rack2-m1:kcp", "rack1-c1:compute", "rack2-c1:compute"), "4.2.0", "rack2-m1"), ""},
+			atVersion(modeltest.Cluster("rack1-m1:kcp-spare", "rack2-m1:kcp", "rack1-c1:compute", "rack2-c1:compute"), "4.2.0", "rack2-m1"), ""},
 		{"two racks, spare promoted, old KCP not yet retired",
-			at(modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp", "rack1-c1:compute", "rack2-c1:compute"), "4.2.0", "rack2-m1"), "rack1-m1:retire"},
+			atVersion(modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp", "rack1-c1:compute", "rack2-c1:compute"), "4.2.0", "rack2-m1"), "rack1-m1:retire"},
 		{"two racks, nothing done yet",
 			modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp-spare", "rack1-c1:compute", "rack2-c1:compute"), "rack2-m1:upgrade-spare rack1-m1:retire"},
 		{"four racks, interrupted after the last swap: one retires",
-			at(modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp", "rack3-m1:kcp", "rack4-m1:kcp", "rack1-c1:compute"), "4.2.0",
+			atVersion(modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp", "rack3-m1:kcp", "rack4-m1:kcp", "rack1-c1:compute"), "4.2.0",
 				"rack1-m1", "rack2-m1", "rack3-m1", "rack4-m1"), "rack4-m1:retire"},
 		{"four racks, done: nothing",
-			at(modeltest.Cluster("rack1-m1:kcp-spare", "rack2-m1:kcp", "rack3-m1:kcp", "rack4-m1:kcp", "rack1-c1:compute"), "4.2.0",
+			atVersion(modeltest.Cluster("rack1-m1:kcp-spare", "rack2-m1:kcp", "rack3-m1:kcp", "rack4-m1:kcp", "rack1-c1:compute"), "4.2.0",
 				"rack2-m1", "rack3-m1", "rack4-m1"), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
