@@ -135,7 +135,10 @@ func (a *app) demo(ctx context.Context, cmd *cobra.Command, inventory, version s
 		if err == nil {
 			var cordoned []string
 			for _, b := range st.Cluster.BMMs {
-				if b.CordonStatus == model.Cordoned {
+				// The retired KCP waits cordoned and powered off as the
+				// spare by design; a failure is what this line is for.
+				retired := b.HasRole(model.RoleKCPSpare) && b.DetailedStatus == model.BMMAvailable
+				if b.CordonStatus == model.Cordoned && !retired {
 					cordoned = append(cordoned, b.Name)
 				}
 			}
