@@ -92,6 +92,10 @@ func benchUpgrade(b *testing.B, inventory string) {
 			critical += slowest(r.Servers)
 			steps++
 		}
+		// The parent's own control-plane work (isControlPlaneWork) is part
+		// of the KCP steps it belongs to.
+		bd := overheadBreakdown(b, env.Client, []string{api.UpgradeID(env.Cluster)})
+		critical += bd["control-plane-work"]
 		b.ReportMetric(wall.Seconds(), "s-wall")
 		b.ReportMetric(critical.Seconds(), "s-critical")
 		b.ReportMetric(wall.Seconds()/critical.Seconds(), "ratio")
@@ -112,7 +116,6 @@ func benchUpgrade(b *testing.B, inventory string) {
 			info := d.GetWorkflowExecutionInfo()
 			inRacks += info.GetCloseTime().AsTime().Sub(info.GetStartTime().AsTime()) - slowest(r.Servers)
 		}
-		bd := overheadBreakdown(b, env.Client, []string{api.UpgradeID(env.Cluster)})
 		parent := wall - critical - inRacks
 		per := func(d time.Duration) float64 { return float64(d.Milliseconds()) / float64(steps) }
 		b.ReportMetric(per(inRacks), "ms-in-racks/step")
@@ -147,8 +150,11 @@ func overheadBreakdown(b *testing.B, c client.Client, ids []string) map[string]t
 			case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
 				name := ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
 				kind[ev.GetEventId()] = "other-activity"
-				if isLedgerActivity(name) {
+				switch {
+				case isLedgerActivity(name):
 					kind[ev.GetEventId()] = "ledger-activity"
+				case isControlPlaneWork(name):
+					kind[ev.GetEventId()] = "control-plane-work"
 				}
 			case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
 				sid := ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()
@@ -161,6 +167,19 @@ func overheadBreakdown(b *testing.B, c client.Client, ids []string) map[string]t
 		}
 	}
 	return out
+}
+
+// isControlPlaneWork: activities the upgrade itself runs as part of a
+// control-plane step (issue 14) — the promoted spare's etcd member joining,
+// the retire's member removal, cordon and power-off. They are the step's
+// work, serial by design, not orchestration overhead, so the critical path
+// counts them; the gate's observations stay overhead.
+func isControlPlaneWork(name string) bool {
+	switch name {
+	case "WaitMemberHealthy", "RemoveMember", "Cordon", "PowerOff":
+		return true
+	}
+	return false
 }
 
 func isLedgerActivity(name string) bool {
