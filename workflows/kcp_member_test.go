@@ -65,7 +65,7 @@ func etcdSite(t *testing.T, s *fakeSite, env *testsuite.TestWorkflowEnvironment,
 func TestKCPReimageRemovesMemberFirstAndAwaitsIt(t *testing.T) {
 	s := newActionSite(t)
 	kcp, _ := placedRoles(s)
-	s.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
+	withEtcd(s)
 	env := s.env(t, api.ActionID("site-a", kcp[0], 1))
 	removed := etcdSite(t, s, env)
 	env.ExecuteWorkflow(BMMActionWorkflow, act(api.ActionReimage, kcp[0]))
@@ -81,7 +81,7 @@ func TestKCPReimageRemovesMemberFirstAndAwaitsIt(t *testing.T) {
 // A compute server's reimage touches no etcd member.
 func TestComputeReimageLeavesEtcdAlone(t *testing.T) {
 	s := newActionSite(t)
-	s.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
+	withEtcd(s)
 	env := s.env(t, api.ActionID("site-a", "rack1-c1", 1))
 	removed := etcdSite(t, s, env)
 	env.ExecuteWorkflow(BMMActionWorkflow, act(api.ActionReimage, "rack1-c1"))
@@ -94,7 +94,7 @@ func TestComputeReimageLeavesEtcdAlone(t *testing.T) {
 func TestKCPReimageStopsWhenTheMemberCannotGo(t *testing.T) {
 	s := newActionSite(t)
 	kcp, _ := placedRoles(s)
-	s.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
+	withEtcd(s)
 	s.fail["RemoveMember"] = "refusing to remove etcd member: 1 of 2 remaining healthy"
 	env := s.env(t, api.ActionID("site-a", kcp[0], 1))
 	etcdSite(t, s, env)
@@ -103,6 +103,36 @@ func TestKCPReimageStopsWhenTheMemberCannotGo(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "refusing to remove etcd member")
 	require.Equal(t, -1, indexOf(s.callLog(), "Reimage "+kcp[0]), "no reset after a refused removal")
+}
+
+// withEtcd gives the fake site a controlPlane.etcd section.
+func withEtcd(s *fakeSite) {
+	s.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
+}
+
+// etcdFailover fails over the KCP pick names (from the placed KCPs) on
+// example's fake site exposing etcd, and returns the site, the failover's
+// status and the member removals.
+func etcdFailover(t *testing.T, example string, pick func(kcp []string) string) (*fakeSite, api.FailoverStatus, *[]etcd.MemberInput) {
+	t.Helper()
+	r := newFakeSite(t, example)
+	withEtcd(r)
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	r.register(env)
+	removed := etcdSite(t, r, env)
+	failed := pick(kcpOf(r))
+	r.bmm(failed).DetailedStatusMessage = model.UnhealthyMessage
+	env.ExecuteWorkflow(KCPFailoverWorkflow, api.FailoverInput{Cluster: r.st.Cluster.Name, Failed: failed})
+	require.NoError(t, env.GetWorkflowError())
+	var st api.FailoverStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	return r, st, removed
+}
+
+func kcpOf(r *fakeSite) []string {
+	kcp, _ := placedRoles(r)
+	return kcp
 }
 
 func indexOf(calls []string, c string) int {
@@ -118,17 +148,7 @@ func indexOf(calls []string, c string) int {
 // adds no member while a voter is dead), then waits for the promoted
 // spare's member to join: the member set is the active KCPs again.
 func TestFailoverHandsOverTheMember(t *testing.T) {
-	r := newFakeSite(t, "../examples/four-rack.yaml")
-	r.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	r.register(env)
-	removed := etcdSite(t, r, env)
-	r.bmm("rack2-mgmt1").DetailedStatusMessage = model.UnhealthyMessage
-	env.ExecuteWorkflow(KCPFailoverWorkflow, api.FailoverInput{Cluster: r.st.Cluster.Name, Failed: "rack2-mgmt1"})
-	require.NoError(t, env.GetWorkflowError())
-	var st api.FailoverStatus
-	require.NoError(t, env.GetWorkflowResult(&st))
+	r, st, removed := etcdFailover(t, "../examples/four-rack.yaml", func([]string) string { return "rack2-mgmt1" })
 	require.Empty(t, st.Error)
 	calls := r.callLog()
 	join, leave := indexOf(calls, "WaitMemberHealthy "+r.bmm("rack4-mgmt1").NodeName), indexOf(calls, "RemoveMember "+r.bmm("rack2-mgmt1").NodeName)
@@ -142,19 +162,9 @@ func TestFailoverHandsOverTheMember(t *testing.T) {
 // deprovisioned: its node drained and deleted, its etcd member removed,
 // and the failover says so plainly.
 func TestFailoverWithoutSpareRemovesTheNode(t *testing.T) {
-	r := newFakeSite(t, "../examples/one-rack.yaml")
-	r.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	r.register(env)
-	removed := etcdSite(t, r, env)
-	kcp, _ := placedRoles(r)
-	failed := kcp[0]
-	r.bmm(failed).DetailedStatusMessage = model.UnhealthyMessage
-	env.ExecuteWorkflow(KCPFailoverWorkflow, api.FailoverInput{Cluster: r.st.Cluster.Name, Failed: failed})
-	require.NoError(t, env.GetWorkflowError())
-	var st api.FailoverStatus
-	require.NoError(t, env.GetWorkflowResult(&st))
+	first := func(kcp []string) string { return kcp[0] }
+	r, st, removed := etcdFailover(t, "../examples/one-rack.yaml", first)
+	failed := first(kcpOf(r))
 	node := r.bmm(failed).NodeName
 	for _, w := range []string{"keeps no spare", "its node " + node + " was drained and deleted from Kubernetes",
 		"its etcd member " + node + " removed", "the control plane runs one KCP short until " + failed + " is replaced"} {
@@ -173,7 +183,7 @@ func TestFailoverWithoutSpareRemovesTheNode(t *testing.T) {
 func TestKCPReimageAsksTheGateAgainBeforeTheWipe(t *testing.T) {
 	s := newActionSite(t)
 	kcp, _ := placedRoles(s)
-	s.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
+	withEtcd(s)
 	env := s.env(t, api.ActionID("site-a", kcp[0], 1))
 	// Healthy at the lease's two looks; another member down at the third,
 	// after the evacuation.
@@ -195,18 +205,8 @@ func TestKCPReimageAsksTheGateAgainBeforeTheWipe(t *testing.T) {
 // On a two-rack site the failed KCP's member is the whole of etcd: the
 // spare joins first, and only then is the failed member removed.
 func TestFailoverOfTheSoleMemberJoinsFirst(t *testing.T) {
-	r := newFakeSite(t, "../examples/two-rack.yaml")
-	r.st.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	r.register(env)
-	removed := etcdSite(t, r, env)
-	kcp, spare := placedRoles(r)
-	r.bmm(kcp[0]).DetailedStatusMessage = model.UnhealthyMessage
-	env.ExecuteWorkflow(KCPFailoverWorkflow, api.FailoverInput{Cluster: r.st.Cluster.Name, Failed: kcp[0]})
-	require.NoError(t, env.GetWorkflowError())
-	var st api.FailoverStatus
-	require.NoError(t, env.GetWorkflowResult(&st))
+	kcp, spare := placedRoles(newFakeSite(t, "../examples/two-rack.yaml"))
+	r, st, removed := etcdFailover(t, "../examples/two-rack.yaml", func(k []string) string { return k[0] })
 	require.Empty(t, st.Error)
 	calls := r.callLog()
 	join, leave := indexOf(calls, "WaitMemberHealthy "+r.bmm(spare).NodeName), indexOf(calls, "RemoveMember "+r.bmm(kcp[0]).NodeName)
