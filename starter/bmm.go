@@ -104,7 +104,7 @@ func (a *app) bmmActionCmd(action string) *cobra.Command {
 	case api.ActionReplace:
 		rf.register(cmd)
 	}
-	forceFlags(cmd, &in)
+	forceFlags(cmd, &in.Force, &in.Reason)
 	f.DurationVar(&in.TimeLimit, "time-limit", 0, "shorten the action's time limit (default: reference 003's, e.g. reimage 3h)")
 	if action == api.ActionCordon || action == api.ActionReimage || action == api.ActionReplace {
 		f.DurationVar(&in.EvacuateTimeout, "evacuate-timeout", 0, "bound of the evacuation (drain 2/3, VM shutdown 1/3), then proceed (default 30m)")

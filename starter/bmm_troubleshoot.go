@@ -31,8 +31,13 @@ after each and stops at the first that resolves it:
 Before a replace it waits for the physical repair: confirm with
 'starter bmm troubleshoot-confirm' (with the new hardware facts, if any).
 With --wait it follows the runbook and exits 3 while it waits for that
-confirmation, 2 when the problem persists.`,
+confirmation, 2 when the problem persists.
+On a Degraded or Failed cluster each step is refused unless forced with
+--force --reason TEXT (recorded; the live control-plane gate still applies).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if in.Force {
+				in.By = operator()
+			}
 			return a.withClient(cmd, 0, in.Validate(), func(ctx context.Context, c client.Client) error {
 				id := api.TroubleshootID(in.Cluster, in.BMM)
 				_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
@@ -61,6 +66,7 @@ confirmation, 2 when the problem persists.`,
 	f.StringVar(&in.Problem, "problem", "", strings.Join(api.Problems, ", "))
 	f.DurationVar(&in.EvacuateTimeout, "evacuate-timeout", 0, "evacuation bound of the reimage and replace steps (default 30m)")
 	f.BoolVar(&wait, "wait", false, "follow the runbook: exit 0 resolved, 2 unresolved, 3 waiting for replace confirmation")
+	forceFlags(cmd, &in.Force, &in.Reason)
 	return cmd
 }
 

@@ -100,10 +100,10 @@ func breakGlassInput(first flag, reason string, more ...flag) error {
 	return errors.Join(errs...)
 }
 
-// forceFlags adds --force and --reason to a BMM action.
-func forceFlags(cmd *cobra.Command, in *api.ActionInput) {
-	cmd.Flags().BoolVar(&in.Force, "force", false, "break-glass: act on a Degraded or Failed cluster (needs --reason; the control-plane gate still applies)")
-	cmd.Flags().StringVar(&in.Reason, "reason", "", "why the action is forced (with --force; recorded in the ledger and the action's history)")
+// forceFlags adds --force and --reason to a BMM action or runbook.
+func forceFlags(cmd *cobra.Command, force *bool, reason *string) {
+	cmd.Flags().BoolVar(force, "force", false, "break-glass: act on a Degraded or Failed cluster (needs --reason; the control-plane gate still applies)")
+	cmd.Flags().StringVar(reason, "reason", "", "why the action is forced (with --force; recorded in the ledger and the action's history)")
 }
 
 // operator names who runs the command, for the record: the OS user.

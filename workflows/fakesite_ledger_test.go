@@ -5,6 +5,7 @@ import (
 
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/breakglass"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
@@ -71,6 +72,9 @@ func (f *fakeSite) mockLedger(env *testsuite.TestWorkflowEnvironment) {
 		}
 		if in.Request.Holder == "" {
 			f.st.ActionSeq++
+		}
+		if had, _ := lease.HeldOn(f.st.Leases, r.BMM); r.Force && had.Holder != r.Holder {
+			f.st.BreakGlass = breakglass.Append(f.st.BreakGlass, breakglass.Forced(f.st.Cluster, r, env.Now()))
 		}
 		f.st.Leases = lease.Grant(f.st.Leases, r, f.bmm(r.BMM).HasRole(model.RoleKCP), env.Now())
 		return api.AcquireResult{Holder: r.Holder}, nil

@@ -86,7 +86,7 @@ type troubleshooter struct {
 // verification. It returns an error only when the runbook must stop.
 func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 	s := &t.st.Steps[i]
-	in := api.ActionInput{Cluster: t.in.Cluster, BMM: t.in.BMM, Action: s.Action}
+	in := api.ActionInput{Cluster: t.in.Cluster, BMM: t.in.BMM, Action: s.Action, Force: t.in.Force, Reason: t.in.Reason, By: t.in.By}
 	if s.Action == api.ActionReimage || s.Action == api.ActionReplace {
 		in.EvacuateTimeout = t.in.EvacuateTimeout
 	}
@@ -99,7 +99,7 @@ func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 	}
 	s.State = api.StateRunning
 	got, err := ledgerOf(t.in.Cluster).acquire(ctx, lease.Request{
-		BMM: t.in.BMM, Operation: lease.Operation(s.Action)})
+		BMM: t.in.BMM, Operation: lease.Operation(s.Action), Force: t.in.Force, Reason: t.in.Reason, By: t.in.By})
 	if err != nil {
 		s.State, s.Error = api.StateFailed, temporalerr.Message(err)
 		return false, fmt.Errorf("%s of %s refused: %s", s.Action, t.in.BMM, temporalerr.Message(err))

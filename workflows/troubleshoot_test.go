@@ -116,3 +116,39 @@ func stepStates(st api.TroubleshootStatus) []string {
 	}
 	return out
 }
+
+// On a Degraded cluster the runbook's steps are refused; forced with a
+// reason, each step's lease and action carry it and the runbook runs.
+func TestTroubleshootForcedOnDegradedCluster(t *testing.T) {
+	s := newActionSite(t)
+	s.st.Cluster.DetailedStatus, s.st.Cluster.DetailedStatusMessage = model.ClusterDegraded, "storm guard"
+	env := s.env(t, api.TroubleshootID("site-a", compute))
+	env.ExecuteWorkflow(TroubleshootWorkflow, trouble(api.ProblemUnresponsive))
+	require.ErrorContains(t, env.GetWorkflowError(), "is Degraded, not Running")
+	require.Empty(t, s.children)
+
+	in := trouble(api.ProblemUnresponsive)
+	in.Force, in.Reason, in.By = true, "INC-7: node wedged", "alice"
+	env = s.env(t, api.TroubleshootID("site-a", compute))
+	env.ExecuteWorkflow(TroubleshootWorkflow, in)
+	require.NoError(t, env.GetWorkflowError())
+	var st api.TroubleshootStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, api.TroubleshootResolved, st.Phase, st.Message)
+	require.Len(t, s.st.BreakGlass, 1, "the forced step is on the ledger's record")
+	require.Equal(t, "INC-7: node wedged", s.st.BreakGlass[0].Reason)
+	require.Empty(t, s.leases())
+}
+
+// --force without a reason is bad input before anything runs.
+func TestTroubleshootForceWithoutReasonIsBadInput(t *testing.T) {
+	s := newActionSite(t)
+	in := trouble("nonsense")
+	in.Force = true
+	env := s.env(t, api.TroubleshootID("site-a", compute))
+	env.ExecuteWorkflow(TroubleshootWorkflow, in)
+	err := env.GetWorkflowError()
+	require.ErrorContains(t, err, `problem "nonsense"`)
+	require.ErrorContains(t, err, "reason is empty", "every problem at once")
+	require.Empty(t, s.children)
+}

@@ -264,20 +264,27 @@ type TroubleshootInput struct {
 	Problem string `json:"problem"`
 	// EvacuateTimeout is passed on to the reimage and replace steps.
 	EvacuateTimeout time.Duration `json:"evacuateTimeout,omitempty"`
+	// Force, Reason and By are break-glass as for a BMM action: each
+	// step's action is forced on a Degraded or Failed cluster, through the
+	// live control-plane gate all the same.
+	Force  bool   `json:"force,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	By     string `json:"by,omitempty"`
 }
 
 // Validate checks the input alone.
 func (in TroubleshootInput) Validate() error {
+	var errs []error
 	if in.Cluster == "" || in.BMM == "" {
-		return fmt.Errorf("cluster %q and bmm %q: both are required", in.Cluster, in.BMM)
+		errs = append(errs, fmt.Errorf("cluster %q and bmm %q: both are required", in.Cluster, in.BMM))
 	}
 	if !oneOf(in.Problem, Problems...) {
-		return fmt.Errorf("problem %q: allowed %s", in.Problem, strings.Join(Problems, ", "))
+		errs = append(errs, fmt.Errorf("problem %q: allowed %s", in.Problem, strings.Join(Problems, ", ")))
 	}
 	if in.EvacuateTimeout < 0 {
-		return fmt.Errorf("evacuateTimeout %v is negative", in.EvacuateTimeout)
+		errs = append(errs, fmt.Errorf("evacuateTimeout %v is negative", in.EvacuateTimeout))
 	}
-	return nil
+	return errors.Join(append(errs, lease.CheckReason(in.Force, in.Reason))...)
 }
 
 // ConfirmReplace is the payload of signal confirm-replace: the operator
