@@ -2,8 +2,11 @@ package workflows_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,6 +99,18 @@ func benchUpgrade(b *testing.B, inventory string) {
 		// of the KCP steps it belongs to.
 		bd := overheadBreakdown(b, env.Client, []string{api.UpgradeID(env.Cluster)})
 		critical += bd["control-plane-work"]
+		var lines []string
+		for k, v := range bd {
+			lines = append(lines, fmt.Sprintf("%s=%v", k, v.Round(time.Millisecond)))
+		}
+		sort.Strings(lines)
+		fmt.Println("parent breakdown:", strings.Join(lines, " "))
+		lines = nil
+		for k, v := range overheadBreakdown(b, env.Client, []string{api.ClusterID(env.Cluster)}) {
+			lines = append(lines, fmt.Sprintf("%s=%v", k, v.Round(time.Millisecond)))
+		}
+		sort.Strings(lines)
+		fmt.Println("ledger breakdown:", strings.Join(lines, " "))
 		b.ReportMetric(wall.Seconds(), "s-wall")
 		b.ReportMetric(critical.Seconds(), "s-critical")
 		b.ReportMetric(wall.Seconds()/critical.Seconds(), "ratio")
@@ -139,6 +154,7 @@ func overheadBreakdown(b *testing.B, c client.Client, ids []string) map[string]t
 		it := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 		at := map[int64]time.Time{}
 		kind := map[int64]string{}
+		names := map[int64]string{}
 		for it.HasNext() {
 			ev, err := it.Next()
 			if err != nil {
@@ -149,6 +165,7 @@ func overheadBreakdown(b *testing.B, c client.Client, ids []string) map[string]t
 			switch ev.GetEventType() {
 			case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
 				name := ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
+				names[ev.GetEventId()] = name
 				kind[ev.GetEventId()] = "other-activity"
 				switch {
 				case isLedgerActivity(name):
@@ -159,6 +176,11 @@ func overheadBreakdown(b *testing.B, c client.Client, ids []string) map[string]t
 			case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
 				sid := ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()
 				out[kind[sid]] += t.Sub(at[sid])
+				out["activity:"+names[sid]] += t.Sub(at[sid])
+				out["count:"+names[sid]]++
+				if names[sid] == "RecordBMM" || names[sid] == "LabelNode" {
+					fmt.Printf("%s %s at %s took %v\n", id, names[sid], at[sid].Format("15:04:05.000"), t.Sub(at[sid]))
+				}
 			case enumspb.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED:
 				out["child-start"] += t.Sub(at[ev.GetChildWorkflowExecutionStartedEventAttributes().GetInitiatedEventId()])
 			case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
