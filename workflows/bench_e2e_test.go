@@ -32,7 +32,7 @@ func BenchmarkUpgradeCriticalPath(b *testing.B) {
 
 // syntheticSite writes lab.SyntheticInventory's site, with BMC credentials
 // from the environment as the examples have, to a file for e2e.Start.
-func syntheticSite(b *testing.B, cluster string, racks, mgmt, perRack int) string {
+func syntheticSite(b testing.TB, cluster string, racks, mgmt, perRack int) string {
 	inv := lab.SyntheticInventory(cluster, racks, mgmt, perRack)
 	inv.BMCCredentials = map[string]model.CredentialRef{"default": {UsernameEnv: "BMC_USERNAME", PasswordEnv: "BMC_PASSWORD"}}
 	data, err := yaml.Marshal(inv)
@@ -99,18 +99,14 @@ func benchUpgrade(b *testing.B, inventory string) {
 		// of the KCP steps it belongs to.
 		bd := overheadBreakdown(b, env.Client, []string{api.UpgradeID(env.Cluster)})
 		critical += bd["control-plane-work"]
+		// Printed, not asserted: where the parent's time went, activity by
+		// activity (and, above, any activity that needed a retry).
 		var lines []string
 		for k, v := range bd {
 			lines = append(lines, fmt.Sprintf("%s=%v", k, v.Round(time.Millisecond)))
 		}
 		sort.Strings(lines)
 		fmt.Println("parent breakdown:", strings.Join(lines, " "))
-		lines = nil
-		for k, v := range overheadBreakdown(b, env.Client, []string{api.ClusterID(env.Cluster)}) {
-			lines = append(lines, fmt.Sprintf("%s=%v", k, v.Round(time.Millisecond)))
-		}
-		sort.Strings(lines)
-		fmt.Println("ledger breakdown:", strings.Join(lines, " "))
 		b.ReportMetric(wall.Seconds(), "s-wall")
 		b.ReportMetric(critical.Seconds(), "s-critical")
 		b.ReportMetric(wall.Seconds()/critical.Seconds(), "ratio")
@@ -173,14 +169,15 @@ func overheadBreakdown(b *testing.B, c client.Client, ids []string) map[string]t
 				case isControlPlaneWork(name):
 					kind[ev.GetEventId()] = "control-plane-work"
 				}
+			case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+				if a := ev.GetActivityTaskStartedEventAttributes(); a.GetAttempt() > 1 {
+					fmt.Printf("%s %s attempt %d after %v: %s\n", id, names[a.GetScheduledEventId()], a.GetAttempt(),
+						t.Sub(at[a.GetScheduledEventId()]), a.GetLastFailure().GetMessage())
+				}
 			case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
 				sid := ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()
 				out[kind[sid]] += t.Sub(at[sid])
 				out["activity:"+names[sid]] += t.Sub(at[sid])
-				out["count:"+names[sid]]++
-				if names[sid] == "RecordBMM" || names[sid] == "LabelNode" {
-					fmt.Printf("%s %s at %s took %v\n", id, names[sid], at[sid].Format("15:04:05.000"), t.Sub(at[sid]))
-				}
 			case enumspb.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED:
 				out["child-start"] += t.Sub(at[ev.GetChildWorkflowExecutionStartedEventAttributes().GetInitiatedEventId()])
 			case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
