@@ -26,7 +26,9 @@ func TestPlanShowsFinishingAndSkipped(t *testing.T) {
 		want   []string
 		absent string
 	}{
-		{"a first run", false, []string{"Skipped, out of service: rack2-c1", "rack2-c1 compute marked Unhealthy by remediation"}, "again"},
+		{"a first run", false, []string{"Skipped, out of service: rack2-c1", "rack2-c1 compute marked Unhealthy by remediation",
+			"1 of the planned servers already run 4.2.0 (an earlier run reached them): each is skipped and counted as upgraded",
+			"rack1-m1 swap already at 4.2.0: skipped", "the active KCPs already run 4.2.0; the spare waits on its version by design: skipped"}, "again"},
 		{"the same target again", true, []string{"Runs the upgrade to 4.2.0 again: finishes the 1 servers not yet at it (the rest are skipped): rack1-c2",
 			"Skipped, out of service: rack2-c1"}, "nothing to reimage"},
 	} {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -29,7 +30,7 @@ func writePlan(w io.Writer, format string, p upgradeplan.Plan, perServer time.Du
 			upgradeplan.KCPSwap: "leaves, is reimaged, rejoins", upgradeplan.KCPRetire: "leaves; becomes the new spare (Available), not reimaged",
 			upgradeplan.KCPReimage: "reimaged in place (no spare)"}[k.Action]
 		if k.Skip {
-			note = "already at " + p.To + ": skipped"
+			note = cmp.Or(k.Why, "nothing to do") + ": skipped"
 		}
 		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), k.BMM, string(k.Action), note})
 	}
@@ -70,6 +71,9 @@ func planNotes(p upgradeplan.Plan) []string {
 	case p.Resume:
 		out = append(out, fmt.Sprintf("Runs the upgrade to %s again: finishes the %d servers not yet at it (the rest are skipped): %s",
 			p.To, len(p.Finishing), strings.Join(p.Finishing, ", ")))
+	}
+	if !p.Resume && p.AtTarget > 0 {
+		out = append(out, fmt.Sprintf("%d of the planned servers already run %s (an earlier run reached them): each is skipped and counted as upgraded", p.AtTarget, p.To))
 	}
 	if len(p.Skipped) > 0 {
 		names := make([]string, len(p.Skipped))

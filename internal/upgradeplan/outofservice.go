@@ -64,9 +64,22 @@ func checkSpare(c model.Cluster, skipped []Skipped) error {
 	return nil
 }
 
-// finishing lists, when an upgrade to the same version runs again, the
-// planned servers not yet at it: exactly the ones this run reimages.
+// finishing lists the planned servers not yet at the target: exactly the
+// ones a run reimages (when an upgrade to the same version runs again, the
+// ones the earlier run left behind).
 func finishing(c model.Cluster, p Plan) []string {
+	var out []string
+	for _, n := range reimaged(p) {
+		if !atTarget(c, n, p.To) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// reimaged lists the servers the plan may reimage: the KCP steps that are
+// not skipped (a retire reimages nothing), every management and rack server.
+func reimaged(p Plan) []string {
 	var all []string
 	for _, k := range p.ControlPlane {
 		if !k.Skip && k.Action != KCPRetire {
@@ -81,11 +94,5 @@ func finishing(c model.Cluster, p Plan) []string {
 	for _, r := range p.Racks {
 		all = append(all, r.Servers...)
 	}
-	var out []string
-	for _, n := range all {
-		if !atTarget(c, n, p.To) {
-			out = append(out, n)
-		}
-	}
-	return out
+	return all
 }

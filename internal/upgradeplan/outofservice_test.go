@@ -120,7 +120,7 @@ func TestBuildWithAnOutOfServiceSpare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(p.ControlPlane); got != "[{rack1-m1 reimage false} {rack2-m1 reimage false} {rack3-m1 reimage false}]" {
+	if got := fmt.Sprint(p.ControlPlane); got != "[{rack1-m1 reimage false } {rack2-m1 reimage false } {rack3-m1 reimage false }]" {
 		t.Fatalf("control plane = %s", got)
 	}
 	one := modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp-spare!", "rack1-c1:compute")

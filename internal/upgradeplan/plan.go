@@ -19,7 +19,9 @@ import (
 type KCPStep struct {
 	BMM    string    `json:"bmm"`
 	Action KCPAction `json:"action"`
-	Skip   bool      `json:"skip,omitempty"` // already at the target (a resumed upgrade)
+	Skip   bool      `json:"skip,omitempty"` // nothing to do (a resumed upgrade)
+	// Why says why a skipped step has nothing to do.
+	Why string `json:"why,omitempty"`
 }
 
 // KCPAction is what a control-plane step does to its server.
@@ -69,6 +71,9 @@ type Plan struct {
 	// (those the earlier run left behind), the rest being at the target.
 	Resume    bool     `json:"resume,omitempty"`
 	Finishing []string `json:"finishing,omitempty"`
+	// AtTarget counts the planned servers that already run the target (an
+	// earlier run reached them): each is skipped and counted as upgraded.
+	AtTarget int `json:"atTarget,omitempty"`
 }
 
 // Build checks the request (version rule, strategy ranges, thresholds every
@@ -112,8 +117,10 @@ func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool) (Pla
 	p.ControlPlane = controlPlane(c, to)
 	p.Management = management(c, to)
 	p.Racks = racks(c, s, to)
+	todo := finishing(c, p)
+	p.AtTarget = len(reimaged(p)) - len(todo)
 	if resume {
-		p.Resume, p.Finishing = true, finishing(c, p)
+		p.Resume, p.Finishing = true, todo
 	}
 	sizes := map[string]int{}
 	for _, r := range p.Racks {
@@ -199,10 +206,14 @@ func controlPlane(c model.Cluster, to string) []KCPStep {
 		for _, k := range kcp {
 			done = done && atTarget(c, k, to)
 		}
-		out = append(out, KCPStep{BMM: spares[0], Action: KCPUpgradeSpare, Skip: done || atTarget(c, spares[0], to)})
+		step := KCPStep{BMM: spares[0], Action: KCPUpgradeSpare, Skip: done || atTarget(c, spares[0], to)}
+		if done {
+			step.Why = "the active KCPs already run " + to + "; the spare waits on its version by design"
+		}
+		out = append(out, skipWhy(c, step, to))
 	case len(kcp) <= want:
 		for _, k := range kcp {
-			out = append(out, KCPStep{BMM: k, Action: KCPReimage, Skip: atTarget(c, k, to)})
+			out = append(out, skipWhy(c, KCPStep{BMM: k, Action: KCPReimage, Skip: atTarget(c, k, to)}, to))
 		}
 		return out
 	}
@@ -223,12 +234,20 @@ func controlPlane(c model.Cluster, to string) []KCPStep {
 		if i == retire {
 			continue
 		}
-		out = append(out, KCPStep{BMM: k, Action: KCPSwap, Skip: atTarget(c, k, to)})
+		out = append(out, skipWhy(c, KCPStep{BMM: k, Action: KCPSwap, Skip: atTarget(c, k, to)}, to))
 	}
 	if retire >= 0 {
 		out = append(out, KCPStep{BMM: kcp[retire], Action: KCPRetire})
 	}
 	return out
+}
+
+// skipWhy says why a skipped step has nothing to do, unless said already.
+func skipWhy(c model.Cluster, k KCPStep, to string) KCPStep {
+	if k.Skip && k.Why == "" && atTarget(c, k.BMM, to) {
+		k.Why = "already at " + to
+	}
+	return k
 }
 
 // management: group a then b, each split in two stages (half each).

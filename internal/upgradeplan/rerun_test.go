@@ -64,3 +64,30 @@ func TestRerunControlPlaneConverges(t *testing.T) {
 		})
 	}
 }
+
+// A fresh plan after a cancelled run says what it will not redo: the
+// spare's step is skipped because the active KCPs run the target (not
+// because the spare does), and the servers the earlier run reached are
+// counted.
+func TestRerunPlanSaysWhatIsSkippedAndWhy(t *testing.T) {
+	c := atVersion(modeltest.Cluster("rack1-m1:kcp-spare", "rack2-m1:kcp", "rack1-c1:compute", "rack2-c1:compute"), "4.2.0", "rack2-m1", "rack1-c1")
+	p, err := Build(c, "4.2.0", model.UpdateStrategy{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.ControlPlane) != 2 || !p.ControlPlane[0].Skip || !strings.Contains(p.ControlPlane[0].Why, "the active KCPs already run 4.2.0") ||
+		!p.ControlPlane[1].Skip || p.ControlPlane[1].Why != "already at 4.2.0" {
+		t.Fatalf("control plane = %+v", p.ControlPlane)
+	}
+	if p.AtTarget != 1 || p.Resume {
+		t.Fatalf("atTarget = %d resume = %v, want 1 (rack1-c1) and a fresh plan", p.AtTarget, p.Resume)
+	}
+	c = atVersion(modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp", "rack3-m1:kcp", "rack1-c1:compute"), "4.2.0", "rack1-m1")
+	p, err = Build(c, "4.2.0", model.UpdateStrategy{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.ControlPlane[0].Skip || p.ControlPlane[0].Why != "already at 4.2.0" || p.ControlPlane[1].Skip || p.ControlPlane[1].Why != "" {
+		t.Fatalf("control plane = %+v", p.ControlPlane)
+	}
+}
