@@ -224,7 +224,7 @@ func (l *clusterLedger) validateRegister(ctx workflow.Context, r api.RegisterReq
 			return fmt.Errorf("bmm %s would leave the inventory while %s (%s) holds it: wait for it to finish", x.BMM, x.Holder, x.Operation)
 		}
 	}
-	return nil
+	return refuseBreakingTable(l.st.Cluster.BMMs, r.Inventory)
 }
 
 // register merges an inventory into the ledger: new BMMs join with their
@@ -246,13 +246,14 @@ func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, plac
 	for _, ref := range l.in.Inventory.Servers() {
 		before[ref.Server.Name] = ref.Server
 	}
+	joining := l.joinRoles(ctx, inv, roles)
 	var bmms []model.BMM
 	for _, ref := range inv.Servers() {
 		s := ref.Server
 		b, known := old[s.Name]
 		prev, seen := before[s.Name]
 		if !known {
-			a := roles[s.Name]
+			a := joining(s)
 			b = model.BMM{Name: s.Name, Roles: []model.Role{a.Role}, ManagementGroup: a.ManagementGroup,
 				RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.BMMProvisioned, PowerState: model.PowerOn,
 				CordonStatus: model.Uncordoned, ReadyState: model.ReadyTrue}

@@ -1,0 +1,57 @@
+package workflows
+
+import (
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/placement"
+	"go.temporal.io/sdk/workflow"
+)
+
+// changeRegisterReplans versions the roles new BMMs join a running ledger
+// with: the re-placement plan's (never an extra KCP or spare) instead of
+// the placement of the new inventory on its own.
+const changeRegisterReplans = "register-replans"
+
+// joinRoles is the role each new server joins with. Older histories take
+// the client's placement of the new inventory. Now the re-placement plan of
+// the ledger as it is decides: on an empty ledger that is the same
+// placement; on a running one a new server joins as management or compute
+// and any control-plane change is left to the re-placement workflow.
+func (l *clusterLedger) joinRoles(ctx workflow.Context, inv model.Inventory, placed map[string]placement.Assignment) func(model.ServerSpec) placement.Assignment {
+	old := func(s model.ServerSpec) placement.Assignment { return placed[s.Name] }
+	if workflow.GetVersion(ctx, changeRegisterReplans, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return old
+	}
+	p, err := placement.PlanRegistration(l.st.Cluster.BMMs, &inv)
+	if err != nil {
+		// The inventory was validated by the client; an inventory the plan
+		// cannot read joins as it says, never as a KCP or spare.
+		workflow.GetLogger(ctx).Warn("no re-placement plan; new servers join with their inventory role", "error", err)
+	}
+	return func(s model.ServerSpec) placement.Assignment {
+		if a, ok := p.JoinRole(s.Name); ok {
+			return a
+		}
+		a := placement.Assignment{Name: s.Name, Role: model.RoleManagement}
+		if s.Role == model.RoleCompute {
+			a.Role = model.RoleCompute
+		}
+		return a
+	}
+}
+
+// refuseBreakingTable refuses a registration that adds or removes servers
+// when the re-placement plan cannot keep reference 000's table (the spare's
+// rack removed with no server to take over, an active KCP removed, ...).
+// A registration that only refreshes hardware facts is never refused here:
+// the roles at rest are the re-placement's to converge, not a reason to
+// lock the operator out of the ledger.
+func refuseBreakingTable(current []model.BMM, inv model.Inventory) error {
+	p, err := placement.PlanRegistration(current, &inv)
+	if err != nil {
+		return err
+	}
+	if !p.ServersChanged() {
+		return nil
+	}
+	return p.Err()
+}
