@@ -39,19 +39,13 @@ func (l *clusterLedger) joinRoles(ctx workflow.Context, inv model.Inventory, pla
 	}
 }
 
-// refuseBreakingTable refuses a registration that adds or removes servers
-// when the re-placement plan cannot keep reference 000's table (the spare's
-// rack removed with no server to take over, an active KCP removed, ...).
-// A registration that only refreshes hardware facts is never refused here:
-// the roles at rest are the re-placement's to converge, not a reason to
-// lock the operator out of the ledger.
+// refuseBreakingTable refuses a registration that would break reference
+// 000's table (the spare's rack removed with no server to take over, an
+// active KCP removed, ...): placement.Replan.RegistrationErr.
 func refuseBreakingTable(current []model.BMM, inv model.Inventory) error {
 	p, err := placement.PlanRegistration(current, &inv)
 	if err != nil {
 		return err
 	}
-	if !p.ServersChanged() {
-		return nil
-	}
-	return p.Err()
+	return p.RegistrationErr()
 }

@@ -60,6 +60,17 @@ func (p Replan) Err() error {
 	return errors.New("the new inventory would break the placement table: " + strings.Join(p.Refusals, "; "))
 }
 
+// RegistrationErr is why a registration of this plan is refused, or nil. A
+// registration that adds or removes no server (it refreshes hardware facts)
+// is never refused: roles off the table are the re-placement's to
+// converge, not a reason to lock the operator out of the ledger.
+func (p Replan) RegistrationErr() error {
+	if !p.ServersChanged() {
+		return nil
+	}
+	return p.Err()
+}
+
 // ServersChanged reports whether servers join or leave: a registration that
 // only refreshes hardware facts changes neither.
 func (p Replan) ServersChanged() bool { return len(p.Joins) > 0 || len(p.Leaves) > 0 }

@@ -242,3 +242,15 @@ func assertAtRest(t *testing.T, ledger, racks []string, p Replan) {
 	assert.Empty(t, again.Changes, "the plan's outcome is at rest")
 	assert.False(t, again.ServersChanged())
 }
+
+// A registration that adds and removes nothing is never refused, even when
+// the plan cannot reach the table: the operator keeps the ledger.
+func TestReplanRegistrationErr(t *testing.T) {
+	ledger := []string{"rack1-m1:kcp", "rack2-m1:kcp-spare!", "rack2-c1:compute"}
+	p := plan(t, ledger, []string{"rack1: m1", "rack2: m1 c1"})
+	require.Error(t, p.Err())
+	assert.NoError(t, p.RegistrationErr())
+
+	p = plan(t, ledger, []string{"rack1: m1", "rack2: m1"})
+	assert.ErrorContains(t, p.RegistrationErr(), "2 racks need a spare KCP")
+}
