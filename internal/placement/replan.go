@@ -130,3 +130,28 @@ func PlanRegistration(current []model.BMM, inv *model.Inventory) (Replan, error)
 	p.Joins, p.Changes = s.outcome()
 	return p, nil
 }
+
+// PlanRoles is the re-placement plan of the ledger as it stands: its BMMs
+// in their racks, each asking for management (compute stays compute).
+// The re-placement workflow plans from it before each change, so a change
+// made, a failover or an interruption in between is planned around. Pins
+// of the inventory are not in the ledger: a pinned KCP keeps its role
+// only as any KCP does, where the table allows.
+func PlanRoles(bmms []model.BMM) (Replan, error) {
+	inv := &model.Inventory{}
+	at := map[string]int{}
+	for _, b := range bmms {
+		i, ok := at[b.Rack]
+		if !ok {
+			i = len(inv.Racks)
+			at[b.Rack] = i
+			inv.Racks = append(inv.Racks, model.RackSpec{Name: b.Rack})
+		}
+		want := model.RoleManagement
+		if b.HasRole(model.RoleCompute) {
+			want = model.RoleCompute
+		}
+		inv.Racks[i].Servers = append(inv.Racks[i].Servers, model.ServerSpec{Name: b.Name, Role: want})
+	}
+	return PlanRegistration(bmms, inv)
+}
