@@ -100,3 +100,23 @@ func TestReplaceRolesNeedsRunning(t *testing.T) {
 	st := runReplaceRoles(t, f)
 	require.Contains(t, st.Error, "is Updating, not Running")
 }
+
+// Four KCPs and no spare on three racks: rack1's second KCP retires to be
+// the spare (one change, not two), the upgrade's way: out of the control
+// plane, cordoned, powered off, waiting Available.
+func TestReplaceRolesRetiresToSpare(t *testing.T) {
+	f := newFakeSite(t, "../examples/two-rack.yaml")
+	f.grow("rack3-mgmt1:kcp", "rack3-c1:compute")
+	f.bmm("rack1-mgmt2").Roles = []model.Role{model.RoleKCP}
+	f.bmm("rack2-mgmt1").Roles = []model.Role{model.RoleKCP}
+	st := runReplaceRoles(t, f)
+	require.Empty(t, st.Error)
+	require.Len(t, st.Done, 1)
+	require.Equal(t, "rack1-mgmt2 (rack1): kcp -> kcp-spare", st.Done[0].Change.String())
+	b := f.bmm("rack1-mgmt2")
+	require.Equal(t, []model.Role{model.RoleKCPSpare}, b.Roles)
+	require.Equal(t, model.BMMAvailable, b.DetailedStatus)
+	require.Equal(t, model.PowerOff, b.PowerState)
+	require.Contains(t, b.DetailedStatusMessage, "Retired from the control plane by the re-placement")
+	require.Equal(t, "role rack1-mgmt2 kcp-spare", f.log[0])
+}

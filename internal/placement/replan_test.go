@@ -254,3 +254,23 @@ func TestReplanRegistrationErr(t *testing.T) {
 	p = plan(t, ledger, []string{"rack1: m1", "rack2: m1"})
 	assert.ErrorContains(t, p.RegistrationErr(), "2 racks need a spare KCP")
 }
+
+// The re-placement workflow plans from the ledger alone: after a
+// registration grew two racks to three (rack3 joined as management), the
+// same changes as the registration's plan; compute never enters the pool.
+func TestPlanRoles(t *testing.T) {
+	grown := append(twoRacks[:len(twoRacks):len(twoRacks)], "rack3-m1:management/a", "rack3-m2:management/b", "rack3-c1:compute")
+	p, err := PlanRoles(modeltest.Cluster(grown...).BMMs)
+	require.NoError(t, err)
+	require.NoError(t, p.Err())
+	assert.Equal(t, "rack2-m2 management>kcp, rack3-m1 management>kcp", changes(p))
+	assert.False(t, p.ServersChanged())
+
+	p, err = PlanRoles(modeltest.Cluster("rack1-m1:kcp", "rack1-c1:compute", "rack2-c1:compute").BMMs)
+	require.NoError(t, err)
+	assert.ErrorContains(t, p.Err(), "2 racks need a spare KCP")
+
+	p, err = PlanRoles(nil)
+	require.NoError(t, err)
+	assert.Empty(t, p.Changes)
+}
