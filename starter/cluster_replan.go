@@ -10,19 +10,27 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/output"
 	"github.com/rackroll/rackroll/internal/placement"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 )
 
 // ledgerBMMs is the running ledger's BMMs, or nil when the cluster has no
-// running ledger yet (a first registration places the inventory afresh).
+// running ledger (a registration then starts one, placing the inventory
+// afresh; a ledger that ended is not what it would merge into).
 func ledgerBMMs(ctx context.Context, c client.Client, cluster string) ([]model.BMM, error) {
+	d, err := c.DescribeWorkflowExecution(ctx, api.ClusterID(cluster), "")
+	var nf *serviceerror.NotFound
+	switch {
+	case errors.As(err, &nf):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("cluster %s: describe the ledger to plan the registration: %w", cluster, err)
+	case d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		return nil, nil
+	}
 	st, err := query[api.ClusterState](ctx, c, api.ClusterID(cluster), api.QueryState, func(err error) error { return err })
 	if err != nil {
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			return nil, nil
-		}
 		return nil, fmt.Errorf("cluster %s: read the ledger to plan the registration: %w", cluster, err)
 	}
 	return st.Cluster.BMMs, nil
