@@ -81,7 +81,7 @@ func TestReplaceRolesRepairs(t *testing.T) {
 }
 
 // A change the live gate refuses stops the workflow with the reason; no
-// role moved.
+// role moved. Once the member is healthy again, a re-run makes the change.
 func TestReplaceRolesGateRefuses(t *testing.T) {
 	f := newFakeSite(t, "../examples/four-rack.yaml")
 	f.bmm("rack2-mgmt2").Roles = []model.Role{model.RoleKCP}
@@ -91,6 +91,11 @@ func TestReplaceRolesGateRefuses(t *testing.T) {
 	require.Contains(t, st.Error, "rack3-mgmt1")
 	require.Empty(t, f.log)
 	require.Equal(t, model.RoleKCP, f.role("rack2-mgmt2"))
+
+	f.set("rack3-mgmt1", func(n *fakeNode) { n.ready = model.ReadyTrue })
+	again := runReplaceRoles(t, f)
+	require.Empty(t, again.Error)
+	require.Equal(t, []string{"role rack2-mgmt2 management", "reimage rack2-mgmt2 4.1.2"}, f.log)
 }
 
 // Not on a cluster that is not Running.
