@@ -142,6 +142,9 @@ func (a *app) clusterShowCmd() *cobra.Command {
 				})
 				if err == nil && format == "table" {
 					fmt.Fprintln(cmd.OutOrStdout(), runtimeLine(st))
+					if line := placementLine(st); line != "" {
+						fmt.Fprintln(cmd.OutOrStdout(), line)
+					}
 					monitorFooter(ctx, c, cmd, cluster)
 				}
 				return err

@@ -83,3 +83,25 @@ func pendingChanges(w io.Writer, cluster string, p placement.Replan) {
 		"`starter cluster replace-roles --cluster %s` makes them one server at a time through the live control-plane gate\n",
 		len(p.Changes), cluster)
 }
+
+// placementLine is the roles under `cluster show` when they are not
+// reference 000's table: the changes pending and how to make them, or why
+// the table cannot be reached. Empty when the roles are the table, and
+// while the cluster is not Running (an upgrade moves roles by its own plan).
+func placementLine(st api.ClusterState) string {
+	if st.Cluster.DetailedStatus != model.ClusterRunning {
+		return ""
+	}
+	p, err := placement.PlanRoles(st.Cluster.BMMs)
+	if err == nil {
+		err = p.Err()
+	}
+	switch {
+	case err != nil:
+		return "placement: " + err.Error()
+	case len(p.Changes) == 0:
+		return ""
+	}
+	return fmt.Sprintf("placement: the roles are not the table for %d racks: %d control-plane role changes pending, first %s (`starter cluster replace-roles --cluster %s`)",
+		p.Racks, len(p.Changes), p.Changes[0], st.Cluster.Name)
+}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/model/modeltest"
 	"github.com/rackroll/rackroll/internal/placement"
 	"github.com/stretchr/testify/require"
@@ -44,4 +46,20 @@ func TestWriteReplan(t *testing.T) {
 	var back placement.Replan
 	require.NoError(t, json.Unmarshal(out.Bytes(), &back))
 	require.Equal(t, p, back)
+}
+
+// `cluster show` says when the roles are off the table, and how to fix it.
+func TestPlacementLine(t *testing.T) {
+	atRest := api.ClusterState{Cluster: modeltest.Cluster("rack1-m1:kcp", "rack1-m2:management/a", "rack2-m1:kcp-spare")}
+	require.Empty(t, placementLine(atRest))
+
+	grown := api.ClusterState{Cluster: modeltest.Cluster("rack1-m1:kcp", "rack1-m2:management/a", "rack2-m1:kcp-spare",
+		"rack2-m2:management/b", "rack3-m1:management/a")}
+	require.Equal(t, "placement: the roles are not the table for 3 racks: 2 control-plane role changes pending, "+
+		"first rack2-m2 (rack2): management -> kcp (`starter cluster replace-roles --cluster site-a`)", placementLine(grown))
+
+	short := api.ClusterState{Cluster: modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp-spare!")}
+	require.Contains(t, placementLine(short), "placement: the placement table cannot be kept: 2 racks need a spare KCP")
+	grown.Cluster.DetailedStatus = model.ClusterUpdating
+	require.Empty(t, placementLine(grown), "an upgrade moves roles by its own plan")
 }

@@ -57,7 +57,7 @@ func (p Replan) Err() error {
 	if len(p.Refusals) == 0 {
 		return nil
 	}
-	return errors.New("the new inventory would break the placement table: " + strings.Join(p.Refusals, "; "))
+	return errors.New("the placement table cannot be kept: " + strings.Join(p.Refusals, "; "))
 }
 
 // RegistrationErr is why a registration of this plan is refused, or nil. A
