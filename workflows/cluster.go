@@ -227,10 +227,10 @@ func (l *clusterLedger) validateRegister(ctx workflow.Context, r api.RegisterReq
 	return refuseBreakingTable(l.st.Cluster.BMMs, r.Inventory)
 }
 
-// register merges an inventory into the ledger (changeID versions the join
-// roles: cluster_replan.go): new BMMs join with their
-// placed role, known BMMs get fresh hardware facts and keep their state
-// (roles included: a failover may have moved them), vanished BMMs leave.
+// register merges an inventory into the ledger: new BMMs join with the role
+// the re-placement plan gives them (changeID versions it: joinRoles), known
+// BMMs get fresh hardware facts and keep their state (roles included: a
+// failover may have moved them), vanished BMMs leave.
 func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, placed []placement.Assignment, changeID string) {
 	roles := map[string]placement.Assignment{}
 	for _, a := range placed {
