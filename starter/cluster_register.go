@@ -23,24 +23,58 @@ var (
 )
 
 func (a *app) clusterRegisterCmd() *cobra.Command {
-	var inventory string
+	var inventory, format string
+	var planOnly bool
 	cmd := &cobra.Command{
-		Use:   "register --inventory FILE",
+		Use:   "register --inventory FILE [--plan]",
 		Short: "Start the cluster's ledger, or update it from the inventory (idempotent)",
 		Long: `register validates the inventory and starts ClusterWorkflow (id cluster:<cluster>)
 or, when it runs already, sends it the inventory: hardware facts are updated,
-roles, statuses and leases are kept.`,
+roles, statuses and leases are kept. New servers join as management or
+compute (never as an extra KCP or spare); servers the inventory no longer
+lists leave. When the rack count or the servers change, the placement table
+may want control-plane roles to move: --plan prints the re-placement (joins,
+leaves, role changes in their order, refusals) and changes nothing, and
+` + "`starter cluster replace-roles`" + ` makes the changes one server at a time.
+A registration that would break the table (the spare's rack removed with no
+server to take over, an active KCP removed) is refused before anything changes.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			inv, placed, err := loadPlaced(inventory)
 			if err != nil {
 				return err
 			}
 			return a.withClient(cmd, 30*time.Second, nil, func(ctx context.Context, c client.Client) error {
-				return register(ctx, c, cmd, inv, placed)
+				current, err := ledgerBMMs(ctx, c, inv.Cluster)
+				if err != nil {
+					return err
+				}
+				p, err := placement.PlanRegistration(current, inv)
+				if err != nil {
+					return fmt.Errorf("%s: %w", inventory, err)
+				}
+				if planOnly {
+					if err := writeReplan(cmd.OutOrStdout(), format, inv.Cluster, p); err != nil {
+						return err
+					}
+					if format == "table" {
+						fmt.Fprintln(cmd.OutOrStdout(), "nothing changed (--plan)")
+					}
+					return nil
+				}
+				if err := p.RegistrationErr(); err != nil {
+					return withCode(exitError, fmt.Errorf("register cluster %s refused, nothing changed: %w", inv.Cluster, err))
+				}
+				if err := register(ctx, c, cmd, inv, placed); err != nil {
+					return err
+				}
+				pendingChanges(cmd.OutOrStdout(), inv.Cluster, p)
+				return nil
 			})
 		},
 	}
 	cmd.Flags().StringVar(&inventory, "inventory", "", "site inventory YAML")
+	cmd.Flags().BoolVar(&planOnly, "plan", false, "print the re-placement plan and change nothing")
+	outputFlag(cmd, &format)
 	return cmd
 }
 
@@ -108,6 +142,9 @@ func (a *app) clusterShowCmd() *cobra.Command {
 				})
 				if err == nil && format == "table" {
 					fmt.Fprintln(cmd.OutOrStdout(), runtimeLine(st))
+					if line := placementLine(st); line != "" {
+						fmt.Fprintln(cmd.OutOrStdout(), line)
+					}
 					monitorFooter(ctx, c, cmd, cluster)
 				}
 				return err

@@ -38,6 +38,7 @@ func TestReadCommandsOutputFlag(t *testing.T) {
 		{"lab status", []string{"--inventory", "../examples/two-rack.yaml"}, "no labAdmin"},
 		{"lab check", []string{"--events", events, "--inventory", "../examples/two-rack.yaml"}, ""},
 		{"cluster resume", []string{"--cluster", "lab-two", "--reason", "INC-1"}, dial},
+		{"cluster register", []string{"--inventory", "../examples/two-rack.yaml", "--plan"}, dial},
 		{"lease release", []string{"--cluster", "lab-two", "--bmm", "rack1-c1", "--reason", "INC-1"}, dial},
 		{"bmm troubleshoot-status", []string{"--cluster", "lab-two", "--bmm", "rack1-c1"}, dial},
 		// An example site is not reachable from here: every BMM is a blocker.

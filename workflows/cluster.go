@@ -24,7 +24,7 @@ func ClusterWorkflow(ctx workflow.Context, in api.ClusterInput) error {
 	} else {
 		l.st = api.ClusterState{Cluster: model.Cluster{Name: in.Inventory.Cluster, DetailedStatus: model.ClusterRunning}}
 	}
-	l.register(ctx, in.Inventory, in.Placement)
+	l.register(ctx, in.Inventory, in.Placement, changeRegisterReplans)
 	if err := l.handlers(ctx); err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (l *clusterLedger) handlers(ctx workflow.Context) error {
 		return err
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateRegister, func(ctx workflow.Context, r api.RegisterRequest) (api.ClusterState, error) {
-		l.register(ctx, r.Inventory, r.Placement)
+		l.register(ctx, r.Inventory, r.Placement, registerUpdateChangeID(ctx))
 		return l.st, nil
 	}, workflow.UpdateHandlerOptions{Validator: l.validateRegister}); err != nil {
 		return err
@@ -224,13 +224,14 @@ func (l *clusterLedger) validateRegister(ctx workflow.Context, r api.RegisterReq
 			return fmt.Errorf("bmm %s would leave the inventory while %s (%s) holds it: wait for it to finish", x.BMM, x.Holder, x.Operation)
 		}
 	}
-	return nil
+	return refuseBreakingTable(l.st.Cluster.BMMs, r.Inventory)
 }
 
-// register merges an inventory into the ledger: new BMMs join with their
-// placed role, known BMMs get fresh hardware facts and keep their state
-// (roles included: a failover may have moved them), vanished BMMs leave.
-func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, placed []placement.Assignment) {
+// register merges an inventory into the ledger: new BMMs join with the role
+// the re-placement plan gives them (changeID versions it: joinRoles), known
+// BMMs get fresh hardware facts and keep their state (roles included: a
+// failover may have moved them), vanished BMMs leave.
+func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, placed []placement.Assignment, changeID string) {
 	roles := map[string]placement.Assignment{}
 	for _, a := range placed {
 		roles[a.Name] = a
@@ -246,13 +247,14 @@ func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, plac
 	for _, ref := range l.in.Inventory.Servers() {
 		before[ref.Server.Name] = ref.Server
 	}
+	joining := l.joinRoles(ctx, changeID, inv, roles)
 	var bmms []model.BMM
 	for _, ref := range inv.Servers() {
 		s := ref.Server
 		b, known := old[s.Name]
 		prev, seen := before[s.Name]
 		if !known {
-			a := roles[s.Name]
+			a := joining(s)
 			b = model.BMM{Name: s.Name, Roles: []model.Role{a.Role}, ManagementGroup: a.ManagementGroup,
 				RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.BMMProvisioned, PowerState: model.PowerOn,
 				CordonStatus: model.Uncordoned, ReadyState: model.ReadyTrue}

@@ -17,4 +17,5 @@ func Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(HealthMonitorWorkflow, workflow.RegisterOptions{Name: api.HealthMonitorWorkflowName})
 	r.RegisterWorkflowWithOptions(RemediationWorkflow, workflow.RegisterOptions{Name: api.RemediationWorkflowName})
 	r.RegisterWorkflowWithOptions(KCPFailoverWorkflow, workflow.RegisterOptions{Name: api.KCPFailoverWorkflowName})
+	r.RegisterWorkflowWithOptions(ReplaceRolesWorkflow, workflow.RegisterOptions{Name: api.ReplaceRolesWorkflowName})
 }

@@ -25,31 +25,41 @@ func (u *upgrade) retire(ctx workflow.Context, bmm string) error {
 		}
 		return u.record(ctx, api.BMMPatch{BMM: bmm, Roles: []model.Role{model.RoleKCPSpare}, DetailedStatus: api.Str(model.BMMAvailable)})
 	}
-	m, err := u.memberOf(ctx, bmm)
+	return retireKCP(ctx, u.in.Cluster, bmm, lease.Request{Operation: lease.OpUpgrade, AllowWhileUpdating: true},
+		"Retired from the control plane by the upgrade to "+u.in.TargetVersion+": powered off, waiting as the spare")
+}
+
+// retireKCP takes bmm, an active KCP the live gate allowed to leave, out of
+// the control plane: its member is removed and it is relabelled spare;
+// then, under a lease (req's operation and flags; this workflow holds it)
+// on the spare it now is, cordoned, powered off and recorded Available
+// with message. The upgrade's retire and the re-placement share it.
+func retireKCP(ctx workflow.Context, cluster, bmm string, req lease.Request, message string) error {
+	cs, err := ledgerOf(cluster).read(ctx)
 	if err != nil {
 		return err
 	}
-	if m != nil {
+	if m := memberOf(cs, bmm); m != nil {
 		if err := m.remove(ctx); err != nil {
 			return err
 		}
 	}
-	if err := u.record(ctx, api.BMMPatch{BMM: bmm, Roles: []model.Role{model.RoleKCPSpare}}); err != nil {
+	if err := ledgerOf(cluster).record(ctx, api.BMMPatch{BMM: bmm, Roles: []model.Role{model.RoleKCPSpare}}); err != nil {
 		return err
 	}
-	h, stage, err := ledgerOf(u.in.Cluster).open(ctx, opening{req: lease.Request{BMM: bmm,
-		Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: lease.OpUpgrade, AllowWhileUpdating: true}})
+	req.BMM, req.Holder = bmm, workflow.GetInfo(ctx).WorkflowExecution.ID
+	h, stage, err := ledgerOf(cluster).open(ctx, opening{req: req})
 	if stage != opened {
 		return fmt.Errorf("relabelled spare, but no lease to power it off: %s", temporalerr.Message(err))
 	}
 	defer h.release()
-	st := newSteps(ctx, u.in.Cluster, targetsFor(h.cs, h.bm))
+	st := newSteps(ctx, cluster, targetsFor(h.cs, h.bm))
 	if err := st.cordon(); err != nil {
 		return fmt.Errorf("relabelled spare, but cordon: %s", temporalerr.Message(err))
 	}
 	if err := st.powerOff(false, PowerOffTimeout); err != nil {
 		return fmt.Errorf("relabelled spare, but power off: %s", temporalerr.Message(err))
 	}
-	return u.record(ctx, api.BMMPatch{BMM: bmm, DetailedStatus: api.Str(model.BMMAvailable),
-		DetailedStatusMessage: api.Str("Retired from the control plane by the upgrade to " + u.in.TargetVersion + ": powered off, waiting as the spare")})
+	return ledgerOf(cluster).record(ctx, api.BMMPatch{BMM: bmm, DetailedStatus: api.Str(model.BMMAvailable),
+		DetailedStatusMessage: api.Str(message)})
 }
