@@ -76,8 +76,13 @@ type Plan struct {
 // problems come back at once.
 //
 // resume is true when the cluster's failed or paused state comes from an
-// earlier upgrade to the same version: running it again resumes it.
-func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool) (Plan, error) {
+// earlier upgrade to the same version: running it again resumes it, and
+// the KCP the earlier run left mid-step is redone first (Interrupted).
+func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool, opts ...Option) (Plan, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	// The one place the strategy's defaults are applied: the plan (and
 	// through it the workflow, its status and each rack) carries them.
 	s = s.WithDefaults()
@@ -105,11 +110,15 @@ func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool) (Pla
 	default:
 		add(fmt.Errorf("cluster %s is %s, not Running: %s", c.Name, c.DetailedStatus, c.DetailedStatusMessage))
 	}
-	add(checkKCPFull(c))
+	p.ControlPlane = controlPlane(c, to)
+	var redo []string
+	if resume && !o.strictResume {
+		redo = Interrupted(c, p.ControlPlane)
+	}
+	add(checkKCPFull(c, redo...))
 	p.Skipped = skippedOf(c)
 	add(checkSpare(c, p.Skipped))
 
-	p.ControlPlane = controlPlane(c, to)
 	p.Management = management(c, to)
 	p.Racks = racks(c, s, to)
 	if resume {
@@ -128,10 +137,11 @@ func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool) (Pla
 
 // checkKCPFull refuses an upgrade whose control plane is not whole, by
 // the one definition the lease uses (lease.MissingKCP: the active KCPs,
-// the spare not counted). The ledger's readiness it reads is what the
-// health monitor last observed; each KCP step asks the live gate again.
-func checkKCPFull(c model.Cluster) error {
-	if bad := lease.MissingKCP(c); len(bad) > 0 {
+// the spare not counted; except the KCP a resume redoes first). The
+// ledger's readiness it reads is what the health monitor last observed;
+// each KCP step asks the live gate again.
+func checkKCPFull(c model.Cluster, except ...string) error {
+	if bad := lease.MissingKCP(c, except...); len(bad) > 0 {
 		return fmt.Errorf("KCP set is not full: %s; restore it before upgrading", strings.Join(bad, "; "))
 	}
 	return nil

@@ -1,0 +1,40 @@
+package upgradeplan
+
+import "github.com/rackroll/rackroll/internal/model"
+
+// Option adjusts Build for workflow histories recorded before a rule
+// changed.
+type Option func(*options)
+
+type options struct{ strictResume bool }
+
+// StrictResume is Build as it was before a resume redid the interrupted
+// KCP step: the KCP set must be full, that KCP included.
+func StrictResume() Option { return func(o *options) { o.strictResume = true } }
+
+// Interrupted is the KCP a resumed upgrade redoes first when the earlier
+// run was interrupted in its step (cancelled, failed, terminated), which
+// leaves it Deprovisioning, Provisioning or Error in the ledger: without
+// it, a resume would be refused as "KCP set is not full" for ever. The
+// re-run disrupts it first, under a lease that leaves it out of the
+// full-set rule the same way (lease.MissingKCP(c, it)), and the live gate
+// checks the rest of the control plane before its step as before. Only
+// that one: a KCP marked Unhealthy, or any other KCP not serving, still
+// refuses the plan. steps is the plan's control plane.
+func Interrupted(c model.Cluster, steps []KCPStep) []string {
+	for _, s := range steps {
+		if s.Skip {
+			continue
+		}
+		b, ok := c.BMM(s.BMM)
+		if !ok || s.Action == KCPRetire || !b.HasRole(model.RoleKCP) || b.MarkedUnhealthy() {
+			return nil
+		}
+		switch b.DetailedStatus {
+		case model.BMMDeprovisioning, model.BMMProvisioning, model.BMMError:
+			return []string{s.BMM}
+		}
+		return nil
+	}
+	return nil
+}

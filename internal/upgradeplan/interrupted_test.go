@@ -1,0 +1,73 @@
+package upgradeplan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/model/modeltest"
+)
+
+func withStatus(c model.Cluster, name, status string) model.Cluster {
+	for i := range c.BMMs {
+		if c.BMMs[i].Name == name {
+			c.BMMs[i].DetailedStatus = status
+		}
+	}
+	return c
+}
+
+// A resumed upgrade redoes the KCP an interrupted run left mid-step
+// (cancelled in its reimage, failed at the installer's eject, killed after
+// the reimage) instead of refusing for ever that the set is not full; a
+// fresh upgrade, an older history (StrictResume), a second KCP out or an
+// Unhealthy one still refuse.
+func TestResumeRedoesInterruptedKCP(t *testing.T) {
+	oneRack := func() model.Cluster {
+		return atVersion(modeltest.Cluster("rack1-m1:kcp", "rack1-m2:kcp", "rack1-m3:kcp", "rack1-c1:compute"), "4.2.0", "rack1-m1")
+	}
+	fourRack := func() model.Cluster {
+		return atVersion(modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp", "rack3-m1:kcp", "rack4-m1:kcp", "rack1-c1:compute"), "4.2.0", "rack4-m1")
+	}
+	for _, tc := range []struct {
+		name    string
+		cluster model.Cluster
+		resume  bool
+		opts    []Option
+		first   string // the first control-plane step; "" when refused
+		refusal string
+	}{
+		{"one rack, left Deprovisioning", withStatus(oneRack(), "rack1-m2", model.BMMDeprovisioning), true, nil, "rack1-m2:reimage", ""},
+		{"one rack, left Provisioning", withStatus(oneRack(), "rack1-m2", model.BMMProvisioning), true, nil, "rack1-m2:reimage", ""},
+		{"one rack, left Error", withStatus(oneRack(), "rack1-m2", model.BMMError), true, nil, "rack1-m2:reimage", ""},
+		{"four racks, spare promoted, swap left Provisioning", withStatus(fourRack(), "rack1-m1", model.BMMProvisioning), true, nil, "rack1-m1:swap", ""},
+		{"not a resume", withStatus(oneRack(), "rack1-m2", model.BMMProvisioning), false, nil, "", "rack1-m2 is Provisioning"},
+		{"an older history", withStatus(oneRack(), "rack1-m2", model.BMMProvisioning), true, []Option{StrictResume()}, "", "rack1-m2 is Provisioning"},
+		{"a KCP out that is not the next step", withStatus(oneRack(), "rack1-m3", model.BMMProvisioning), true, nil, "", "rack1-m3 is Provisioning"},
+		{"two KCPs out", withStatus(withStatus(oneRack(), "rack1-m2", model.BMMError), "rack1-m3", model.BMMError), true, nil, "", "rack1-m3 is Error"},
+		{"marked Unhealthy", atVersion(modeltest.Cluster("rack1-m1:kcp", "rack1-m2:kcp!", "rack1-m3:kcp", "rack1-c1:compute"), "4.2.0", "rack1-m1"),
+			true, nil, "", "rack1-m2 is unhealthy"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Build(tc.cluster, "4.2.0", model.UpdateStrategy{}, tc.resume, tc.opts...)
+			if tc.refusal != "" {
+				if err == nil || !strings.Contains(err.Error(), "KCP set is not full: "+tc.refusal) {
+					t.Fatalf("want refused for %q, got %v", tc.refusal, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range p.ControlPlane {
+				if !s.Skip {
+					if got := s.BMM + ":" + string(s.Action); got != tc.first {
+						t.Fatalf("first step %s, want %s", got, tc.first)
+					}
+					return
+				}
+			}
+			t.Fatalf("no control-plane step, want %s first", tc.first)
+		})
+	}
+}
