@@ -107,16 +107,16 @@ func drawConvScenario(seed uint64, inventory string, f *fakeSite) *convScenario 
 	sc.op = ops[rnd.IntN(len(ops))]
 	// Steps a run takes, roughly: where a cut may fall (one beyond it
 	// leaves that run alone).
-	steps := 16
+	steps := 24
 	switch sc.op {
 	case opUpgrade:
 		sc.strategy = model.UpdateStrategy{StrategyType: []string{"", model.StrategyRack, model.StrategyPauseAfterRack}[rnd.IntN(3)],
 			MaxUnavailable: 1 + rnd.IntN(4)}
-		steps = 9 * len(all)
+		steps = 12 * len(all)
 	case opFailover:
 		sc.target = kcps[rnd.IntN(len(kcps))]
 		sc.spareDown = rnd.IntN(2) == 0
-		steps = 24
+		steps = 32
 	case opReplace:
 		sc.target = all[rnd.IntN(len(all))]
 		sc.unhealthy = rnd.IntN(2) == 0

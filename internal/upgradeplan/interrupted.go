@@ -8,8 +8,9 @@ type Option func(*options)
 
 type options struct{ strictResume bool }
 
-// StrictResume is Build as it was before a resume redid the interrupted
-// KCP step: the KCP set must be full, that KCP included.
+// StrictResume is Build as it was before a resume finished the control
+// plane's interrupted steps (Interrupted, finishRetire): the KCP set must
+// be full, the KCP left mid-step included, and a half-done retire is left.
 func StrictResume() Option { return func(o *options) { o.strictResume = true } }
 
 // Interrupted is the KCP a resumed upgrade redoes first when the earlier
@@ -37,4 +38,25 @@ func Interrupted(c model.Cluster, steps []KCPStep) []string {
 		return nil
 	}
 	return nil
+}
+
+// finishRetire adds, to a control plane whose phase is done, the retire an
+// interrupted run left half-way: the last KCP relabelled spare but not
+// powered off and recorded Available (reference 002: it waits powered off
+// as the spare). Retire is idempotent: its etcd member is gone already,
+// the relabel changes nothing.
+func finishRetire(c model.Cluster, to string, steps []KCPStep) []KCPStep {
+	if len(steps) == 0 || steps[0].Action != KCPUpgradeSpare {
+		return steps
+	}
+	for _, s := range steps {
+		if !s.Skip {
+			return steps
+		}
+	}
+	b, ok := c.BMM(steps[0].BMM)
+	if !ok || atTarget(c, b.Name, to) || b.DetailedStatus == model.BMMAvailable || b.MarkedUnhealthy() {
+		return steps
+	}
+	return append(steps, KCPStep{BMM: b.Name, Action: KCPRetire})
 }

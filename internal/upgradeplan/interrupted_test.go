@@ -71,3 +71,31 @@ func TestResumeRedoesInterruptedKCP(t *testing.T) {
 		})
 	}
 }
+
+// A resume finds the retire half-done (the last KCP relabelled spare, not
+// powered off): it finishes it, and only then; a spare already Available
+// or on the target is left alone.
+func TestResumeFinishesInterruptedRetire(t *testing.T) {
+	halfRetired := func() model.Cluster {
+		return atVersion(modeltest.Cluster("rack1-m1:kcp-spare", "rack2-m1:kcp", "rack1-c1:compute", "rack2-c1:compute"), "4.2.0", "rack2-m1")
+	}
+	fourRack := atVersion(modeltest.Cluster("rack1-m1:kcp-spare", "rack2-m1:kcp", "rack3-m1:kcp", "rack4-m1:kcp", "rack1-c1:compute"), "4.2.0",
+		"rack2-m1", "rack3-m1", "rack4-m1")
+	for _, tc := range []struct {
+		name    string
+		cluster model.Cluster
+		resume  bool
+		want    string
+	}{
+		{"two racks, relabelled, still on", halfRetired(), true, "rack1-m1:retire"},
+		{"four racks, relabelled, still on", fourRack, true, "rack1-m1:retire"},
+		{"retired: Available", withStatus(halfRetired(), "rack1-m1", model.BMMAvailable), true, ""},
+		{"not a resume", halfRetired(), false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := kcpSteps(t, tc.cluster, tc.resume); got != tc.want {
+				t.Fatalf("steps %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

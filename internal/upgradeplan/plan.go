@@ -113,6 +113,7 @@ func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool, opts
 	p.ControlPlane = controlPlane(c, to)
 	var redo []string
 	if resume && !o.strictResume {
+		p.ControlPlane = finishRetire(c, to, p.ControlPlane)
 		redo = Interrupted(c, p.ControlPlane)
 	}
 	add(checkKCPFull(c, redo...))
