@@ -37,7 +37,7 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	resume := cs.UpgradeTarget == in.TargetVersion
 	var opts []upgradeplan.Option
 	if workflow.GetVersion(ctx, "upgrade-resume-redoes-interrupted-kcp", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		opts = append(opts, upgradeplan.StrictResume())
+		opts = append(opts, upgradeplan.LegacyControlPlane())
 	}
 	p, err := upgradeplan.Build(cs.Cluster, in.TargetVersion, in.UpdateStrategy, resume, opts...)
 	u.st.Strategy = p.Strategy // with its defaults, also when refused

@@ -6,12 +6,13 @@ import "github.com/rackroll/rackroll/internal/model"
 // changed.
 type Option func(*options)
 
-type options struct{ strictResume bool }
+type options struct{ legacy bool }
 
-// StrictResume is Build as it was before a resume finished the control
-// plane's interrupted steps (Interrupted, finishRetire): the KCP set must
-// be full, the KCP left mid-step included, and a half-done retire is left.
-func StrictResume() Option { return func(o *options) { o.strictResume = true } }
+// LegacyControlPlane is Build as it was before interrupted control-plane
+// steps were finished: a resume needs the KCP set full, the KCP left
+// mid-step included (Interrupted); a half-done retire is left
+// (finishRetire); a spare already on the target is skipped, not promoted.
+func LegacyControlPlane() Option { return func(o *options) { o.legacy = true } }
 
 // Interrupted is the KCP a resumed upgrade redoes first when the earlier
 // run was interrupted in its step (cancelled, failed, terminated), which

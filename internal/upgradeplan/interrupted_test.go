@@ -20,7 +20,7 @@ func withStatus(c model.Cluster, name, status string) model.Cluster {
 // A resumed upgrade redoes the KCP an interrupted run left mid-step
 // (cancelled in its reimage, failed at the installer's eject, killed after
 // the reimage) instead of refusing for ever that the set is not full; a
-// fresh upgrade, an older history (StrictResume), a second KCP out or an
+// fresh upgrade, an older history (LegacyControlPlane), a second KCP out or an
 // Unhealthy one still refuse.
 func TestResumeRedoesInterruptedKCP(t *testing.T) {
 	oneRack := func() model.Cluster {
@@ -42,7 +42,7 @@ func TestResumeRedoesInterruptedKCP(t *testing.T) {
 		{"one rack, left Error", withStatus(oneRack(), "rack1-m2", model.BMMError), true, nil, "rack1-m2:reimage", ""},
 		{"four racks, spare promoted, swap left Provisioning", withStatus(fourRack(), "rack1-m1", model.BMMProvisioning), true, nil, "rack1-m1:swap", ""},
 		{"not a resume", withStatus(oneRack(), "rack1-m2", model.BMMProvisioning), false, nil, "", "rack1-m2 is Provisioning"},
-		{"an older history", withStatus(oneRack(), "rack1-m2", model.BMMProvisioning), true, []Option{StrictResume()}, "", "rack1-m2 is Provisioning"},
+		{"an older history", withStatus(oneRack(), "rack1-m2", model.BMMProvisioning), true, []Option{LegacyControlPlane()}, "", "rack1-m2 is Provisioning"},
 		{"a KCP out that is not the next step", withStatus(oneRack(), "rack1-m3", model.BMMProvisioning), true, nil, "", "rack1-m3 is Provisioning"},
 		{"two KCPs out", withStatus(withStatus(oneRack(), "rack1-m2", model.BMMError), "rack1-m3", model.BMMError), true, nil, "", "rack1-m3 is Error"},
 		{"marked Unhealthy", atVersion(modeltest.Cluster("rack1-m1:kcp", "rack1-m2:kcp!", "rack1-m3:kcp", "rack1-c1:compute"), "4.2.0", "rack1-m1"),
@@ -97,5 +97,25 @@ func TestResumeFinishesInterruptedRetire(t *testing.T) {
 				t.Fatalf("steps %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// A spare on the target that never joined (the run was cut between its
+// reimage and its promotion) is promoted before the old KCP retires, not
+// skipped: skipping it retired the only KCP (0 KCPs, 2 spares;
+// TestPropertyConvergeAfterInterruptions seed 20261212).
+func TestUpgradedSpareThatNeverJoinedIsPromoted(t *testing.T) {
+	c := atVersion(modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp-spare", "rack1-c1:compute", "rack2-c1:compute"), "4.2.0", "rack2-m1")
+	for _, resume := range []bool{true, false} {
+		if got, want := kcpSteps(t, c, resume), "rack2-m1:upgrade-spare rack1-m1:retire"; got != want {
+			t.Fatalf("resume %v: steps %q, want %q", resume, got, want)
+		}
+	}
+	p, err := Build(c, "4.2.0", model.UpdateStrategy{}, true, LegacyControlPlane())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.ControlPlane[0].Skip {
+		t.Fatalf("older histories keep skipping it: %+v", p.ControlPlane)
 	}
 }

@@ -110,9 +110,9 @@ func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool, opts
 	default:
 		add(fmt.Errorf("cluster %s is %s, not Running: %s", c.Name, c.DetailedStatus, c.DetailedStatusMessage))
 	}
-	p.ControlPlane = controlPlane(c, to)
+	p.ControlPlane = controlPlane(c, to, !o.legacy)
 	var redo []string
-	if resume && !o.strictResume {
+	if resume && !o.legacy {
 		p.ControlPlane = finishRetire(c, to, p.ControlPlane)
 		redo = Interrupted(c, p.ControlPlane)
 	}
@@ -192,7 +192,7 @@ func atTarget(c model.Cluster, name, to string) bool {
 // (single rack) each KCP is reimaged in place, one at a time. A resumed
 // upgrade may find the spare already promoted (one KCP more than the
 // table's count): the remaining old KCPs swap, and the last of them retires.
-func controlPlane(c model.Cluster, to string) []KCPStep {
+func controlPlane(c model.Cluster, to string, joinAtTarget bool) []KCPStep {
 	kcp := names(c, model.RoleKCP)
 	spares := names(c, model.RoleKCPSpare)
 	racks := map[string]bool{}
@@ -210,7 +210,12 @@ func controlPlane(c model.Cluster, to string) []KCPStep {
 		for _, k := range kcp {
 			done = done && atTarget(c, k, to)
 		}
-		out = append(out, KCPStep{BMM: spares[0], Action: KCPUpgradeSpare, Skip: done || atTarget(c, spares[0], to)})
+		// A spare on the target that has not joined (an interrupted run
+		// upgraded it, or a failover provisioned it on the target) still
+		// joins: its step skips the reimage, then promotes it. Skipping
+		// it would retire the only old KCP with nobody promoted.
+		skip := done || !joinAtTarget && atTarget(c, spares[0], to)
+		out = append(out, KCPStep{BMM: spares[0], Action: KCPUpgradeSpare, Skip: skip})
 	case len(kcp) <= want:
 		for _, k := range kcp {
 			out = append(out, KCPStep{BMM: k, Action: KCPReimage, Skip: atTarget(c, k, to)})
