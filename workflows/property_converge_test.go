@@ -34,7 +34,10 @@ import (
 //
 // Seeds: 30 from a fixed base; `go test ./workflows -run
 // TestPropertyConvergeAfterInterruptions -args -seeds=500` draws more,
-// `-args -seed=S -seeds=1` replays one (a failure prints its line).
+// `-args -seed=S -seeds=1` replays one (a failure prints its line). A cut
+// falls at the Nth step (machine call or ledger write) of its run: where
+// servers run in parallel the order of their steps, hence which one is the
+// Nth, may differ between two runs of the same seed.
 func TestPropertyConvergeAfterInterruptions(t *testing.T) {
 	base, n := *convSeed, *convSeeds
 	t.Logf("property seed %d, %d scenarios (-args -seed=%d -seeds=%d reproduces)", base, n, base, n)
