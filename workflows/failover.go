@@ -54,7 +54,13 @@ func (f *failover) run(ctx workflow.Context) error {
 	if f.cs, err = ledgerOf(f.in.Cluster).read(ctx); err != nil {
 		return fmt.Errorf("read the ledger: %s", temporalerr.Message(err))
 	}
-	p, err := remediate.PlanFailover(f.cs.Cluster, f.in.Failed)
+	p, resumed := remediate.FailoverPlan{}, false
+	if resumesFailover(ctx) {
+		p, resumed = resumedFailover(f.cs.Cluster, f.in.Failed)
+	}
+	if !resumed {
+		p, err = remediate.PlanFailover(f.cs.Cluster, f.in.Failed)
+	}
 	if err != nil {
 		return f.withoutSpare(ctx, err)
 	}

@@ -3,6 +3,7 @@ package workflows
 import (
 	"cmp"
 	"context"
+	"reflect"
 	"time"
 
 	"github.com/rackroll/rackroll/activities/bmc"
@@ -71,6 +72,8 @@ func (f *fakeSite) mockBMC(env *testsuite.TestWorkflowEnvironment) {
 		defer f.mu.Unlock()
 		defer f.reimageEnded(in.BMM)
 		if err := f.step("Reimage", in.BMM); err != nil {
+			// Refused: nothing written; the log ends the start it showed.
+			f.event(events.ReimageFailed, in.BMM, map[string]any{"version": in.Version})
 			return bmc.ReimageResult{}, err
 		}
 		f.forced = append(f.forced, in.Force)
@@ -162,6 +165,20 @@ func (f *fakeSite) activityStarted(info *activity.Info, _ context.Context, args 
 			f.event(events.ReimageStart, in.BMM, map[string]any{"version": in.Version})
 			f.mu.Unlock()
 		}
+	}
+}
+
+// unreached ends, in the log, a reimage whose start was logged but whose
+// call a cut kept from the BMC: it failed, nothing was written.
+func (f *fakeSite) unreached(in []reflect.Value) {
+	if len(in) < 2 {
+		return
+	}
+	if ri, ok := in[1].Interface().(bmc.ReimageInput); ok {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.reimageEnded(ri.BMM)
+		f.event(events.ReimageFailed, ri.BMM, map[string]any{"version": ri.Version})
 	}
 }
 

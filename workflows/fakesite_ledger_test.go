@@ -46,6 +46,12 @@ func (f *fakeSite) mockLedger(env *testsuite.TestWorkflowEnvironment) {
 	f.answer(env, la.RecordBMM, "RecordBMM", func(_ context.Context, in ledger.RecordInput) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
+		if f.onStep != nil {
+			// A cut may fall on a ledger write too (not a machine step).
+			if err := f.onStep("RecordBMM", in.Patch.BMM); err != nil {
+				return err
+			}
+		}
 		applyPatch(f.bmm(in.Patch.BMM), in.Patch)
 		if in.Patch.BMC != nil {
 			delete(f.broken, in.Patch.BMM) // the repaired hardware is in

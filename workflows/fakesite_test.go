@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,6 +51,15 @@ type fakeSite struct {
 	emit func(kind, bmm, rack string, detail map[string]any)
 	// onHeal, when set, hears that a good boot ended bmm's fault (mu held).
 	onHeal func(bmm string)
+	// onStep, when set, hears each machine step before its effect (mu
+	// held); an error fails the step (the convergence property's cuts).
+	onStep func(activity, who string) error
+	// afterAnswer, when set, runs after each answer, without mu: where a
+	// test may cancel or signal the run.
+	afterAnswer func()
+	// cut, once set, fails every answer with no effect: the site as a
+	// terminated or killed run no longer reaches it.
+	cut atomic.Bool
 
 	// Recorded.
 	calls    []string // "Activity bmm-or-node" of the steps, in order
@@ -158,6 +168,11 @@ func bootID(bmm string, boot int) string { return fmt.Sprintf("%s-boot-%d", bmm,
 // step logs a call and returns its injected failure, if any (mu held).
 func (f *fakeSite) step(activity, who string) error {
 	f.calls = append(f.calls, activity+" "+who)
+	if f.onStep != nil {
+		if err := f.onStep(activity, who); err != nil {
+			return err
+		}
+	}
 	if msg := f.fail[activity]; msg != "" {
 		return temporal.NewNonRetryableApplicationError(msg, "Injected", nil)
 	}
@@ -245,7 +260,31 @@ func (f *fakeSite) answerAfter(env *testsuite.TestWorkflowEnvironment, activity 
 	for i := range args {
 		args[i] = mock.Anything
 	}
-	env.OnActivity(activity, args...).AfterFn(after).Return(fn)
+	env.OnActivity(activity, args...).AfterFn(after).Return(f.guard(fn))
+}
+
+// guard wraps an answer: once the site is cut off it fails without effect;
+// afterAnswer runs after it.
+func (f *fakeSite) guard(fn any) any {
+	v := reflect.ValueOf(fn)
+	t := v.Type()
+	return reflect.MakeFunc(t, func(in []reflect.Value) []reflect.Value {
+		if f.cut.Load() {
+			f.unreached(in)
+			out := make([]reflect.Value, t.NumOut())
+			for i := range out {
+				out[i] = reflect.Zero(t.Out(i))
+			}
+			err := temporal.NewNonRetryableApplicationError("the run was terminated: the site is out of its reach", "Injected", nil)
+			out[len(out)-1] = reflect.ValueOf(&err).Elem()
+			return out
+		}
+		out := v.Call(in)
+		if f.afterAnswer != nil {
+			f.afterAnswer()
+		}
+		return out
+	}).Interface()
 }
 
 func upgradeInput(strategy model.UpdateStrategy) api.UpgradeInput {

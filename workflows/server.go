@@ -121,7 +121,16 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 		// The server is upgraded; VMs that did not come back are reported.
 		res.Error = "VMs not restarted: " + err.Error()
 	}
-	st.record(api.BMMPatch{BMM: in.BMM, RuntimeVersion: api.Str(in.TargetVersion), DetailedStatus: api.Str(model.BMMProvisioned),
+	done := st
+	if workflow.GetVersion(ctx, "server-records-version-when-cancelled", workflow.DefaultVersion, 1) == 1 {
+		// The reimage is done: the ledger learns the version even when the
+		// run is being cancelled now, else the upgrade may finish at the
+		// target with this server recorded on the old version, which no
+		// re-run would ever find.
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		done = newSteps(dctx, in.Cluster, t)
+	}
+	done.record(api.BMMPatch{BMM: in.BMM, RuntimeVersion: api.Str(in.TargetVersion), DetailedStatus: api.Str(model.BMMProvisioned),
 		DetailedStatusMessage: api.Str(""), PowerState: api.Str(model.PowerOn), ReadyState: api.Str(model.ReadyTrue),
 		CordonStatus: api.Str(model.Uncordoned)})
 	res.Succeeded, res.RuntimeVersion = true, in.TargetVersion

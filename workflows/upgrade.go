@@ -35,7 +35,11 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 		return u.fail(ctx, false, fmt.Sprintf("preflight: %v", err))
 	}
 	resume := cs.UpgradeTarget == in.TargetVersion
-	p, err := upgradeplan.Build(cs.Cluster, in.TargetVersion, in.UpdateStrategy, resume)
+	var opts []upgradeplan.Option
+	if workflow.GetVersion(ctx, "upgrade-resume-redoes-interrupted-kcp", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		opts = append(opts, upgradeplan.LegacyControlPlane())
+	}
+	p, err := upgradeplan.Build(cs.Cluster, in.TargetVersion, in.UpdateStrategy, resume, opts...)
 	u.st.Strategy = p.Strategy // with its defaults, also when refused
 	if err != nil {
 		return u.fail(ctx, false, "preflight: "+err.Error())

@@ -81,8 +81,13 @@ type Plan struct {
 // problems come back at once.
 //
 // resume is true when the cluster's failed or paused state comes from an
-// earlier upgrade to the same version: running it again resumes it.
-func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool) (Plan, error) {
+// earlier upgrade to the same version: running it again resumes it, and
+// the KCP the earlier run left mid-step is redone first (Interrupted).
+func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool, opts ...Option) (Plan, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	// The one place the strategy's defaults are applied: the plan (and
 	// through it the workflow, its status and each rack) carries them.
 	s = s.WithDefaults()
@@ -110,11 +115,16 @@ func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool) (Pla
 	default:
 		add(fmt.Errorf("cluster %s is %s, not Running: %s", c.Name, c.DetailedStatus, c.DetailedStatusMessage))
 	}
-	add(checkKCPFull(c))
+	p.ControlPlane = controlPlane(c, to, !o.legacy)
+	var redo []string
+	if resume && !o.legacy {
+		p.ControlPlane = finishRetire(c, to, p.ControlPlane)
+		redo = Interrupted(c, p.ControlPlane)
+	}
+	add(checkKCPFull(c, redo...))
 	p.Skipped = skippedOf(c)
 	add(checkSpare(c, p.Skipped))
 
-	p.ControlPlane = controlPlane(c, to)
 	p.Management = management(c, to)
 	p.Racks = racks(c, s, to)
 	todo := finishing(c, p)
@@ -135,10 +145,11 @@ func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool) (Pla
 
 // checkKCPFull refuses an upgrade whose control plane is not whole, by
 // the one definition the lease uses (lease.MissingKCP: the active KCPs,
-// the spare not counted). The ledger's readiness it reads is what the
-// health monitor last observed; each KCP step asks the live gate again.
-func checkKCPFull(c model.Cluster) error {
-	if bad := lease.MissingKCP(c); len(bad) > 0 {
+// the spare not counted; except the KCP a resume redoes first). The
+// ledger's readiness it reads is what the health monitor last observed;
+// each KCP step asks the live gate again.
+func checkKCPFull(c model.Cluster, except ...string) error {
+	if bad := lease.MissingKCP(c, except...); len(bad) > 0 {
 		return fmt.Errorf("KCP set is not full: %s; restore it before upgrading", strings.Join(bad, "; "))
 	}
 	return nil
@@ -188,7 +199,7 @@ func atTarget(c model.Cluster, name, to string) bool {
 // (single rack) each KCP is reimaged in place, one at a time. A resumed
 // upgrade may find the spare already promoted (one KCP more than the
 // table's count): the remaining old KCPs swap, and the last of them retires.
-func controlPlane(c model.Cluster, to string) []KCPStep {
+func controlPlane(c model.Cluster, to string, joinAtTarget bool) []KCPStep {
 	kcp := names(c, model.RoleKCP)
 	spares := names(c, model.RoleKCPSpare)
 	racks := map[string]bool{}
@@ -206,7 +217,11 @@ func controlPlane(c model.Cluster, to string) []KCPStep {
 		for _, k := range kcp {
 			done = done && atTarget(c, k, to)
 		}
-		step := KCPStep{BMM: spares[0], Action: KCPUpgradeSpare, Skip: done || atTarget(c, spares[0], to)}
+		// A spare on the target that has not joined (an interrupted run
+		// upgraded it, or a failover provisioned it on the target) still
+		// joins: its step skips the reimage, then promotes it. Skipping
+		// it would retire the only old KCP with nobody promoted.
+		step := KCPStep{BMM: spares[0], Action: KCPUpgradeSpare, Skip: done || !joinAtTarget && atTarget(c, spares[0], to)}
 		if done {
 			step.Why = "the active KCPs already run " + to + "; the spare waits on its version by design"
 		}

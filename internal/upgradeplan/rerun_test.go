@@ -45,7 +45,7 @@ func TestRerunControlPlaneConverges(t *testing.T) {
 		want    string
 	}{
 		{"two racks, phase done: the retired spare keeps its version",
-			atVersion(modeltest.Cluster("rack1-m1:kcp-spare", "rack2-m1:kcp", "rack1-c1:compute", "rack2-c1:compute"), "4.2.0", "rack2-m1"), ""},
+			atVersion(modeltest.Cluster("rack1-m1:kcp-spare~", "rack2-m1:kcp", "rack1-c1:compute", "rack2-c1:compute"), "4.2.0", "rack2-m1"), ""},
 		{"two racks, spare promoted, old KCP not yet retired",
 			atVersion(modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp", "rack1-c1:compute", "rack2-c1:compute"), "4.2.0", "rack2-m1"), "rack1-m1:retire"},
 		{"two racks, nothing done yet",
@@ -54,7 +54,7 @@ func TestRerunControlPlaneConverges(t *testing.T) {
 			atVersion(modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp", "rack3-m1:kcp", "rack4-m1:kcp", "rack1-c1:compute"), "4.2.0",
 				"rack1-m1", "rack2-m1", "rack3-m1", "rack4-m1"), "rack4-m1:retire"},
 		{"four racks, done: nothing",
-			atVersion(modeltest.Cluster("rack1-m1:kcp-spare", "rack2-m1:kcp", "rack3-m1:kcp", "rack4-m1:kcp", "rack1-c1:compute"), "4.2.0",
+			atVersion(modeltest.Cluster("rack1-m1:kcp-spare~", "rack2-m1:kcp", "rack3-m1:kcp", "rack4-m1:kcp", "rack1-c1:compute"), "4.2.0",
 				"rack2-m1", "rack3-m1", "rack4-m1"), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,338 @@
+package workflows
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/invariants"
+	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/internal/model"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// Property (issue 15, part 7): an upgrade, a KCP failover or a replace
+// interrupted at random points — cancelled, failed, terminated, its
+// worker killed — and simply run again converges: the roles are reference
+// 000's table for the rack count (the checker's placement-table rule, on
+// the event log of all the runs), every in-service server runs the
+// version the operation converges to, no BMM is reimaged twice by one run,
+// and the last run leaves no lease. Between runs the ledger does what it
+// does on its own: a lease whose holder has ended is swept
+// (ClusterWorkflow.run).
+//
+// The scenarios are drawn in property_converge_gen_test.go and checked in
+// property_converge_oracle_test.go; this file drives them.
+//
+// Seeds: 30 from a fixed base; `go test ./workflows -run
+// TestPropertyConvergeAfterInterruptions -args -seeds=500` draws more,
+// `-args -seed=S -seeds=1` replays one (a failure prints its line). A cut
+// falls at the Nth step (machine call or ledger write) of its run: where
+// servers run in parallel the order of their steps, hence which one is the
+// Nth, may differ between two runs of the same seed.
+func TestPropertyConvergeAfterInterruptions(t *testing.T) {
+	base, n := *convSeed, *convSeeds
+	t.Logf("property seed %d, %d scenarios (-args -seed=%d -seeds=%d reproduces)", base, n, base, n)
+	var stats convStats
+	defer func() {
+		t.Logf("exercised: %d scenarios (%d upgrades, %d failovers, %d replaces), %d runs, %d cuts that fell (%v), %d leases swept",
+			stats.scenarios, stats.ops[opUpgrade], stats.ops[opFailover], stats.ops[opReplace], stats.runs, stats.hit, stats.kinds, stats.swept)
+	}()
+	for i := range n {
+		seed := base + uint64(i)
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			p := newConvProp(t, seed)
+			if !p.run(&stats) {
+				t.Logf("replay alone: go test ./workflows -run TestPropertyConvergeAfterInterruptions -args -seed=%d -seeds=1; scenario %s", seed, p.sc)
+			}
+		})
+	}
+}
+
+var (
+	convSeed  = flag.Uint64("seed", 20261123, "TestPropertyConvergeAfterInterruptions: the first scenario's seed")
+	convSeeds = flag.Int("seeds", 30, "TestPropertyConvergeAfterInterruptions: how many scenarios")
+)
+
+// convProp runs one scenario on one fakeSite, run after run.
+type convProp struct {
+	t     *testing.T
+	sc    *convScenario
+	f     *fakeSite
+	env   *testsuite.TestWorkflowEnvironment // the run going on
+	clock time.Time                          // where the next run starts
+	site  invariants.Site
+	want  string         // the version every in-service server ends on
+	evs   []events.Event // guarded by f.mu
+	runs  []*convRun
+}
+
+// convRun is one run of the operation.
+type convRun struct {
+	cut      *convCut
+	hit      bool     // the cut fell within the run
+	reimaged []string // by this run, in order
+	// The cluster when the run started.
+	fromVersion, fromTarget string
+	left                    []lease.Lease
+	err                     error // the run's failure as the operator sees it
+}
+
+func (r *convRun) String() string {
+	cut := "none"
+	if r.cut != nil {
+		cut = r.cut.String()
+		if !r.hit {
+			cut += " (not reached)"
+		}
+	}
+	return fmt.Sprintf("cut %s, reimaged %v, leases left %d, outcome: %v", cut, r.reimaged, len(r.left), r.err)
+}
+
+func newConvProp(t *testing.T, seed uint64) *convProp {
+	inventory := convInventory(seed)
+	f := newFakeSite(t, inventory)
+	p := &convProp{t: t, f: f, sc: drawConvScenario(seed, inventory, f), clock: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)}
+	p.want = f.st.Cluster.RuntimeVersion
+	target := noUpgrade
+	if p.sc.op == opUpgrade {
+		p.want, target = "4.2.0", "4.2.0"
+	}
+	p.prepare()
+	p.site = siteOf(f, target)
+	p.site.PlacementTable = true
+	if p.sc.op == opReplace && p.site.Roles[p.sc.target] == model.RoleKCP {
+		// An operator's action on a KCP may take it out while the set is
+		// full (invariants.Site.ActiveKCP).
+		active, _ := model.ControlPlaneSize(len(racksOf(p.site)))
+		p.site.ActiveKCP = active - 1
+	}
+	f.emit = func(kind, bmm, rack string, detail map[string]any) {
+		p.evs = append(p.evs, events.Event{Time: p.env.Now(), Kind: kind, BMM: bmm, Rack: rack, Detail: detail})
+	}
+	return p
+}
+
+// prepare puts the site in the state the operation starts from: the failed
+// KCP marked Unhealthy and down; the BMM to replace marked Unhealthy (a
+// remediated server's node deleted); the spare retired by an upgrade.
+func (p *convProp) prepare() {
+	f, sc := p.f, p.sc
+	mark := func(bmm string) {
+		b := f.bmm(bmm)
+		b.DetailedStatus, b.DetailedStatusMessage, b.ReadyState = model.BMMError, model.UnhealthyMessage, model.ReadyUnknown
+		if b.Roles[0].IsControlPlane() {
+			f.nodes[bmm].ready = model.ReadyUnknown
+		} else {
+			f.nodes[bmm].exists = false
+		}
+	}
+	switch {
+	case sc.op == opFailover:
+		mark(sc.target)
+	case sc.op == opReplace && sc.unhealthy:
+		mark(sc.target)
+	}
+	if sc.spareDown {
+		for i := range f.st.Cluster.BMMs {
+			if b := &f.st.Cluster.BMMs[i]; b.Roles[0] == model.RoleKCPSpare {
+				b.DetailedStatus, b.PowerState = model.BMMAvailable, model.PowerOff
+				f.power[b.Name] = model.PowerOff
+				f.nodes[b.Name].ready = model.ReadyUnknown
+			}
+		}
+	}
+}
+
+// run runs the operation once per cut and once more alone, then checks.
+func (p *convProp) run(stats *convStats) bool {
+	for i := range len(p.sc.cuts) + 1 {
+		var cut *convCut
+		if i < len(p.sc.cuts) {
+			cut = &p.sc.cuts[i]
+		}
+		p.runOnce(i, cut)
+		stats.swept += p.between()
+	}
+	problems := p.check()
+	for _, pr := range problems {
+		p.t.Error(pr)
+	}
+	if len(problems) > 0 {
+		for i, r := range p.runs {
+			p.t.Logf("run %d: %s", i+1, r)
+		}
+	}
+	stats.tally(p)
+	return len(problems) == 0
+}
+
+// Cuts that wait for the end of the step's answer.
+const (
+	pendNone int32 = iota
+	pendCancel
+	pendKill
+	pendCancelUpdate
+)
+
+// runOnce runs the operation in a fresh test environment on the same site,
+// cut as cut says.
+func (p *convProp) runOnce(i int, cut *convCut) {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := s.NewTestWorkflowEnvironment()
+	env.SetStartTime(p.clock)
+	env.SetTestTimeout(time.Minute) // wall clock, for a loaded machine
+	run := &convRun{cut: cut}
+	p.runs = append(p.runs, run)
+	f := p.f
+	f.mu.Lock()
+	p.env = env
+	reimagedBefore := len(f.reimages)
+	run.fromVersion, run.fromTarget = f.st.Cluster.RuntimeVersion, f.st.UpgradeTarget
+	f.mu.Unlock()
+	f.register(env)
+
+	steps := 0
+	var pending atomic.Int32
+	f.onStep = func(activity, who string) error {
+		if steps++; cut == nil || steps != cut.Step {
+			return nil
+		}
+		if activity == "RecordBMM" && cut.Kind == cutFail {
+			// The ledger's writes are checked Updates, retried: they do
+			// not fail at random; the next step fails instead.
+			steps--
+			return nil
+		}
+		run.hit = true
+		switch cut.Kind {
+		case cutFail:
+			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("injected failure of %s %s", activity, who), "Injected", nil)
+		case cutTerminate:
+			f.cut.Store(true)
+			pending.Store(pendCancel)
+			return temporal.NewNonRetryableApplicationError("the run was terminated", "Injected", nil)
+		case cutKill:
+			pending.Store(pendKill)
+		case cutCancel:
+			pending.Store(pendCancel)
+		case cutCancelUpdate:
+			pending.Store(pendCancelUpdate)
+		}
+		return nil
+	}
+	f.afterAnswer = func() {
+		switch pending.Swap(pendNone) {
+		case pendKill:
+			f.cut.Store(true)
+			env.CancelWorkflow()
+		case pendCancel:
+			env.CancelWorkflow()
+		case pendCancelUpdate:
+			env.SignalWorkflow(api.SignalCancel, nil)
+		}
+	}
+	p.operator(env)
+	run.err = p.execute(env, i)
+	if !env.IsWorkflowCompleted() {
+		run.err = fmt.Errorf("the run did not end (wall-clock test timeout): %v", run.err)
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.onStep, f.afterAnswer = nil, nil
+	f.cut.Store(false)
+	run.reimaged = append([]string(nil), f.reimages[reimagedBefore:]...)
+	run.left = append([]lease.Lease(nil), f.st.Leases...)
+	p.clock = env.Now().Add(time.Minute)
+}
+
+// operator continues an upgrade at each pause (PauseAfterRack, a missed
+// threshold), looking every five simulated minutes for two days.
+func (p *convProp) operator(env *testsuite.TestWorkflowEnvironment) {
+	if p.sc.op != opUpgrade {
+		return
+	}
+	for at := 5 * time.Minute; at <= 48*time.Hour; at += 5 * time.Minute {
+		env.RegisterDelayedCallback(func() {
+			v, err := env.QueryWorkflow(api.QueryStatus)
+			if err != nil {
+				return
+			}
+			var st api.UpgradeStatus
+			if v.Get(&st) == nil && st.DetailedStatus == model.ClusterUpdatePaused {
+				env.SignalWorkflow(api.SignalContinue, nil)
+			}
+		}, at)
+	}
+}
+
+// execute runs the operation under the id the starter gives it and returns
+// its failure, or why it did not complete, as the operator reads it.
+func (p *convProp) execute(env *testsuite.TestWorkflowEnvironment, i int) error {
+	cluster := p.f.st.Cluster.Name
+	switch p.sc.op {
+	case opUpgrade:
+		env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: api.UpgradeID(cluster)})
+		env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(p.sc.strategy))
+		if err := env.GetWorkflowError(); err != nil {
+			return err
+		}
+		var st api.UpgradeStatus
+		if err := env.GetWorkflowResult(&st); err != nil {
+			return err
+		}
+		if st.DetailedStatus != model.ClusterRunning {
+			return fmt.Errorf("upgrade ended %s: %s", st.DetailedStatus, st.DetailedStatusMessage)
+		}
+		return nil
+	case opFailover:
+		env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: api.FailoverID(cluster)})
+		env.ExecuteWorkflow(KCPFailoverWorkflow, api.FailoverInput{Cluster: cluster, Failed: p.sc.target})
+		if err := env.GetWorkflowError(); err != nil {
+			return err
+		}
+		var st api.FailoverStatus
+		if err := env.GetWorkflowResult(&st); err != nil {
+			return err
+		}
+		if st.Error != "" {
+			return fmt.Errorf("failover: %s", st.Error)
+		}
+		return nil
+	default:
+		env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: api.ActionID(cluster, p.sc.target, i+1)})
+		env.ExecuteWorkflow(BMMActionWorkflow, api.ActionInput{Cluster: cluster, BMM: p.sc.target, Action: api.ActionReplace,
+			ReplaceParams: api.ReplaceParams{SafeguardMode: api.SafeguardNone}})
+		return env.GetWorkflowError()
+	}
+}
+
+// between is the time between two runs: the ledger sweeps the leases whose
+// holders have ended (every holder: the run is over), as
+// ClusterWorkflow.run does one sweep after; an operator resumes a cluster
+// a failed action or failover left Degraded or Failed (`starter cluster
+// resume`; a failed upgrade is resumed by starting it again). It returns
+// how many leases were swept.
+func (p *convProp) between() int {
+	f := p.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	swept := len(f.st.Leases)
+	for _, h := range lease.Holders(f.st.Leases) {
+		f.st.Leases = lease.Release(f.st.Leases, "", h)
+	}
+	if c := &f.st.Cluster; p.sc.op != opUpgrade && (c.DetailedStatus == model.ClusterDegraded || c.DetailedStatus == model.ClusterFailed) {
+		c.DetailedStatus, c.DetailedStatusMessage = model.ClusterRunning, "resumed by the operator"
+	}
+	return swept
+}
