@@ -45,7 +45,7 @@ func (f *fakeSite) mockLedger(env *testsuite.TestWorkflowEnvironment) {
 	f.answer(env, la.RecordBMM, "RecordBMM", func(_ context.Context, in ledger.RecordInput) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		applyPatch(f.bmm(in.Patch.BMM), in.Patch)
+		applyPatch(f.bmm(in.Patch.BMM), in.Patch, env.Now())
 		if in.Patch.BMC != nil {
 			delete(f.broken, in.Patch.BMM) // the repaired hardware is in
 		}
