@@ -308,7 +308,9 @@ func (p *remProp) inject(f remFault) {
 	case faultROFS:
 		n.rofs = true
 	case faultProvisioning:
-		p.r.bmm(f.BMM).DetailedStatus = model.BMMProvisioning
+		b := p.r.bmm(f.BMM)
+		since := p.env.Now()
+		b.DetailedStatus, b.ProvisioningSince = model.BMMProvisioning, &since
 		n.exists = false
 	}
 	// The fake's machines fail as the fate says until a good boot heals them.

@@ -82,7 +82,7 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 // before it read the Provisioning status.
 func provisioningStillDue(ctx workflow.Context, bm model.BMM) error {
 	if workflow.GetVersion(ctx, "remediation-provisioning-since", workflow.DefaultVersion, 1) == 1 {
-		if bm.ProvisioningSince == nil {
+		if bm.ProvisioningSince == nil && bm.DetailedStatus != model.BMMProvisioning {
 			return errors.New("provisioning finished before the remediation started (its node was seen Ready; detailedStatus " + bm.DetailedStatus + ")")
 		}
 		return nil
