@@ -14,7 +14,7 @@ import (
 // the provisioning start (model.TrackProvisioning, from the status change
 // the patch made) and the ladder's position.
 func applyRemediationFacts(b *model.BMM, p api.BMMPatch, prev string, now time.Time) {
-	b.TrackProvisioning(prev, p.ProvisioningOver, now)
+	b.TrackProvisioning(prev, p.DetailedStatus != nil, p.ProvisioningOver, now)
 	if p.ClearLadder {
 		b.Ladder = nil
 	}
