@@ -38,6 +38,7 @@ func TestObserveProvisioningSince(t *testing.T) {
 		{"node Ready but read-only: its own trigger", stamped(readOnly("r1-c1", model.RoleCompute), 7*time.Hour), nil, false, time.Time{}, false},
 		{"marked Unhealthy: remediation gave up already", marked, nil, false, time.Time{}, false},
 		{"no start and no node: nothing", noNode, nil, false, time.Time{}, false},
+		{"a compute Unknown before it was seen Ready: the provisioning clock runs", stamped(unknown("r1-c1", model.RoleCompute), time.Hour), nil, true, t0.Add(-time.Hour), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			next, due := Observe(tc.prev, []Observation{tc.obs}, t0, defaults)
@@ -86,4 +87,24 @@ func TestProvisioningOver(t *testing.T) {
 		// rack2-c7 unobserved: no evidence
 	}
 	assert.Equal(t, []string{"rack2-c1", "rack10-c1"}, ProvisioningOver(c, obs))
+}
+
+// A node that exists and went Unknown is sick even if the monitor never
+// saw it Ready since registration: its node-unknown clock runs beside the
+// provisioning clock, and whichever is due first is reported.
+func TestObserveProvisioningAndNodeConditions(t *testing.T) {
+	o := unknown("r1-m1", model.RoleKCP)
+	o.ProvisioningSince = t0.Add(-time.Hour)
+	prev := []Clock{{BMM: "r1-m1", Trigger: NodeUnknown, Since: t0.Add(-30 * time.Minute)}}
+	next, due := Observe(prev, []Observation{o}, t0, defaults)
+	assert.Equal(t, []Clock{
+		{BMM: "r1-m1", Trigger: ProvisioningTimeout, Since: t0.Add(-time.Hour)},
+		{BMM: "r1-m1", Trigger: NodeUnknown, Since: t0.Add(-30 * time.Minute)},
+	}, next)
+	assert.Equal(t, []Due{{BMM: "r1-m1", Role: model.RoleKCP, Trigger: NodeUnknown, Since: t0.Add(-30 * time.Minute), Held: 30 * time.Minute}}, due)
+
+	// A reimage in flight (status Provisioning) keeps only its own clock.
+	o.Provisioning = true
+	next, _ = Observe(prev, []Observation{o}, t0, defaults)
+	assert.Equal(t, []Clock{{BMM: "r1-m1", Trigger: ProvisioningTimeout, Since: t0.Add(-time.Hour)}}, next)
 }

@@ -77,18 +77,25 @@ func Threshold(t Trigger, cfg model.RemediationSpec) time.Duration {
 	return 0
 }
 
-// holds lists the triggers whose condition o shows. While a BMM provisions
-// its node is expected to be missing or not Ready, so only the provisioning
-// timeout runs; the node conditions apply to a running node that exists.
-// Compute nodes are exempt from node-unknown (reference 000).
+// holds lists the triggers whose condition o shows. While a provisioning
+// workflow runs (status Provisioning) the node is expected to be missing or
+// not Ready, so only the provisioning timeout runs. A provisioning that no
+// workflow drives any more (the ledger's start, the node never seen Ready)
+// runs the provisioning clock besides the node conditions of a node that
+// exists: a node gone Unknown is sick whether or not it was seen Ready.
+// The node conditions apply to a running node that exists. Compute nodes
+// are exempt from node-unknown (reference 000).
 func holds(o Observation) []Trigger {
-	if isProvisioning(o) {
+	if o.Provisioning {
 		return []Trigger{ProvisioningTimeout}
 	}
-	if !o.Exists {
-		return nil
-	}
 	var out []Trigger
+	if isProvisioning(o) {
+		out = append(out, ProvisioningTimeout)
+	}
+	if !o.Exists {
+		return out
+	}
 	if o.ReadOnlyRootFS {
 		out = append(out, ReadOnlyRootFS)
 	}
