@@ -108,6 +108,7 @@ func mergePatch(base, over api.BMMPatch) api.BMMPatch {
 	if over.BMC != nil {
 		base.BMC = over.BMC
 	}
+	base.ClearLadder = base.ClearLadder || over.ClearLadder
 	return base
 }
 

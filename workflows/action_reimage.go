@@ -69,6 +69,7 @@ func (a *action) replace() error {
 	a.st.record(hw)
 	preserve := a.rp.StoragePolicy == api.StoragePreserve
 	hw.DetailedStatusMessage = api.Str("") // the one place the Unhealthy mark is cleared
+	hw.ClearLadder = true                  // and the remediation ladder starts afresh
 	verb := "replaced (storagePolicy DiscardAll: virtual disks wiped, VMs that ran here stay stopped — recreate them)"
 	if preserve {
 		verb = "replaced (storagePolicy Preserve: data kept)"

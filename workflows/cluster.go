@@ -24,7 +24,7 @@ func ClusterWorkflow(ctx workflow.Context, in api.ClusterInput) error {
 	} else {
 		l.st = api.ClusterState{Cluster: model.Cluster{Name: in.Inventory.Cluster, DetailedStatus: model.ClusterRunning}}
 	}
-	l.register(ctx, in.Inventory, in.Placement, changeRegisterReplans)
+	l.registerStamped(ctx, in.Inventory, in.Placement, changeRegisterReplans)
 	if err := l.handlers(ctx); err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (l *clusterLedger) handlers(ctx workflow.Context) error {
 		return err
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateRegister, func(ctx workflow.Context, r api.RegisterRequest) (api.ClusterState, error) {
-		l.register(ctx, r.Inventory, r.Placement, registerUpdateChangeID(ctx))
+		l.registerStamped(ctx, r.Inventory, r.Placement, registerUpdateChangeID(ctx))
 		return l.st, nil
 	}, workflow.UpdateHandlerOptions{Validator: l.validateRegister}); err != nil {
 		return err
@@ -136,7 +136,7 @@ func (l *clusterLedger) validateRecord(ctx workflow.Context, p api.BMMPatch) err
 func (l *clusterLedger) record(ctx workflow.Context, p api.BMMPatch) error {
 	b, _ := l.st.Cluster.BMM(p.BMM)
 	before := nodeLabels(*b)
-	applyPatch(b, p)
+	applyPatch(b, p, workflow.Now(ctx))
 	l.touch(ctx)
 	after := nodeLabels(*b)
 	if p.Roles == nil && p.ManagementGroup == nil || equalLabels(before, after) {
@@ -180,7 +180,9 @@ func equalLabels(a, b map[string]string) bool {
 	return true
 }
 
-func applyPatch(b *model.BMM, p api.BMMPatch) {
+func applyPatch(b *model.BMM, p api.BMMPatch, now time.Time) {
+	prev := b.DetailedStatus
+	defer applyRemediationFacts(b, p, prev, now)
 	if p.Roles != nil {
 		b.Roles = append([]model.Role(nil), p.Roles...)
 	}

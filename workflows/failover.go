@@ -133,7 +133,7 @@ func (f *failover) promote(ctx workflow.Context, spare string) error {
 		ok, detail := remProvision(ctx, st, f.cs, version, time.Duration(f.cs.Remediation.ReprovisionTimeout))
 		f.done(ctx, rec, ok, "provision the spare "+spare+": "+detail)
 		if !ok {
-			return fmt.Errorf("the spare %s could not be provisioned (%s); %s stays marked Unhealthy and no role changed", spare, detail, f.in.Failed)
+			return f.spareFailed(ctx, st, spare, detail)
 		}
 	}
 	if gated {
@@ -168,9 +168,11 @@ func (f *failover) setRole(ctx workflow.Context, bmm string, role model.Role, gr
 
 // reprovisionFailed provisions the failed server as management. A success
 // clears its Unhealthy mark: it serves again, now as a management server.
-// A failure hands over to the management ladder, with the provisioning
-// counted as its reprovision (each step at most once): a reboot, then it
-// stays marked Unhealthy and its node is removed.
+// A failure hands over to the management ladder (reference 000: "the
+// management plane remediation process takes over"): a reboot, one
+// reprovision, then it stays marked Unhealthy and its node is removed.
+// Its position is recorded as a management ladder, so a failure of the
+// relabelled server within the damping window continues it.
 func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
 	b, _ := f.cs.Cluster.BMM(failed)
 	bm := *b
@@ -185,9 +187,15 @@ func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
 		return
 	}
 	l := newRemLadder(ctx, f.cs, bm, "", &f.st.Steps, &f.cur, &f.st.FailedOutcome)
-	done := []remediate.StepResult{{Step: remediate.Reprovision, Detail: detail}}
-	if f.in.Rebooted {
-		done = append(done, remediate.StepResult{Step: remediate.Reboot, Detail: "rebooted by the remediation already"})
+	var done []remediate.StepResult
+	if l.marks = workflow.GetVersion(ctx, "failover-management-ladder", workflow.DefaultVersion, 1) == 1; !l.marks {
+		// Before: the provisioning counted as the ladder's reprovision and
+		// the KCP ladder's reboot as its reboot, so it went straight to
+		// Unhealthy.
+		done = []remediate.StepResult{{Step: remediate.Reprovision, Detail: detail}}
+		if f.in.Rebooted {
+			done = append(done, remediate.StepResult{Step: remediate.Reboot, Detail: "rebooted by the remediation already"})
+		}
 	}
 	outcome, recovered := l.climb(model.RoleManagement, done)
 	f.st.FailedOutcome, f.st.FailedRecovered = "provisioning as management failed ("+detail+"); "+outcome, recovered

@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
 	"go.temporal.io/sdk/workflow"
@@ -40,4 +41,21 @@ func (f *failover) withoutSpare(ctx workflow.Context, why error) error {
 		done += " and its etcd member " + m.name + " removed"
 	}
 	return fmt.Errorf("%v; %s: the control plane runs one KCP short until %s is replaced", why, done, f.in.Failed)
+}
+
+// spareFailed gives up on a spare whose provisioning failed during the
+// promotion: it is marked Unhealthy (its ladder recorded as tried), so no
+// later failover picks it as the spare or the new spare until a Replace
+// repairs it; before the change it stayed in Error, unmarked, and was
+// picked again. The failed KCP stays marked Unhealthy and no role changes:
+// with two control-plane servers lost, the storm guard waits for an
+// operator.
+func (f *failover) spareFailed(ctx workflow.Context, st *steps, spare, detail string) error {
+	if workflow.GetVersion(ctx, "failover-marks-failed-spare", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return fmt.Errorf("the spare %s could not be provisioned (%s); %s stays marked Unhealthy and no role changed", spare, detail, f.in.Failed)
+	}
+	m := remediate.Mark(model.RoleKCPSpare, []remediate.StepResult{{Step: remediate.Reprovision}, {Step: remediate.MarkUnhealthy}}, workflow.Now(ctx))
+	st.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMError), DetailedStatusMessage: api.Str(model.UnhealthyMessage), Ladder: &m})
+	return fmt.Errorf("the spare %s could not be provisioned (%s) and is marked Unhealthy: no failover picks it until a BMM Replace repairs it; %s stays marked Unhealthy and no role changed",
+		spare, detail, f.in.Failed)
 }

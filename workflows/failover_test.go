@@ -52,9 +52,10 @@ func TestFailoverRoleChanges(t *testing.T) {
 	requireKCPCount(t, r, 3)
 }
 
-// Provisioning the failed server as management fails: the management ladder
-// takes over with what is left of it (a reboot), and when that fails too
-// the server stays Unhealthy and its node is removed.
+// Provisioning the failed server as management fails: the management
+// ladder takes over from the top (reference 000) — a reboot, one
+// reprovision — and when both fail the server stays Unhealthy and its node
+// is removed. The ladder's position is recorded as a management ladder.
 func TestFailoverFailedServerLadder(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
@@ -62,7 +63,8 @@ func TestFailoverFailedServerLadder(t *testing.T) {
 		steps       []string
 		recovered   bool
 	}{
-		{"reboot fails too: stays Unhealthy", true, []string{"reprovision:failed", "reboot:failed", "mark-unhealthy:ok"}, false},
+		{"reboot and reprovision fail too: stays Unhealthy", true,
+			[]string{"reprovision:failed", "reboot:failed", "reprovision:failed", "mark-unhealthy:ok"}, false},
 		{"reboot recovers", false, []string{"reprovision:failed", "reboot:ok"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,16 +81,24 @@ func TestFailoverFailedServerLadder(t *testing.T) {
 			require.Equal(t, model.RoleManagement, b.Roles[0])
 			require.Equal(t, !tc.recovered, b.DetailedStatusMessage == model.UnhealthyMessage)
 			require.Equal(t, !tc.recovered, !r.nodes["rack2-mgmt1"].exists, "node removed only when given up")
+			require.NotNil(t, b.Ladder)
+			require.Equal(t, model.RoleManagement, b.Ladder.Role)
+			ladder := []string{"reboot"}
+			if !tc.recovered {
+				ladder = []string{"reboot", "reprovision", "mark-unhealthy"}
+			}
+			require.Equal(t, ladder, b.Ladder.Steps)
 			require.Empty(t, r.st.Leases)
 			requireKCPCount(t, r, 3)
 		})
 	}
 }
 
-// The remediation that started the failover rebooted the KCP already: when
-// provisioning it as management fails, the management ladder does not
-// reboot it a second time (each ladder step once), it is marked Unhealthy.
-func TestFailoverAfterRemediationRebootDoesNotRebootAgain(t *testing.T) {
+// The remediation that started the failover rebooted the KCP already, as a
+// KCP: once relabelled management, it is a management server whose ladder
+// has not run, so the management ladder reboots it (before the change it
+// went straight to Unhealthy).
+func TestFailoverRelabelledKCPRunsManagementLadder(t *testing.T) {
 	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.set("rack2-mgmt1", func(n *fakeNode) { n.ready = model.ReadyUnknown })
 	r.failing["rack2-mgmt1"] = "the installer failed"
@@ -101,10 +111,13 @@ func TestFailoverAfterRemediationRebootDoesNotRebootAgain(t *testing.T) {
 	var st api.FailoverStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
 	require.True(t, st.Promoted)
-	require.False(t, st.FailedRecovered, st.FailedOutcome)
-	require.Equal(t, []string{"reprovision:failed", "mark-unhealthy:ok"}, ranSteps(st.Steps))
-	require.NotContains(t, r.log, "restart rack2-mgmt1")
-	require.Equal(t, model.UnhealthyMessage, r.bmm("rack2-mgmt1").DetailedStatusMessage)
+	require.True(t, st.FailedRecovered, "the management ladder's reboot brought it back: %s", st.FailedOutcome)
+	require.Equal(t, []string{"reprovision:failed", "reboot:ok"}, ranSteps(st.Steps))
+	require.Contains(t, r.log, "restart rack2-mgmt1")
+	b := r.bmm("rack2-mgmt1")
+	require.Empty(t, b.DetailedStatusMessage, "serving as management: no longer marked")
+	require.Equal(t, model.BMMProvisioned, b.DetailedStatus)
+	require.Equal(t, &model.LadderMark{Role: model.RoleManagement, Steps: []string{"reboot"}, At: b.Ladder.At}, b.Ladder)
 	require.Empty(t, r.st.Leases)
 	requireKCPCount(t, r, 3)
 }
@@ -130,9 +143,13 @@ func TestFailoverSpareProvisioningFails(t *testing.T) {
 	r.failing["rack4-mgmt1"] = "the installer failed"
 	st := runFailover(t, r, "rack2-mgmt1")
 	require.Contains(t, st.Error, "the spare rack4-mgmt1 could not be provisioned")
+	require.Contains(t, st.Error, "is marked Unhealthy: no failover picks it until a BMM Replace repairs it")
 	require.False(t, st.Promoted)
 	require.Equal(t, model.RoleKCP, r.role("rack2-mgmt1"))
 	require.Equal(t, model.RoleKCPSpare, r.role("rack4-mgmt1"))
+	spare := r.bmm("rack4-mgmt1")
+	require.True(t, spare.MarkedUnhealthy(), "never left in Error without a mark")
+	require.Equal(t, []string{"reprovision", "mark-unhealthy"}, spare.Ladder.Steps)
 	require.Empty(t, r.st.Leases)
 }
 

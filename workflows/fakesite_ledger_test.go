@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"time"
 
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
@@ -52,16 +53,14 @@ func (f *fakeSite) mockLedger(env *testsuite.TestWorkflowEnvironment) {
 				return err
 			}
 		}
-		applyPatch(f.bmm(in.Patch.BMM), in.Patch)
-		if in.Patch.BMC != nil {
-			delete(f.broken, in.Patch.BMM) // the repaired hardware is in
-		}
-		if len(in.Patch.Roles) > 0 {
-			f.logf("role %s %s", in.Patch.BMM, in.Patch.Roles[0])
-			f.event(events.NodeLabel, in.Patch.BMM, map[string]any{"labels": map[string]string{model.LabelRole: string(in.Patch.Roles[0])}})
-		}
-		if m := in.Patch.DetailedStatusMessage; m != nil && *m == model.UnhealthyMessage {
-			f.logf("unhealthy %s", in.Patch.BMM)
+		f.recordPatch(in.Patch, env.Now())
+		return nil
+	})
+	f.answer(env, la.RecordBMMs, "RecordBMMs", func(_ context.Context, in ledger.RecordManyInput) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, p := range in.Patches {
+			f.recordPatch(p, env.Now())
 		}
 		return nil
 	})
@@ -100,6 +99,21 @@ func (f *fakeSite) mockLedger(env *testsuite.TestWorkflowEnvironment) {
 		}
 		return out, nil
 	})
+}
+
+// recordPatch applies a patch as the ledger does (mu held).
+func (f *fakeSite) recordPatch(p api.BMMPatch, now time.Time) {
+	applyPatch(f.bmm(p.BMM), p, now)
+	if p.BMC != nil {
+		delete(f.broken, p.BMM) // the repaired hardware is in
+	}
+	if len(p.Roles) > 0 {
+		f.logf("role %s %s", p.BMM, p.Roles[0])
+		f.event(events.NodeLabel, p.BMM, map[string]any{"labels": map[string]string{model.LabelRole: string(p.Roles[0])}})
+	}
+	if m := p.DetailedStatusMessage; m != nil && *m == model.UnhealthyMessage {
+		f.logf("unhealthy %s", p.BMM)
+	}
 }
 
 // snapshot is a copy of the ledger a workflow may keep (mu held).

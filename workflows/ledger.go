@@ -79,6 +79,12 @@ func (l ledgerOf) record(ctx workflow.Context, p api.BMMPatch) error {
 		ledger.RecordInput{Cluster: string(l), Patch: p}).Get(ctx, nil)
 }
 
+// recordMany writes facts about several BMMs in one activity.
+func (l ledgerOf) recordMany(ctx workflow.Context, ps []api.BMMPatch) error {
+	return workflow.ExecuteActivity(l.opts(ctx, fmt.Sprintf("Record %d BMMs of %s", len(ps), string(l))), la.RecordBMMs,
+		ledger.RecordManyInput{Cluster: string(l), Patches: ps}).Get(ctx, nil)
+}
+
 // setStatus writes the cluster's detailed status.
 func (l ledgerOf) setStatus(ctx workflow.Context, p api.ClusterStatusPatch) error {
 	return workflow.ExecuteActivity(l.opts(ctx, clusterStatusSummary(string(l), p)), la.SetClusterStatus,

@@ -1,9 +1,12 @@
 package workflows
 
 import (
+	"fmt"
+
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/remediate"
 	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/workflow"
 )
@@ -62,4 +65,27 @@ func healthPatches(c model.Cluster, ns []kube.NodeStatus) []api.BMMPatch {
 		}
 	}
 	return out
+}
+
+// provisioningClearsPerRound bounds one round's ledger writes: the first
+// round after a large registration clears the rest in the next rounds.
+const provisioningClearsPerRound = 200
+
+// endProvisioning clears, in the ledger, the provisioning start of each
+// BMM whose node this round saw Ready (remediate.ProvisioningOver): from
+// then on a node that is not Ready is a sick one, not one still
+// provisioning. Histories before the change (DefaultVersion) wrote nothing.
+func (m *monitor) endProvisioning(ctx workflow.Context, c model.Cluster, obs []remediate.Observation) {
+	over := remediate.ProvisioningOver(c, obs)
+	if len(over) == 0 || workflow.GetVersion(ctx, "monitor-ends-provisioning", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	over = over[:min(len(over), provisioningClearsPerRound)]
+	ps := make([]api.BMMPatch, len(over))
+	for i, b := range over {
+		ps[i] = api.BMMPatch{BMM: b, ProvisioningOver: true}
+	}
+	if err := ledgerOf(m.in.Cluster).recordMany(ctx, ps); err != nil {
+		m.st.LastError = fmt.Sprintf("clear the provisioning start of %d BMMs (%s first): %s", len(over), over[0], temporalerr.Message(err))
+	}
 }

@@ -48,6 +48,7 @@ func (m *monitor) round(ctx workflow.Context) {
 	m.st.LastObservation, m.st.LastError = now, ""
 	m.recordHealth(ctx, cs.Cluster, ns)
 	obs := observations(cs.Cluster, ns)
+	m.endProvisioning(ctx, cs.Cluster, obs)
 	var due []remediate.Due
 	m.clocks, due = remediate.Observe(m.clocks, obs, now, cfg)
 	m.st.Clocks = clockStatuses(m.clocks, now, cfg)
@@ -77,7 +78,11 @@ func (m *monitor) round(ctx workflow.Context) {
 func observations(c model.Cluster, ns []kube.NodeStatus) []remediate.Observation {
 	out := make([]remediate.Observation, 0, len(c.BMMs))
 	for i, b := range c.BMMs {
-		o := remediate.Observation{BMM: b.Name, Role: remediate.RoleOf(b), Provisioning: b.DetailedStatus == model.BMMProvisioning}
+		o := remediate.Observation{BMM: b.Name, Role: remediate.RoleOf(b), Provisioning: b.DetailedStatus == model.BMMProvisioning,
+			Marked: b.MarkedUnhealthy()}
+		if b.ProvisioningSince != nil {
+			o.ProvisioningSince = *b.ProvisioningSince
+		}
 		if i < len(ns) && b.PowerState != model.PowerOff {
 			o.Exists, o.Ready, o.ReadOnlyRootFS = ns[i].Exists, ns[i].Ready, ns[i].ReadOnlyRootFS
 		}

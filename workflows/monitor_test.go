@@ -39,7 +39,7 @@ func newMonRun(t *testing.T, r *fakeSite, cfg model.RemediationSpec) *monRun {
 			return api.RemediationStatus{}, err
 		}
 		// It heals the node, as a remediation that recovered it would.
-		r.set(in.BMM, func(n *fakeNode) { n.rofs, n.ready = false, model.ReadyTrue })
+		r.set(in.BMM, func(n *fakeNode) { n.rofs, n.ready, n.exists = false, model.ReadyTrue, true })
 		return api.RemediationStatus{Outcome: "stand-in done", Finished: true}, nil
 	}, workflow.RegisterOptions{Name: api.RemediationWorkflowName})
 	return m

@@ -150,6 +150,7 @@ func (p *remProp) check(initialKCPs int) []string {
 			}
 		}
 	}
+	out = append(out, p.failedSpares(markedBy)...)
 	out = append(out, p.repeats()...)
 	total := 0
 	for _, n := range failedOver {
@@ -196,6 +197,34 @@ func (p *remProp) check(initialKCPs int) []string {
 		}
 		if f := p.sick[b]; f != nil && !marked && !storm[b] && !(f.Kind == faultUnknown && bm.HasRole(model.RoleCompute)) {
 			bad("%s is still sick (%v) and neither recovered nor given up on", b, f)
+		}
+	}
+	return out
+}
+
+// failedSpares checks the spares whose provisioning failed during a
+// failover (r.mu held): each is marked Unhealthy (noted in markedBy) and
+// never chosen again, as the spare to promote or the new spare — no
+// Replace runs in these scenarios to repair it.
+func (p *remProp) failedSpares(markedBy map[string]bool) []string {
+	var out []string
+	failed := map[string]time.Duration{}
+	for _, fo := range p.failovers { // in start order
+		if fo.st == nil || fo.st.Plan == nil {
+			continue
+		}
+		pl := fo.st.Plan
+		for _, b := range []string{pl.Spare, pl.NewSpare} {
+			if at, ok := failed[b]; ok {
+				out = append(out, fmt.Sprintf("%v: the failover of %s chose %s, whose provisioning as the spare failed at %v: it must not be picked again until replaced",
+					fo.start.Sub(p.t0), fo.in.Failed, b, at))
+			}
+		}
+		for _, s := range fo.st.Steps {
+			if !s.OK && pl.Spare != "" && strings.HasPrefix(s.Detail, "provision the spare "+pl.Spare+":") {
+				failed[pl.Spare] = fo.start.Sub(p.t0)
+				markedBy[pl.Spare] = true
+			}
 		}
 	}
 	return out

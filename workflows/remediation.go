@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
@@ -46,9 +47,8 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 			// provisioning that finished meanwhile (say a reimage that outlived
 			// the threshold while a crashed worker's activity waited out its
 			// heartbeat) needs no reprovisioning.
-			if in.Trigger == remediate.ProvisioningTimeout && bm.DetailedStatus != model.BMMProvisioning &&
-				workflow.GetVersion(ctx, "remediation-recheck-provisioning", workflow.DefaultVersion, 1) == 1 {
-				return errors.New("provisioning finished before the remediation started (detailedStatus " + bm.DetailedStatus + ")")
+			if in.Trigger == remediate.ProvisioningTimeout {
+				return provisioningStillDue(ctx, bm)
 			}
 			return nil
 		}})
@@ -67,7 +67,40 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 	defer h.release()
 
 	l := newRemLadder(ctx, h.cs, h.bm, holder, &st.Steps, &st.Step, &st.Outcome)
-	outcome, recovered := l.climb(st.Role, nil)
+	if l.marks = workflow.GetVersion(ctx, changeDampedLadder, workflow.DefaultVersion, 1) == 1; l.marks {
+		st.Continued = remediate.Resume(h.bm.Ladder, st.Role, workflow.Now(ctx), dampingWindow(h.cs.Remediation))
+	}
+	outcome, recovered := l.climb(st.Role, st.Continued)
 	st.Recovered = recovered
 	return finish(outcome)
+}
+
+// provisioningStillDue is the provisioning trigger's re-check once the
+// lease is held: the ledger may have moved on since the monitor decided (a
+// provisioning that finished meanwhile needs no remediation). Since the
+// ledger records the provisioning start, that is what is read; histories
+// before it read the Provisioning status.
+func provisioningStillDue(ctx workflow.Context, bm model.BMM) error {
+	if workflow.GetVersion(ctx, "remediation-provisioning-since", workflow.DefaultVersion, 1) == 1 {
+		if bm.ProvisioningSince == nil && bm.DetailedStatus != model.BMMProvisioning {
+			return errors.New("provisioning finished before the remediation started (its node was seen Ready; detailedStatus " + bm.DetailedStatus + ")")
+		}
+		return nil
+	}
+	if bm.DetailedStatus != model.BMMProvisioning &&
+		workflow.GetVersion(ctx, "remediation-recheck-provisioning", workflow.DefaultVersion, 1) == 1 {
+		return errors.New("provisioning finished before the remediation started (detailedStatus " + bm.DetailedStatus + ")")
+	}
+	return nil
+}
+
+// changeDampedLadder versions the damped ladder: a remediation continues
+// the ladder an earlier one left within the damping window, and records
+// its position in the ledger after each step.
+const changeDampedLadder = "remediation-damped-ladder"
+
+// dampingWindow is the ledger's, or the default for a ledger registered
+// before the setting existed.
+func dampingWindow(cfg model.RemediationSpec) time.Duration {
+	return time.Duration(cfg.WithDefaults().DampingWindow)
 }

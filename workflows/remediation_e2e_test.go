@@ -27,7 +27,11 @@ func fastRemediation(inv *model.Inventory) {
 
 // startRemediationSite brings up the two-rack lab with the monitor running.
 func startRemediationSite(t *testing.T) *e2e.Env {
-	env := e2e.Start(t, "../examples/two-rack.yaml", e2e.Options{Mutate: fastRemediation})
+	return startMonitor(t, e2e.Start(t, "../examples/two-rack.yaml", e2e.Options{Mutate: fastRemediation}))
+}
+
+// startMonitor starts the health monitor of env's cluster.
+func startMonitor(t *testing.T, env *e2e.Env) *e2e.Env {
 	_, err := env.Client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: api.MonitorID(env.Cluster), TaskQueue: api.TaskQueue},
 		api.HealthMonitorWorkflowName, api.MonitorInput{Cluster: env.Cluster})
 	require.NoError(t, err)
@@ -161,13 +165,16 @@ func TestE2ERemediationComputeReprovisionFails(t *testing.T) {
 // remediationOf waits for the monitor to start the BMM's remediation and
 // returns its result.
 func remediationOf(ctx context.Context, t *testing.T, env *e2e.Env, bmm string) api.RemediationStatus {
-	env.Eventually(time.Minute, "the remediation of "+bmm+" started", func() bool {
-		_, err := env.Client.DescribeWorkflowExecution(ctx, api.RemediationID(env.Cluster, bmm), "")
-		return err == nil
-	})
+	env.Eventually(time.Minute, "the remediation of "+bmm+" started", func() bool { return remediationStarted(ctx, env, bmm) })
 	var rs api.RemediationStatus
 	require.NoError(t, env.Client.GetWorkflow(ctx, api.RemediationID(env.Cluster, bmm), "").Get(ctx, &rs))
 	return rs
+}
+
+// remediationStarted reports whether the monitor started bmm's remediation.
+func remediationStarted(ctx context.Context, env *e2e.Env, bmm string) bool {
+	_, err := env.Client.DescribeWorkflowExecution(ctx, api.RemediationID(env.Cluster, bmm), "")
+	return err == nil
 }
 
 func dedupe(in []string) []string {

@@ -27,6 +27,9 @@ type remLadder struct {
 	cfg    model.RemediationSpec
 	st     *steps
 	holder string // the lease holder on b, handed to the failover
+	// marks: record the ladder's position on b in the ledger after each
+	// step (changeDampedLadder).
+	marks bool
 	// steps and current are shared with the workflow's status.
 	records *[]api.StepRecord
 	current *remediate.Step
@@ -40,8 +43,9 @@ func newRemLadder(ctx workflow.Context, cs api.ClusterState, b model.BMM, holder
 }
 
 // climb runs role's ladder after the results in done (steps already taken
-// elsewhere count: each step runs at most once). It returns the outcome
-// and whether a recovery step brought the server back.
+// elsewhere, or by an earlier remediation within the damping window,
+// count: each step runs at most once). It returns the outcome and whether
+// a recovery step brought the server back.
 func (l *remLadder) climb(role model.Role, done []remediate.StepResult) (outcome string, recovered bool) {
 	for {
 		next, finished, out := remediate.Next(role, done)
@@ -56,6 +60,10 @@ func (l *remLadder) climb(role model.Role, done []remediate.StepResult) (outcome
 		}
 		for _, s := range next {
 			done = append(done, l.run(s))
+			if l.marks {
+				m := remediate.Mark(role, done, workflow.Now(l.ctx))
+				l.st.record(api.BMMPatch{Ladder: &m})
+			}
 		}
 	}
 }

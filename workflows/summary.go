@@ -42,6 +42,15 @@ func patchSummary(p api.BMMPatch) string {
 	if p.BMC != nil || p.BootMACAddress != nil || p.SerialNumber != nil || p.BMCMACAddress != nil {
 		parts = append(parts, "hardware")
 	}
+	if p.ProvisioningOver {
+		parts = append(parts, "provisioning over")
+	}
+	if p.Ladder != nil {
+		parts = append(parts, "ladder "+strings.Join(p.Ladder.Steps, ">"))
+	}
+	if p.ClearLadder {
+		parts = append(parts, "ladder cleared")
+	}
 	if len(parts) == 0 && p.DetailedStatusMessage != nil {
 		parts = append(parts, "message")
 	}

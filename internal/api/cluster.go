@@ -92,6 +92,13 @@ type BMMPatch struct {
 	ReadyState            *string      `json:"readyState,omitempty"`
 	ReadySince            *time.Time   `json:"readySince,omitempty"`
 	ReadOnlyRootFS        *bool        `json:"readOnlyRootFS,omitempty"`
+	// ProvisioningOver: the BMM's node was seen Ready, its provisioning
+	// start is cleared (the ledger also clears it on Provisioned).
+	ProvisioningOver bool `json:"provisioningOver,omitempty"`
+	// Ladder records the remediation ladder's position; ClearLadder (a
+	// Replace) forgets it.
+	Ladder      *model.LadderMark `json:"ladder,omitempty"`
+	ClearLadder bool              `json:"clearLadder,omitempty"`
 	// Hardware facts a Replace changes.
 	BMC            *model.BMCSpec `json:"bmc,omitempty"`
 	BootMACAddress *string        `json:"bootMACAddress,omitempty"`

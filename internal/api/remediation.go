@@ -144,6 +144,9 @@ type RemediationStatus struct {
 	// Step is the step running now (empty when none).
 	Step  remediate.Step `json:"step,omitempty"`
 	Steps []StepRecord   `json:"steps"`
+	// Continued lists the ladder steps an earlier remediation took within
+	// the damping window: this one goes on after them.
+	Continued []remediate.StepResult `json:"continued,omitempty"`
 	// Outcome says where the ladder is, and how it ended once Finished.
 	Outcome    string     `json:"outcome"`
 	Finished   bool       `json:"finished"`

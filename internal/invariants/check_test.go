@@ -184,6 +184,19 @@ func TestCheck(t *testing.T) {
 				s.Remediations = []Remediation{{BMM: "rack1-m2", StartedAt: *tp(0), Steps: []string{"reboot", "reboot"}}}
 			},
 			rules: []string{RuleLadderStepOnce}},
+		{name: "ladder: a relabelled KCP's provisioning and management ladder",
+			log: new(logb).ev(events.NodeUnknown, "rack1-m1", nil).ev(events.Reset, "rack1-m1", nil).label("rack4-m1", model.RoleKCP).label("rack1-m1", model.RoleManagement).
+				ev(events.ReimageStart, "rack1-m1", nil).ev(events.Reset, "rack1-m1", nil).ev(events.ReimageStart, "rack1-m1", nil),
+			site: func(s *Site) {
+				s.Remediations = []Remediation{{BMM: "rack1-m1", StartedAt: *tp(0), FinishedAt: tp(9), Steps: []string{"reboot", "mark-unhealthy", "failover"}}}
+			}},
+		{name: "ladder: a third reimage after the relabel",
+			log: new(logb).label("rack4-m1", model.RoleKCP).label("rack1-m1", model.RoleManagement).ev(events.ReimageStart, "rack1-m1", nil).
+				ev(events.ReimageStart, "rack1-m1", nil).ev(events.ReimageStart, "rack1-m1", nil),
+			site: func(s *Site) {
+				s.Remediations = []Remediation{{BMM: "rack1-m1", StartedAt: *tp(0), FinishedAt: tp(9), Steps: []string{"reboot", "mark-unhealthy", "failover"}}}
+			},
+			rules: []string{RuleLadderStepOnce}},
 		{name: "ladder: two resets in one remediation",
 			log: new(logb).ev(events.Reset, "rack1-m2", nil).ev(events.Reset, "rack1-m2", nil).ev(events.Reset, "rack1-m2", nil),
 			site: func(s *Site) {

@@ -46,7 +46,7 @@ func TestRemediationDefaults(t *testing.T) {
 		Interval: Duration(time.Minute), ProvisioningTimeout: Duration(6 * time.Hour),
 		ReadOnlyRootFilesystemFor: Duration(10 * time.Minute), NodeUnknownFor: Duration(30 * time.Minute),
 		RebootTimeout: Duration(40 * time.Minute), ReprovisionTimeout: Duration(3 * time.Hour),
-		MaxConcurrentCompute: 5,
+		MaxConcurrentCompute: 5, DampingWindow: Duration(24 * time.Hour),
 	}
 	assert.Equal(t, want, nilSpec.WithDefaults())
 	assert.Equal(t, want, (&RemediationSpec{}).WithDefaults())

@@ -29,6 +29,24 @@ type BMM struct {
 	// monitor round, so `cluster show` tells the truth.
 	ReadySince     *time.Time `json:"readySince,omitempty"`
 	ReadOnlyRootFS bool       `json:"readOnlyRootFS,omitempty"`
+	// ProvisioningSince is when the BMM's last provisioning started
+	// (registration, or a reimage of any kind entering Deprovisioning or
+	// Provisioning); nil once it ended Provisioned (or deliberately
+	// Available) or its node was seen Ready. The provisioning-timeout
+	// trigger counts from it (reference 000: six hours).
+	ProvisioningSince *time.Time `json:"provisioningSince,omitempty"`
+	// Ladder is how far remediation went on the BMM, so that one that
+	// fails again within the damping window continues where it stopped.
+	Ladder *LadderMark `json:"ladder,omitempty"`
+}
+
+// LadderMark records a BMM's remediation ladder: its role's steps taken
+// (recovery attempts that counted, in order) and when the last one ended.
+// Only a Replace clears it; past the damping window it no longer counts.
+type LadderMark struct {
+	Role  Role      `json:"role"`
+	Steps []string  `json:"steps"`
+	At    time.Time `json:"at"`
 }
 
 // BMM detailed statuses.

@@ -12,6 +12,11 @@ type RemediationSpec struct {
 	RebootTimeout             Duration `json:"rebootTimeout,omitempty"`
 	ReprovisionTimeout        Duration `json:"reprovisionTimeout,omitempty"`
 	MaxConcurrentCompute      int      `json:"maxConcurrentCompute,omitempty"`
+	// DampingWindow: a BMM remediated again within this time of its last
+	// ladder step continues its ladder instead of starting it over, so a
+	// server that keeps breaking ends marked Unhealthy. Reference 000 sets
+	// no figure; the default is 24 h.
+	DampingWindow Duration `json:"dampingWindow,omitempty"`
 }
 
 // WithDefaults returns r with unset fields at the operator defaults; a nil r
@@ -33,6 +38,7 @@ func (r *RemediationSpec) WithDefaults() RemediationSpec {
 	def(&out.NodeUnknownFor, 30*time.Minute)
 	def(&out.RebootTimeout, 40*time.Minute)
 	def(&out.ReprovisionTimeout, 3*time.Hour)
+	def(&out.DampingWindow, 24*time.Hour)
 	if out.MaxConcurrentCompute == 0 {
 		out.MaxConcurrentCompute = 5
 	}
@@ -51,6 +57,7 @@ func (r *RemediationSpec) validate(e *ValidationError) {
 		{"nodeUnknownFor", r.NodeUnknownFor},
 		{"rebootTimeout", r.RebootTimeout},
 		{"reprovisionTimeout", r.ReprovisionTimeout},
+		{"dampingWindow", r.DampingWindow},
 	} {
 		if d.v < 0 {
 			e.Add("remediation."+d.field, d.v.String(), "must be a positive duration such as 10m (leave it out for the default)")

@@ -28,7 +28,15 @@ type Observation struct {
 	Role model.Role `json:"role"`
 	// Provisioning: detailedStatus is Provisioning, at deployment or during
 	// a Replace action.
-	Provisioning   bool   `json:"provisioning,omitempty"`
+	Provisioning bool `json:"provisioning,omitempty"`
+	// ProvisioningSince is the ledger's start of the BMM's last
+	// provisioning (registration, reimage, replace, remediation, failover);
+	// zero when none is under way. While it is set and the node is not
+	// Ready, the provisioning-timeout clock runs from it.
+	ProvisioningSince time.Time `json:"provisioningSince,omitzero"`
+	// Marked: the BMM is marked Unhealthy. Its provisioning clock stops:
+	// the mark is remediation's last word until a Replace.
+	Marked         bool   `json:"marked,omitempty"`
 	ReadOnlyRootFS bool   `json:"readOnlyRootFS,omitempty"`
 	Ready          string `json:"ready,omitempty"`  // node Ready condition: True, False or Unknown
 	Exists         bool   `json:"exists,omitempty"` // the node object is present
@@ -69,18 +77,25 @@ func Threshold(t Trigger, cfg model.RemediationSpec) time.Duration {
 	return 0
 }
 
-// holds lists the triggers whose condition o shows. While a BMM provisions
-// its node is expected to be missing or not Ready, so only the provisioning
-// timeout runs; the node conditions apply to a running node that exists.
-// Compute nodes are exempt from node-unknown (reference 000).
+// holds lists the triggers whose condition o shows. While a provisioning
+// workflow runs (status Provisioning) the node is expected to be missing or
+// not Ready, so only the provisioning timeout runs. A provisioning that no
+// workflow drives any more (the ledger's start, the node never seen Ready)
+// runs the provisioning clock besides the node conditions of a node that
+// exists: a node gone Unknown is sick whether or not it was seen Ready.
+// The node conditions apply to a running node that exists. Compute nodes
+// are exempt from node-unknown (reference 000).
 func holds(o Observation) []Trigger {
 	if o.Provisioning {
 		return []Trigger{ProvisioningTimeout}
 	}
-	if !o.Exists {
-		return nil
-	}
 	var out []Trigger
+	if isProvisioning(o) {
+		out = append(out, ProvisioningTimeout)
+	}
+	if !o.Exists {
+		return out
+	}
 	if o.ReadOnlyRootFS {
 		out = append(out, ReadOnlyRootFS)
 	}
@@ -90,7 +105,20 @@ func holds(o Observation) []Trigger {
 	return out
 }
 
-// Observe advances the clocks with this round's observations. A condition
+// isProvisioning reports whether o's BMM is provisioning: its status says
+// so, or a provisioning started (and was not given up on) and its node has
+// not been seen Ready since — a provisioning that failed, or a workflow
+// that ended without its node, still counts until the timeout fires.
+func isProvisioning(o Observation) bool {
+	if o.Provisioning {
+		return true
+	}
+	return !o.ProvisioningSince.IsZero() && !o.Marked && !(o.Exists && o.Ready == model.ReadyTrue)
+}
+
+// Observe advances the clocks with this round's observations. The
+// provisioning clock counts from the ledger's provisioning start when there
+// is one (so a monitor started late, or restarted, still fires on time). A condition
 // that holds keeps its clock (or starts one at now); a condition that
 // cleared loses its clock, so a later recurrence starts afresh. A BMM with no
 // observation loses its clocks too: without evidence nothing is remediated.
@@ -112,6 +140,9 @@ func Observe(prev []Clock, obs []Observation, now time.Time, cfg model.Remediati
 			s, ok := since[Clock{BMM: o.BMM, Trigger: t}]
 			if !ok {
 				s = now
+			}
+			if t == ProvisioningTimeout && !o.ProvisioningSince.IsZero() {
+				s = o.ProvisioningSince // the ledger's start, not when first seen
 			}
 			next = append(next, Clock{BMM: o.BMM, Trigger: t, Since: s})
 			if held := now.Sub(s); !reported && held >= Threshold(t, cfg) {
