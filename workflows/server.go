@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/rackroll/rackroll/activities/kube"
@@ -8,6 +9,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/metrics"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"go.temporal.io/sdk/workflow"
 )
@@ -74,6 +76,16 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	}
 
 	if bm.RuntimeVersion == in.TargetVersion && bm.DetailedStatus == model.BMMProvisioned && bm.ReadyState == model.ReadyTrue {
+		// A server an earlier run failed and left cordoned, since brought
+		// back on the target (a remediation, a reimage): finishing it is
+		// giving its node back, as a successful upgrade would have.
+		if bm.CordonStatus == model.Cordoned &&
+			workflow.GetVersion(ctx, "server-uncordons-left-behind", workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+			if err := newSteps(ctx, in.Cluster, t).uncordon(); err != nil {
+				res.Error = fmt.Sprintf("%s is at %s but uncordon failed: %v", in.BMM, in.TargetVersion, temporalerr.Message(err))
+				return res, nil
+			}
+		}
 		res.Succeeded, res.RuntimeVersion, res.AlreadyAtTarget = true, bm.RuntimeVersion, true
 		return res, nil
 	}

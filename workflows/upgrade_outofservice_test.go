@@ -111,3 +111,25 @@ func TestReimageInstallsTheVersionTheClusterConvergesTo(t *testing.T) {
 	require.Equal(t, "4.2.0", f.ledgerBMM(compute).RuntimeVersion)
 	require.Equal(t, compute+"@4.2.0", f.reimages[len(f.reimages)-1])
 }
+
+// A server an earlier run failed and left cordoned, then brought back on
+// the target by a remediation: the same target again gives its node back
+// (uncordon) without reimaging it.
+func TestSameTargetAgainUncordonsTheServerBroughtBack(t *testing.T) {
+	f := newFakeSite(t, "../examples/four-rack.yaml")
+	const left = "rack3-c2"
+	f.failing[left] = "image checksum mismatch"
+	runUpgrade(t, f)
+	require.Equal(t, model.Cordoned, f.ledgerBMM(left).CordonStatus, "left cordoned")
+
+	delete(f.failing, left)
+	f.set(left, func(n *fakeNode) { n.version, n.ready = "4.2.0", model.ReadyTrue })
+	b := f.bmm(left) // as a remediation's reprovision leaves it
+	b.RuntimeVersion, b.DetailedStatus, b.DetailedStatusMessage, b.ReadyState = "4.2.0", model.BMMProvisioned, "", model.ReadyTrue
+	before := len(f.reimages)
+	second := runUpgrade(t, f)
+	require.Equal(t, "Runtime upgrade to 4.2.0 completed", second.DetailedStatusMessage)
+	require.Len(t, f.reimages, before, "nothing reimaged")
+	require.Equal(t, model.Uncordoned, f.ledgerBMM(left).CordonStatus)
+	require.Contains(t, f.callLog(), "Uncordon "+left)
+}
