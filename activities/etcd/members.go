@@ -90,19 +90,25 @@ func (a *Activities) MoveLeader(ctx context.Context, in MoveLeaderInput) (string
 	if leader.Name != in.Away {
 		return leader.Name, nil
 	}
+	return a.forwardLeadership(ctx, in.Spec, vs, leader)
+}
+
+// forwardLeadership hands leadership from leader to the healthy voter most
+// caught up and returns its name.
+func (a *Activities) forwardLeadership(ctx context.Context, spec model.EtcdSpec, vs []memberView, leader memberView) (string, error) {
 	var candidates []memberView
 	for _, v := range vs {
-		if v.Healthy && !v.Learner && v.Name != in.Away {
+		if v.Healthy && !v.Learner && v.Name != leader.Name {
 			candidates = append(candidates, v)
 		}
 	}
 	if len(candidates) == 0 {
-		return "", refused("cannot move etcd leadership away from %s: no other healthy voting member (%s)", in.Away, describe(vs))
+		return "", refused("cannot move etcd leadership away from %s: no other healthy voting member (%s)", leader.Name, describe(vs))
 	}
 	sort.SliceStable(candidates, func(i, j int) bool { return candidates[i].applied > candidates[j].applied })
 	to := candidates[0]
 	// MoveLeader must reach the leader itself.
-	lcli, err := a.dial(model.EtcdSpec{Endpoints: []string{leader.ClientURL}, CAFile: in.Spec.CAFile, CertFile: in.Spec.CertFile, KeyFile: in.Spec.KeyFile})
+	lcli, err := a.dial(model.EtcdSpec{Endpoints: []string{leader.ClientURL}, CAFile: spec.CAFile, CertFile: spec.CertFile, KeyFile: spec.KeyFile})
 	if err != nil {
 		return "", configError("%v", err)
 	}
@@ -111,16 +117,19 @@ func (a *Activities) MoveLeader(ctx context.Context, in MoveLeaderInput) (string
 	_, err = lcli.MoveLeader(mctx, to.id)
 	cancel()
 	if err != nil {
-		return "", unavailable(err, "move etcd leadership from %s to %s", in.Away, to.Name)
+		return "", unavailable(err, "move etcd leadership from %s to %s", leader.Name, to.Name)
 	}
-	activity.RecordHeartbeat(ctx, "moved leadership to "+to.Name)
+	if activity.IsActivity(ctx) {
+		activity.RecordHeartbeat(ctx, "moved leadership to "+to.Name)
+	}
 	return to.Name, nil
 }
 
 // RemoveMember removes the named member. Absent is done. It refuses when
 // the removal would leave fewer than two voting members or the healthy
 // members left short of their quorum (Cluster API's
-// canSafelyRemoveEtcdMember, in internal/etcdquorum).
+// canSafelyRemoveEtcdMember, in internal/etcdquorum). A leading member
+// hands its leadership over first.
 func (a *Activities) RemoveMember(ctx context.Context, in MemberInput) error {
 	cli, err := a.connect(in.Spec, in.Name, "name")
 	if err != nil {
@@ -138,14 +147,33 @@ func (a *Activities) RemoveMember(ctx context.Context, in MemberInput) error {
 	if ok, why := etcdquorum.CanRemoveKeeping(quorumMembers(vs), in.Name, cmp.Or(in.KeepAtLeast, etcdquorum.MinMembers)); !ok {
 		return refused("refusing to remove etcd member %s: %s (members: %s)", in.Name, why, describe(vs))
 	}
-	rctx, cancel := context.WithTimeout(ctx, a.requestTimeout())
-	_, err = cli.MemberRemove(rctx, target.id)
-	cancel()
-	if err != nil && !errors.Is(err, rpctypes.ErrMemberNotFound) {
-		return unavailable(err, "remove etcd member %s (%s)", in.Name, target.ID)
+	// The leader hands over first (Cluster API's ForwardEtcdLeadership
+	// before RemoveEtcdMember): removing the leader itself costs an
+	// election, seconds in which the API server's writes fail.
+	if target.Leader {
+		if _, err := a.forwardLeadership(ctx, in.Spec, vs, target); err != nil {
+			return err
+		}
 	}
-	return nil
+	// A new leader refuses a removal ("unhealthy cluster") until it has
+	// been connected to the rest for etcd's health interval (5 s): wait
+	// that out here rather than fail and back off.
+	deadline := time.Now().Add(removeSettle)
+	for {
+		rctx, cancel := context.WithTimeout(ctx, a.requestTimeout())
+		_, err = cli.MemberRemove(rctx, target.id)
+		cancel()
+		if err == nil || errors.Is(err, rpctypes.ErrMemberNotFound) {
+			return nil
+		}
+		if !errors.Is(err, rpctypes.ErrUnhealthy) || time.Now().After(deadline) || !sleepCtx(ctx, a.pollInterval()) {
+			return unavailable(err, "remove etcd member %s (%s)", in.Name, target.ID)
+		}
+	}
 }
+
+// removeSettle bounds the wait for a new leader to accept a removal.
+const removeSettle = 15 * time.Second
 
 // WaitMemberHealthy waits, heartbeating, until the named member is a
 // voter, answers status, and trails the leader's applied index by at most
@@ -205,4 +233,14 @@ func (a *Activities) memberReady(ctx context.Context, cli *clientv3.Client, name
 		return m.Member, fmt.Sprintf("applied index %d trails leader %s's %d by more than %d", m.applied, leader.Name, leader.applied, maxLag)
 	}
 	return m.Member, ""
+}
+
+// sleepCtx waits d, or reports false when ctx ends first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
 }

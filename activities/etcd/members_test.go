@@ -125,6 +125,16 @@ func TestMemberActivities(t *testing.T) {
 	require.False(t, m.Learner)
 	require.Zero(t, log.Count(events.EtcdMemberStale, "m3"), "rackroll removed the member first: nothing stale")
 
+	// Removing the leader hands leadership over first: right after the
+	// removal a leader answers (a removed leader would leave the cluster
+	// leaderless for an election, the API server's writes failing).
+	leader, err = moveLeader("nobody")
+	require.NoError(t, err)
+	require.NoError(t, remove(leader))
+	after, err := moveLeader("nobody")
+	require.NoError(t, err, "a leader at once")
+	require.NotEqual(t, leader, after)
+
 	// Waiting for a member that never comes fails, non-retryably.
 	_, err = wait("n9", 500*time.Millisecond)
 	ae = appError(t, err)
