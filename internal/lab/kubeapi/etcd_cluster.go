@@ -169,7 +169,9 @@ func (c *EtcdCluster) launch(s *slot, initialCluster, state string) error {
 		closing := c.closing
 		c.mu.Unlock()
 		if mine && !closing {
-			c.sink.Emit(events.EtcdMemberStop, s.BMM, s.Rack, map[string]any{"member": s.Name, "exited": fmt.Sprint(p.err)})
+			// Why it exited is in its last lines (a port taken, a data dir
+			// it refused): the event says so rather than a bare status.
+			c.sink.Emit(events.EtcdMemberStop, s.BMM, s.Rack, map[string]any{"member": s.Name, "exited": fmt.Sprint(p.err), "log": p.tail.lastLines(3)})
 		}
 	}()
 	return nil

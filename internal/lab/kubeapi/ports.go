@@ -2,13 +2,20 @@ package kubeapi
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 )
 
-// freePorts asks the kernel for n distinct free loopback ports. There is a
-// small window between closing the listeners and the child binding them;
-// portBusy turns a lost race into a clear error instead of a hang.
+// freePorts finds n distinct free loopback ports below the kernel's
+// ephemeral range: a port taken from that range may, by the time the child
+// binds it, be the local end of any outgoing connection on the machine —
+// and a spare's etcd member binds its ports minutes after the lab chose
+// them. Outside the range only another listener can take it. There is
+// still a small window between closing the listeners and the child binding
+// them; portBusy turns a lost race into a clear error instead of a hang.
 func freePorts(n int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
@@ -16,8 +23,17 @@ func freePorts(n int) ([]int, error) {
 			l.Close()
 		}
 	}()
+	lo, hi := belowEphemeral()
 	ports := make([]int, 0, n)
-	for range n {
+	for tries := 0; len(ports) < n && tries < 100*n; tries++ {
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(lo+rand.IntN(hi-lo))))
+		if err != nil {
+			continue // taken: draw another
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	for len(ports) < n { // the range is crowded: let the kernel choose
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, fmt.Errorf("find a free port on 127.0.0.1: %w", err)
@@ -26,6 +42,20 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// belowEphemeral is the port range the lab draws from: from 20000 up to the
+// start of net.ipv4.ip_local_port_range (32768 when it cannot be read).
+func belowEphemeral() (lo, hi int) {
+	lo, hi = 20000, 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if v, err := strconv.Atoi(f[0]); err == nil && v > lo+1000 {
+				hi = v
+			}
+		}
+	}
+	return lo, hi
 }
 
 // portBusy reports whether something already listens on 127.0.0.1:port.
