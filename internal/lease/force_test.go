@@ -29,13 +29,7 @@ func TestCheckForce(t *testing.T) {
 	forced := func(bmm, op string) Request {
 		return Request{BMM: bmm, Holder: "a", Operation: Operation(op), Force: true, Reason: "INC-42: replace dead PSU", By: "alice"}
 	}
-	cases := []struct {
-		name    string
-		c       model.Cluster
-		held    []Lease
-		req     Request
-		wantErr string
-	}{
+	cases := []checkCase{
 		{"degraded refuses unforced", degraded, nil, Request{BMM: "r1-c1", Holder: "a", Operation: "restart"}, "is Degraded, not Running: storm guard"},
 		{"refusal says how to act anyway", degraded, nil, Request{BMM: "r1-c1", Holder: "a", Operation: "restart"}, "--force --reason TEXT"},
 		{"degraded accepts forced compute", degraded, nil, forced("r1-c1", "restart"), ""},
@@ -49,20 +43,7 @@ func TestCheckForce(t *testing.T) {
 		{"reason without force", site(), nil, Request{BMM: "r1-c1", Holder: "a", Operation: "restart", Reason: "x"}, `reason "x" given without force`},
 		{"force on a running cluster is harmless", site(), nil, forced("r1-c1", "restart"), ""},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			err := Check(tc.c, tc.held, tc.req)
-			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatalf("want granted, got %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("want error containing %q, got %v", tc.wantErr, err)
-			}
-		})
-	}
+	runCheckCases(t, cases)
 }
 
 func TestCheckReason(t *testing.T) {

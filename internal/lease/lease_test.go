@@ -30,13 +30,7 @@ func TestCheck(t *testing.T) {
 	failed := site()
 	failed.DetailedStatus, failed.DetailedStatusMessage = model.ClusterFailed, "KCP r2-m1 failed"
 
-	cases := []struct {
-		name    string
-		c       model.Cluster
-		held    []Lease
-		req     Request
-		wantErr string
-	}{
+	cases := []checkCase{
 		{"compute restart", site(), nil, Request{BMM: "r1-c1", Holder: "a1", Operation: "restart"}, ""},
 		{"kcp restart alone", site(), nil, Request{BMM: "r2-m1", Holder: "a2", Operation: "restart"}, ""},
 		{"second kcp disruption", site(), []Lease{kcpRestart}, Request{BMM: "r2-m1", Holder: "a2", Operation: "reimage"},
@@ -57,20 +51,7 @@ func TestCheck(t *testing.T) {
 		{"failed cluster", failed, nil, Request{BMM: "r1-c1", Holder: "a", Operation: "restart"}, "is Failed, not Running: KCP r2-m1 failed"},
 		{"missing fields", site(), nil, Request{BMM: "r1-c1"}, "needs bmm, holder and operation"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			err := Check(tc.c, tc.held, tc.req)
-			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatalf("want granted, got %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("want error containing %q, got %v", tc.wantErr, err)
-			}
-		})
-	}
+	runCheckCases(t, cases)
 }
 
 func TestMissingKCPCountsAgainstRackTable(t *testing.T) {
@@ -101,5 +82,33 @@ func TestGrantReleaseHolders(t *testing.T) {
 	held = Release(held, "a", "someone-else")
 	if len(held) != 1 {
 		t.Fatal("release by a non-holder must not drop the lease")
+	}
+}
+
+// checkCase is one request to Check and what it must answer ("" granted).
+type checkCase struct {
+	name    string
+	c       model.Cluster
+	held    []Lease
+	req     Request
+	wantErr string
+}
+
+// runCheckCases runs each case through Check as a subtest.
+func runCheckCases(t *testing.T, cases []checkCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Check(tc.c, tc.held, tc.req)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("want granted, got %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("want error containing %q, got %v", tc.wantErr, err)
+			}
+		})
 	}
 }
