@@ -69,12 +69,21 @@ func Start(ctx context.Context) (c *Cluster, err error) {
 		return c, err
 	}
 	c.Address = c.layout.FrontendAddr()
-	for _, s := range Services {
+	for i, s := range Services {
 		p := NewProcess(s, filepath.Join(c.Dir, s+".log"), nil, server,
 			"--root", c.Dir, "--config", "config", "--env", "development", "--allow-no-auth", "start", "--service", s)
 		c.services[s] = p
 		if err = p.Start(); err != nil {
 			return c, err
+		}
+		if i == 0 {
+			// Every service writes the cluster metadata record when it
+			// finds none; started together on empty databases, the
+			// losers of that insert exit ("failed to initialize current
+			// cluster metadata"). The first one writes it alone.
+			if err = c.waitClusterMetadata(ctx, p); err != nil {
+				return c, err
+			}
 		}
 	}
 	for _, s := range Services {
@@ -140,6 +149,20 @@ func (c *Cluster) waitReady(ctx context.Context, service string) error {
 			return err
 		}
 		return healthy(ctx, fmt.Sprintf("127.0.0.1:%d", ports.GRPC), name)
+	})
+}
+
+// waitClusterMetadata waits until p has recorded the cluster metadata.
+func (c *Cluster) waitClusterMetadata(ctx context.Context, p *Process) error {
+	return p.waitFor(ctx, 2*time.Minute, func() error {
+		rows, err := c.Postgres.Query(ctx, Database, "SELECT count(*) FROM cluster_metadata_info")
+		if err != nil {
+			return err
+		}
+		if len(rows) != 1 || rows[0] == "0" {
+			return fmt.Errorf("no cluster metadata recorded yet (%v)", rows)
+		}
+		return nil
 	})
 }
 
