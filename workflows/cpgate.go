@@ -129,10 +129,14 @@ type gateRefusal struct{ d cpgate.Decision }
 
 func (g gateRefusal) Error() string { return "live control-plane check: " + g.d.Reason }
 
-// isGateRefusal reports whether err is (or wraps) a gate refusal.
-func isGateRefusal(err error) bool {
+// gateReason reports whether err is (or wraps) a gate refusal and, if so,
+// its reason after where.
+func gateReason(err error, where string) (bool, string) {
 	var g gateRefusal
-	return errors.As(err, &g)
+	if errors.As(err, &g) {
+		return true, where + g.d.Reason
+	}
+	return false, ""
 }
 
 // gateOpen runs the gate for a lease request and returns when the site was

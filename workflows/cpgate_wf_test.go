@@ -124,9 +124,9 @@ func TestUpgradeKCPStepRecheckedBeforeTheReimage(t *testing.T) {
 	f := newFakeSite(t, "../examples/one-rack.yaml")
 	f.register(env)
 	kcp, _ := placedRoles(f)
-	// 1: the upgrade's own check; 2, 3: before and after the lease; 4: before the reimage.
+	// The server workflow's checks: 1, 2 before and after the lease; 3 before the reimage.
 	f.onCPObserve = func(n int) {
-		if n == 4 {
+		if n == 3 {
 			f.nodes[kcp[1]].ready = model.ReadyUnknown
 		}
 	}

@@ -60,7 +60,8 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 		res.Error = err.Error()
 		return res, nil
 	case openLease:
-		res.Error, res.Gated = "no disruption lease: "+err.Error(), isGateRefusal(err)
+		res.Error = "no disruption lease: " + err.Error()
+		res.Gated, res.GateReason = gateReason(err, "")
 		return res, nil
 	}
 	// Released however this ends: success, failure, cancellation.
@@ -110,7 +111,8 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	// before the reimage takes the member down. Refused, the server stays
 	// cordoned and the upgrade pauses, then runs the step again.
 	if err := h.gateAgain(ctx); err != nil {
-		res.Error, res.Gated = "before the reimage: "+err.Error(), isGateRefusal(err)
+		res.Error = "before the reimage: " + err.Error()
+		res.Gated, res.GateReason = gateReason(err, "before the reimage: ")
 		return res, nil
 	}
 

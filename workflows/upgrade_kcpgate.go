@@ -30,6 +30,15 @@ func (u *upgrade) gateKCPStep(ctx workflow.Context, unit *api.UnitStatus, step u
 	if !gatesKCP(step) || workflow.GetVersion(ctx, "upgrade-kcp-live-gate", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return false, nil
 	}
+	// A swap or in-place step runs in a server workflow whose lease
+	// prologue asks the same gate (before and after the lease) and again
+	// before the reimage; a refusal there pauses the upgrade as one here
+	// would (kcpChild). Asking here too only cost each step a ledger read
+	// and an observation. The retire runs here and keeps its gate.
+	if step.Action != upgradeplan.KCPRetire &&
+		workflow.GetVersion(ctx, "upgrade-kcp-gate-in-child", workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		return false, nil
+	}
 	for {
 		d := u.askGate(ctx, step)
 		if d.Allowed() {
@@ -82,7 +91,11 @@ func (u *upgrade) kcpChild(ctx workflow.Context, unit *api.UnitStatus, step upgr
 		if err != nil || !res.Gated {
 			return res, err
 		}
-		if cancelled, err := u.pauseKCP(ctx, unit, step.BMM, res.Error); err != nil || cancelled {
+		reason := res.GateReason
+		if reason == "" { // a child of an older version
+			reason = res.Error
+		}
+		if cancelled, err := u.pauseKCP(ctx, unit, step.BMM, reason); err != nil || cancelled {
 			return res, err
 		}
 	}

@@ -112,7 +112,9 @@ type ServerResult struct {
 	AlreadyAtTarget bool `json:"alreadyAtTarget,omitempty"`
 	// Gated: the live control-plane check refused the step before anything
 	// was touched (Error says why); the upgrade pauses instead of failing.
-	Gated          bool   `json:"gated,omitempty"`
+	Gated bool `json:"gated,omitempty"`
+	// GateReason is the gate's own words, for the upgrade's pause.
+	GateReason     string `json:"gateReason,omitempty"`
 	DrainTimedOut  bool   `json:"drainTimedOut,omitempty"`
 	VMsTimedOut    bool   `json:"vmsTimedOut,omitempty"`
 	RuntimeVersion string `json:"runtimeVersion,omitempty"`
