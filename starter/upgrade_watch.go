@@ -122,12 +122,16 @@ func summary(w io.Writer, st api.UpgradeStatus) {
 	if st.FinishedAt != nil {
 		total = st.FinishedAt.Sub(st.StartedAt).Round(time.Second).String()
 	}
-	// Retires this run carried out: planned, not skipped, succeeded.
+	// Retires this run carried out: planned, not skipped, succeeded. A
+	// spare kept on its version is skipped but not at the target.
 	retired := 0
 	if st.Plan != nil {
 		for _, k := range st.Plan.ControlPlane {
 			if k.Action == upgradeplan.KCPRetire && !k.Skip && st.ControlPlane.StateOf(k.BMM) == api.StateSucceeded {
 				retired++
+			}
+			if k.Skip && k.Kept {
+				already--
 			}
 		}
 	}

@@ -1,7 +1,7 @@
 package upgradeplan
 
 import (
-	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,8 +120,9 @@ func TestBuildWithAnOutOfServiceSpare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(p.ControlPlane); got != "[{rack1-m1 reimage false } {rack2-m1 reimage false } {rack3-m1 reimage false }]" {
-		t.Fatalf("control plane = %s", got)
+	want := []KCPStep{{BMM: "rack1-m1", Action: KCPReimage}, {BMM: "rack2-m1", Action: KCPReimage}, {BMM: "rack3-m1", Action: KCPReimage}}
+	if !slices.Equal(p.ControlPlane, want) {
+		t.Fatalf("control plane = %+v, want %+v", p.ControlPlane, want)
 	}
 	one := modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp-spare!", "rack1-c1:compute")
 	_, err = Build(one, "4.2.0", model.UpdateStrategy{}, false)

@@ -22,6 +22,10 @@ type KCPStep struct {
 	Skip   bool      `json:"skip,omitempty"` // nothing to do (a resumed upgrade)
 	// Why says why a skipped step has nothing to do.
 	Why string `json:"why,omitempty"`
+	// Kept: skipped because the server stays on its version by design
+	// (the spare once the active KCPs run the target), not because it is
+	// at the target.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // KCPAction is what a control-plane step does to its server.
@@ -224,6 +228,7 @@ func controlPlane(c model.Cluster, to string, joinAtTarget bool) []KCPStep {
 		step := KCPStep{BMM: spares[0], Action: KCPUpgradeSpare, Skip: done || !joinAtTarget && atTarget(c, spares[0], to)}
 		if done {
 			step.Why = "the active KCPs already run " + to + "; the spare waits on its version by design"
+			step.Kept = !atTarget(c, spares[0], to)
 		}
 		out = append(out, skipWhy(c, step, to))
 	case len(kcp) <= want:

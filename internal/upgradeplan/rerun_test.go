@@ -76,7 +76,7 @@ func TestRerunPlanSaysWhatIsSkippedAndWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(p.ControlPlane) != 2 || !p.ControlPlane[0].Skip || !strings.Contains(p.ControlPlane[0].Why, "the active KCPs already run 4.2.0") ||
-		!p.ControlPlane[1].Skip || p.ControlPlane[1].Why != "already at 4.2.0" {
+		!p.ControlPlane[0].Kept || !p.ControlPlane[1].Skip || p.ControlPlane[1].Why != "already at 4.2.0" || p.ControlPlane[1].Kept {
 		t.Fatalf("control plane = %+v", p.ControlPlane)
 	}
 	if p.AtTarget != 1 || p.Resume {
