@@ -13,9 +13,10 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// opReplaceRoles is the lease operation of a role change: disruptive, as a
-// change may reimage the server or take it out of the control plane.
-const opReplaceRoles = lease.OpReimage
+// opReplaceRoles is the lease operation of a role change (disruptive).
+// Older histories leased as reimage; the operation is only the lease's
+// label, so they replay the same.
+const opReplaceRoles = lease.OpReplaceRoles
 
 // lease takes the change's server through the lease prologue (an active
 // KCP's lease is gated live there).
