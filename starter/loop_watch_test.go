@@ -104,3 +104,24 @@ func TestRemediationLine(t *testing.T) {
 		t.Errorf("%q", line)
 	}
 }
+
+// The table says when a remediation continues an earlier one's ladder,
+// and after which steps.
+func TestRemediationTableShowsTheContinuedLadder(t *testing.T) {
+	now := time.Now()
+	st := api.RemediationStatus{BMM: "rack1-c1", Role: model.RoleCompute, Since: now, Outcome: "reprovisioning",
+		Steps:     []api.StepRecord{{Step: remediate.Reprovision, StartedAt: now}},
+		Continued: []remediate.StepResult{{Step: remediate.Reboot, OK: true}}}
+	var b strings.Builder
+	if err := writeRemediation(&b, "table", st); err != nil {
+		t.Fatal(err)
+	}
+	if want := "continues the ladder of an earlier remediation within the damping window, after: reboot (ok)"; !strings.Contains(b.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
+	st.Continued = nil
+	b.Reset()
+	if err := writeRemediation(&b, "table", st); err != nil || strings.Contains(b.String(), "continues") {
+		t.Errorf("a fresh ladder says it continues (err %v):\n%s", err, b.String())
+	}
+}

@@ -118,6 +118,9 @@ func writeRemediation(w io.Writer, format string, st api.RemediationStatus) erro
 	}
 	if format == "table" {
 		fmt.Fprintf(w, "%s (%s): trigger %s since %s\n", st.BMM, st.Role, st.Trigger, st.Since.UTC().Format(time.RFC3339))
+		if len(st.Continued) > 0 {
+			fmt.Fprintf(w, "continues the ladder of an earlier remediation within the damping window, after: %s\n", continued(st.Continued))
+		}
 		state := "running"
 		if st.Finished {
 			state = "finished"
@@ -125,4 +128,17 @@ func writeRemediation(w io.Writer, format string, st api.RemediationStatus) erro
 		fmt.Fprintf(w, "%s: %s\n", state, strings.TrimSpace(st.Outcome))
 	}
 	return nil
+}
+
+// continued lists the earlier remediation's steps, each with how it ended.
+func continued(steps []remediate.StepResult) string {
+	var out []string
+	for _, s := range steps {
+		ok := "ok"
+		if !s.OK {
+			ok = "failed"
+		}
+		out = append(out, fmt.Sprintf("%s (%s)", s.Step, ok))
+	}
+	return strings.Join(out, ", ")
 }
