@@ -34,6 +34,11 @@ func KCPFailoverWorkflow(ctx workflow.Context, in api.FailoverInput) (api.Failov
 		return f.st, err
 	}
 	err := f.run(ctx)
+	if err == nil && ctx.Err() != nil {
+		// The steps after the cut were cut short and say little; what a
+		// re-run or the monitor finds is what the ledger shows.
+		err = fmt.Errorf("cancelled%s; the ledger shows where it stopped (a server left provisioning is remediated by the provisioning trigger)", f.runningStep())
+	}
 	if err != nil {
 		f.st.Error = err.Error()
 	}
@@ -186,6 +191,10 @@ func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
 		f.st.FailedOutcome, f.st.FailedRecovered = "provisioned as management", true
 		return
 	}
+	if ctx.Err() != nil { // cancelled: no ladder climbs on a cut step
+		f.st.FailedOutcome = "cancelled while provisioning as management"
+		return
+	}
 	l := newRemLadder(ctx, f.cs, bm, "", &f.st.Steps, &f.cur, &f.st.FailedOutcome)
 	var done []remediate.StepResult
 	if l.marks = workflow.GetVersion(ctx, "failover-management-ladder", workflow.DefaultVersion, 1) == 1; !l.marks {
@@ -204,6 +213,14 @@ func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
 	}
 	// The reboot brought it back: it serves as management again.
 	st.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMProvisioned), DetailedStatusMessage: api.Str("")})
+}
+
+// runningStep names the last step the failover began, for its error.
+func (f *failover) runningStep() string {
+	if n := len(f.st.Steps); n > 0 {
+		return " during " + string(f.st.Steps[n-1].Step)
+	}
+	return ""
 }
 
 func (f *failover) step(ctx workflow.Context, s remediate.Step) int {

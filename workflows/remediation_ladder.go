@@ -60,6 +60,12 @@ func (l *remLadder) climb(role model.Role, done []remediate.StepResult) (outcome
 		}
 		for _, s := range next {
 			done = append(done, l.run(s))
+			if l.ctx.Err() != nil {
+				// Cancelled: the step was cut, and every step after it
+				// would fail at once without running — never climb on.
+				*l.current, *l.outcome = "", "cancelled during "+string(s)
+				return *l.outcome, false
+			}
 			if l.marks {
 				m := remediate.Mark(role, done, workflow.Now(l.ctx))
 				l.st.record(api.BMMPatch{Ladder: &m})
