@@ -40,7 +40,7 @@ var disabledAdmission = []string{"ServiceAccount", "TaintNodesByCondition"}
 // with the admin token in system:masters, the generated serving pair, and
 // subsystems the lab does not need turned off (priority and fairness, the
 // kubernetes service endpoint reconciler, the garbage collector, profiling).
-func apiserverArgs(dir string, p *pki, port int, etcd []string, t EtcdTLS) []string {
+func apiserverArgs(dir string, p *labPKI, port int, etcd []string, t EtcdTLS) []string {
 	return []string{
 		"--etcd-servers=" + strings.Join(etcd, ","),
 		"--etcd-cafile=" + t.CAFile,

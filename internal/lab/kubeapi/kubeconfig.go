@@ -8,7 +8,7 @@ import (
 // writeKubeconfig writes a kubeconfig that verifies the server against the
 // generated CA (no insecure-skip-tls-verify) and authenticates with the
 // admin token. The file is 0600: it holds a credential.
-func writeKubeconfig(path, url string, p *pki) (string, error) {
+func writeKubeconfig(path, url string, p *labPKI) (string, error) {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["lab"] = &clientcmdapi.Cluster{Server: url, CertificateAuthorityData: p.caPEM}
 	cfg.AuthInfos["lab-admin"] = &clientcmdapi.AuthInfo{Token: p.token}

@@ -51,7 +51,7 @@ type Server struct {
 	dir, kubeconfig string
 	removeDir       bool
 	url             string
-	pki             *pki
+	pki             *labPKI
 	etcd            *EtcdCluster
 	apiserver       *proc
 	logFiles        []*os.File

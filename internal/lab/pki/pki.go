@@ -67,18 +67,60 @@ func (ca *CA) ServerCert(cn string, ips []net.IP, dns []string) (tls.Certificate
 	if len(ips) == 0 && len(dns) == 0 {
 		ips = []net.IP{net.IPv4(127, 0, 0, 1)}
 	}
+	l, err := ca.Issue(cn, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, ips, dns)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{l.DER}, PrivateKey: l.Key}, nil
+}
+
+// Leaf is a certificate the CA issued, and its key.
+type Leaf struct {
+	DER []byte
+	Key *ecdsa.PrivateKey
+}
+
+// Issue signs a certificate for cn with the given extended usages (server,
+// client or both), valid for ips and dns.
+func (ca *CA) Issue(cn string, ext []x509.ExtKeyUsage, ips []net.IP, dns []string) (Leaf, error) {
 	ca.mu.Lock()
 	ca.serial++
 	serial := ca.serial
 	ca.mu.Unlock()
 	tmpl := template(time.Now(), serial, cn, x509.KeyUsageDigitalSignature)
-	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+	tmpl.ExtKeyUsage = ext
 	tmpl.IPAddresses, tmpl.DNSNames = ips, dns
 	key, der, err := issue(tmpl, ca.cert, ca.key)
 	if err != nil {
-		return tls.Certificate{}, fmt.Errorf("pki: issue %s: %w", cn, err)
+		return Leaf{}, fmt.Errorf("pki: issue %s: %w", cn, err)
 	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+	return Leaf{DER: der, Key: key}, nil
+}
+
+// CertPEM is the certificate, PEM-encoded.
+func (l Leaf) CertPEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: l.DER})
+}
+
+// KeyPEM is the key, PEM-encoded (SEC 1).
+func (l Leaf) KeyPEM() []byte { return KeyPEM(l.Key) }
+
+// KeyPEM encodes an EC private key (SEC 1).
+func KeyPEM(k *ecdsa.PrivateKey) []byte {
+	der, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		panic(err) // only fails for unsupported curves; P-256 is supported
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der})
+}
+
+// PublicKeyPEM encodes an EC public key (PKIX).
+func PublicKeyPEM(k *ecdsa.PublicKey) []byte {
+	der, err := x509.MarshalPKIXPublicKey(k)
+	if err != nil {
+		panic(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
 }
 
 // template is a certificate valid from an hour before now for ten years.
