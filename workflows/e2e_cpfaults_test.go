@@ -18,7 +18,9 @@ import (
 // Issue 14 (c): on a four-rack site whose etcd is real (three members, the
 // spare outside), a KCP dies and fails over. The promoted spare's member
 // joins, the dead KCP's is removed: etcd ends with three members, the
-// three active KCPs.
+// three active KCPs. Then an upgrade promotes the new spare — a management
+// server until the failover — whose member joins in turn: the member set
+// is again the active KCPs.
 func TestE2EFailoverLeavesTheActiveKCPsAsMembers(t *testing.T) {
 	env := e2e.Start(t, "../examples/four-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
 		fastRemediation(inv)
@@ -53,6 +55,19 @@ func TestE2EFailoverLeavesTheActiveKCPsAsMembers(t *testing.T) {
 		require.NotEqual(t, events.EtcdMemberStale, e.Kind, "a member was left behind: %v", e)
 	}
 	require.True(t, removed, "the dead KCP's member was removed")
+
+	// The monitor would remediate the nodes the upgrade reboots (its
+	// thresholds are seconds here): the upgrade runs without it.
+	require.NoError(t, env.Client.TerminateWorkflow(ctx, api.MonitorID(env.Cluster), "", "the upgrade follows"))
+	uctx := env.Context(8 * time.Minute)
+	run, err := env.StartUpgrade(uctx, "4.2.0")
+	require.NoError(t, err)
+	var st api.UpgradeStatus
+	require.NoError(t, run.Get(uctx, &st))
+	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+	require.Equal(t, model.RoleKCP, bmmOf(t, env, fs.NewSpare).Roles[0], "the new spare was promoted")
+	require.Equal(t, 1, env.Lab.Events.Count(events.EtcdMemberPromote, fs.NewSpare), "the new spare's member joined as a voter")
+	requireMembersAreActiveKCPs(uctx, t, env)
 }
 
 // Issue 14 (d): a second KCP killed while an upgrade is in its control

@@ -10,8 +10,11 @@ import (
 	"github.com/rackroll/rackroll/internal/placement"
 )
 
-// etcdMembers gives every control-plane machine a member slot: the active
-// KCPs form the cluster at start, the spare joins if it ever boots as a KCP.
+// etcdMembers gives every machine that may ever run the control plane a
+// member slot: the active KCPs form the cluster at start; the spare, and
+// any management server (a failover makes one the spare, a re-placement
+// promotes one), join if they boot as, or are relabelled, KCP. Compute
+// servers never serve the control plane.
 func etcdMembers(inv *model.Inventory, placed []placement.Assignment) []kubeapi.EtcdMember {
 	roles := map[string]model.Role{}
 	for _, a := range placed {
@@ -20,7 +23,7 @@ func etcdMembers(inv *model.Inventory, placed []placement.Assignment) []kubeapi.
 	var out []kubeapi.EtcdMember
 	for _, ref := range inv.Servers() {
 		r := roles[ref.Server.Name]
-		if !r.IsControlPlane() {
+		if r == model.RoleCompute || r == "" {
 			continue
 		}
 		out = append(out, kubeapi.EtcdMember{Name: model.NodeNameOf(ref.Server), BMM: ref.Server.Name,

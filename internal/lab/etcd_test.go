@@ -139,8 +139,9 @@ func TestLabEtcdTwoRackHasOneMember(t *testing.T) {
 	defer l.Stop()
 	require.Equal(t, []string{"rack1-mgmt1"}, l.Kube.Etcd().Running())
 	out := l.OutInventory()
-	// One member; the spare's slot is listed too, for when it joins.
-	require.Len(t, out.ControlPlane.Etcd.Endpoints, 2)
+	// One member; the spare's and the management servers' slots are
+	// listed too, for when one joins.
+	require.Len(t, out.ControlPlane.Etcd.Endpoints, 4)
 	require.True(t, apiAnswers(l))
 
 	var ts testsuite.WorkflowTestSuite
