@@ -236,6 +236,24 @@ func (e *Env) StartUpgrade(ctx context.Context, target string) (client.WorkflowR
 			UpdateStrategy: model.UpdateStrategy{WaitTimeMinutes: &zero}, DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
 }
 
+// Upgrade runs StartUpgrade to its end and fails the test unless the
+// upgrade ends with the cluster Running.
+func (e *Env) Upgrade(ctx context.Context, target string) api.UpgradeStatus {
+	e.T.Helper()
+	run, err := e.StartUpgrade(ctx, target)
+	if err != nil {
+		e.T.Fatalf("start the upgrade to %s: %v", target, err)
+	}
+	var st api.UpgradeStatus
+	if err := run.Get(ctx, &st); err != nil {
+		e.T.Fatalf("the upgrade to %s: %v", target, err)
+	}
+	if st.DetailedStatus != model.ClusterRunning {
+		e.T.Fatalf("the upgrade to %s ended %s: %s", target, st.DetailedStatus, st.DetailedStatusMessage)
+	}
+	return st
+}
+
 // Dump writes the lab's event log to the test log on failure (Start
 // registers it).
 func (e *Env) Dump() {
