@@ -142,6 +142,7 @@ func (a *app) clusterShowCmd() *cobra.Command {
 				})
 				if err == nil && format == "table" {
 					fmt.Fprintln(cmd.OutOrStdout(), runtimeLine(st))
+					fmt.Fprintln(cmd.OutOrStdout(), limitsLine(st.Limits(), st.Remediation))
 					if line := placementLine(st); line != "" {
 						fmt.Fprintln(cmd.OutOrStdout(), line)
 					}

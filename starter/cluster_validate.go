@@ -52,6 +52,7 @@ compute) as the rack-resiliency placement assigns it, and its management group.`
 			}
 			if format == "table" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s: cluster %s, %d racks, %d BMMs: valid\n", inventory, inv.Cluster, len(inv.Racks), len(placed))
+				fmt.Fprintln(cmd.ErrOrStderr(), limitsLine(inv.Timeouts.Resolve(), inv.Remediation.WithDefaults()))
 			}
 			return nil
 		},
@@ -59,6 +60,12 @@ compute) as the rack-resiliency placement assigns it, and its management group.`
 	cmd.Flags().StringVar(&inventory, "inventory", "", "site inventory YAML")
 	outputFlag(cmd, &format)
 	return cmd
+}
+
+// limitsLine is the site's time limits as `cluster validate` and `cluster
+// show` print them.
+func limitsLine(t model.Timeouts, r model.RemediationSpec) string {
+	return fmt.Sprintf("time limits (timeouts:): %s; remediation: reboot %s, reprovision %s", t, r.RebootTimeout, r.ReprovisionTimeout)
 }
 
 func dash(s string) string {

@@ -15,33 +15,43 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Action time limits (operator API). A cordon with evacuate gets its
-// evacuation budget plus the cordon's own 10 minutes.
-var actionLimits = map[string]time.Duration{
-	api.ActionRestart:  40 * time.Minute,
-	api.ActionPowerOff: 40 * time.Minute,
-	api.ActionStart:    30 * time.Minute,
-	api.ActionReimage:  3 * time.Hour,
-	api.ActionReplace:  4 * time.Hour,
-	api.ActionCordon:   10 * time.Minute,
-	api.ActionUncordon: 10 * time.Minute,
+// actionKeys: the row of the site's time limits each action runs within.
+var actionKeys = map[string]string{
+	api.ActionRestart: "restart", api.ActionPowerOff: "powerOff", api.ActionStart: "start", api.ActionReimage: "reimage",
+	api.ActionReplace: "replace", api.ActionCordon: "cordon", api.ActionUncordon: "uncordon",
 }
 
-// ActionTimeLimit is how long an action may run before it fails with
-// "timed out after X".
-func ActionTimeLimit(in api.ActionInput) time.Duration {
-	limit := actionLimits[in.Action]
+// ActionTimeLimit is how long an action may run (the site's limits t)
+// before it fails with "timed out after X". A cordon with evacuate gets
+// its evacuation budget on top of the cordon's own limit; an operator (or
+// a lab) may only shorten a limit, with --time-limit.
+func ActionTimeLimit(in api.ActionInput, t model.Timeouts) time.Duration { return actionLimit(in, t).d }
+
+func actionLimit(in api.ActionInput, t model.Timeouts) limit {
+	key := actionKeys[in.Action]
+	if key == "uncordon" {
+		key = "cordon" // one limit for both, as the operator API has it
+	}
+	l := timeoutLimit(t, key)
 	if in.Action == api.ActionCordon && in.Evacuate {
-		limit = actionLimits[api.ActionCordon] + evacuateLimit(in)
+		drain, vms := evacuateLimits(in, t)
+		l = limit{d: l.d + drain.d + vms.d, key: l.key + " + the evacuation's"}
 	}
-	if in.TimeLimit > 0 && in.TimeLimit < limit {
-		return in.TimeLimit // an operator (or a lab) may only shorten it
+	if in.TimeLimit > 0 && in.TimeLimit < l.d {
+		return limit{d: in.TimeLimit, key: "--time-limit"}
 	}
-	return limit
+	return l
 }
 
-func evacuateLimit(in api.ActionInput) time.Duration {
-	return orDur(in.EvacuateTimeout, DefaultEvacuateTimeout)
+// evacuateLimits bound a cordon's evacuation: the input's evacuateTimeout
+// split two thirds for the drain and the rest for the VMs (the 20 + 10 of
+// the upgrade), else the site's drain and VM shutdown limits.
+func evacuateLimits(in api.ActionInput, t model.Timeouts) (drain, vms limit) {
+	if in.EvacuateTimeout > 0 {
+		d := in.EvacuateTimeout * 2 / 3
+		return limit{d: d, key: "evacuateTimeout"}, limit{d: in.EvacuateTimeout - d, key: "evacuateTimeout"}
+	}
+	return timeoutLimit(t, "drain"), timeoutLimit(t, "vmShutdown")
 }
 
 // BMMActionWorkflow runs one user action on one BMM (reference 003) under
@@ -81,7 +91,9 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	}
 	defer h.release()
 
-	limit := ActionTimeLimit(in)
+	a.limits = siteLimits(ctx, h.cs)
+	lim := actionLimit(in, a.limits)
+	limit := lim.d
 	actx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
 	timedOut := false
@@ -105,7 +117,7 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	a.st = newSteps(dctx, in.Cluster, a.t)
 	switch {
 	case timedOut:
-		runErr = temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s timed out after %v (%s)", in.Action, in.BMM, limit, temporalerr.Message(runErr)), api.ErrActionTimeout, nil)
+		runErr = temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s timed out after %v (%s)", in.Action, in.BMM, lim, temporalerr.Message(runErr)), api.ErrActionTimeout, nil)
 	case ctx.Err() != nil:
 		a.recordFailure(fmt.Sprintf("%s of %s was cancelled", in.Action, in.BMM))
 		return a.res, ctx.Err()
@@ -129,22 +141,33 @@ type action struct {
 	rp api.ReplaceParams
 	// deadline is when the action's time limit ends.
 	deadline time.Time
+	// limits are the site's time limits.
+	limits model.Timeouts
 	// recheck asks the live gate again (held.recheck); nil when the BMM
 	// is not a control-plane member.
 	recheck func(workflow.Context) error
+}
+
+// left is what is left of the action's time limit, keeping its key.
+func (a *action) left() limit {
+	l := actionLimit(a.in, a.limits)
+	if a.deadline.IsZero() {
+		return l
+	}
+	return limit{d: max(a.deadline.Sub(workflow.Now(a.st.ctx)), time.Second), key: l.key}
 }
 
 // reimageLimit is what is left of the action's time for a reimage, less a
 // grace (a twentieth, at most a minute) so that a node that does not come
 // back fails the reimage itself, naming the node and the BMC's last state,
 // before the action's own timer cuts it short.
-func (a *action) reimageLimit() time.Duration {
-	limit := ActionTimeLimit(a.in)
+func (a *action) reimageLimit() limit {
+	l := a.left()
 	if a.deadline.IsZero() {
-		return limit
+		return l
 	}
-	left := a.deadline.Sub(workflow.Now(a.st.ctx)) - min(limit/20, time.Minute)
-	return max(left, time.Second)
+	whole := actionLimit(a.in, a.limits).d
+	return limit{d: max(l.d-min(whole/20, time.Minute), time.Second), key: l.key}
 }
 
 // newAction runs the pre-checks that need the ledger but no side effect.

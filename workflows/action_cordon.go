@@ -22,7 +22,7 @@ func (a *action) cordon() error {
 		a.res.Message, a.res.CordonStatus = fmt.Sprintf("cordoned %s", a.t.Node), model.Cordoned
 		return nil
 	}
-	ev, err := a.st.evacuate(evacuateLimit(a.in))
+	ev, err := a.st.evacuate(evacuateLimits(a.in, a.limits))
 	if err != nil {
 		return stepErr("evacuate", err)
 	}

@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
@@ -16,26 +15,24 @@ import (
 // skipShutdown, forces off at once.
 
 func (a *action) restart() error {
-	limit := ActionTimeLimit(a.in)
-	if err := a.st.restart(limit); err != nil {
+	if err := a.st.restart(a.left()); err != nil {
 		return stepErr("power cycle", err)
 	}
 	a.st.record(api.BMMPatch{PowerState: api.Str(model.PowerOn)})
-	return a.backInService(limit, "restarted")
+	return a.backInService("restarted")
 }
 
 func (a *action) start() error {
-	limit := ActionTimeLimit(a.in)
-	if err := a.st.powerOn(limit); err != nil {
+	if err := a.st.powerOn(a.left()); err != nil {
 		return stepErr("power on", err)
 	}
-	return a.backInService(limit, "started")
+	return a.backInService("started")
 }
 
 // backInService waits for the node and post-checks power and readiness,
 // then records the BMM as provisioned and Ready.
-func (a *action) backInService(limit time.Duration, verb string) error {
-	if _, err := a.st.waitReady("", limit); err != nil {
+func (a *action) backInService(verb string) error {
+	if _, err := a.st.waitReady("", a.left()); err != nil {
 		return stepErr("wait for node Ready", err)
 	}
 	if err := a.st.checkPower(model.PowerOn); err != nil {
@@ -49,8 +46,7 @@ func (a *action) backInService(limit time.Duration, verb string) error {
 }
 
 func (a *action) powerOff() error {
-	limit := ActionTimeLimit(a.in)
-	if err := a.st.powerOff(a.in.SkipShutdown, limit); err != nil {
+	if err := a.st.powerOff(a.in.SkipShutdown, a.left()); err != nil {
 		return stepErr("power off", err)
 	}
 	if err := a.st.checkPower(model.PowerOff); err != nil {

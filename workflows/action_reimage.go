@@ -28,7 +28,7 @@ import (
 // Either way the OS is provisioned again: a replace follows hardware work.
 
 func (a *action) reimage() error {
-	ev, err := a.st.evacuate(evacuateLimit(a.in))
+	ev, err := a.st.evacuate(evacuateLimits(a.in, a.limits))
 	if err != nil {
 		return stepErr("evacuate", err)
 	}
@@ -44,7 +44,7 @@ func (a *action) replace() error {
 	switch {
 	case ns.IsReady() && a.rp.SafeguardMode == api.SafeguardNone && a.bm.CordonStatus != model.Cordoned:
 		// A healthy BMM: replace evacuates it itself (safeguardMode None).
-		ev, err := a.st.evacuate(evacuateLimit(a.in))
+		ev, err := a.st.evacuate(evacuateLimits(a.in, a.limits))
 		if err != nil {
 			return stepErr("evacuate", err)
 		}
@@ -92,7 +92,7 @@ func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) er
 	}
 	a.setStatus(model.BMMDeprovisioning, fmt.Sprintf("%s: reinstalling runtime %s", a.in.Action, version))
 	if out, err := a.st.reimageUntilBack(reimageJob{verb: "Reimage", imageURL: strings.ReplaceAll(tmpl, "{version}", version),
-		version: version, limit: limit, force: true, waitLimit: func() time.Duration { return limit },
+		version: version, limit: limit, force: true, waitLimit: func() time.Duration { return limit.d },
 		provisioning: func() {
 			a.setStatus(model.BMMProvisioning, fmt.Sprintf("%s: waiting for node %s to rejoin on %s", a.in.Action, a.t.Node, version))
 		}, member: wipedMemberOf(a.cs, a.bm)}); err != nil {

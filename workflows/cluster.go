@@ -288,6 +288,7 @@ func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, plac
 	l.st.ControlPlane = inv.ControlPlane
 	l.st.BMCCredentials = inv.BMCCredentials
 	l.st.Remediation = inv.Remediation.WithDefaults()
+	l.st.Timeouts = inv.Timeouts.Resolve()
 	l.in.Inventory, l.in.Placement = inv, placed
 	l.touch(ctx)
 }

@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
@@ -135,7 +134,7 @@ func (f *failover) promote(ctx workflow.Context, spare string) error {
 	}
 	if !ready {
 		rec := f.step(ctx, remediate.Reprovision)
-		ok, detail := remProvision(ctx, st, f.cs, version, time.Duration(f.cs.Remediation.ReprovisionTimeout))
+		ok, detail := remProvision(ctx, st, f.cs, version, remediationLimit(f.cs.Remediation.ReprovisionTimeout, "reprovisionTimeout"))
 		f.done(ctx, rec, ok, "provision the spare "+spare+": "+detail)
 		if !ok {
 			return f.spareFailed(ctx, st, spare, detail)
@@ -185,7 +184,7 @@ func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
 	st := newSteps(ctx, f.in.Cluster, targetsFor(f.cs, bm))
 	version := installVersion(ctx, f.cs, bm)
 	rec := f.step(ctx, remediate.Reprovision)
-	ok, detail := remProvision(ctx, st, f.cs, version, time.Duration(f.cs.Remediation.ReprovisionTimeout))
+	ok, detail := remProvision(ctx, st, f.cs, version, remediationLimit(f.cs.Remediation.ReprovisionTimeout, "reprovisionTimeout"))
 	f.done(ctx, rec, ok, detail)
 	if ok {
 		f.st.FailedOutcome, f.st.FailedRecovered = "provisioned as management", true

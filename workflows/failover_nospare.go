@@ -30,7 +30,7 @@ func (f *failover) withoutSpare(ctx workflow.Context, why error) error {
 		defer ledgerOf(f.in.Cluster).release(ctx, "", f.holder)
 	}
 	st := newSteps(ctx, f.in.Cluster, targetsFor(f.cs, *b))
-	if ok, detail := remRemoveNode(st, f.cs.Remediation); !ok {
+	if ok, detail := remRemoveNode(st, f.cs.Remediation, siteLimits(ctx, f.cs)); !ok {
 		return fmt.Errorf("%v; removing its node failed: %s", why, detail)
 	}
 	done := "its node " + st.t.Node + " was drained and deleted from Kubernetes"

@@ -90,7 +90,7 @@ func TestNodeNeverBackFailsAtTheLimit(t *testing.T) {
 	require.Contains(t, res.Error, "the node showed last: node rack1-c1 Ready=Unknown")
 	require.Contains(t, res.Error, "the BMC showed last: power On, health OK")
 	require.Len(t, f.waits, 1)
-	require.InDelta(t, ReimageTimeout.Minutes(), f.waits[0].Timeout.Minutes(), 1, "the wait gets what is left of the reimage limit")
+	require.InDelta(t, model.DefaultTimeouts().Reimage.Std().Minutes(), f.waits[0].Timeout.Minutes(), 1, "the wait gets what is left of the reimage limit")
 	require.Equal(t, []string{compute + " not-back"}, f.ejects)
 	require.Equal(t, -1, index(f.callLog(), "Uncordon"))
 	b := f.ledgerBMM(compute)

@@ -13,8 +13,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// PowerOffTimeout is the reference's time limit of a power-off action.
-const PowerOffTimeout = 40 * time.Minute
 
 // remLadder climbs one BMM's remediation ladder: it runs the steps
 // remediate.Next asks for, each at most once, and keeps a record of each
@@ -106,16 +104,18 @@ func (l *remLadder) run(s remediate.Step) remediate.StepResult {
 // within rebootTimeout. A node Ready with its root filesystem still
 // read-only has not recovered: the trigger would only fire again.
 func (l *remLadder) reboot() (bool, string) {
-	limit := time.Duration(l.cfg.RebootTimeout)
+	lim := remediationLimit(l.cfg.RebootTimeout, "rebootTimeout")
 	start := workflow.Now(l.ctx)
-	l.st.record(api.BMMPatch{DetailedStatusMessage: api.Str("Remediation: rebooting")})
-	if err := l.st.restart(limit); err != nil {
-		return false, "restart: " + temporalerr.Message(err)
+	notBack := func(err error) (bool, string) {
+		return false, fmt.Sprintf("restart of %s did not bring its node back within %v: %s", l.b.Name, lim, temporalerr.Message(err))
 	}
-	left := max(limit-workflow.Now(l.ctx).Sub(start), time.Second)
-	ns, err := l.st.waitReady("", left)
+	l.st.record(api.BMMPatch{DetailedStatusMessage: api.Str("Remediation: rebooting")})
+	if err := l.st.restart(lim); err != nil {
+		return notBack(err)
+	}
+	ns, err := l.st.waitReady("", lim.left(l.ctx, start))
 	if err != nil {
-		return false, temporalerr.Message(err)
+		return notBack(err)
 	}
 	if ns.ReadOnlyRootFS {
 		return false, "node " + ns.Node + " is Ready but its root filesystem is still read-only"
@@ -128,19 +128,19 @@ func (l *remLadder) reboot() (bool, string) {
 // for its node, all within reprovisionTimeout.
 func (l *remLadder) reprovision() (bool, string) {
 	version := installVersion(l.ctx, l.cs, l.b)
-	ok, detail := remProvision(l.ctx, l.st, l.cs, version, time.Duration(l.cfg.ReprovisionTimeout))
+	ok, detail := remProvision(l.ctx, l.st, l.cs, version, remediationLimit(l.cfg.ReprovisionTimeout, "reprovisionTimeout"))
 	return ok, detail
 }
 
 // remProvision reimages st's BMM to version and waits until its node is
 // Ready on it, within limit, recording each phase in the ledger. The
 // failover uses it for the spare and for the failed KCP.
-func remProvision(ctx workflow.Context, st *steps, cs api.ClusterState, version string, limit time.Duration) (bool, string) {
+func remProvision(ctx workflow.Context, st *steps, cs api.ClusterState, version string, lim limit) (bool, string) {
 	start := workflow.Now(ctx)
 	image := strings.ReplaceAll(cs.ImageURLTemplate, "{version}", version)
 	st.status(model.BMMDeprovisioning, "Remediation: reprovisioning with runtime "+version)
-	out, err := st.reimageUntilBack(reimageJob{verb: "Reprovision", imageURL: image, version: version, limit: limit, force: true,
-		waitLimit: func() time.Duration { return max(limit-workflow.Now(ctx).Sub(start), time.Second) },
+	out, err := st.reimageUntilBack(reimageJob{verb: "Reprovision", imageURL: image, version: version, limit: lim, force: true,
+		waitLimit: func() time.Duration { return lim.left(ctx, start).d },
 		provisioning: func() {
 			st.status(model.BMMProvisioning, "Remediation: waiting for node "+st.t.Node+" on runtime "+version)
 		}})
@@ -173,15 +173,19 @@ func (l *remLadder) markUnhealthy() (bool, string) {
 	if remediate.RoleOf(l.b).IsControlPlane() {
 		return true, ""
 	}
-	return remRemoveNode(l.st, l.cfg)
+	return remRemoveNode(l.st, l.cfg, siteLimits(l.ctx, l.cs))
 }
 
 // remRemoveNode drains (best effort, bounded by rebootTimeout: a dead
 // kubelet never confirms its pods are gone, and deleting the node lets the
 // pod garbage collector finish) and deletes st's node.
-func remRemoveNode(st *steps, cfg model.RemediationSpec) (bool, string) {
+func remRemoveNode(st *steps, cfg model.RemediationSpec, t model.Timeouts) (bool, string) {
 	var note string
-	if _, err := st.drain(min(time.Duration(cfg.RebootTimeout), DefaultDrainTimeout)); err != nil {
+	lim := timeoutLimit(t, "drain")
+	if r := remediationLimit(cfg.RebootTimeout, "rebootTimeout"); r.d < lim.d {
+		lim = r
+	}
+	if _, err := st.drain(lim); err != nil {
 		note = "; drain: " + temporalerr.Message(err)
 	}
 	if err := st.deleteNode(); err != nil {
@@ -193,7 +197,7 @@ func remRemoveNode(st *steps, cfg model.RemediationSpec) (bool, string) {
 // powerOff switches a compute server off for good; it was drained and
 // deleted already, so there is nothing to shut down gracefully.
 func (l *remLadder) powerOff() (bool, string) {
-	if err := l.st.powerOff(true, PowerOffTimeout); err != nil {
+	if err := l.st.powerOff(true, timeoutLimit(siteLimits(l.ctx, l.cs), "powerOff")); err != nil {
 		return false, temporalerr.Message(err)
 	}
 	return true, ""

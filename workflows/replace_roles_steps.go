@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/cpgate"
@@ -62,7 +61,7 @@ func (r *replacer) provisionIfIdle(ctx workflow.Context, h held, b model.BMM) er
 	if serving(st, b, version) {
 		return nil
 	}
-	if ok, detail := remProvision(ctx, st, h.cs, version, time.Duration(h.cs.Remediation.ReprovisionTimeout)); !ok {
+	if ok, detail := remProvision(ctx, st, h.cs, version, remediationLimit(h.cs.Remediation.ReprovisionTimeout, "reprovisionTimeout")); !ok {
 		return fmt.Errorf("provision %s: %s", b.Name, detail)
 	}
 	return nil
@@ -137,7 +136,7 @@ func (r *replacer) demote(ctx workflow.Context, c placement.Change) error {
 	b.Roles, b.ManagementGroup = []model.Role{c.To}, c.ManagementGroup
 	st := newSteps(ctx, r.cluster, targetsFor(h.cs, b))
 	version := installVersion(ctx, h.cs, b)
-	if ok, detail := remProvision(ctx, st, h.cs, version, time.Duration(h.cs.Remediation.ReprovisionTimeout)); !ok {
+	if ok, detail := remProvision(ctx, st, h.cs, version, remediationLimit(h.cs.Remediation.ReprovisionTimeout, "reprovisionTimeout")); !ok {
 		return fmt.Errorf("relabelled %s, but provision: %s", c.To, detail)
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/metrics"
@@ -14,14 +13,21 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Reference 002: drain gets 20 minutes, VM shutdown 10 (the Kubernetes
-// activities' own defaults), then the upgrade proceeds regardless; a
-// reimage is bounded by the action's 3 hours.
-const (
-	DefaultDrainTimeout      = kube.DefaultDrainTimeout
-	DefaultVMShutdownTimeout = kube.DefaultShutdownTimeout
-	ReimageTimeout           = 3 * time.Hour
-)
+// The server's limits are the site's (docs/time-limits.md): drain and VM
+// shutdown proceed after theirs, the reimage fails after its own. An
+// upgrade started with --drain-timeout or --vm-shutdown-timeout overrides
+// the first two for its run.
+func serverLimits(ctx workflow.Context, cs api.ClusterState, in api.ServerInput) (drain, vms, reimage limit) {
+	t := siteLimits(ctx, cs)
+	drain, vms, reimage = timeoutLimit(t, "drain"), timeoutLimit(t, "vmShutdown"), timeoutLimit(t, "reimage")
+	if in.DrainTimeout > 0 {
+		drain = limit{d: in.DrainTimeout, key: "the upgrade's drainTimeout"}
+	}
+	if in.VMShutdownTimeout > 0 {
+		vms = limit{d: in.VMShutdownTimeout, key: "the upgrade's vmShutdownTimeout"}
+	}
+	return drain, vms, reimage
+}
 
 // ServerUpgradeWorkflow upgrades one server (reference 002): cordon, drain
 // tenant pods (at most 20 min, then proceed), shut down tenant VMs (at most
@@ -90,8 +96,7 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 		res.Succeeded, res.RuntimeVersion, res.AlreadyAtTarget = true, bm.RuntimeVersion, true
 		return res, nil
 	}
-	drain := orDur(in.DrainTimeout, DefaultDrainTimeout)
-	vmTimeout := orDur(in.VMShutdownTimeout, DefaultVMShutdownTimeout)
+	drain, vmTimeout, reimageLimit := serverLimits(ctx, h.cs, in)
 	st := newSteps(ctx, in.Cluster, t)
 
 	if err := st.cordon(); err != nil {
@@ -118,7 +123,7 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 
 	st.status(model.BMMDeprovisioning, "Reimaging to runtime "+in.TargetVersion)
 	if out, err := st.reimageUntilBack(reimageJob{verb: "Reimage", imageURL: in.ImageURL, version: in.TargetVersion,
-		limit: ReimageTimeout, waitLimit: func() time.Duration { return 30 * time.Minute },
+		limit: reimageLimit, waitLimit: func() time.Duration { return 30 * time.Minute },
 		provisioning: func() {
 			st.status(model.BMMProvisioning, "Waiting for node "+t.Node+" to rejoin on "+in.TargetVersion)
 		}, member: wipedMemberOf(h.whole, bm)}); err != nil {

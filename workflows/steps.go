@@ -63,14 +63,17 @@ func (s *steps) short(summary string) workflow.Context {
 	}), s.t.Queue)
 }
 
-// long: waits bounded by limit, heartbeating; retried after a worker crash
-// (the activities are idempotent and resume from their heartbeat).
-func (s *steps) long(limit time.Duration, summary string) workflow.Context {
+// long: waits bounded by their step's limit, heartbeating. The limit
+// bounds every attempt together (ScheduleToClose): a transient error or a
+// worker crash is retried only within it (the activities are idempotent
+// and resume from their heartbeat).
+func (s *steps) long(l limit, summary string) workflow.Context {
 	return onSite(workflow.WithActivityOptions(s.ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: limit + 2*time.Minute,
-		HeartbeatTimeout:    time.Minute,
-		Summary:             summary,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
+		ScheduleToCloseTimeout: l.d,
+		StartToCloseTimeout:    l.d,
+		HeartbeatTimeout:       time.Minute,
+		Summary:                summary,
+		RetryPolicy:            &temporal.RetryPolicy{MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
 	}), s.t.Queue)
 }
 
@@ -108,36 +111,39 @@ func (s *steps) uncordon() error {
 	return nil
 }
 
-func (s *steps) drain(limit time.Duration) (kube.DrainResult, error) {
+// drain evicts the node's pods; at its limit it proceeds (TimedOut).
+func (s *steps) drain(l limit) (kube.DrainResult, error) {
 	var r kube.DrainResult
-	err := workflow.ExecuteActivity(s.long(limit, "Drain "+s.t.Node), ka.Drain, kube.DrainInput{Node: s.t.Node, Timeout: limit}).Get(s.ctx, &r)
-	return r, err
+	err := workflow.ExecuteActivity(s.long(l, "Drain "+s.t.Node), ka.Drain, kube.DrainInput{Node: s.t.Node, Timeout: l.d}).Get(s.ctx, &r)
+	return r, overLimit(err, "drain of "+s.t.Node+" did not end", l)
 }
 
-func (s *steps) shutdownVMs(limit time.Duration) (kube.ShutdownResult, error) {
+// shutdownVMs stops the node's VMs; at its limit it proceeds (TimedOut).
+func (s *steps) shutdownVMs(l limit) (kube.ShutdownResult, error) {
 	var r kube.ShutdownResult
-	err := workflow.ExecuteActivity(s.long(limit, "Shut down VMs on "+s.t.Node), ka.ShutdownVMs, kube.ShutdownInput{Node: s.t.Node, Timeout: limit}).Get(s.ctx, &r)
-	return r, err
+	err := workflow.ExecuteActivity(s.long(l, "Shut down VMs on "+s.t.Node), ka.ShutdownVMs, kube.ShutdownInput{Node: s.t.Node, Timeout: l.d}).Get(s.ctx, &r)
+	return r, overLimit(err, "VM shutdown on "+s.t.Node+" did not end", l)
 }
 
-func (s *steps) restart(limit time.Duration) error {
-	return workflow.ExecuteActivity(s.long(limit, "Restart "+s.t.BMM), ba.Restart, s.t.Endpoint).Get(s.ctx, nil)
+func (s *steps) restart(l limit) error {
+	err := workflow.ExecuteActivity(s.long(l, "Restart "+s.t.BMM), ba.Restart, s.t.Endpoint).Get(s.ctx, nil)
+	return overLimit(err, "the BMC of "+s.t.BMM+" did not power-cycle it", l)
 }
 
-func (s *steps) powerOff(skipShutdown bool, limit time.Duration) error {
-	err := workflow.ExecuteActivity(s.long(limit, "Power off "+s.t.BMM), ba.PowerOff, bmc.PowerOffInput{Endpoint: s.t.Endpoint, SkipShutdown: skipShutdown}).Get(s.ctx, nil)
+func (s *steps) powerOff(skipShutdown bool, l limit) error {
+	err := workflow.ExecuteActivity(s.long(l, "Power off "+s.t.BMM), ba.PowerOff, bmc.PowerOffInput{Endpoint: s.t.Endpoint, SkipShutdown: skipShutdown}).Get(s.ctx, nil)
 	if err == nil {
 		s.record(api.BMMPatch{PowerState: api.Str(model.PowerOff)})
 	}
-	return err
+	return overLimit(err, "the BMC of "+s.t.BMM+" did not power it off", l)
 }
 
-func (s *steps) powerOn(limit time.Duration) error {
-	err := workflow.ExecuteActivity(s.long(limit, "Power on "+s.t.BMM), ba.PowerOn, s.t.Endpoint).Get(s.ctx, nil)
+func (s *steps) powerOn(l limit) error {
+	err := workflow.ExecuteActivity(s.long(l, "Power on "+s.t.BMM), ba.PowerOn, s.t.Endpoint).Get(s.ctx, nil)
 	if err == nil {
 		s.record(api.BMMPatch{PowerState: api.Str(model.PowerOn)})
 	}
-	return err
+	return overLimit(err, "the BMC of "+s.t.BMM+" did not power it on", l)
 }
 
 func (s *steps) readNode() (kube.NodeStatus, error) {

@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/kube"
@@ -13,10 +12,6 @@ import (
 // from the action (its time limit is enforced by the workflow as a whole;
 // an activity's own timeout only guards against a lost worker).
 
-// DefaultEvacuateTimeout bounds a cordon with evacuate (reference 003:
-// "this process may take up to 30 minutes").
-const DefaultEvacuateTimeout = 30 * time.Minute
-
 // evacuation is what an evacuate did: the drain and VM shutdown proceed
 // after their limits, so a timeout is reported, not failed.
 type evacuation struct {
@@ -25,20 +20,18 @@ type evacuation struct {
 	Stopped       []string
 }
 
-// evacuate cordons the node, drains tenant pods and shuts down the VMs
-// within limit: two thirds for the drain and the rest for the VMs, the
-// 20 + 10 minute split of reference 002 at the default 30 minutes.
-func (s *steps) evacuate(limit time.Duration) (evacuation, error) {
+// evacuate cordons the node, drains tenant pods and shuts down the VMs,
+// each within its limit (evacuateLimits).
+func (s *steps) evacuate(drainLimit, vmLimit limit) (evacuation, error) {
 	var ev evacuation
 	if err := s.cordon(); err != nil {
 		return ev, fmt.Errorf("cordon: %w", err)
 	}
-	drainLimit := limit * 2 / 3
 	dr, err := s.drain(drainLimit)
 	if err != nil {
 		return ev, fmt.Errorf("drain: %w", err)
 	}
-	vms, err := s.shutdownVMs(limit - drainLimit)
+	vms, err := s.shutdownVMs(vmLimit)
 	if err != nil {
 		return ev, fmt.Errorf("VM shutdown: %w", err)
 	}
@@ -51,20 +44,20 @@ func (s *steps) evacuate(limit time.Duration) (evacuation, error) {
 // machine runs version already: a reimage or replace restores a known-good
 // OS in place, and a remediation's reprovision repairs it — "already on
 // that version" is no reason to skip.
-func (s *steps) reimage(verb, imageURL, version string, limit time.Duration, force bool) error {
+func (s *steps) reimage(verb, imageURL, version string, l limit, force bool) error {
 	var r bmc.ReimageResult
-	return workflow.ExecuteActivity(s.long(limit, fmt.Sprintf("%s %s to %s", verb, s.t.BMM, version)), ba.Reimage,
+	return workflow.ExecuteActivity(s.long(l, fmt.Sprintf("%s %s to %s", verb, s.t.BMM, version)), ba.Reimage,
 		bmc.ReimageInput{Endpoint: s.t.Endpoint, ImageURL: imageURL, Version: version, Force: force}).Get(s.ctx, &r)
 }
 
 // waitReady waits until the node is Ready (on version, unless "") for at
 // most limit; the status tells whether a read-only root filesystem is gone
 // too.
-func (s *steps) waitReady(version string, limit time.Duration) (kube.NodeStatus, error) {
+func (s *steps) waitReady(version string, l limit) (kube.NodeStatus, error) {
 	var ns kube.NodeStatus
-	err := workflow.ExecuteActivity(s.long(limit, "Wait for "+s.t.Node+" Ready"), ka.WaitNodeReady,
-		kube.WaitReadyInput{Node: s.t.Node, Version: version, VersionFrom: s.t.VersionFrom, Timeout: limit}).Get(s.ctx, &ns)
-	return ns, err
+	err := workflow.ExecuteActivity(s.long(l, "Wait for "+s.t.Node+" Ready"), ka.WaitNodeReady,
+		kube.WaitReadyInput{Node: s.t.Node, Version: version, VersionFrom: s.t.VersionFrom, Timeout: l.d}).Get(s.ctx, &ns)
+	return ns, overLimit(err, "node "+s.t.Node+" was not Ready", l)
 }
 
 func (s *steps) readPower() (bmc.PowerStatus, error) {

@@ -26,11 +26,15 @@ import (
 const changeReimageInBand = "reimage-in-band"
 
 // The BMC hints WatchReimage fails on (capped by the reimage's limit): a
-// machine still Off this long after the reset is not installing, and a BMC
-// silent this long cannot tell us anything.
+// machine still Off this long after the reset is not installing, a BMC
+// silent this long cannot tell us anything, and a machine back in POST
+// this long after its installer booted has no OS to start (a sixth of what
+// is left of the limit, when less: a site with short limits has short
+// POSTs, as the lab does).
 const (
 	ReimageOffLimit     = 10 * time.Minute
 	ReimageSilenceLimit = 15 * time.Minute
+	ReimageStuckLimit   = 10 * time.Minute
 )
 
 // reimageJob is one reimage of the steps' BMM and the wait for its node.
@@ -38,7 +42,7 @@ type reimageJob struct {
 	verb, imageURL, version string
 	// limit bounds the whole reimage: the reset, the install and the node
 	// coming back.
-	limit time.Duration
+	limit limit
 	force bool // see steps.reimage
 	// waitLimit bounds the separate wait of the histories recorded before
 	// the change (it is read after the BMC step).
@@ -67,7 +71,7 @@ func (s *steps) reimageUntilBack(j reimageJob) (reimageOutcome, error) {
 			return reimageOutcome{}, err
 		}
 		j.provisioning()
-		ns, err := s.waitReady(j.version, j.waitLimit())
+		ns, err := s.waitReady(j.version, limit{d: j.waitLimit(), key: j.limit.key})
 		return reimageOutcome{node: ns, waiting: true}, err
 	}
 	start := workflow.Now(s.ctx)
@@ -86,7 +90,7 @@ func (s *steps) reimageUntilBack(j reimageJob) (reimageOutcome, error) {
 			return reimageOutcome{}, err
 		}
 	}
-	r, err := s.resetIntoInstaller(j)
+	r, err := s.resetIntoInstaller(j, j.limit.left(s.ctx, start))
 	if err != nil {
 		return reimageOutcome{}, err
 	}
@@ -97,8 +101,7 @@ func (s *steps) reimageUntilBack(j reimageJob) (reimageOutcome, error) {
 		// (an upgrade resumed after its reimage): its current boot counts.
 		previous = ""
 	}
-	left := max(j.limit-workflow.Now(s.ctx).Sub(start), time.Second)
-	back, err := s.awaitNode(j, r, previous, left)
+	back, err := s.awaitNode(j, r, previous, j.limit.left(s.ctx, start))
 	if err != nil {
 		return back, err
 	}
@@ -116,32 +119,33 @@ func (s *steps) reimageUntilBack(j reimageJob) (reimageOutcome, error) {
 	return back, nil
 }
 
-// resetIntoInstaller is the BMC step: it returns once the reset took effect.
-func (s *steps) resetIntoInstaller(j reimageJob) (bmc.ReimageResult, error) {
+// resetIntoInstaller is the BMC step, within what is left of the limit: it
+// returns once the reset took effect.
+func (s *steps) resetIntoInstaller(j reimageJob, left limit) (bmc.ReimageResult, error) {
 	var r bmc.ReimageResult
-	err := workflow.ExecuteActivity(s.long(j.limit, fmt.Sprintf("%s %s to %s", j.verb, s.t.BMM, j.version)), ba.Reimage,
+	err := workflow.ExecuteActivity(s.long(left, fmt.Sprintf("%s %s to %s", j.verb, s.t.BMM, j.version)), ba.Reimage,
 		bmc.ReimageInput{Endpoint: s.t.Endpoint, ImageURL: j.imageURL, Version: j.version, Force: j.force}).Get(s.ctx, &r)
-	return r, err
+	return r, overLimit(err, "the BMC of "+s.t.BMM+" did not start the install of "+j.version, left)
 }
 
 // awaitNode waits, within left, for the node to come back on a boot other
 // than previous at j.version, while WatchReimage looks for BMC hints that
 // the install failed; whichever ends first decides, and the other is
 // cancelled.
-func (s *steps) awaitNode(j reimageJob, r bmc.ReimageResult, previous string, left time.Duration) (reimageOutcome, error) {
+func (s *steps) awaitNode(j reimageJob, r bmc.ReimageResult, previous string, left limit) (reimageOutcome, error) {
 	waitCtx, stopWait := workflow.WithCancel(s.ctx)
 	defer stopWait()
 	watchCtx, stopWatch := workflow.WithCancel(s.ctx)
 	defer stopWatch()
 	wait := workflow.ExecuteActivity(s.in(waitCtx).long(left, fmt.Sprintf("Wait for %s to come back on %s", s.t.Node, j.version)),
-		ka.WaitNodeReady, kube.WaitReadyInput{Node: s.t.Node, Version: j.version, VersionFrom: s.t.VersionFrom, PreviousBootID: previous, Timeout: left})
+		ka.WaitNodeReady, kube.WaitReadyInput{Node: s.t.Node, Version: j.version, VersionFrom: s.t.VersionFrom, PreviousBootID: previous, Timeout: left.d})
 	// Not WaitForCancellation: a heartbeating activity learns of its
 	// cancellation only with a heartbeat the SDK sends, throttled to 0.8 ×
 	// HeartbeatTimeout — waiting for it held every reimage up to 48 s after
 	// its node was back. The watch only reads; it may outlive the eject.
 	watchOpts := s.in(watchCtx).long(left, "Watch the BMC of "+s.t.BMM+" during the install")
 	watch := workflow.ExecuteActivity(watchOpts, ba.WatchReimage, bmc.WatchInput{Endpoint: s.t.Endpoint, Task: r.Task,
-		OffLimit: min(ReimageOffLimit, left), SilenceLimit: min(ReimageSilenceLimit, left)})
+		OffLimit: min(ReimageOffLimit, left.d), SilenceLimit: min(ReimageSilenceLimit, left.d), StuckLimit: min(ReimageStuckLimit, left.d/6)})
 
 	var node kube.NodeStatus
 	var waitErr, watchErr error
@@ -191,8 +195,8 @@ func (s *steps) awaitNode(j reimageJob, r bmc.ReimageResult, previous string, le
 
 // notBack is the failure of a reimage whose node did not come back: the
 // node, the version, what the node showed last and what the BMC showed.
-func notBack(bmm, version string, left time.Duration, node kube.NodeStatus, waitErr error, bmcState string) string {
-	what := fmt.Sprintf("node %s did not come back on %s within %v", node.Node, version, left.Round(time.Second))
+func notBack(bmm, version string, left limit, node kube.NodeStatus, waitErr error, bmcState string) string {
+	what := fmt.Sprintf("node %s did not come back on %s within %v (%s)", node.Node, version, left.d.Round(time.Second), left.key)
 	shown := node.String()
 	switch {
 	case waitErr == nil || errors.As(waitErr, new(*temporal.CanceledError)):

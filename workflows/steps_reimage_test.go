@@ -37,14 +37,14 @@ func TestNotBackSaysWhatWasSeen(t *testing.T) {
 		waitErr error
 		want    []string
 	}{
-		{"the limit", notReady, []string{"node n1 did not come back on 4.2.0 within 3h0m0s", "the node showed last: node n1 Ready=True, bootID b1 (still the boot",
+		{"the limit", notReady, []string{"node n1 did not come back on 4.2.0 within 3h0m0s (timeouts.reimage)", "the node showed last: node n1 Ready=True, bootID b1 (still the boot",
 			"the BMC showed last: power On, health OK"}},
 		{"the BMC's hint first", nil, []string{"the install on bmm1 failed before node n1 came back on 4.2.0", "the node showed last: node n1 Ready=True, runtime-version 4.1.2, bootID b1"}},
-		{"the wait broke", errors.New("kubeconfig gone"), []string{"did not come back on 4.2.0 within 3h0m0s: kubeconfig gone"}},
+		{"the wait broke", errors.New("kubeconfig gone"), []string{"did not come back on 4.2.0 within 3h0m0s (timeouts.reimage): kubeconfig gone"}},
 	} {
-		got := notBack("bmm1", "4.2.0", 3*time.Hour, lastStatus(tc.waitErr, "n1"), tc.waitErr, "power On, health OK")
+		got := notBack("bmm1", "4.2.0", limit{d: 3 * time.Hour, key: "timeouts.reimage"}, lastStatus(tc.waitErr, "n1"), tc.waitErr, "power On, health OK")
 		if tc.waitErr == nil || !isNotReady(tc.waitErr) {
-			got = notBack("bmm1", "4.2.0", 3*time.Hour, last, tc.waitErr, "power On, health OK")
+			got = notBack("bmm1", "4.2.0", limit{d: 3 * time.Hour, key: "timeouts.reimage"}, last, tc.waitErr, "power On, health OK")
 		}
 		for _, w := range tc.want {
 			if !strings.Contains(got, w) {

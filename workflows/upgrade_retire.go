@@ -57,7 +57,7 @@ func retireKCP(ctx workflow.Context, cluster, bmm string, req lease.Request, mes
 	if err := st.cordon(); err != nil {
 		return fmt.Errorf("relabelled spare, but cordon: %s", temporalerr.Message(err))
 	}
-	if err := st.powerOff(false, PowerOffTimeout); err != nil {
+	if err := st.powerOff(false, timeoutLimit(siteLimits(ctx, h.cs), "powerOff")); err != nil {
 		return fmt.Errorf("relabelled spare, but power off: %s", temporalerr.Message(err))
 	}
 	return ledgerOf(cluster).record(ctx, api.BMMPatch{BMM: bmm, DetailedStatus: api.Str(model.BMMAvailable),

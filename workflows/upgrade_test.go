@@ -80,7 +80,7 @@ func TestRuntimeUpgradeFullFourRack(t *testing.T) {
 	}
 	require.Equal(t, []string{"rack1", "rack2", "rack3", "rack4"}, racks)
 	// Drains get the reference's 20 minutes.
-	require.Equal(t, DefaultDrainTimeout, f.drains[0].Timeout)
+	require.Equal(t, 20*time.Minute, f.drains[0].Timeout)
 	for _, r := range st.Racks {
 		require.Equal(t, api.StateSucceeded, r.State)
 		require.Equal(t, 8, r.Succeeded)

@@ -61,6 +61,9 @@ type WatchInput struct {
 	Task         string // the reset's task monitor (ReimageResult.Task), "" when none
 	OffLimit     time.Duration
 	SilenceLimit time.Duration
+	// StuckLimit: how long BootProgress may stay in POST after the
+	// installer's boot showed (see noOSBooted); 0: 10 minutes.
+	StuckLimit time.Duration
 }
 
 // PowerStatus is the System's PowerState and Status.Health as the BMC

@@ -12,6 +12,7 @@ import (
 const (
 	defaultOffLimit     = 10 * time.Minute
 	defaultSilenceLimit = 5 * time.Minute
+	defaultStuckLimit   = 10 * time.Minute
 )
 
 // watchProgress is WatchReimage's heartbeat: a retried attempt keeps the
@@ -21,6 +22,8 @@ type watchProgress struct {
 	Last        string    // the last BMC state seen
 	OffSince    time.Time // zero unless PowerState is Off
 	SilentSince time.Time // zero unless the BMC stopped answering
+	SawOSBoot   bool      // BootProgress showed an OS (the installer) booting
+	PostSince   time.Time // zero unless BootProgress is back in POST since SawOSBoot
 }
 
 // WatchReimage watches a reimage in flight until its context is cancelled
@@ -84,6 +87,12 @@ func (w *watcher) poll(now time.Time) error {
 		return nil
 	}
 	w.p.SilentSince, w.p.Last = time.Time{}, describeState(s)
+	if w.p.SawOSBoot, w.p.PostSince = noOSBooted(w.p.SawOSBoot, w.p.PostSince, s.BootProgress, now); !w.p.PostSince.IsZero() {
+		if stuck := now.Sub(w.p.PostSince); stuck > orDefault(w.in.StuckLimit, defaultStuckLimit) {
+			return w.failed(fmt.Sprintf("BootProgress has shown %s for %s since the installer booted: no operating system started",
+				s.BootProgress, stuck.Round(time.Second)))
+		}
+	}
 	if s.PowerState != "Off" {
 		w.p.OffSince = time.Time{}
 		return nil
@@ -133,4 +142,31 @@ func (w *watcher) failed(why string) error {
 		last = "never read"
 	}
 	return &stepError{"watch the reimage", &failure{kindReimageFailed, why + "; last BMC state: " + last}}
+}
+
+// postStates are the BootProgress.LastState values of a machine that has
+// not reached an OS: DMTF's POST stages and the setup screen.
+var postStates = map[string]bool{
+	"PrimaryProcessorInitializationStarted": true, "BusInitializationStarted": true,
+	"MemoryInitializationStarted": true, "SecondaryProcessorInitializationStarted": true,
+	"PCIResourceConfigStarted": true, "SystemHardwareInitializationComplete": true, "SetupEntered": true,
+}
+
+// noOSBooted follows BootProgress through an install: a BMC that showed
+// an OS booting (OSBootStarted or OSRunning: the installer) and then shows
+// a POST state has rebooted the machine; POST lasts minutes, so only a
+// machine that stays there (the caller's StuckLimit) has no OS to start.
+// A BMC that never shows an OS boot (BootProgress absent, or POST-time
+// values only, as Supermicro's) never gets here: its silence proves nothing.
+func noOSBooted(sawOS bool, postSince time.Time, progress string, now time.Time) (bool, time.Time) {
+	switch {
+	case progress == "OSBootStarted" || progress == "OSRunning":
+		return true, time.Time{}
+	case sawOS && postStates[progress]:
+		if postSince.IsZero() {
+			postSince = now
+		}
+		return true, postSince
+	}
+	return sawOS, time.Time{}
 }

@@ -122,3 +122,50 @@ func TestWatchStopsOnAuthFailure(t *testing.T) {
 	err := watchFor(f, watchInput(), 5*time.Second)
 	appError(t, err, ErrTypeAuth, false)
 }
+
+// A BMC that shows BootProgress: the installer booted (OSBootStarted), then
+// the machine stays in POST — the install is over and no OS starts.
+func TestWatchFailsWhenNoOSBootsAfterTheInstaller(t *testing.T) {
+	f := newFake()
+	f.sys.BootProgress = "OSBootStarted"
+	in := watchInput()
+	in.OffLimit, in.SilenceLimit, in.StuckLimit = time.Minute, time.Minute, 50*time.Millisecond
+	go func() {
+		time.Sleep(30 * time.Millisecond)
+		f.setBootProgress("SystemHardwareInitializationComplete")
+	}()
+	err := watchFor(f, in, 5*time.Second)
+	ae := appError(t, err, ErrTypeReimageFailed, false)
+	assert.Contains(t, ae.Error(), "BootProgress has shown SystemHardwareInitializationComplete for")
+	assert.Contains(t, ae.Error(), "no operating system started")
+}
+
+func TestNoOSBootedFollowsTheInstall(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	for _, tc := range []struct {
+		name     string
+		sawOS    bool
+		progress string
+		wantSaw  bool
+		wantPost bool
+	}{
+		{"the installer boots", false, "OSBootStarted", true, false},
+		{"POST before any OS boot (Supermicro, a first POST)", false, "SystemHardwareInitializationComplete", false, false},
+		{"POST after the installer", true, "SystemHardwareInitializationComplete", true, true},
+		{"the new OS runs", true, "OSRunning", true, false},
+		{"no BootProgress", true, "", true, false},
+		{"an OEM value", true, "OEM", true, false},
+	} {
+		saw, post := noOSBooted(tc.sawOS, time.Time{}, tc.progress, t0)
+		assert.Equal(t, tc.wantSaw, saw, tc.name)
+		assert.Equal(t, tc.wantPost, !post.IsZero(), tc.name)
+	}
+	_, post := noOSBooted(true, t0, "SetupEntered", t0.Add(time.Minute))
+	assert.Equal(t, t0, post, "the clock keeps its start while POST lasts")
+}
+
+func (f *fakeClient) setBootProgress(p string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sys.BootProgress = p
+}

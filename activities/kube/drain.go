@@ -73,7 +73,7 @@ func (a *Activities) Drain(ctx context.Context, in DrainInput) (DrainResult, err
 		return DrainResult{}, err
 	}
 
-	left := time.Until(progress.Started.Add(timeout))
+	left := withinDeadline(ctx, time.Until(progress.Started.Add(timeout)))
 	drainCtx, cancel := context.WithTimeout(ctx, max(left, 0))
 	defer cancel()
 	var evicted atomic.Int32

@@ -78,7 +78,7 @@ func (a *Activities) ShutdownVMs(ctx context.Context, in ShutdownInput) (Shutdow
 		return res, nil
 	}
 
-	deadline := time.NewTimer(timeout)
+	deadline := time.NewTimer(withinDeadline(ctx, timeout))
 	defer deadline.Stop()
 	tick := time.NewTicker(a.opts.PollInterval)
 	defer tick.Stop()

@@ -39,7 +39,7 @@ func (a *Activities) WaitNodeReady(ctx context.Context, in WaitReadyInput) (Node
 		return NodeStatus{}, err
 	}
 	var deadline <-chan time.Time
-	if in.Timeout > 0 {
+	if in.Timeout = withinDeadline(ctx, in.Timeout); in.Timeout > 0 {
 		t := time.NewTimer(in.Timeout)
 		defer t.Stop()
 		deadline = t.C

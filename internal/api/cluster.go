@@ -42,7 +42,11 @@ type ClusterState struct {
 	// Remediation is the inventory's remediation section with the defaults
 	// applied when the ledger took the inventory: readers use it as is.
 	Remediation model.RemediationSpec `json:"remediation"`
-	Updated     time.Time             `json:"updated"`
+	// Timeouts are the site's time limits (the inventory's timeouts:
+	// section over the defaults), resolved when the ledger took the
+	// inventory; zero in a ledger written before them (Limits fills in).
+	Timeouts model.Timeouts `json:"timeouts,omitzero"`
+	Updated  time.Time      `json:"updated"`
 	// SiteTaskQueue is where BMC and Kubernetes activities run: the
 	// inventory's site task queue, or "" for the workflow's own.
 	SiteTaskQueue string `json:"siteTaskQueue,omitempty"`
@@ -57,6 +61,9 @@ type ClusterState struct {
 	// last MaxBreakGlassKept).
 	BreakGlass []BreakGlassAct `json:"breakGlass,omitempty"`
 }
+
+// Limits are the site's time limits, the defaults where the ledger has none.
+func (cs ClusterState) Limits() model.Timeouts { return cs.Timeouts.OrDefaults() }
 
 // RegisterRequest re-registers the inventory (update `register`).
 type RegisterRequest struct {

@@ -21,6 +21,8 @@ type Inventory struct {
 	ControlPlane *ControlPlaneSpec `json:"controlPlane,omitempty"`
 	Racks        []RackSpec        `json:"racks"`
 	Remediation  *RemediationSpec  `json:"remediation,omitempty"`
+	// Timeouts overrides the operator's time limits (timeouts.go).
+	Timeouts *TimeoutsSpec `json:"timeouts,omitempty"`
 	// Lab and LabAdmin belong to the simulated site (internal/lab reads
 	// and checks them): the `lab:` section `starter lab up` reads, and the
 	// admin endpoint it writes. The model carries them as written.

@@ -36,6 +36,9 @@ func (inv *Inventory) validate(site bool) error {
 	if inv.Remediation != nil {
 		inv.Remediation.validate(&e)
 	}
+	if inv.Timeouts != nil {
+		inv.Timeouts.validate(&e)
+	}
 	return e.Err()
 }
 

@@ -1,0 +1,82 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// A limit is a promise to the operator (docs/time-limits.md): a step given
+// N minutes ends within N minutes, retries included, and its failure says
+// which limit ran out and where it is set.
+
+// changeSiteLimits: the limits are the site's table in the ledger (the
+// inventory's timeouts: section) instead of constants of the code, and
+// each bounds its step's activities with a ScheduleToClose.
+const changeSiteLimits = "site-time-limits"
+
+// ErrStepTimedOut is the type of a step that ran out of its limit.
+const ErrStepTimedOut = "StepTimedOut"
+
+// limit is a step's time limit and the inventory key that sets it.
+type limit struct {
+	d   time.Duration
+	key string
+}
+
+func (l limit) String() string { return fmt.Sprintf("%v (%s)", l.d, l.key) }
+
+// left is what remains of l after start, at least a second, keeping its key.
+func (l limit) left(ctx workflow.Context, start time.Time) limit {
+	return limit{d: max(l.d-workflow.Now(ctx).Sub(start), time.Second), key: l.key}
+}
+
+// siteLimits are the time limits a workflow applies: the site's, or the
+// constants histories recorded before them ran with (the same defaults).
+func siteLimits(ctx workflow.Context, cs api.ClusterState) model.Timeouts {
+	if workflow.GetVersion(ctx, changeSiteLimits, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return model.DefaultTimeouts()
+	}
+	return cs.Limits()
+}
+
+// timeoutLimit is the limit of one row of the table.
+func timeoutLimit(t model.Timeouts, key string) limit {
+	for _, f := range model.TimeoutFields {
+		if f.Key == key {
+			return limit{d: f.Of(t), key: "timeouts." + key}
+		}
+	}
+	panic("no time limit " + key) // a programming error: the keys are the table's
+}
+
+// remediationLimit is a remediation clock as a limit.
+func remediationLimit(d model.Duration, key string) limit {
+	return limit{d: d.Std(), key: "remediation." + key}
+}
+
+// overLimit turns an activity that ran out of its step's time into the
+// step's own failure: what did not happen, within which limit, set where.
+// Any other error is returned as it is.
+func overLimit(err error, what string, l limit) error {
+	if !isTimeout(err) {
+		return err
+	}
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s within %v", what, l), ErrStepTimedOut, nil)
+}
+
+// isTimeout: the server timed the activity out (ScheduleToClose,
+// StartToClose or a lost heartbeat), or it ended on its own deadline.
+func isTimeout(err error) bool {
+	if err == nil {
+		return false
+	}
+	var te *temporal.TimeoutError
+	return errors.As(err, &te) || strings.Contains(err.Error(), "context deadline exceeded")
+}
