@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-
 // remLadder climbs one BMM's remediation ladder: it runs the steps
 // remediate.Next asks for, each at most once, and keeps a record of each
 // for query `status`. RemediationWorkflow uses it for the BMM's own role;
