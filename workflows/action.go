@@ -118,6 +118,9 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	switch {
 	case timedOut:
 		runErr = temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s timed out after %v (%s)", in.Action, in.BMM, lim, temporalerr.Message(runErr)), api.ErrActionTimeout, nil)
+	case isStepTimeout(runErr):
+		// A step ran out of its share of the action's limit first.
+		runErr = temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s timed out: %s", in.Action, in.BMM, temporalerr.Message(runErr)), api.ErrActionTimeout, nil)
 	case ctx.Err() != nil:
 		a.recordFailure(fmt.Sprintf("%s of %s was cancelled", in.Action, in.BMM))
 		return a.res, ctx.Err()

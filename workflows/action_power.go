@@ -6,6 +6,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/temporalerr"
+	"go.temporal.io/sdk/temporal"
 )
 
 // Power actions (reference 003, "Troubleshoot with a restart action"):
@@ -110,5 +111,8 @@ func mergePatch(base, over api.BMMPatch) api.BMMPatch {
 
 // stepErr names the step that failed, keeping the activity's own message.
 func stepErr(step string, err error) error {
+	if isStepTimeout(err) { // kept typed: the action reports a timeout
+		return temporal.NewNonRetryableApplicationError(step+": "+temporalerr.Message(err), ErrStepTimedOut, nil)
+	}
 	return fmt.Errorf("%s: %s", step, temporalerr.Message(err))
 }

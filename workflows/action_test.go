@@ -236,14 +236,15 @@ func TestActionTimeoutAndCancelReleaseLease(t *testing.T) {
 		s := newActionSite(t)
 		s.delay["Reimage"] = 5 * time.Hour
 		_, err := s.runAction(t, act(api.ActionReimage, compute))
-		require.ErrorContains(t, err, "reimage of rack1-c1 timed out after 3h0m0s")
+		require.ErrorContains(t, err, "reimage of rack1-c1 timed out: reimage: the BMC of rack1-c1 did not start the install of 4.1.2 within 2h59m0s (timeouts.reimage)")
+		requireAppErrorType(t, err, api.ErrActionTimeout)
 		require.Empty(t, s.leases())
 	})
 	t.Run("cordon evacuate past its limit", func(t *testing.T) {
 		s := newActionSite(t)
 		s.delay["Drain"] = 2 * time.Hour
 		_, err := s.runAction(t, api.ActionInput{Cluster: "site-a", BMM: compute, Action: api.ActionCordon, Evacuate: true})
-		require.ErrorContains(t, err, "cordon of rack1-c1 timed out after 40m0s")
+		require.ErrorContains(t, err, "cordon of rack1-c1 timed out: evacuate: drain of rack1-c1 did not end within 20m0s (timeouts.drain)")
 		require.Empty(t, s.leases())
 	})
 	t.Run("cancelled mid-reimage", func(t *testing.T) {

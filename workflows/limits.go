@@ -71,12 +71,59 @@ func overLimit(err error, what string, l limit) error {
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s within %v", what, l), ErrStepTimedOut, nil)
 }
 
-// isTimeout: the server timed the activity out (ScheduleToClose,
-// StartToClose or a lost heartbeat), or it ended on its own deadline.
+// isTimeout: the step's own clock ran out (errOverLimit), the server timed
+// the activity out (ScheduleToClose, StartToClose or a lost heartbeat), or
+// it ended on its own deadline.
 func isTimeout(err error) bool {
 	if err == nil {
 		return false
 	}
 	var te *temporal.TimeoutError
-	return errors.As(err, &te) || strings.Contains(err.Error(), "context deadline exceeded")
+	return errors.Is(err, errOverLimit) || errors.As(err, &te) || strings.Contains(err.Error(), "context deadline exceeded")
+}
+
+// isStepTimeout: err is (or wraps) a step's overLimit failure.
+func isStepTimeout(err error) bool {
+	var ae *temporal.ApplicationError
+	return errors.As(err, &ae) && ae.Type() == ErrStepTimedOut
+}
+
+// errOverLimit settles a bounded step whose limit passed first.
+var errOverLimit = errors.New("the step's time limit passed")
+
+// bound starts an activity with start and returns a future settled by it,
+// or by errOverLimit once l has passed on the workflow's clock (the
+// activity is then cancelled). The activity's ScheduleToClose says the
+// same to the server; the workflow's own timer keeps the promise wherever
+// that comes late or is not applied (the SDK's test environment).
+func bound(ctx workflow.Context, l limit, start func(workflow.Context) workflow.Future) workflow.Future {
+	if workflow.GetVersion(ctx, changeSiteLimits, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return start(ctx)
+	}
+	actx, cancelActivity := workflow.WithCancel(ctx)
+	fut := start(actx)
+	out, set := workflow.NewFuture(ctx)
+	workflow.Go(ctx, func(gctx workflow.Context) {
+		tctx, stopTimer := workflow.WithCancel(gctx)
+		timer := workflow.NewTimer(tctx, l.d)
+		sel := workflow.NewSelector(gctx)
+		sel.AddFuture(fut, func(f workflow.Future) { stopTimer(); set.Chain(f) })
+		sel.AddFuture(timer, func(f workflow.Future) {
+			if f.Get(gctx, nil) != nil {
+				set.Chain(fut) // the workflow is cancelled: the activity says how it ended
+				return
+			}
+			cancelActivity()
+			set.SetError(errOverLimit)
+		})
+		sel.Select(gctx)
+	})
+	return out
+}
+
+// run executes a long step's activity within l.
+func (s *steps) run(l limit, summary string, out any, activity any, args ...any) error {
+	return bound(s.ctx, l, func(ctx workflow.Context) workflow.Future {
+		return workflow.ExecuteActivity(s.in(ctx).long(l, summary), activity, args...)
+	}).Get(s.ctx, out)
 }

@@ -114,24 +114,24 @@ func (s *steps) uncordon() error {
 // drain evicts the node's pods; at its limit it proceeds (TimedOut).
 func (s *steps) drain(l limit) (kube.DrainResult, error) {
 	var r kube.DrainResult
-	err := workflow.ExecuteActivity(s.long(l, "Drain "+s.t.Node), ka.Drain, kube.DrainInput{Node: s.t.Node, Timeout: l.d}).Get(s.ctx, &r)
+	err := s.run(l, "Drain "+s.t.Node, &r, ka.Drain, kube.DrainInput{Node: s.t.Node, Timeout: l.d})
 	return r, overLimit(err, "drain of "+s.t.Node+" did not end", l)
 }
 
 // shutdownVMs stops the node's VMs; at its limit it proceeds (TimedOut).
 func (s *steps) shutdownVMs(l limit) (kube.ShutdownResult, error) {
 	var r kube.ShutdownResult
-	err := workflow.ExecuteActivity(s.long(l, "Shut down VMs on "+s.t.Node), ka.ShutdownVMs, kube.ShutdownInput{Node: s.t.Node, Timeout: l.d}).Get(s.ctx, &r)
+	err := s.run(l, "Shut down VMs on "+s.t.Node, &r, ka.ShutdownVMs, kube.ShutdownInput{Node: s.t.Node, Timeout: l.d})
 	return r, overLimit(err, "VM shutdown on "+s.t.Node+" did not end", l)
 }
 
 func (s *steps) restart(l limit) error {
-	err := workflow.ExecuteActivity(s.long(l, "Restart "+s.t.BMM), ba.Restart, s.t.Endpoint).Get(s.ctx, nil)
+	err := s.run(l, "Restart "+s.t.BMM, nil, ba.Restart, s.t.Endpoint)
 	return overLimit(err, "the BMC of "+s.t.BMM+" did not power-cycle it", l)
 }
 
 func (s *steps) powerOff(skipShutdown bool, l limit) error {
-	err := workflow.ExecuteActivity(s.long(l, "Power off "+s.t.BMM), ba.PowerOff, bmc.PowerOffInput{Endpoint: s.t.Endpoint, SkipShutdown: skipShutdown}).Get(s.ctx, nil)
+	err := s.run(l, "Power off "+s.t.BMM, nil, ba.PowerOff, bmc.PowerOffInput{Endpoint: s.t.Endpoint, SkipShutdown: skipShutdown})
 	if err == nil {
 		s.record(api.BMMPatch{PowerState: api.Str(model.PowerOff)})
 	}
@@ -139,7 +139,7 @@ func (s *steps) powerOff(skipShutdown bool, l limit) error {
 }
 
 func (s *steps) powerOn(l limit) error {
-	err := workflow.ExecuteActivity(s.long(l, "Power on "+s.t.BMM), ba.PowerOn, s.t.Endpoint).Get(s.ctx, nil)
+	err := s.run(l, "Power on "+s.t.BMM, nil, ba.PowerOn, s.t.Endpoint)
 	if err == nil {
 		s.record(api.BMMPatch{PowerState: api.Str(model.PowerOn)})
 	}

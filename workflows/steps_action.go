@@ -46,8 +46,8 @@ func (s *steps) evacuate(drainLimit, vmLimit limit) (evacuation, error) {
 // that version" is no reason to skip.
 func (s *steps) reimage(verb, imageURL, version string, l limit, force bool) error {
 	var r bmc.ReimageResult
-	return workflow.ExecuteActivity(s.long(l, fmt.Sprintf("%s %s to %s", verb, s.t.BMM, version)), ba.Reimage,
-		bmc.ReimageInput{Endpoint: s.t.Endpoint, ImageURL: imageURL, Version: version, Force: force}).Get(s.ctx, &r)
+	return s.run(l, fmt.Sprintf("%s %s to %s", verb, s.t.BMM, version), &r, ba.Reimage,
+		bmc.ReimageInput{Endpoint: s.t.Endpoint, ImageURL: imageURL, Version: version, Force: force})
 }
 
 // waitReady waits until the node is Ready (on version, unless "") for at
@@ -55,8 +55,8 @@ func (s *steps) reimage(verb, imageURL, version string, l limit, force bool) err
 // too.
 func (s *steps) waitReady(version string, l limit) (kube.NodeStatus, error) {
 	var ns kube.NodeStatus
-	err := workflow.ExecuteActivity(s.long(l, "Wait for "+s.t.Node+" Ready"), ka.WaitNodeReady,
-		kube.WaitReadyInput{Node: s.t.Node, Version: version, VersionFrom: s.t.VersionFrom, Timeout: l.d}).Get(s.ctx, &ns)
+	err := s.run(l, "Wait for "+s.t.Node+" Ready", &ns, ka.WaitNodeReady,
+		kube.WaitReadyInput{Node: s.t.Node, Version: version, VersionFrom: s.t.VersionFrom, Timeout: l.d})
 	return ns, overLimit(err, "node "+s.t.Node+" was not Ready", l)
 }
 

@@ -123,8 +123,8 @@ func (s *steps) reimageUntilBack(j reimageJob) (reimageOutcome, error) {
 // returns once the reset took effect.
 func (s *steps) resetIntoInstaller(j reimageJob, left limit) (bmc.ReimageResult, error) {
 	var r bmc.ReimageResult
-	err := workflow.ExecuteActivity(s.long(left, fmt.Sprintf("%s %s to %s", j.verb, s.t.BMM, j.version)), ba.Reimage,
-		bmc.ReimageInput{Endpoint: s.t.Endpoint, ImageURL: j.imageURL, Version: j.version, Force: j.force}).Get(s.ctx, &r)
+	err := s.run(left, fmt.Sprintf("%s %s to %s", j.verb, s.t.BMM, j.version), &r, ba.Reimage,
+		bmc.ReimageInput{Endpoint: s.t.Endpoint, ImageURL: j.imageURL, Version: j.version, Force: j.force})
 	return r, overLimit(err, "the BMC of "+s.t.BMM+" did not start the install of "+j.version, left)
 }
 
@@ -137,8 +137,10 @@ func (s *steps) awaitNode(j reimageJob, r bmc.ReimageResult, previous string, le
 	defer stopWait()
 	watchCtx, stopWatch := workflow.WithCancel(s.ctx)
 	defer stopWatch()
-	wait := workflow.ExecuteActivity(s.in(waitCtx).long(left, fmt.Sprintf("Wait for %s to come back on %s", s.t.Node, j.version)),
-		ka.WaitNodeReady, kube.WaitReadyInput{Node: s.t.Node, Version: j.version, VersionFrom: s.t.VersionFrom, PreviousBootID: previous, Timeout: left.d})
+	wait := bound(waitCtx, left, func(ctx workflow.Context) workflow.Future {
+		return workflow.ExecuteActivity(s.in(ctx).long(left, fmt.Sprintf("Wait for %s to come back on %s", s.t.Node, j.version)),
+			ka.WaitNodeReady, kube.WaitReadyInput{Node: s.t.Node, Version: j.version, VersionFrom: s.t.VersionFrom, PreviousBootID: previous, Timeout: left.d})
+	})
 	// Not WaitForCancellation: a heartbeating activity learns of its
 	// cancellation only with a heartbeat the SDK sends, throttled to 0.8 ×
 	// HeartbeatTimeout — waiting for it held every reimage up to 48 s after
@@ -183,6 +185,9 @@ func (s *steps) awaitNode(j reimageJob, r bmc.ReimageResult, previous string, le
 			watchErr = watch.Get(s.ctx, nil)
 		}
 		node = lastStatus(waitErr, s.t.Node)
+		if errors.Is(waitErr, errOverLimit) {
+			node = s.lastSeen() // the wait was cut short: it left no status
+		}
 		bmcState = s.lastBMCState(r, watchErr)
 	}
 	// Best effort, and only now that the install is judged failed: an
@@ -201,6 +206,8 @@ func notBack(bmm, version string, left limit, node kube.NodeStatus, waitErr erro
 	switch {
 	case waitErr == nil || errors.As(waitErr, new(*temporal.CanceledError)):
 		what = fmt.Sprintf("the install on %s failed before node %s came back on %s", bmm, node.Node, version)
+	case errors.Is(waitErr, errOverLimit):
+		// The limit says it all.
 	case isNotReady(waitErr):
 		// The wait's own message says what was missing (the new boot, the
 		// version): keep it after its "node … not Ready within …: ".
