@@ -117,7 +117,7 @@ func (a *app) upgradeStartCmd() *cobra.Command {
 	cmd.Flags().StringVar(&version, "version", "", "target runtime version, e.g. 4.2.0")
 	sf.register(cmd)
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait until the upgrade ends or pauses, showing progress")
-	cmd.Flags().DurationVar(&drain, "drain-timeout", 0, "drain limit per server (default 20m, the reference's)")
+	cmd.Flags().DurationVar(&drain, "drain-timeout", 0, "drain limit per server (default 20m)")
 	cmd.Flags().DurationVar(&vms, "vm-shutdown-timeout", 0, "VM shutdown limit per server (default 10m)")
 	return cmd
 }

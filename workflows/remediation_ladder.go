@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// PowerOffTimeout is the reference's time limit of a power-off action.
+// PowerOffTimeout is the time limit (docs/behaviour.md#time-limits) of a power-off action.
 const PowerOffTimeout = 40 * time.Minute
 
 // remLadder climbs one BMM's remediation ladder: it runs the steps

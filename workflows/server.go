@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Reference 002: drain gets 20 minutes, VM shutdown 10 (the Kubernetes
+// docs/behaviour.md#time-limits: drain gets 20 minutes, VM shutdown 10 (the Kubernetes
 // activities' own defaults), then the upgrade proceeds regardless; a
 // reimage is bounded by the action's 3 hours.
 const (
@@ -23,7 +23,7 @@ const (
 	ReimageTimeout           = 3 * time.Hour
 )
 
-// ServerUpgradeWorkflow upgrades one server (reference 002): cordon, drain
+// ServerUpgradeWorkflow upgrades one server (docs/behaviour.md#upgrade): cordon, drain
 // tenant pods (at most 20 min, then proceed), shut down tenant VMs (at most
 // 10 min, then proceed), reimage to the target, wait until provisioned and
 // the node is Ready on the new version, uncordon, restart the VMs that were

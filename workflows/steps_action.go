@@ -13,8 +13,8 @@ import (
 // from the action (its time limit is enforced by the workflow as a whole;
 // an activity's own timeout only guards against a lost worker).
 
-// DefaultEvacuateTimeout bounds a cordon with evacuate (reference 003:
-// "this process may take up to 30 minutes").
+// DefaultEvacuateTimeout bounds a cordon with evacuate (docs/behaviour.md#time-limits:
+// an evacuation is given up to 30 minutes).
 const DefaultEvacuateTimeout = 30 * time.Minute
 
 // evacuation is what an evacuate did: the drain and VM shutdown proceed
@@ -27,7 +27,7 @@ type evacuation struct {
 
 // evacuate cordons the node, drains tenant pods and shuts down the VMs
 // within limit: two thirds for the drain and the rest for the VMs, the
-// 20 + 10 minute split of reference 002 at the default 30 minutes.
+// 20 + 10 minute split of docs/behaviour.md#time-limits at the default 30 minutes.
 func (s *steps) evacuate(limit time.Duration) (evacuation, error) {
 	var ev evacuation
 	if err := s.cordon(); err != nil {

@@ -79,7 +79,7 @@ func TestRuntimeUpgradeFullFourRack(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"rack1", "rack2", "rack3", "rack4"}, racks)
-	// Drains get the reference's 20 minutes.
+	// Drains get the default 20 minutes.
 	require.Equal(t, DefaultDrainTimeout, f.drains[0].Timeout)
 	for _, r := range st.Racks {
 		require.Equal(t, api.StateSucceeded, r.State)
