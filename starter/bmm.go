@@ -17,7 +17,7 @@ func (a *app) bmmCmd() *cobra.Command {
 		Long: `Each action runs as BMMActionWorkflow (id action:<cluster>:<bmm>:<n>) holding a lease
 from the cluster's ledger. Restart, power-off, reimage and replace are disruptive:
 on a KCP server they are refused while another KCP disruption runs or the KCP set
-is not full (reference 003). On a Degraded or Failed cluster an action needs
+is not full (docs/behaviour.md#control-plane). On a Degraded or Failed cluster an action needs
 --force --reason TEXT (recorded; the live control-plane gate still applies,
 no flag skips it). A refusal is printed and exits 1; with --wait (or
 --watch, which also shows the step in progress) a failed action exits 2.`,
@@ -105,7 +105,7 @@ func (a *app) bmmActionCmd(action string) *cobra.Command {
 		rf.register(cmd)
 	}
 	forceFlags(cmd, &in.Force, &in.Reason)
-	f.DurationVar(&in.TimeLimit, "time-limit", 0, "shorten the action's time limit (default: reference 003's, e.g. reimage 3h)")
+	f.DurationVar(&in.TimeLimit, "time-limit", 0, "shorten the action's time limit (default: docs/behaviour.md#time-limits, e.g. reimage 3h)")
 	if action == api.ActionCordon || action == api.ActionReimage || action == api.ActionReplace {
 		f.DurationVar(&in.EvacuateTimeout, "evacuate-timeout", 0, "bound of the evacuation (drain 2/3, VM shutdown 1/3), then proceed (default 30m)")
 	}

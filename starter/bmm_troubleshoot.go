@@ -20,7 +20,7 @@ func (a *app) bmmTroubleshootCmd() *cobra.Command {
 	var wait bool
 	cmd := &cobra.Command{
 		Use:   "troubleshoot --cluster C --bmm NAME --problem " + strings.Join(api.Problems, "|"),
-		Short: "Run reference 003's escalation ladder (restart → reimage → replace) until the BMM is healthy",
+		Short: "Run the escalation runbook (restart → reimage → replace) until the BMM is healthy",
 		Long: `troubleshoot starts TroubleshootWorkflow (id troubleshoot:<cluster>:<bmm>), which tries
 the decision tree's actions for the problem, least invasive first, verifies the BMM
 after each and stops at the first that resolves it:
@@ -46,7 +46,7 @@ On a Degraded or Failed cluster each step is refused unless forced with
 					WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 					WorkflowExecutionErrorWhenAlreadyStarted: true,
 					StaticSummary:                            fmt.Sprintf("troubleshoot %s on %s of %s", in.Problem, in.BMM, in.Cluster),
-					StaticDetails:                            "the reference 003 runbook for " + in.Problem + ": each step only if the one before did not help",
+					StaticDetails:                            "the escalation runbook for " + in.Problem + ": each step only if the one before did not help",
 					TypedSearchAttributes:                    temporal.NewSearchAttributes(saCluster.ValueSet(in.Cluster), saOperation.ValueSet("troubleshoot")),
 				}, api.TroubleshootWorkflowName, in)
 				if err != nil {

@@ -73,7 +73,7 @@ func (a *app) clusterHistoryCmd() *cobra.Command {
 	return cmd
 }
 
-// bmmHistoryQuery finds a BMM's workflows by id (DESIGN.md ids), not by
+// bmmHistoryQuery finds a BMM's workflows by id (docs/design.md#the-workflows-and-their-ids), not by
 // search attribute: child workflows (ServerUpgradeWorkflow) and the
 // monitor's remediations carry no RackrollCluster, and every id names its
 // cluster. Exact ids, and "action:C:B:" with its colon, so rack1-c1 never

@@ -85,7 +85,7 @@ func pendingChanges(w io.Writer, cluster string, p placement.Replan) {
 }
 
 // placementLine is the roles under `cluster show` when they are not
-// reference 000's table: the changes pending and how to make them, or why
+// the placement table (docs/behaviour.md#placement): the changes pending and how to make them, or why
 // the table cannot be reached. Empty when the roles are the table, and
 // while the cluster is not Running (an upgrade moves roles by its own plan).
 func placementLine(st api.ClusterState) string {

@@ -41,7 +41,7 @@ func run(args []string) error {
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	pollInterval := fs.Duration("poll-interval", 2*time.Second, "how often BMC and Kubernetes waits poll (labs: shorter)")
 	metricsAddr := metricsAddrFlag(fs)
-	siteOf := fs.String("site-of", "", "run as the site worker of this cluster: BMC and Kubernetes activities only, on rackroll-site-<cluster> (README: Multi-site)")
+	siteOf := fs.String("site-of", "", "run as the site worker of this cluster: BMC and Kubernetes activities only, on rackroll-site-<cluster> (docs/production.md#multi-site)")
 	noSite := fs.Bool("no-site-activities", false, "central worker: workflows and ledger activities only, every site has its own --site-of worker")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -54,7 +54,7 @@ func evacuateLimits(in api.ActionInput, t model.Timeouts) (drain, vms limit) {
 	return timeoutLimit(t, "drain"), timeoutLimit(t, "vmShutdown")
 }
 
-// BMMActionWorkflow runs one user action on one BMM (reference 003) under
+// BMMActionWorkflow runs one user action on one BMM (docs/behaviour.md#actions) under
 // id action:<cluster>:<bmm>:<n>: validate the input, pre-check the BMM, hold
 // a lease from the ledger for the whole run (disruptive for restart,
 // power-off, reimage and replace, so the KCP rule applies), run the action
@@ -178,7 +178,7 @@ func newAction(cs api.ClusterState, b model.BMM, in api.ActionInput) (*action, e
 	a := &action{in: in, cs: cs, bm: b}
 	switch in.Action {
 	case api.ActionRestart, api.ActionStart, api.ActionReimage:
-		// Reference 000: an Unhealthy BMM returns to service only through
+		// docs/behaviour.md#remediation: an Unhealthy BMM returns to service only through
 		// Replace; a restart or reimage would hide the mark, not mend it.
 		if a.bm.MarkedUnhealthy() {
 			return nil, fmt.Errorf("bmm %s is marked Unhealthy (%q): only replace returns it to service", in.BMM, model.UnhealthyMessage)

@@ -7,7 +7,7 @@ import (
 	"github.com/rackroll/rackroll/internal/temporalerr"
 )
 
-// Cordon and uncordon (reference 003). Cordon with evacuate also drains
+// Cordon and uncordon (docs/behaviour.md#actions). Cordon with evacuate also drains
 // tenant pods and shuts down tenant VMs, the drain and the shutdown each
 // proceeding after its share of evacuateTimeout (a PodDisruptionBudget that
 // never allows an eviction does not hold the BMM forever). Uncordon makes

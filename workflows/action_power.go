@@ -9,7 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// Power actions (reference 003, "Troubleshoot with a restart action"):
+// Power actions (docs/behaviour.md#actions):
 // restart power-cycles the machine and waits until its node is Ready again;
 // start powers on a machine that is off and waits the same; power-off shuts
 // down gracefully (ForceOff after the BMC activity's grace) or, with

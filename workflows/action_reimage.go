@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Reimage and replace (reference 003). Both evacuate the BMM first (cordon,
+// Reimage and replace (docs/behaviour.md#actions). Both evacuate the BMM first (cordon,
 // drain tenant pods, shut down VMs — each proceeding after its limit),
 // reinstall the runtime the BMM runs now (never an upgrade: the ledger's
 // version, image from the cluster's template), wait until the node is
@@ -51,7 +51,7 @@ func (a *action) replace() error {
 		a.noteEvacuation(ev)
 	case ns.Exists:
 		// Dead or already evacuated: keep new work off it, nothing to drain
-		// (reference 003: proceed directly to the replace).
+		// (docs/behaviour.md#actions: a dead BMM goes straight to the replace).
 		if err := a.st.cordon(); err != nil {
 			return stepErr("cordon", err)
 		}

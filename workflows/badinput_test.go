@@ -133,7 +133,7 @@ func TestBadInputEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	valid := upgrade("4.2.0", good)
-	// The lab's PDBs would hold a drain for the reference's 20 minutes.
+	// The lab's PDBs would hold a drain for the default 20 minutes.
 	valid.DrainTimeout, valid.VMShutdownTimeout = 5*time.Second, 5*time.Second
 	run, err := e.Client.ExecuteWorkflow(ctx, upgradeStartOptions(cl), api.RuntimeUpgradeWorkflowName, valid)
 	if err != nil {

@@ -160,7 +160,7 @@ func labelCtx(ctx workflow.Context, bmm string) workflow.Context {
 	})
 }
 
-// nodeLabels are the DESIGN.md labels the ledger owns on a BMM's node.
+// nodeLabels are the labels (docs/design.md#contracts-users-rely-on) the ledger owns on a BMM's node.
 func nodeLabels(b model.BMM) map[string]string {
 	role := ""
 	if len(b.Roles) > 0 {

@@ -49,8 +49,8 @@ func (l *clusterLedger) joinRoles(ctx workflow.Context, changeID string, inv mod
 	}
 }
 
-// refuseBreakingTable refuses a registration that would break reference
-// 000's table (the spare's rack removed with no server to take over, an
+// refuseBreakingTable refuses a registration that would break the
+// placement table (docs/behaviour.md#placement: the spare's rack removed with no server to take over, an
 // active KCP removed, ...): placement.Replan.RegistrationErr.
 func refuseBreakingTable(current []model.BMM, inv model.Inventory) error {
 	p, err := placement.PlanRegistration(current, &inv)

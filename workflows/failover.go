@@ -12,8 +12,8 @@ import (
 )
 
 // KCPFailoverWorkflow swaps a KCP (or the spare) that remediation marked
-// Unhealthy (id failover:<cluster>; reference 000, "KCP remediation
-// details"), following remediate.PlanFailover:
+// Unhealthy (id failover:<cluster>; docs/behaviour.md#remediation, KCP
+// failover), following remediate.PlanFailover:
 //
 //  1. the spare becomes an active KCP at once (reimaged to the cluster's
 //     runtime first when it is deprovisioned or not Ready);
@@ -172,8 +172,8 @@ func (f *failover) setRole(ctx workflow.Context, bmm string, role model.Role, gr
 
 // reprovisionFailed provisions the failed server as management. A success
 // clears its Unhealthy mark: it serves again, now as a management server.
-// A failure hands over to the management ladder (reference 000: "the
-// management plane remediation process takes over"): a reboot, one
+// A failure hands over to the management ladder (docs/behaviour.md#remediation: the
+// management ladder runs from the top): a reboot, one
 // reprovision, then it stays marked Unhealthy and its node is removed.
 // Its position is recorded as a management ladder, so a failure of the
 // relabelled server within the damping window continues it.

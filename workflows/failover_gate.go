@@ -28,7 +28,7 @@ func spareServes(ns kube.NodeStatus, gated bool) bool {
 // refusal stops the failover before any role changes, and the failed KCP
 // stays marked Unhealthy: promoting into a control plane that has lost a
 // second member, or promoting a sick spare, is for an operator to decide
-// (reference 004's maxUnhealthy = 1, as the storm guard applies it).
+// (maxUnhealthy = 1, docs/behaviour.md#remediation, as the storm guard applies it).
 func (f *failover) gatePromotion(ctx workflow.Context, spare string) error {
 	cs, err := ledgerOf(f.in.Cluster).read(ctx)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // withoutSpare handles a failed KCP that nothing can replace (no spare, or
-// the spare marked Unhealthy too; why says which): reference 000
+// the spare marked Unhealthy too; why says which): docs/behaviour.md#remediation
 // deprovisions a failed KCP, so its node is drained and deleted from
 // Kubernetes (nothing is scheduled on it, controllers stop waiting for
 // it) and, where the site exposes etcd, its member is removed (a dead

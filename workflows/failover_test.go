@@ -23,7 +23,7 @@ func runFailover(t *testing.T, r *fakeSite, failed string) api.FailoverStatus {
 	return st
 }
 
-// Reference 000: the spare becomes an active KCP, a healthy management
+// docs/behaviour.md#remediation: the spare becomes an active KCP, a healthy management
 // server the new spare (leaving its group), the failed KCP a management
 // server that is provisioned again and, once it serves, is no longer
 // marked Unhealthy.
@@ -53,7 +53,7 @@ func TestFailoverRoleChanges(t *testing.T) {
 }
 
 // Provisioning the failed server as management fails: the management
-// ladder takes over from the top (reference 000) — a reboot, one
+// ladder takes over from the top (docs/behaviour.md#remediation) — a reboot, one
 // reprovision — and when both fail the server stays Unhealthy and its node
 // is removed. The ladder's position is recorded as a management ladder.
 func TestFailoverFailedServerLadder(t *testing.T) {

@@ -18,8 +18,8 @@ const (
 	monitorRecentKept = 20
 )
 
-// HealthMonitorWorkflow watches one cluster (id monitor:<cluster>; reference
-// 000, "Automated remediation"). Every remediation interval it reads the
+// HealthMonitorWorkflow watches one cluster (id monitor:<cluster>; see
+// docs/behaviour.md#remediation). Every remediation interval it reads the
 // ledger, observes every BMM's node in one batched activity, advances the
 // durable trigger clocks (remediate.Observe), and starts a
 // RemediationWorkflow for each due BMM that remediate.AdmitAll admits: not

@@ -125,7 +125,7 @@ func TestMonitorTriggerThresholds(t *testing.T) {
 	}
 }
 
-// Compute is exempt from node-Unknown (reference 000).
+// Compute is exempt from node-Unknown (docs/behaviour.md#remediation).
 func TestMonitorComputeUnknownIsNoTrigger(t *testing.T) {
 	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.nodes["rack1-c1"].ready = model.ReadyUnknown

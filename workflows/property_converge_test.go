@@ -21,8 +21,8 @@ import (
 
 // Property (issue 15, part 7): an upgrade, a KCP failover or a replace
 // interrupted at random points — cancelled, failed, terminated, its
-// worker killed — and simply run again converges: the roles are reference
-// 000's table for the rack count (the checker's placement-table rule, on
+// worker killed — and simply run again converges: the roles are the
+// placement table (docs/behaviour.md#placement) for the rack count (the checker's placement-table rule, on
 // the event log of all the runs), every in-service server runs the
 // version the operation converges to, no BMM is reimaged twice by one run,
 // and the last run leaves no lease. Between runs the ledger does what it

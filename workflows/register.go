@@ -6,7 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Register puts every rackroll workflow on r under its DESIGN.md name.
+// Register puts every rackroll workflow on r under its docs/design.md name.
 func Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(ClusterWorkflow, workflow.RegisterOptions{Name: api.ClusterWorkflowName})
 	r.RegisterWorkflowWithOptions(RuntimeUpgradeWorkflow, workflow.RegisterOptions{Name: api.RuntimeUpgradeWorkflowName})

@@ -14,7 +14,7 @@ import (
 )
 
 // RemediationWorkflow remediates one BMM (id remediate:<cluster>:<bmm>;
-// reference 000, "Remediation process"): it takes a disruption lease on the
+// docs/behaviour.md#remediation): it takes a disruption lease on the
 // BMM and climbs its role's ladder, each step at most once — compute: one
 // reprovision, then marked Unhealthy, removed from Kubernetes and powered
 // off; management: a reboot, a reprovision, then marked Unhealthy; KCP and

@@ -10,8 +10,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// ReplaceRolesWorkflow moves the control-plane roles to reference 000's
-// table after a registration changed the racks or servers (id
+// ReplaceRolesWorkflow moves the control-plane roles to the placement
+// table (docs/behaviour.md#placement) after a registration changed the racks or servers (id
 // replace-roles:<cluster>). It plans from the ledger (placement.PlanRoles)
 // and makes the first change of the plan, then plans again: one
 // control-plane server at a time, in the plan's safe order (a KCP added

@@ -29,7 +29,7 @@ func serverLimits(ctx workflow.Context, cs api.ClusterState, in api.ServerInput)
 	return drain, vms, reimage
 }
 
-// ServerUpgradeWorkflow upgrades one server (reference 002): cordon, drain
+// ServerUpgradeWorkflow upgrades one server (docs/behaviour.md#upgrade): cordon, drain
 // tenant pods (at most 20 min, then proceed), shut down tenant VMs (at most
 // 10 min, then proceed), reimage to the target, wait until provisioned and
 // the node is Ready on the new version, uncordon, restart the VMs that were

@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// TroubleshootWorkflow walks reference 003's escalation ladder for one BMM
+// TroubleshootWorkflow walks the escalation runbook (docs/behaviour.md#troubleshooting) for one BMM
 // (id troubleshoot:<cluster>:<bmm>): each rung runs as a child
 // BMMActionWorkflow, is verified (node Ready, BMM provisioned, not marked
 // Unhealthy), and the runbook stops at the first rung that resolves the

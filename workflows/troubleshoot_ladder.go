@@ -2,7 +2,7 @@ package workflows
 
 import "github.com/rackroll/rackroll/internal/api"
 
-// TroubleshootLadder is reference 003's decision tree: the actions to try
+// TroubleshootLadder is the escalation runbook (docs/behaviour.md#troubleshooting): the actions to try
 // for a problem, least invasive first. After the last one: contact support.
 func TroubleshootLadder(problem string) []string {
 	switch problem {

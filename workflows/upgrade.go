@@ -15,8 +15,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// RuntimeUpgradeWorkflow upgrades a cluster to a new runtime (reference
-// 002): first the control plane, one server at a time with the spare first;
+// RuntimeUpgradeWorkflow upgrades a cluster to a new runtime (see
+// docs/behaviour.md#upgrade): first the control plane, one server at a time with the spare first;
 // then the management servers, group a then b, each in two stages with a
 // 50 % threshold; then the compute racks one at a time in natural order,
 // each meeting its threshold, with the wait timer after each rack and an
@@ -256,7 +256,7 @@ func childOpts(ctx workflow.Context, cluster, id, summary, details string) workf
 			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrCluster).ValueSet(cluster),
 			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrOperation).ValueSet("runtime-upgrade")),
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
-		// A server reimage is bounded by the reference's 3 h; a rack by its
+		// A server reimage is bounded by 3 h (docs/behaviour.md#time-limits); a rack by its
 		// waves of servers. Each step runs once: no retries of children.
 		WorkflowRunTimeout: 24 * time.Hour,
 	})

@@ -172,7 +172,7 @@ func TestCountSuccessEqualToRackSize(t *testing.T) {
 }
 
 // The drain and VM-shutdown limits are passed on, and a drain that runs
-// out of time does not stop the server's upgrade (reference 002).
+// out of time does not stop the server's upgrade (docs/behaviour.md#time-limits).
 func TestDrainAndVMShutdownLimitsThenProceed(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()

@@ -79,7 +79,7 @@ func TestRuntimeUpgradeFullFourRack(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"rack1", "rack2", "rack3", "rack4"}, racks)
-	// Drains get the reference's 20 minutes.
+	// Drains get the site's default 20 minutes (docs/behaviour.md#time-limits).
 	require.Equal(t, 20*time.Minute, f.drains[0].Timeout)
 	for _, r := range st.Racks {
 		require.Equal(t, api.StateSucceeded, r.State)

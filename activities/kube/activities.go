@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// Defaults (reference 002: drains get 20 minutes, VM shutdowns 10, then
+// Defaults (docs/behaviour.md#time-limits: drains get 20 minutes, VM shutdowns 10, then
 // the upgrade proceeds).
 const (
 	DefaultDrainTimeout      = 20 * time.Minute

@@ -28,7 +28,7 @@ type DrainInput struct {
 }
 
 // DrainResult says how the drain ended. A drain that runs out of time is
-// not an error: the upgrade proceeds (reference 002).
+// not an error: the upgrade proceeds (docs/behaviour.md#time-limits).
 type DrainResult struct {
 	Completed bool // no pod left to evict or waiting to terminate
 	Remaining int  // pods still on the node that the drain would evict

@@ -65,11 +65,11 @@ type ActionInput struct {
 	// EvacuateTimeout bounds an evacuation (cordon with evacuate, and the
 	// one reimage and replace do first): two thirds for the drain, the rest
 	// for VM shutdown, then the action proceeds. Default 30 minutes
-	// (reference 003); labs and tests shorten it.
+	// (docs/behaviour.md#time-limits); labs and tests shorten it.
 	EvacuateTimeout time.Duration `json:"evacuateTimeout,omitempty"`
-	// TimeLimit shortens the action's time limit (reference 003: reimage
-	// 3 h, replace 4 h, …); 0 or more than the reference's keeps the
-	// reference's. A reimage that has not brought the node back by then
+	// TimeLimit shortens the action's time limit (docs/behaviour.md#time-limits: reimage
+	// 3 h, replace 4 h, …); 0 or more than the default keeps the
+	// default. A reimage that has not brought the node back by then
 	// fails naming the node and the BMC's last state.
 	TimeLimit time.Duration `json:"timeLimit,omitempty"`
 	// Force (with Reason, and By the operator) is break-glass: the action
@@ -240,13 +240,13 @@ func orUnknown(s string) string {
 	return s
 }
 
-// TroubleshootWorkflowName runs the reference 003 escalation ladder.
+// TroubleshootWorkflowName runs the escalation runbook (docs/behaviour.md#troubleshooting).
 const TroubleshootWorkflowName = "TroubleshootWorkflow"
 
 // TroubleshootID is the runbook's id: one runbook per BMM at a time.
 func TroubleshootID(cluster, bmm string) string { return "troubleshoot:" + cluster + ":" + bmm }
 
-// Troubleshooting problems (reference 003's decision tree).
+// Troubleshooting problems (docs/behaviour.md#troubleshooting).
 const (
 	ProblemUnresponsive = "unresponsive"  // restart → reimage → replace
 	ProblemOSCorruption = "os-corruption" // reimage → replace

@@ -1,6 +1,6 @@
 // Package api holds what users and other packages share with rackroll's
 // workflows: names, ids and input/output types. Names here are part of the
-// user interface (DESIGN.md): the temporal CLI, the UI and scripts use them,
+// user interface (docs/design.md): the temporal CLI, the UI and scripts use them,
 // so they never change silently.
 package api
 
@@ -48,7 +48,7 @@ const (
 	SearchAttrPhase     = "RackrollPhase"
 )
 
-// Workflow ids (DESIGN.md).
+// Workflow ids (docs/design.md#the-workflows-and-their-ids).
 func ClusterID(cluster string) string            { return "cluster:" + cluster }
 func UpgradeID(cluster string) string            { return "upgrade:" + cluster }
 func MonitorID(cluster string) string            { return "monitor:" + cluster }

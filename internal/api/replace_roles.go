@@ -7,7 +7,7 @@ import (
 )
 
 // ReplaceRolesWorkflowName is the re-placement workflow: it moves the
-// control-plane roles to reference 000's table after a registration
+// control-plane roles to the placement table (docs/behaviour.md#placement) after a registration
 // changed the racks or servers (id replace-roles:<cluster>).
 const ReplaceRolesWorkflowName = "ReplaceRolesWorkflow"
 

@@ -17,8 +17,8 @@ type UpgradeInput struct {
 	// ImageURLTemplate builds the image URL from the version ("{version}"
 	// is replaced). Empty: the cluster's default.
 	ImageURLTemplate string `json:"imageURLTemplate,omitempty"`
-	// DrainTimeout and VMShutdownTimeout default to the reference's 20 and
-	// 10 minutes; labs shorten them.
+	// DrainTimeout and VMShutdownTimeout default to 20 and
+	// 10 minutes (docs/behaviour.md#time-limits); labs shorten them.
 	DrainTimeout      time.Duration `json:"drainTimeout,omitempty"`
 	VMShutdownTimeout time.Duration `json:"vmShutdownTimeout,omitempty"`
 }

@@ -167,8 +167,8 @@ func decideEtcd(in Input, downNode string) Decision {
 // keepsQuorum applies the arithmetic for the kind of disruption: a member
 // taken down for a while must leave a quorum of the whole set (CanDisrupt);
 // a member leaving for good must leave a quorum of the members that stay
-// (CanRemove), down to the one member a two-rack site runs (reference
-// 000), never to none. The spare's promotion adds a member: the checks of
+// (CanRemove), down to the one member a two-rack site runs (see
+// docs/behaviour.md#placement), never to none. The spare's promotion adds a member: the checks of
 // every other member suffice.
 func keepsQuorum(ms []etcdquorum.Member, down string, in Input) (bool, string) {
 	switch {

@@ -5,7 +5,7 @@
 // server that stands in the way, what was observed and when.
 //
 // The members are lease.ControlPlane: the active KCPs. The spare is not a
-// member (reference 000) except while it is being promoted, when it must be
+// member (docs/behaviour.md#placement) except while it is being promoted, when it must be
 // fit to serve.
 package cpgate
 

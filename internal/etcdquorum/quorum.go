@@ -71,7 +71,7 @@ func CanRemove(members []Member, target string) (bool, string) {
 
 // CanRemoveKeeping is CanRemove with the smallest member set allowed to
 // stay: MinMembers, or 1 where the site's table runs one active KCP (two
-// racks, reference 000) and that KCP's replacement has joined.
+// racks, docs/behaviour.md#placement) and that KCP's replacement has joined.
 func CanRemoveKeeping(members []Member, target string, minMembers int) (bool, string) {
 	var found *Member
 	var rest []Member

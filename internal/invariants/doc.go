@@ -7,10 +7,10 @@
 //
 //   - control-plane-one-at-a-time: never more than one control-plane
 //     member (an active KCP, role kcp: lease.ControlPlane's definition; the
-//     spare is no member, reference 000) disrupted at once; a server is
+//     spare is no member, docs/behaviour.md#placement) disrupted at once; a server is
 //     disrupted from a reimage-start, power-off or reset until its
 //     node-ready. The spare provisioned for a failover while the failed
-//     KCP is down is what reference 000 asks for.
+//     KCP is down is what docs/behaviour.md#remediation asks for.
 //   - control-plane-count: no disruption or role change by rackroll takes
 //     the active KCPs (role kcp, not disrupted, node not unhealthy) below
 //     the site's count.

@@ -30,7 +30,7 @@ func (c *checker) remediationStart(r Remediation) {
 // reset (the reboot) and one reimage-start (the reprovision) while r ran.
 // A KCP that the failover (r's last step) relabels management starts
 // afresh there: the failover provisions it once, and if that fails the
-// management ladder takes over (reference 000) with its own reboot and
+// management ladder takes over (docs/behaviour.md#remediation) with its own reboot and
 // reprovision — so after the relabel, one reset and two reimage-starts.
 func (c *checker) ladder(r Remediation, evs []events.Event) {
 	seen := map[string]bool{}

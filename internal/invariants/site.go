@@ -42,7 +42,7 @@ type Site struct {
 	// it. etcd-quorum and control-plane-healthy-first are always on.
 	EtcdMembership bool
 	// PlacementTable turns on placement-table: at the end of the log the
-	// roles are reference 000's table for the rack count (SiteFromInventory
+	// roles are the placement table (docs/behaviour.md#placement) for the rack count (SiteFromInventory
 	// turns it on; a log that ends mid-operation is not held to it).
 	PlacementTable bool
 	// Operations are the windows in which operations ran: etcd-member-set

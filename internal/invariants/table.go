@@ -9,7 +9,7 @@ import (
 )
 
 // placementTable checks, at e (the end of the log, no operation running),
-// that the roles are reference 000's table for the site's rack count: its
+// that the roles are the placement table (docs/behaviour.md#placement) for the site's rack count: its
 // active KCPs and spare, the KCPs in different racks when there are three
 // racks or more, and the spare outside the KCPs' racks when a rack is left
 // for it. A deleted node's BMM is out of service and holds no role.

@@ -31,7 +31,7 @@ func fastTimings() Timings {
 		PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond)}
 }
 
-// The lab for examples/four-rack.yaml: a Node per BMM with the DESIGN.md
+// The lab for examples/four-rack.yaml: a Node per BMM with the docs/design.md
 // labels, a Redfish BMC per BMM answering with the inventory's credentials,
 // and a reimage through the bmc activities that changes the node's version
 // label and lands in the event log.

@@ -16,8 +16,8 @@ const MaxObservationAge = 30 * time.Second
 // the active KCPs (role kcp). This is the one definition the lease, the
 // upgrade plan, the live gate (internal/cpgate) and the checker share.
 //
-// The spare is not a member (reference 000: "one active Kubernetes Control
-// Plane (KCP) node and one spare node" on two racks; three active plus a
+// The spare is not a member (docs/behaviour.md#placement: two racks run one
+// active KCP and a spare; three racks or more, three active plus a
 // spare on three or more): it runs no etcd member and serves no API, so it
 // counts neither toward the set being full nor toward quorum. It matters
 // only while it is being promoted, when the gate checks it as the member

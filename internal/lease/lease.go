@@ -2,7 +2,7 @@
 // The cluster ledger calls Check from its Update validator, so a refusal is
 // synchronous, carries the reason, and never reaches history.
 //
-// The rule (reference 003): a disruptive action on a KCP server is rejected
+// The rule (docs/behaviour.md#control-plane): a disruptive action on a KCP server is rejected
 // while another disruptive action is in progress on any KCP server, or while
 // the KCP set is not full. A server already leased is never leased twice.
 package lease

@@ -22,7 +22,7 @@ const (
 )
 
 // Disruptive reports whether the operation takes the server out of service
-// and so takes a disruptive lease. The reference (003) counts restart,
+// and so takes a disruptive lease. The operator rules (docs/behaviour.md#control-plane) count restart,
 // reimage and replace; power-off, an upgrade, a remediation, a failover
 // and a role change take the server out just the same. Start, cordon and uncordon take a
 // non-disruptive lease: it only keeps other operations off the BMM.

@@ -1,8 +1,8 @@
 package model
 
 // Node labels, pod labels and annotations: the contract between the ledger,
-// the Kubernetes activities and the lab's simulated cluster (DESIGN.md,
-// "Kubernetes labels"). Each is spelled here only.
+// the Kubernetes activities and the lab's simulated cluster (docs/design.md#contracts-users-rely-on,
+// node labels). Each is spelled here only.
 const (
 	LabelRole            = "rackroll.io/role"
 	LabelRack            = "rackroll.io/rack"

@@ -33,7 +33,7 @@ type BMM struct {
 	// (registration, or a reimage of any kind entering Deprovisioning or
 	// Provisioning); nil once it ended Provisioned (or deliberately
 	// Available) or its node was seen Ready. The provisioning-timeout
-	// trigger counts from it (reference 000: six hours).
+	// trigger counts from it (docs/behaviour.md#remediation: six hours).
 	ProvisioningSince *time.Time `json:"provisioningSince,omitempty"`
 	// Ladder is how far remediation went on the BMM, so that one that
 	// fails again within the damping window continues where it stopped.

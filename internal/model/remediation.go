@@ -14,7 +14,7 @@ type RemediationSpec struct {
 	MaxConcurrentCompute      int      `json:"maxConcurrentCompute,omitempty"`
 	// DampingWindow: a BMM remediated again within this time of its last
 	// ladder step continues its ladder instead of starting it over, so a
-	// server that keeps breaking ends marked Unhealthy. Reference 000 sets
+	// server that keeps breaking ends marked Unhealthy. The operator rules (docs/behaviour.md#remediation) set
 	// no figure; the default is 24 h.
 	DampingWindow Duration `json:"dampingWindow,omitempty"`
 }

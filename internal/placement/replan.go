@@ -9,7 +9,7 @@ import (
 )
 
 // Replan is what registering a new inventory on a running ledger does to
-// the roles (reference 000's table for the new rack count): servers that
+// the roles (the placement table, docs/behaviour.md#placement, for the new rack count): servers that
 // join and leave, and the control-plane role changes of servers already in
 // the ledger, one server per change, in a safe order. A registration
 // records the joins and leaves; the changes are made one at a time through

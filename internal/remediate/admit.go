@@ -48,7 +48,7 @@ type Verdict struct {
 // node is unhealthy (etcd may be degraded: an operator must act) and while
 // another control-plane remediation or KCP disruption is in flight (one at a
 // time keeps quorum); a compute BMM waits while MaxConcurrentCompute compute
-// remediations run. Management servers have no cap (reference 000 sets none).
+// remediations run. Management servers have no cap (docs/behaviour.md#remediation sets none).
 func Admit(d Due, s Situation) Decision {
 	b, ok := s.Cluster.BMM(d.BMM)
 	if !ok {

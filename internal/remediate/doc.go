@@ -1,6 +1,6 @@
 // Package remediate makes every decision of the health monitor and the
-// remediation workflows without I/O (reference 000, "Automated
-// remediation"; reference 004, maxUnhealthy = 1):
+// remediation workflows without I/O (docs/behaviour.md#remediation: triggers,
+// ladders, the storm guard's maxUnhealthy = 1):
 //
 //   - Observe keeps the durable trigger clocks and says which BMMs are due;
 //   - Admit applies the storm guard, the lease, quorum and concurrency rules;

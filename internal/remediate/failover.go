@@ -36,7 +36,7 @@ type FailoverPlan struct {
 	RoleChanges []RoleChange `json:"roleChanges"`
 }
 
-// PlanFailover plans the swap of a failed KCP (reference 000, KCP
+// PlanFailover plans the swap of a failed KCP (docs/behaviour.md#remediation, KCP
 // remediation details). It errors, changing nothing, when failed is not a
 // KCP or spare of c, or when a failed KCP has no usable spare (a single
 // rack keeps none): the KCP then just stays marked Unhealthy. A missing

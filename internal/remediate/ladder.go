@@ -27,7 +27,7 @@ type StepResult struct {
 	Detail string `json:"detail,omitempty"` // why it failed, for the outcome
 }
 
-// rungs are a role's ladder (reference 000): each rung but the last is one
+// rungs are a role's ladder (docs/behaviour.md#remediation): each rung but the last is one
 // recovery attempt; the last gives up, its steps in the order to run them.
 // The spare takes the KCP ladder: when it is lost, a management server must
 // become the new spare, which is what the failover does.

@@ -11,7 +11,7 @@ import (
 // Trigger is a condition that, held long enough, starts a remediation.
 type Trigger string
 
-// Triggers (reference 000). When several are due for one BMM, the first in
+// Triggers (docs/behaviour.md#remediation). When several are due for one BMM, the first in
 // this order is reported.
 const (
 	ProvisioningTimeout Trigger = "provisioning-timeout" // every role, 6 h
@@ -84,7 +84,7 @@ func Threshold(t Trigger, cfg model.RemediationSpec) time.Duration {
 // runs the provisioning clock besides the node conditions of a node that
 // exists: a node gone Unknown is sick whether or not it was seen Ready.
 // The node conditions apply to a running node that exists. Compute nodes
-// are exempt from node-unknown (reference 000).
+// are exempt from node-unknown (docs/behaviour.md#remediation).
 func holds(o Observation) []Trigger {
 	if o.Provisioning {
 		return []Trigger{ProvisioningTimeout}

@@ -12,7 +12,7 @@ import (
 // observation falls back to the ledger's ready state.
 //
 // Management servers do not count: they are not etcd members, and
-// reference 004's maxUnhealthy = 1 is about control-plane machines.
+// the storm guard's maxUnhealthy = 1 (docs/behaviour.md#remediation) is about control-plane machines.
 func UnhealthyControlPlane(c model.Cluster, obs []Observation, clocks []Clock) []string {
 	seen := map[string]Observation{}
 	for _, o := range obs {

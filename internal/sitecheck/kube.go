@@ -42,7 +42,7 @@ func checkNode(ctx context.Context, cs kubernetes.Interface, name string, versio
 	items := []Item{OK("node found", name)}
 	ver, err := versionOf(n)
 	if err != nil {
-		items = append(items, Blocker("version readable", err.Error(), "make the image set the version label, or set the site's osImagePattern (README: image contract)"))
+		items = append(items, Blocker("version readable", err.Error(), "make the image set the version label, or set the site's osImagePattern (docs/production.md#image-contract)"))
 	} else if _, perr := model.ParseVersion(ver); perr != nil {
 		items = append(items, Blocker("version readable", fmt.Sprintf("%q: %v", ver, perr), "the version must be major.minor.patch"))
 	} else {

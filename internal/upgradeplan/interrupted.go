@@ -43,7 +43,7 @@ func Interrupted(c model.Cluster, steps []KCPStep) []string {
 
 // finishRetire adds, to a control plane whose phase is done, the retire an
 // interrupted run left half-way: the last KCP relabelled spare but not
-// powered off and recorded Available (reference 002: it waits powered off
+// powered off and recorded Available (docs/behaviour.md#upgrade: it waits powered off
 // as the spare). Retire is idempotent: its etcd member is gone already,
 // the relabel changes nothing.
 func finishRetire(c model.Cluster, to string, steps []KCPStep) []KCPStep {

@@ -1,5 +1,5 @@
 // Package production proves rackroll on a production-shaped Temporal (the
-// README's "Production" section): each Temporal service a process of its
+// docs/production.md#production): each Temporal service a process of its
 // own on PostgreSQL (internal/temporalcluster), the namespace and search
 // attributes registered with the Temporal CLI, two worker processes, and
 // a full runtime upgrade of the four-rack lab while a worker is killed and

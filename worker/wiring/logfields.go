@@ -14,7 +14,7 @@ import (
 // logFields makes activity.GetLogger add cluster and bmm to every line, so
 // an operator can follow one machine across workflows by grepping its name.
 // The SDK adds the workflow and activity ids itself. Only names are added:
-// activity inputs never hold a secret (DESIGN.md), just references to one.
+// activity inputs never hold a secret (docs/design.md#rules-of-the-house), just references to one.
 type logFields struct {
 	interceptor.WorkerInterceptorBase
 }

@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/worker"
 )
 
-// A worker runs in one of three shapes (README "Multi-site"):
+// A worker runs in one of three shapes (docs/production.md#multi-site):
 //
 //   - all-in-one (default): workflows, ledger, BMC and Kubernetes
 //     activities on task queue rackroll;

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Kinds the lab emits (DESIGN.md, "Lab event log").
+// Kinds the lab emits (docs/lab.md#the-event-log).
 const (
 	PowerOn       = "power-on"
 	PowerOff      = "power-off"

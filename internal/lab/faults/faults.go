@@ -12,7 +12,7 @@ import (
 // Kind is one failure the lab can inject into a BMM.
 type Kind string
 
-// The kinds, as DESIGN.md ("Lab fault kinds") describes them.
+// The kinds, as docs/lab.md#faults describes them.
 const (
 	ReimageFails   Kind = "reimage-fails"   // reimage ends in reimage-failed, no bootable OS
 	ReimageHangs   Kind = "reimage-hangs"   // reimage never finishes

@@ -11,7 +11,7 @@ import (
 // /proc/sys/kernel/random/boot_id) and the version of the OS that booted.
 // Both change only when the OS boots, never while the machine is off or
 // installing, so the node shows the runtime actually running — what
-// rackroll waits for after a reimage (README "Image contract").
+// rackroll waits for after a reimage (docs/production.md#image-contract).
 type bootInfo struct {
 	ID      string
 	Version string

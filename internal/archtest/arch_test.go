@@ -1,0 +1,202 @@
+package archtest
+
+import (
+	"errors"
+	"fmt"
+	"go/build"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const rule = "docs/design.md#layers-and-what-each-may-import"
+
+// TestLayers fails when a package of this module imports a layer it may
+// not, when a pure package imports Temporal or I/O, or when a package is in
+// no layer.
+func TestLayers(t *testing.T) {
+	module, imports := load(t)
+	if len(imports) < 20 {
+		t.Fatalf("found only %d packages in module %s: the walk is broken", len(imports), module)
+	}
+	t.Logf("%d packages of %s checked", len(imports), module)
+	for _, v := range check(module, imports) {
+		t.Error(v)
+	}
+}
+
+// TestCheckCatchesUpwardImports proves the checker on a made-up module
+// whose every package breaks one rule.
+func TestCheckCatchesUpwardImports(t *testing.T) {
+	const m = "example.com/rr"
+	imports := map[string][]string{
+		m + "/workflows":              {m + "/worker/wiring"},
+		m + "/activities/kube":        {m + "/workflows", m + "/activities/bmc"},
+		m + "/internal/model":         {"go.temporal.io/sdk/workflow", m + "/internal/api"},
+		m + "/worker/wiring":          {m + "/internal/lab/kubesim", m + "/test/e2e"},
+		m + "/starter":                {m + "/workflows"},
+		m + "/internal/lab/kubesim":   {m + "/activities/kube"},
+		m + "/internal/somethingnew":  nil,
+		m + "/internal/upgradeplan":   {m + "/internal/model/modeltest"},
+		m + "/internal/api":           {"net/http"},
+		m + "/activities/bmc/profile": {m + "/activities/bmc"}, // inside one activity package: fine
+		m + "/workflows/upgrade":      {m + "/workflows", m + "/activities/kube"},
+	}
+	got := strings.Join(check(m, imports), "\n")
+	for _, want := range []string{
+		"workflows imports worker/wiring (wiring)",
+		"activities/kube imports workflows (workflows)",
+		"activities/kube imports activities/bmc (activities)",
+		"internal/model imports go.temporal.io/sdk/workflow",
+		"internal/model imports internal/api (contract)",
+		"worker/wiring imports internal/lab/kubesim (lab)",
+		"worker/wiring imports test/e2e (harness)",
+		"starter imports workflows (workflows)",
+		"internal/lab/kubesim imports activities/kube (activities)",
+		"internal/somethingnew is in no layer",
+		"internal/upgradeplan imports internal/model/modeltest (harness)",
+		"internal/api imports net/http",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("check missed %q; it reported:\n%s", want, got)
+		}
+	}
+	for _, fine := range []string{"activities/bmc/profile imports", "workflows/upgrade imports"} {
+		if strings.Contains(got, fine) {
+			t.Errorf("check reported an allowed import (%s…):\n%s", fine, got)
+		}
+	}
+}
+
+// check returns one line per broken rule, sorted.
+func check(module string, imports map[string][]string) []string {
+	var out []string
+	for path, imps := range imports {
+		rel := relative(module, path)
+		from := layer(rel)
+		if from == "" {
+			out = append(out, fmt.Sprintf("%s is in no layer: add it to layerOf (internal/archtest/layers_test.go) and to %s", rel, rule))
+			continue
+		}
+		for _, imp := range imps {
+			if imp != module && !strings.HasPrefix(imp, module+"/") {
+				if pure[from] {
+					for _, p := range ioPrefixes {
+						if strings.HasPrefix(imp, p) {
+							out = append(out, fmt.Sprintf("%s imports %s: a %s package knows nothing of Temporal or I/O (%s)", rel, imp, from, rule))
+						}
+					}
+				}
+				continue
+			}
+			to := relative(module, imp)
+			if allowed(from, rel, to) {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s imports %s (%s): a %s package may import only %s (%s)",
+				rel, to, layerName(to), from, strings.Join(mayImport[from], ", "), rule))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func allowed(from, rel, to string) bool {
+	l := layer(to)
+	if l == "" {
+		return true // reported on its own as in no layer
+	}
+	if from == activities && l == activities {
+		return top(rel, 2) == top(to, 2) // within one activity package only
+	}
+	return slices.Contains(mayImport[from], l)
+}
+
+func layerName(rel string) string {
+	if l := layer(rel); l != "" {
+		return l
+	}
+	return "no layer"
+}
+
+// top is the first n elements of a slash path.
+func top(rel string, n int) string {
+	parts := strings.SplitN(rel, "/", n+1)
+	return strings.Join(parts[:min(n, len(parts))], "/")
+}
+
+func relative(module, path string) string {
+	if path == module {
+		return "."
+	}
+	return strings.TrimPrefix(path, module+"/")
+}
+
+// load reads every package of the module from source, without the go
+// command: import path → the imports of its non-test files (for the
+// current GOOS/GOARCH, as the build sees them). Nested modules (hack/k8s,
+// hack/tctl), testdata and hidden directories are not part of it.
+func load(t *testing.T) (module string, imports map[string][]string) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	module = modulePath(t, filepath.Join(root, "go.mod"))
+	imports = map[string][]string{}
+	err = filepath.WalkDir(root, func(dir string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if dir != root {
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				return filepath.SkipDir
+			}
+		}
+		p, err := build.Default.ImportDir(dir, 0)
+		var noGo *build.NoGoError
+		if errors.As(err, &noGo) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", dir, err)
+		}
+		rel, _ := filepath.Rel(root, dir)
+		path := module
+		if rel != "." {
+			path += "/" + filepath.ToSlash(rel)
+		}
+		imports[path] = p.Imports
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return module, imports
+}
+
+func modulePath(t *testing.T, gomod string) string {
+	t.Helper()
+	b, err := os.ReadFile(gomod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`)
+		}
+	}
+	t.Fatalf("%s has no module line", gomod)
+	return ""
+}

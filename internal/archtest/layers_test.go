@@ -1,0 +1,109 @@
+package archtest
+
+import "strings"
+
+// Layers. docs/design.md#layers-and-what-each-may-import describes them in
+// words; a change here goes there too.
+const (
+	domain     = "domain"     // pure decisions: no Temporal, no I/O
+	contract   = "contract"   // what workflows, activities and the CLI exchange
+	support    = "support"    // infrastructure helpers (Temporal connection, codec, metrics, …)
+	activities = "activities" // I/O adapters: BMC, Kubernetes, etcd, the ledger
+	workflows  = "workflows"  // orchestration
+	wiring     = "wiring"     // the worker: registers workflows and activities
+	cli        = "cli"        // starter
+	lab        = "lab"        // the simulated site
+	labcheck   = "labcheck"   // the safety rules checked on a lab's event log
+	harness    = "harness"    // test set-up shared by tests: never imported by non-test code
+	tests      = "tests"      // end-to-end suites under test/
+	tools      = "tools"      // hack/, the module root, this package
+)
+
+// layerOf maps a package path (relative to the module, "." for its root)
+// to its layer; the longest matching prefix wins, so a harness package
+// inside a production tree (internal/model/modeltest) is harness.
+var layerOf = map[string]string{
+	"internal/model":       domain,
+	"internal/placement":   domain,
+	"internal/lease":       domain,
+	"internal/cpgate":      domain,
+	"internal/upgradeplan": domain,
+	"internal/remediate":   domain,
+	"internal/etcdquorum":  domain,
+
+	"internal/api":        contract,
+	"internal/breakglass": contract,
+
+	"internal/temporalerr":     support,
+	"internal/metrics":         support,
+	"internal/logging":         support,
+	"internal/output":          support,
+	"internal/version":         support,
+	"internal/codec":           support,
+	"internal/temporalconn":    support,
+	"internal/sitecheck":       support,
+	"internal/toolbin":         support,
+	"internal/devserver":       support,
+	"internal/temporalcluster": support,
+
+	"activities": activities,
+	"workflows":  workflows,
+	"worker":     wiring,
+	"starter":    cli,
+
+	"internal/lab":        lab,
+	"internal/invariants": labcheck,
+
+	"test/e2e":                         harness,
+	"internal/model/modeltest":         harness,
+	"internal/lab/kubeapi/kubeapitest": harness,
+	"internal/lab/redfish/redfishtest": harness,
+	"test":                             tests,
+	"hack":                             tools,
+	".":                                tools,
+	"internal/archtest":                tools,
+}
+
+// mayImport lists, per layer, the layers its non-test files may import.
+// A layer may import itself unless the entry says otherwise
+// (activities: one activity package never imports another).
+var mayImport = map[string][]string{
+	domain:     {domain},
+	contract:   {domain, contract},
+	support:    {domain, contract, support},
+	activities: {domain, contract, support},
+	workflows:  {domain, contract, support, activities, workflows},
+	wiring:     {domain, contract, support, activities, workflows, wiring},
+	cli:        {domain, contract, support, activities, lab, labcheck},
+	lab:        {domain, support, lab},
+	labcheck:   {domain, contract, lab, labcheck},
+	harness:    {domain, contract, support, activities, workflows, wiring, lab, labcheck, harness},
+	tests:      {domain, contract, support, activities, workflows, wiring, lab, labcheck, harness, tests},
+	tools:      {domain, contract, support, activities, workflows, wiring, lab, labcheck, harness, tools},
+}
+
+// pure layers know nothing of Temporal or of the outside world: none of
+// their non-test files imports a path with one of these prefixes.
+var pure = map[string]bool{domain: true, contract: true}
+
+var ioPrefixes = []string{
+	"go.temporal.io/",
+	"k8s.io/client-go",
+	"k8s.io/kubectl",
+	"github.com/stmcginnis/gofish",
+	"go.etcd.io/",
+	"google.golang.org/grpc",
+	"net/http",
+	"os/exec",
+}
+
+// layer is rel's layer, or "" when no entry covers it.
+func layer(rel string) string {
+	best, found := -1, ""
+	for prefix, l := range layerOf {
+		if (rel == prefix || prefix == "." && rel == "." || strings.HasPrefix(rel, prefix+"/")) && len(prefix) > best {
+			best, found = len(prefix), l
+		}
+	}
+	return found
+}
