@@ -26,7 +26,7 @@ import (
 func BenchmarkUpgradeCriticalPath(b *testing.B) {
 	b.Run("four-rack", func(b *testing.B) { benchUpgrade(b, "../examples/four-rack.yaml") })
 	b.Run("sixteen-rack", func(b *testing.B) {
-		benchUpgrade(b, syntheticSite(b, "site-p", 16, 2, 8))
+		benchUpgrade(b, syntheticSite(b, "site-p", lab.BenchSize(16, 2), 2, lab.BenchSize(8, 2)))
 	})
 }
 
