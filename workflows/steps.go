@@ -112,9 +112,13 @@ func (s *steps) uncordon() error {
 }
 
 // drain evicts the node's pods; at its limit it proceeds (TimedOut).
+// drain evicts the node's pods; at its limit it proceeds (TimedOut).
 func (s *steps) drain(l limit) (kube.DrainResult, error) {
 	var r kube.DrainResult
 	err := s.run(l, "Drain "+s.t.Node, &r, ka.Drain, kube.DrainInput{Node: s.t.Node, Timeout: l.d})
+	if s.proceedsAtLimit(err) {
+		return kube.DrainResult{TimedOut: true}, nil
+	}
 	return r, overLimit(err, "drain of "+s.t.Node+" did not end", l)
 }
 
@@ -122,7 +126,19 @@ func (s *steps) drain(l limit) (kube.DrainResult, error) {
 func (s *steps) shutdownVMs(l limit) (kube.ShutdownResult, error) {
 	var r kube.ShutdownResult
 	err := s.run(l, "Shut down VMs on "+s.t.Node, &r, ka.ShutdownVMs, kube.ShutdownInput{Node: s.t.Node, Timeout: l.d})
+	if s.proceedsAtLimit(err) {
+		return kube.ShutdownResult{TimedOut: true}, nil
+	}
 	return r, overLimit(err, "VM shutdown on "+s.t.Node+" did not end", l)
+}
+
+// proceedsAtLimit: a drain or VM shutdown whose limit passed before its
+// activity said so itself (a slow answer, an API that never answers) has
+// timed out like one that reported it, and the step goes on
+// (docs/behaviour.md#time-limits: "proceed anyway"). Histories from before
+// the site's limits kept failing the step.
+func (s *steps) proceedsAtLimit(err error) bool {
+	return isTimeout(err) && workflow.GetVersion(s.ctx, changeSiteLimits, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 }
 
 func (s *steps) restart(l limit) error {
