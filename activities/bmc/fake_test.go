@@ -31,9 +31,9 @@ type fakeClient struct {
 	// What a BMC answers and ignores: an image it cannot fetch, an eject,
 	// a one-time boot it keeps as Continuous (sushy-tools).
 	unmountable, ejectIgnored, continuous bool
-	etag     int
-	creds    Credentials
-	closed   int
+	etag                                  int
+	creds                                 Credentials
+	closed                                int
 }
 
 const cdURI = "/redfish/v1/Systems/1/VirtualMedia/1"
