@@ -110,4 +110,3 @@ func failedServers(st api.UpgradeStatus) []struct{ Name, Error string } {
 	}
 	return out
 }
-
