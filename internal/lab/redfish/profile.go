@@ -44,6 +44,9 @@ type Profile struct {
 
 	// Answers: 204, 200 (with a message) or 202 (with a task monitor).
 	ResetReply, InsertReply, EjectReply int
+	// ResetDelay: an accepted reset shows (PowerState leaves On) only this
+	// long after the answer.
+	ResetDelay time.Duration
 	TaskPrefix                          string // task ids: JID_ on Dell
 
 	SessionLimit   int           // concurrent sessions; 0: unlimited
