@@ -47,7 +47,7 @@ type Profile struct {
 	// ResetDelay: an accepted reset shows (PowerState leaves On) only this
 	// long after the answer.
 	ResetDelay time.Duration
-	TaskPrefix                          string // task ids: JID_ on Dell
+	TaskPrefix string // task ids: JID_ on Dell
 
 	SessionLimit   int           // concurrent sessions; 0: unlimited
 	SessionTimeout time.Duration // idle timeout; 0: never
