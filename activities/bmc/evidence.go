@@ -69,5 +69,8 @@ func cycleEvidence(before, now System, taskDone bool) string {
 
 // noChange says what was asked, the answer and what the BMC shows now.
 func noChange(asked string, ans Accepted, within time.Duration, now System) string {
+	if within >= time.Second {
+		within = within.Round(time.Second)
+	}
 	return fmt.Sprintf("accepted %s (%s) but showed no change within %s: %s", asked, ans, within, describeState(now))
 }

@@ -117,6 +117,19 @@ func (r *run) restart() (PowerResult, error) {
 	return r.waitPowerCycle(s, rt, acc)
 }
 
+// evidenceWindow is how long a restart may take to show: ResetEvidenceTimeout,
+// or half of the activity's time left when that is less, so the node has
+// the rest of the step's limit to prove an Unconfirmed reset.
+func (r *run) evidenceWindow() time.Duration {
+	d := r.a.resetEvidenceTimeout()
+	if dl, ok := r.ctx.Deadline(); ok {
+		if half := time.Until(dl) / 2; half > 0 && half < d {
+			d = half
+		}
+	}
+	return d
+}
+
 // supports: a BMC that does not list its reset types is assumed to take the
 // standard ones.
 func supports(s System, rt string) bool {
@@ -212,7 +225,8 @@ func (r *run) waitPower(want, monitor string, limit time.Duration, last *System)
 func (r *run) waitPowerCycle(before System, rt string, acc Accepted) (PowerResult, error) {
 	res := PowerResult{ResetType: rt, Answer: acc.String()}
 	monitor := acc.Task
-	evidenceBy := time.Now().Add(r.a.resetEvidenceTimeout())
+	window := r.evidenceWindow()
+	evidenceBy := time.Now().Add(window)
 	var offSince time.Time
 	var last System
 	err := r.waitUntil("wait for the restart", 0, func() (bool, error) {
@@ -240,7 +254,7 @@ func (r *run) waitPowerCycle(before System, rt string, acc Accepted) (PowerResul
 	})
 	res.LastState = describeState(last)
 	if res.Unconfirmed {
-		res.Detail = noChange(rt, acc, r.a.resetEvidenceTimeout(), last)
+		res.Detail = noChange(rt, acc, window, last)
 		r.heartbeat("restart unconfirmed: " + res.Detail)
 	}
 	return res, r.stillOff("restart", err)
