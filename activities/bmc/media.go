@@ -98,8 +98,8 @@ func insertLevels(image string) []InsertParams {
 }
 
 func (r *run) insertInto(m MediaInfo, image string) error {
-	if m.occupied() { // possibly stale (iDRAC): an eject refused as needless is fine
-		if err := r.eject(m, "eject what is in "+m.URI); err != nil && classify(err) != kindRejected {
+	if m.occupied() { // possibly stale (iDRAC): an eject refused as needless, or a flag that stays, is fine: the insert's read-back judges
+		if err := r.eject(m, "eject what is in "+m.URI); err != nil && classify(err) != kindRejected && classify(err) != kindNoEffect {
 			return err
 		}
 	}
