@@ -82,7 +82,7 @@ func TestE2EUpgradeWithAnUnmountableInstaller(t *testing.T) {
 	lenient := model.UpdateStrategy{StrategyType: model.StrategyRack, ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)}
 	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
 		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0", UpdateStrategy: lenient,
-			DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
+			DrainTimeout: 30 * time.Second, VMShutdownTimeout: 30 * time.Second})
 	require.NoError(t, err)
 
 	// The insert the BMC answered and never carried out, then the failure.
@@ -103,11 +103,16 @@ func TestE2EUpgradeWithAnUnmountableInstaller(t *testing.T) {
 
 	var st api.UpgradeStatus
 	require.NoError(t, run.Get(ctx, &st))
-	fs := failedServers(st)
-	require.Len(t, fs, 1, "%+v", st.Racks)
-	require.Equal(t, bad, fs[0].Name)
-	require.Contains(t, fs[0].Error, "the installer was not mounted")
-	require.Contains(t, fs[0].Error, "check that the BMC can reach the image server")
+	var badErr string
+	for _, f := range failedServers(st) {
+		if f.Name == bad {
+			badErr = f.Error
+		} else {
+			require.NotContains(t, f.Error, "not mounted", "only %s's BMC cannot mount", bad)
+		}
+	}
+	require.Contains(t, badErr, "the installer was not mounted", "%+v", st.Racks)
+	require.Contains(t, badErr, "check that the BMC can reach the image server")
 	require.Equal(t, "4.2.0", bmmOf(t, env, "rack2-c1").RuntimeVersion, "the rest of the rack goes on")
 	require.Zero(t, env.Lab.ReimageCounts()[bad])
 }

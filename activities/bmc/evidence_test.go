@@ -170,3 +170,14 @@ func TestBootOverrideNotAppliedFailsTyped(t *testing.T) {
 type overrideIgnored struct{ *fakeClient }
 
 func (c *overrideIgnored) SetBootOverride(context.Context, string, string, string) error { return nil }
+
+func TestAPowerTransitionThatNeverSettlesFailsTyped(t *testing.T) {
+	f := newFake()
+	f.sys.PowerState = "PoweringOn" // and it stays so
+	a := activitiesWith(f)
+	a.PowerOnTimeout = 20 * time.Millisecond
+	_, err := a.Restart(context.Background(), testEndpoint)
+	ae := appError(t, err, ErrTypeNoEffect, false)
+	assert.Contains(t, ae.Error(), "the BMC still shows PowerState PoweringOn after 20ms")
+	assert.Empty(t, f.mutations())
+}

@@ -189,11 +189,17 @@ func (r *run) medium(m MediaInfo) (MediaInfo, error) {
 	return read(r, "read the virtual media "+m.URI, func(ctx context.Context) (MediaInfo, error) { return r.c.Medium(ctx, m) })
 }
 
+// waitTask waits for a media action's task, for at most PowerOnTimeout.
 func (r *run) waitTask(step, monitor string, failed kind) error {
-	return r.waitUntil(step, 0, func() (bool, error) {
+	task := monitor
+	err := r.waitUntil(step, r.a.powerOnTimeout(), func() (bool, error) {
 		done, err := r.checkTask(&monitor, failed)
 		return done || monitor == "", err
 	})
+	if errors.Is(err, errWaitLimit) {
+		return &stepError{step, &failure{kindNoEffect, fmt.Sprintf("the task %s did not complete within %s", task, r.a.powerOnTimeout())}}
+	}
+	return err
 }
 
 // virtualMedia lists every member, each request retried on its own: a

@@ -136,14 +136,19 @@ func supports(s System, rt string) bool {
 	return len(s.ResetTypes) == 0 || slices.Contains(s.ResetTypes, rt)
 }
 
-// settledPower waits out a power transition already in progress.
+// settledPower waits out a power transition already in progress, for at
+// most PowerOnTimeout.
 func (r *run) settledPower() (System, error) {
 	var s System
-	err := r.waitUntil("wait for a power transition in progress", 0, func() (bool, error) {
+	err := r.waitUntil("wait for a power transition in progress", r.a.powerOnTimeout(), func() (bool, error) {
 		var err error
 		s, err = r.system("read the System")
 		return s.PowerState == "On" || s.PowerState == "Off", err
 	})
+	if errors.Is(err, errWaitLimit) {
+		return s, &stepError{"wait for a power transition in progress", &failure{kindNoEffect,
+			fmt.Sprintf("the BMC still shows PowerState %s after %s", s.PowerState, r.a.powerOnTimeout())}}
+	}
 	return s, err
 }
 
