@@ -58,6 +58,7 @@ func TestE2ERestartNeedsEvidence(t *testing.T) {
 		began := time.Now()
 		res, err := restart(name, 2602)
 		require.Error(t, err)
+		t.Logf("after %s: %v", time.Since(began).Round(time.Second), err)
 		require.Less(t, time.Since(began), 3*time.Minute)
 		for _, want := range []string{name, "accepted ForceRestart (204) but showed no change", "did not boot again"} {
 			require.Contains(t, err.Error(), want)
@@ -111,6 +112,7 @@ func TestE2EUpgradeWithAnUnmountableInstaller(t *testing.T) {
 			require.NotContains(t, f.Error, "not mounted", "only %s's BMC cannot mount", bad)
 		}
 	}
+	t.Logf("%s failed %s after its insert: %s", bad, failed.Sub(inserted).Round(time.Second), badErr)
 	require.Contains(t, badErr, "the installer was not mounted", "%+v", st.Racks)
 	require.Contains(t, badErr, "check that the BMC can reach the image server")
 	require.Equal(t, "4.2.0", bmmOf(t, env, "rack2-c1").RuntimeVersion, "the rest of the rack goes on")
