@@ -49,6 +49,7 @@ func TestE2ERestartNeedsEvidence(t *testing.T) {
 		require.Contains(t, res.Message, "restarted")
 		require.NotEqual(t, before, bootID(name), "succeeded only once the node booted again")
 		require.Equal(t, 1, countEvents(t, env, events.Reset, name))
+		env.RecordHistories("testdata/histories", api.ActionID(env.Cluster, name, 2601))
 	})
 
 	t.Run("reset ignored", func(t *testing.T) {
@@ -68,6 +69,7 @@ func TestE2ERestartNeedsEvidence(t *testing.T) {
 		b := bmmOf(t, env, name)
 		require.Equal(t, model.BMMError, b.DetailedStatus)
 		require.Contains(t, b.DetailedStatusMessage, "showed no change")
+		env.RecordHistories("testdata/histories", api.ActionID(env.Cluster, name, 2602))
 	})
 }
 
