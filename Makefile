@@ -13,7 +13,7 @@ SEARCH_ATTRS := --search-attribute RackrollCluster=Keyword \
 
 export RACKROLL_BIN := $(BIN)
 
-.PHONY: all build tools test test-short vet dev-server worker clean help histories bench demo postgres
+.PHONY: all build tools test test-short vet dev-server worker clean help histories bench bench-once demo postgres
 
 all: build
 
@@ -83,8 +83,14 @@ vet:
 # The test command of the README and of CI. Integration tests start the
 # dev server and the lab from bin/, the production test also PostgreSQL,
 # so the tools come first.
+# Then every benchmark once at its smallest size: a benchmark that no
+# longer runs fails the suite, not only make bench.
 test: tools postgres vet
 	$(GO) test -count=1 -timeout 45m ./...
+	$(MAKE) bench-once
+
+bench-once:
+	RACKROLL_BENCH_SMALL=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 20m ./...
 
 # Quick local loop: unit tests only (integration tests skip under -short).
 test-short:

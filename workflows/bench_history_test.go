@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/activities/bmc"
-	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lab"
@@ -25,32 +23,10 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// instant stands in for the BMCs and the Kubernetes API, so the benchmark
-// measures workflow histories, not hardware: every step succeeds at once.
-type instant struct{}
-
-func (instant) Cordon(context.Context, string) error   { return nil }
-func (instant) Uncordon(context.Context, string) error { return nil }
-func (instant) Drain(context.Context, kube.DrainInput) (kube.DrainResult, error) {
-	return kube.DrainResult{Completed: true}, nil
-}
-func (instant) ShutdownVMs(context.Context, kube.ShutdownInput) (kube.ShutdownResult, error) {
-	return kube.ShutdownResult{}, nil
-}
-func (instant) StartVMs(context.Context, string) (kube.StartResult, error) {
-	return kube.StartResult{}, nil
-}
-func (instant) LabelNode(context.Context, string, map[string]string) error { return nil }
-func (instant) WaitNodeReady(_ context.Context, in kube.WaitReadyInput) (kube.NodeStatus, error) {
-	return kube.NodeStatus{Node: in.Node, Exists: true, Ready: "True", RuntimeVersion: in.Version}, nil
-}
-func (instant) Reimage(_ context.Context, in bmc.ReimageInput) (bmc.ReimageResult, error) {
-	return bmc.ReimageResult{Version: in.Version, Reimaged: true}, nil
-}
-
 // BenchmarkHistoryBounds runs an upgrade of a 64-rack × 32-compute site
 // (2,048 compute servers) on the dev server with instant hardware and
-// reports the largest history per workflow type, in events and bytes.
+// reports the largest history per workflow type, in events and bytes (a
+// 2 × 2 site when small).
 // Goals: the parent under 1,000 events, no history over 5,120.
 func BenchmarkHistoryBounds(b *testing.B) {
 	if testing.Short() {
@@ -68,7 +44,7 @@ func BenchmarkHistoryBounds(b *testing.B) {
 		}
 		defer w.Stop()
 
-		inv := lab.SyntheticInventory("site-h", 64, 2, 32)
+		inv := lab.SyntheticInventory("site-h", lab.BenchSize(64, 2), 2, lab.BenchSize(32, 2))
 		inv.Kubernetes.Kubeconfig = filepath.Join(b.TempDir(), "unused")
 		placed, err := placement.Place(inv)
 		if err != nil {

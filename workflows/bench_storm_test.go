@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"go.temporal.io/api/workflowservice/v1"
@@ -20,7 +21,7 @@ import (
 // stormCap is the remediation section's maxConcurrentCompute in the storm.
 const stormCap = 50
 
-// BenchmarkRemediationStorm: N compute BMMs (RACKROLL_STORM_N, default 200;
+// BenchmarkRemediationStorm: N compute BMMs (RACKROLL_STORM_N, default 200, 8 when small;
 // the figure is 1,000) get a read-only root filesystem at once in the
 // lab, with the health monitor running and maxConcurrentCompute 50. Every
 // remediation must reach a terminal state (b.Fatal otherwise); it reports
@@ -29,7 +30,7 @@ const stormCap = 50
 // holds the worker (and the lab's simulated BMCs: an upper bound for the
 // worker alone; the dev server, etcd and kube-apiserver are other processes).
 func BenchmarkRemediationStorm(b *testing.B) {
-	n := 200
+	n := lab.BenchSize(200, 8)
 	if s := os.Getenv("RACKROLL_STORM_N"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 {
@@ -38,7 +39,7 @@ func BenchmarkRemediationStorm(b *testing.B) {
 		n = v
 	}
 	const perRack = 32
-	racks := (n + perRack - 1) / perRack
+	racks := max(2, (n+perRack-1)/perRack) // one rack would need three management servers
 	for i := 0; i < b.N; i++ {
 		env := e2e.Start(b, syntheticSite(b, "storm", racks, 2, perRack), e2e.Options{Mutate: func(inv *model.Inventory) {
 			fastRemediation(inv)

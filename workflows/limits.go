@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -28,13 +29,16 @@ const ErrStepTimedOut = "StepTimedOut"
 type limit struct {
 	d   time.Duration
 	key string
+	of  time.Duration // the whole limit d is what is left of; 0: d is whole
 }
 
-func (l limit) String() string { return fmt.Sprintf("%v (%s)", l.d, l.key) }
+// String is the limit the operator set, not what was left of it.
+func (l limit) String() string { return fmt.Sprintf("%v (%s)", cmp.Or(l.of, l.d), l.key) }
 
-// left is what remains of l after start, at least a second, keeping its key.
+// left is what remains of l after start, at least a second, keeping its key
+// and the whole limit for messages.
 func (l limit) left(ctx workflow.Context, start time.Time) limit {
-	return limit{d: max(l.d-workflow.Now(ctx).Sub(start), time.Second), key: l.key}
+	return limit{d: max(l.d-workflow.Now(ctx).Sub(start), time.Second), key: l.key, of: cmp.Or(l.of, l.d)}
 }
 
 // siteLimits are the time limits a workflow applies: the site's, or the

@@ -73,8 +73,7 @@ func TestE2EFailedInstallEndsAtTheSiteLimit(t *testing.T) {
 	lenient := model.UpdateStrategy{StrategyType: model.StrategyRack, ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)}
 	start := func() api.UpgradeStatus {
 		run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
-			api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0", UpdateStrategy: lenient,
-				DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
+			api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0", UpdateStrategy: lenient})
 		require.NoError(t, err)
 		var st api.UpgradeStatus
 		require.NoError(t, run.Get(ctx, &st))
@@ -86,7 +85,7 @@ func TestE2EFailedInstallEndsAtTheSiteLimit(t *testing.T) {
 	failed := failedServers(st)
 	require.Len(t, failed, 1, "%+v", st.Racks)
 	require.Equal(t, bad, failed[0].Name)
-	require.Contains(t, failed[0].Error, "(timeouts.reimage)")
+	require.Contains(t, failed[0].Error, "did not come back on 4.2.0 within 1m30s (timeouts.reimage)")
 	require.NotEqual(t, "4.2.0", bmmOf(t, env, bad).RuntimeVersion)
 
 	require.NoError(t, env.Lab.SetFault(bad, faults.ReimageFails, 0, true))

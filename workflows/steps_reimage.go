@@ -204,7 +204,7 @@ func (s *steps) awaitNode(j reimageJob, r bmc.ReimageResult, previous string, le
 // notBack is the failure of a reimage whose node did not come back: the
 // node, the version, what the node showed last and what the BMC showed.
 func notBack(bmm, version string, left limit, node kube.NodeStatus, waitErr error, bmcState string) string {
-	what := fmt.Sprintf("node %s did not come back on %s within %v (%s)", node.Node, version, left.d.Round(time.Second), left.key)
+	what := fmt.Sprintf("node %s did not come back on %s within %v", node.Node, version, left)
 	shown := node.String()
 	switch {
 	case waitErr == nil || errors.As(waitErr, new(*temporal.CanceledError)):

@@ -134,6 +134,12 @@ func main() {
 		suite.Source = "recorded " + lastSuiteDate
 	}
 	res.Figures = append(figures(res), suite)
+	for _, f := range res.Figures {
+		if f.Source == "not run" { // a benchmark that stopped reporting is a failure, not a blank
+			fmt.Fprintf(os.Stderr, ">> not run: %s\n", f.Name)
+			failed = true
+		}
+	}
 	printTable(os.Stdout, res)
 	data, _ := json.MarshalIndent(res, "", "  ")
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {

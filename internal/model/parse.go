@@ -2,9 +2,11 @@ package model
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 )
@@ -68,15 +70,36 @@ func ParseValid(data []byte, validate func(*Inventory) error) (*Inventory, error
 		}
 		return inv, nil
 	}
-	// Read what can be read, leaving out the fields the shape check refused.
+	// Read what can be read, leaving out the values the shape check refused
+	// (it removes them from the document).
 	var loose Inventory
-	if _, err := yaml.YAMLToJSONStrict(data); err != nil || yaml.Unmarshal(data, &loose) != nil {
+	if !readLoose(data, &loose) {
 		return nil, shape
 	}
 	var e ValidationError
 	e.AddErr("", shape)
-	e.AddErr("", validate(&loose))
+	var meaning ValidationError
+	meaning.AddErr("", validate(&loose))
+	for _, p := range meaning.Problems {
+		if !refused(shape, p.Field) { // "racks: required" says nothing more than "racks: expected a list"
+			e.Problems = append(e.Problems, p)
+		}
+	}
 	return nil, &e
+}
+
+// refused: the shape check already named field, or a field it is part of.
+func refused(shape error, field string) bool {
+	var ve *ValidationError
+	if !errors.As(shape, &ve) {
+		return false
+	}
+	for _, p := range ve.Problems {
+		if field == p.Field || strings.HasPrefix(field, p.Field+".") || strings.HasPrefix(field, p.Field+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 // LoadInventory reads and parses the inventory file at path.
@@ -100,4 +123,16 @@ func load(path string, parse func([]byte) (*Inventory, error), problems string) 
 		return nil, fmt.Errorf(problems, path, err)
 	}
 	return inv, nil
+}
+
+// readLoose reads data into out without the values the shape check refuses.
+func readLoose(data []byte, out *Inventory) bool {
+	j, err := yaml.YAMLToJSONStrict(data)
+	var doc any
+	if err != nil || json.Unmarshal(j, &doc) != nil {
+		return false
+	}
+	checkShape(&ValidationError{}, "", doc, reflect.TypeOf(out))
+	kept, err := yaml.Marshal(doc)
+	return err == nil && yaml.Unmarshal(kept, out) == nil
 }

@@ -150,8 +150,10 @@ func TestParseValidListsEveryProblem(t *testing.T) {
 	assert.NotContains(t, err.Error(), "hunter2", "secrets never reach messages")
 
 	_, err = ParseValid([]byte("cluster: Site_A\nracks: rack1\n"), (*Inventory).Validate)
-	assert.Equal(t, []Problem{{Field: "racks", Value: "rack1", Message: "expected a list"}}, problems(t, err),
-		"a file that cannot be read gets its shape problems alone")
+	assert.Equal(t, []Problem{{Field: "racks", Value: "rack1", Message: "expected a list"},
+		{Field: "cluster", Value: "Site_A", Message: "must be lowercase letters, digits and '-' (at most 63), starting and ending with a letter or digit"},
+		{Field: "runtimeVersion", Message: "required: the version the servers run now, e.g. 4.1.2"}}, problems(t, err),
+		"a value of the wrong type is left out and the rest still checked; what it refused is not named twice")
 	_, err = ParseValid([]byte("cluster: Site_A\ncluster: b\n"), (*Inventory).Validate)
 	assert.Len(t, problems(t, err), 1, "nor does a file that is not YAML")
 

@@ -11,7 +11,7 @@ import (
 
 // The shape check walks the decoded document alongside the Go types so that
 // every unknown field and wrong type is reported, not just the first one as
-// encoding/json would.
+// encoding/json would. It removes each refused value from the document.
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
@@ -39,7 +39,9 @@ func checkShape(e *ValidationError, path string, v any, t reflect.Type) {
 			return
 		}
 		for _, k := range sortedKeys(m) {
-			checkShape(e, joinField(path, k), m[k], t.Elem())
+			if f := joinField(path, k); checkRefused(e, f, m[k], t.Elem()) {
+				delete(m, k)
+			}
 		}
 	case reflect.Slice:
 		l, ok := v.([]any)
@@ -48,7 +50,9 @@ func checkShape(e *ValidationError, path string, v any, t reflect.Type) {
 			return
 		}
 		for i, x := range l {
-			checkShape(e, path+"["+strconv.Itoa(i)+"]", x, t.Elem())
+			if checkRefused(e, path+"["+strconv.Itoa(i)+"]", x, t.Elem()) {
+				l[i] = nil
+			}
 		}
 	case reflect.String:
 		// YAML numbers and booleans become text where text is wanted.
@@ -72,6 +76,20 @@ func checkShape(e *ValidationError, path string, v any, t reflect.Type) {
 	}
 }
 
+// checkRefused checks v at path and says whether v itself was refused (not
+// only something inside it): such a value leaves the document, so that what
+// is left can still be read and checked for meaning (ParseValid).
+func checkRefused(e *ValidationError, path string, v any, t reflect.Type) bool {
+	n := len(e.Problems)
+	checkShape(e, path, v, t)
+	for _, p := range e.Problems[n:] {
+		if p.Field == path {
+			return true
+		}
+	}
+	return false
+}
+
 func checkStruct(e *ValidationError, path string, v any, t reflect.Type) {
 	names, types := jsonFields(t)
 	m, ok := v.(map[string]any)
@@ -90,7 +108,9 @@ func checkStruct(e *ValidationError, path string, v any, t reflect.Type) {
 		}
 		f := joinField(path, key)
 		if ft, ok := types[k]; ok {
-			checkShape(e, f, m[k], ft)
+			if checkRefused(e, f, m[k], ft) {
+				delete(m, k)
+			}
 			continue
 		}
 		switch strings.ToLower(k) {
@@ -101,6 +121,7 @@ func checkStruct(e *ValidationError, path string, v any, t reflect.Type) {
 		default:
 			e.Add(f, showField(k, m[k]), "unknown field: allowed fields are "+strings.Join(names, ", "))
 		}
+		delete(m, k)
 	}
 }
 

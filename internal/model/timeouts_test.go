@@ -40,6 +40,9 @@ func TestTimeoutsBadValuesAreListedTogether(t *testing.T) {
 			[]string{"timeouts.drain", "-5m", "timeouts.cordon", "0s", "positive duration", "default 20m", "default 10m"}},
 		"unparsable and unknown": {"timeouts: {reimage: soon, reboot: 5m}\n",
 			[]string{"timeouts.reimage", `"soon"`, "duration such as 10m", "timeouts.reboot", "unknown"}},
+		// An unparsable value once hid the zero and negative ones.
+		"all four kinds at once": {"timeouts: {drain: -5m, reimage: 0s, replace: soon, nap: 3m, restart: 20s}\n",
+			[]string{"timeouts.drain", "-5m", "timeouts.reimage", "0s", "timeouts.replace", `"soon"`, "timeouts.nap", "unknown"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ParseValid([]byte(minimalYAML+tc.yaml), (*Inventory).Validate)

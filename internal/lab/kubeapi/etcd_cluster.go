@@ -168,6 +168,9 @@ func (c *EtcdCluster) launch(s *slot, initialCluster, state string) error {
 		}
 		closing := c.closing
 		c.mu.Unlock()
+		if mine && !closing && p.tail.contains("must be removed") {
+			c.removedItself(s)
+		}
 		if mine && !closing {
 			// Why it exited is in its last lines (a port taken, a data dir
 			// it refused): the event says so rather than a bare status.
@@ -175,6 +178,22 @@ func (c *EtcdCluster) launch(s *slot, initialCluster, state string) error {
 		}
 	}()
 	return nil
+}
+
+// removedItself records the removal of s's member, which etcd has just told
+// it of: a removed member exits at once, often before watchMembers lists
+// the members again (seconds, when it was the endpoint the client used), and
+// the log must show the removal before the stop, in the order they happened,
+// or the checker sees quorum lost on a two-member set.
+func (c *EtcdCluster) removedItself(s *slot) {
+	c.mu.Lock()
+	id := s.id
+	name, known := c.known[id]
+	delete(c.known, id)
+	c.mu.Unlock()
+	if known {
+		c.sink.Emit(events.EtcdMemberRemove, s.BMM, s.Rack, map[string]any{"member": name, "id": fmt.Sprintf("%x", id), "by": "client"})
+	}
 }
 
 // stopGrace bounds a member's graceful stop (its leadership transfer).

@@ -1,0 +1,107 @@
+package workflows_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/bmc"
+	"github.com/rackroll/rackroll/activities/kube"
+	"github.com/rackroll/rackroll/internal/model"
+)
+
+// instant stands in for the BMCs and the Kubernetes API, so the history
+// benchmark measures workflow histories, not hardware: every step succeeds
+// at once and every node comes back on a new boot at the version asked.
+// TestInstantAnswersEveryActivity keeps it complete.
+type instant struct{}
+
+func (instant) Cordon(context.Context, string) error     { return nil }
+func (instant) Uncordon(context.Context, string) error   { return nil }
+func (instant) DeleteNode(context.Context, string) error { return nil }
+func (instant) LabelNode(context.Context, string, map[string]string) error {
+	return nil
+}
+func (instant) Drain(context.Context, kube.DrainInput) (kube.DrainResult, error) {
+	return kube.DrainResult{Completed: true}, nil
+}
+func (instant) ShutdownVMs(context.Context, kube.ShutdownInput) (kube.ShutdownResult, error) {
+	return kube.ShutdownResult{}, nil
+}
+func (instant) StartVMs(context.Context, string) (kube.StartResult, error) {
+	return kube.StartResult{}, nil
+}
+func (instant) ReadNode(_ context.Context, node string, _ model.NodeVersionSource) (kube.NodeStatus, error) {
+	return readyNode(node, "", "boot-before"), nil
+}
+func (instant) ObserveNodes(_ context.Context, nodes []string, _ model.NodeVersionSource) ([]kube.NodeStatus, error) {
+	out := make([]kube.NodeStatus, len(nodes))
+	for i, n := range nodes {
+		out[i] = readyNode(n, "", "boot-before")
+	}
+	return out, nil
+}
+func (instant) ObserveControlPlane(_ context.Context, nodes []string) (kube.ControlPlaneNodes, error) {
+	out := kube.ControlPlaneNodes{SeenAt: time.Now()}
+	for _, n := range nodes {
+		out.Nodes = append(out.Nodes, readyNode(n, "", "boot-before"))
+	}
+	return out, nil
+}
+func (instant) WaitNodeReady(_ context.Context, in kube.WaitReadyInput) (kube.NodeStatus, error) {
+	return readyNode(in.Node, in.Version, "boot-after"), nil
+}
+func (instant) Reimage(_ context.Context, in bmc.ReimageInput) (bmc.ReimageResult, error) {
+	return bmc.ReimageResult{Version: in.Version, Reimaged: true}, nil
+}
+
+// WatchReimage finds no hint of a failed install: the node decides.
+func (instant) WatchReimage(context.Context, bmc.WatchInput) error { return nil }
+func (instant) EjectMedia(context.Context, bmc.EjectInput) error   { return nil }
+func (instant) PowerOn(context.Context, bmc.Endpoint) error        { return nil }
+func (instant) PowerOff(context.Context, bmc.PowerOffInput) error  { return nil }
+func (instant) Restart(context.Context, bmc.Endpoint) error        { return nil }
+func (instant) ReadPower(context.Context, bmc.Endpoint) (bmc.PowerStatus, error) {
+	return bmc.PowerStatus{PowerState: "On", Health: "OK"}, nil
+}
+
+func readyNode(node, version, boot string) kube.NodeStatus {
+	return kube.NodeStatus{Node: node, Exists: true, Ready: "True", RuntimeVersion: version, BootID: boot}
+}
+
+// TestInstantAnswersEveryActivity: the history benchmark once ran its
+// upgrade against an instant without ReadNode, and nothing noticed until
+// make bench. Every activity the real BMC and Kubernetes activities offer,
+// instant answers too, with the same signature.
+func TestInstantAnswersEveryActivity(t *testing.T) {
+	fake := reflect.TypeOf(instant{})
+	for _, real := range []any{&bmc.Activities{}, &kube.Activities{}} {
+		rt := reflect.TypeOf(real)
+		for i := 0; i < rt.NumMethod(); i++ {
+			m := rt.Method(i)
+			f, ok := fake.MethodByName(m.Name)
+			if !ok {
+				t.Errorf("instant has no %s (%s): the history benchmark's workflows cannot call it", m.Name, rt)
+				continue
+			}
+			// Drop the receivers, compare the rest.
+			want, got := signature(m.Type), signature(f.Type)
+			if want != got {
+				t.Errorf("instant.%s is %s, the real one %s", m.Name, got, want)
+			}
+		}
+	}
+}
+
+func signature(t reflect.Type) string {
+	s := "("
+	for i := 1; i < t.NumIn(); i++ {
+		s += t.In(i).String() + ","
+	}
+	s += ")("
+	for i := 0; i < t.NumOut(); i++ {
+		s += t.Out(i).String() + ","
+	}
+	return s + ")"
+}
