@@ -60,3 +60,28 @@ func TestLabMediaUnmountable(t *testing.T) {
 	assert.Contains(t, ae.Error(), "check that the BMC can reach the image server")
 	assert.Zero(t, l.count(events.Reset), "no reset into an installer that is not there")
 }
+
+// sushy-tools keeps a one-time boot Continuous: the reimage says so, and
+// the eject clears it, so the next restart boots the disk, not the
+// installer again.
+func TestLabContinuousOverrideNeverBootsTheInstallerTwice(t *testing.T) {
+	l := newLab(t, redfishtest.Profile("sushy"))
+	res, err := l.reimage("4.2.0")
+	require.NoError(t, err)
+	assert.Equal(t, "Continuous", res.BootOverride)
+	l.settled("4.2.0")
+	require.NoError(t, l.eject("4.2.0"))
+	var last map[string]any
+	for _, e := range l.log.Events() {
+		if e.Kind == events.BootOverride {
+			last = e.Detail
+		}
+	}
+	assert.Equal(t, "Disabled", last["enabled"], "the lasting boot from the CD is cleared with the eject")
+
+	_, err = l.restart()
+	require.NoError(t, err)
+	s := l.settled("4.2.0")
+	assert.Equal(t, 1, s.ReimageCount, "the restart booted the disk")
+	assert.Equal(t, 1, l.count(events.ReimageStart))
+}
