@@ -16,24 +16,34 @@ import (
 // skipShutdown, forces off at once.
 
 func (a *action) restart() error {
-	if err := a.st.restart(a.left()); err != nil {
+	previous, err := a.st.bootBefore()
+	if err != nil {
+		return stepErr("read the node", err)
+	}
+	res, err := a.st.restart(a.left())
+	if err != nil {
 		return stepErr("power cycle", err)
 	}
 	a.st.record(api.BMMPatch{PowerState: api.Str(model.PowerOn)})
-	return a.backInService("restarted")
+	return a.backInService("restarted", after(previous, res))
 }
 
 func (a *action) start() error {
-	if err := a.st.powerOn(a.left()); err != nil {
+	previous, err := a.st.bootBefore()
+	if err != nil {
+		return stepErr("read the node", err)
+	}
+	res, err := a.st.powerOn(a.left())
+	if err != nil {
 		return stepErr("power on", err)
 	}
-	return a.backInService("started")
+	return a.backInService("started", after(previous, res))
 }
 
-// backInService waits for the node and post-checks power and readiness,
-// then records the BMM as provisioned and Ready.
-func (a *action) backInService(verb string) error {
-	if _, err := a.st.waitReady("", a.left()); err != nil {
+// backInService waits for the node on a new boot (rb) and post-checks
+// power and readiness, then records the BMM as provisioned and Ready.
+func (a *action) backInService(verb string, rb reboot) error {
+	if _, err := a.st.waitBack(rb, "", a.left()); err != nil {
 		return stepErr("wait for node Ready", err)
 	}
 	if err := a.st.checkPower(model.PowerOn); err != nil {

@@ -59,9 +59,13 @@ func (instant) Reimage(_ context.Context, in bmc.ReimageInput) (bmc.ReimageResul
 // WatchReimage finds no hint of a failed install: the node decides.
 func (instant) WatchReimage(context.Context, bmc.WatchInput) error { return nil }
 func (instant) EjectMedia(context.Context, bmc.EjectInput) error   { return nil }
-func (instant) PowerOn(context.Context, bmc.Endpoint) error        { return nil }
-func (instant) PowerOff(context.Context, bmc.PowerOffInput) error  { return nil }
-func (instant) Restart(context.Context, bmc.Endpoint) error        { return nil }
+func (instant) PowerOn(context.Context, bmc.Endpoint) (bmc.PowerResult, error) {
+	return bmc.PowerResult{ResetType: "On", Evidence: "PowerState Off → On"}, nil
+}
+func (instant) PowerOff(context.Context, bmc.PowerOffInput) error { return nil }
+func (instant) Restart(context.Context, bmc.Endpoint) (bmc.PowerResult, error) {
+	return bmc.PowerResult{ResetType: "ForceRestart", Evidence: "PowerState PoweringOff"}, nil
+}
 func (instant) ReadPower(context.Context, bmc.Endpoint) (bmc.PowerStatus, error) {
 	return bmc.PowerStatus{PowerState: "On", Health: "OK"}, nil
 }

@@ -20,30 +20,37 @@ import (
 // fail as the test said, written to the event log as the lab would.
 
 func (f *fakeSite) mockBMC(env *testsuite.TestWorkflowEnvironment) {
-	f.answer(env, ba.Restart, "Restart", func(_ context.Context, ep bmc.Endpoint) error {
+	f.answer(env, ba.Restart, "Restart", func(_ context.Context, ep bmc.Endpoint) (bmc.PowerResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if err := f.step("Restart", ep.BMM); err != nil {
-			return err
+			return bmc.PowerResult{}, err
 		}
 		f.logf("restart %s", ep.BMM)
 		if f.rebootFails[ep.BMM] {
 			f.nodes[ep.BMM].ready = model.ReadyUnknown
 			f.event(events.PowerOff, ep.BMM, map[string]any{"reason": "power-on-fails"})
 			f.sync(ep.BMM)
-			return temporal.NewNonRetryableApplicationError("The system did not power on", bmc.ErrTypePowerFailed, nil)
+			return bmc.PowerResult{}, temporal.NewNonRetryableApplicationError("The system did not power on", bmc.ErrTypePowerFailed, nil)
+		}
+		if f.resetIgnored[ep.BMM] {
+			return bmc.PowerResult{ResetType: "ForceRestart", Answer: "204", Unconfirmed: true,
+				Detail: "accepted ForceRestart (204) but showed no change within 1m0s: PowerState On"}, nil
 		}
 		f.booted(ep.BMM)
-		return nil
+		return bmc.PowerResult{ResetType: "ForceRestart", Answer: "204", Evidence: "PowerState PoweringOff"}, nil
 	})
-	f.answer(env, ba.PowerOn, "PowerOn", func(_ context.Context, ep bmc.Endpoint) error {
+	f.answer(env, ba.PowerOn, "PowerOn", func(_ context.Context, ep bmc.Endpoint) (bmc.PowerResult, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if err := f.step("PowerOn", ep.BMM); err != nil {
-			return err
+			return bmc.PowerResult{}, err
+		}
+		if f.power[ep.BMM] == model.PowerOn {
+			return bmc.PowerResult{}, nil // already on: nothing sent
 		}
 		f.booted(ep.BMM)
-		return nil
+		return bmc.PowerResult{ResetType: "On", Answer: "204", Evidence: "PowerState Off → On"}, nil
 	})
 	f.answer(env, ba.PowerOff, "PowerOff", func(_ context.Context, in bmc.PowerOffInput) error {
 		f.mu.Lock()

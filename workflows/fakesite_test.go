@@ -32,20 +32,22 @@ type fakeSite struct {
 	st api.ClusterState
 
 	// Set by the test: what the machines do.
-	nodes       map[string]*fakeNode     // by BMM
-	failing     map[string]string        // BMM -> reimage error
-	rebootFails map[string]bool          // BMM whose power does not come back on restart
-	sticky      map[string]bool          // BMM whose conditions survive a reboot and a reimage
-	broken      map[string]bool          // BMM whose node never gets Ready until a replace records new hardware
-	power       map[string]string        // BMM -> On/Off (default On)
-	running     map[string]bool          // workflow id -> running, for HolderStates
-	fail        map[string]string        // activity -> non-retryable error message
-	delay       map[string]time.Duration // activity -> time on the workflow clock before it returns
-	slowTenants bool                     // drains and VM shutdowns run out of time
-	versioned   bool                     // reimages records "bmm@version" (the action tests)
-	noBoot      map[string]bool          // BMM whose reset takes effect but which never boots again (its node stays as it was)
-	lost        map[string]bool          // BMM whose reset takes effect but whose node never comes back (Unknown)
-	watchFails  map[string]string        // BMM -> the BMC hint WatchReimage fails with (after delay["WatchReimage"])
+	nodes       map[string]*fakeNode // by BMM
+	failing     map[string]string    // BMM -> reimage error
+	rebootFails map[string]bool      // BMM whose power does not come back on restart
+	// resetIgnored: BMM whose BMC answers a restart and does nothing
+	resetIgnored map[string]bool
+	sticky       map[string]bool          // BMM whose conditions survive a reboot and a reimage
+	broken       map[string]bool          // BMM whose node never gets Ready until a replace records new hardware
+	power        map[string]string        // BMM -> On/Off (default On)
+	running      map[string]bool          // workflow id -> running, for HolderStates
+	fail         map[string]string        // activity -> non-retryable error message
+	delay        map[string]time.Duration // activity -> time on the workflow clock before it returns
+	slowTenants  bool                     // drains and VM shutdowns run out of time
+	versioned    bool                     // reimages records "bmm@version" (the action tests)
+	noBoot       map[string]bool          // BMM whose reset takes effect but which never boots again (its node stays as it was)
+	lost         map[string]bool          // BMM whose reset takes effect but whose node never comes back (Unknown)
+	watchFails   map[string]string        // BMM -> the BMC hint WatchReimage fails with (after delay["WatchReimage"])
 	// emit, when set, receives what the lab's event log would record
 	// (property tests); called with mu held.
 	emit func(kind, bmm, rack string, detail map[string]any)
@@ -104,7 +106,7 @@ func newFakeSite(t *testing.T, path string) *fakeSite {
 	require.NoError(t, err)
 	placed, err := placement.Place(inv)
 	require.NoError(t, err)
-	f := &fakeSite{nodes: map[string]*fakeNode{}, failing: map[string]string{}, rebootFails: map[string]bool{}, sticky: map[string]bool{},
+	f := &fakeSite{nodes: map[string]*fakeNode{}, failing: map[string]string{}, rebootFails: map[string]bool{}, resetIgnored: map[string]bool{}, sticky: map[string]bool{},
 		broken: map[string]bool{}, power: map[string]string{}, running: map[string]bool{}, fail: map[string]string{},
 		noBoot: map[string]bool{}, lost: map[string]bool{}, watchFails: map[string]string{},
 		delay: map[string]time.Duration{}, cordoned: map[string]bool{}, shown: map[string]string{}, inFlight: map[string]int{}}

@@ -109,10 +109,15 @@ func (l *remLadder) reboot() (bool, string) {
 		return false, fmt.Sprintf("restart of %s did not bring its node back within %v: %s", l.b.Name, lim, temporalerr.Message(err))
 	}
 	l.st.record(api.BMMPatch{DetailedStatusMessage: api.Str("Remediation: rebooting")})
-	if err := l.st.restart(lim); err != nil {
+	previous, err := l.st.bootBefore()
+	if err != nil {
 		return notBack(err)
 	}
-	ns, err := l.st.waitReady("", lim.left(l.ctx, start))
+	res, err := l.st.restart(lim.left(l.ctx, start))
+	if err != nil {
+		return notBack(err)
+	}
+	ns, err := l.st.waitBack(after(previous, res), "", lim.left(l.ctx, start))
 	if err != nil {
 		return notBack(err)
 	}

@@ -141,9 +141,12 @@ func (s *steps) proceedsAtLimit(err error) bool {
 	return isTimeout(err) && workflow.GetVersion(s.ctx, changeSiteLimits, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 }
 
-func (s *steps) restart(l limit) error {
-	err := s.run(l, "Restart "+s.t.BMM, nil, ba.Restart, s.t.Endpoint)
-	return overLimit(err, "the BMC of "+s.t.BMM+" did not power-cycle it", l)
+// restart power-cycles the machine; an Unconfirmed result is settled by
+// the node's new boot (waitBack).
+func (s *steps) restart(l limit) (bmc.PowerResult, error) {
+	var r bmc.PowerResult
+	err := s.run(l, "Restart "+s.t.BMM, &r, ba.Restart, s.t.Endpoint)
+	return r, overLimit(err, "the BMC of "+s.t.BMM+" did not power-cycle it", l)
 }
 
 func (s *steps) powerOff(skipShutdown bool, l limit) error {
@@ -154,12 +157,13 @@ func (s *steps) powerOff(skipShutdown bool, l limit) error {
 	return overLimit(err, "the BMC of "+s.t.BMM+" did not power it off", l)
 }
 
-func (s *steps) powerOn(l limit) error {
-	err := s.run(l, "Power on "+s.t.BMM, nil, ba.PowerOn, s.t.Endpoint)
+func (s *steps) powerOn(l limit) (bmc.PowerResult, error) {
+	var r bmc.PowerResult
+	err := s.run(l, "Power on "+s.t.BMM, &r, ba.PowerOn, s.t.Endpoint)
 	if err == nil {
 		s.record(api.BMMPatch{PowerState: api.Str(model.PowerOn)})
 	}
-	return overLimit(err, "the BMC of "+s.t.BMM+" did not power it on", l)
+	return r, overLimit(err, "the BMC of "+s.t.BMM+" did not power it on", l)
 }
 
 func (s *steps) readNode() (kube.NodeStatus, error) {

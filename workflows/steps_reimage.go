@@ -94,6 +94,9 @@ func (s *steps) reimageUntilBack(j reimageJob) (reimageOutcome, error) {
 	if err != nil {
 		return reimageOutcome{}, err
 	}
+	if r.BootOverride == "Continuous" { // the eject below clears it too
+		workflow.GetLogger(s.ctx).Warn("the BMC made the one-time boot from the installer Continuous", "bmm", s.t.BMM)
+	}
 	j.provisioning()
 	previous := before.BootID
 	if !r.Reimaged {

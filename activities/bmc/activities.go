@@ -30,9 +30,12 @@ type Activities struct {
 	Backoff         time.Duration // first pause between tries, doubling up to 30s; default 1s
 	ETagAttempts    int           // tries of a PATCH answered 412; default 10
 	ShutdownTimeout time.Duration // graceful shutdown before ForceOff; default 5m
-	// ResetEvidenceTimeout is how long a reimage looks for the reset's
-	// effect before believing the BMC's 2xx; default 1m.
+	// ResetEvidenceTimeout is how long a reset's effect may take to show
+	// after the BMC's 2xx (docs/evidence.md); default 1m.
 	ResetEvidenceTimeout time.Duration
+	// MediaTimeout is how long a virtual CD and a boot override may take to
+	// show what the BMC accepted (vendors lag); default 30s.
+	MediaTimeout time.Duration
 	// PowerOnTimeout is how long a machine may stay Off after the BMC
 	// accepted a power-on (real BMCs answer 204 and then may do nothing);
 	// default 5m.
@@ -77,6 +80,10 @@ func (a *Activities) etagAttempts() int { return orDefault(a.ETagAttempts, 10) }
 
 func (a *Activities) powerOnTimeout() time.Duration {
 	return orDefault(a.PowerOnTimeout, 5*time.Minute)
+}
+
+func (a *Activities) mediaTimeout() time.Duration {
+	return orDefault(a.MediaTimeout, 30*time.Second)
 }
 
 func (a *Activities) shutdownTimeout() time.Duration {

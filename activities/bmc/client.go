@@ -13,9 +13,9 @@ type Client interface {
 	System(ctx context.Context) (System, error)
 	// SetBootOverride PATCHes Boot with If-Match: etag ("" sends none).
 	SetBootOverride(ctx context.Context, enabled, target, etag string) error
-	// Reset posts ComputerSystem.Reset; taskMonitor is "" unless the BMC
-	// answered 202 with one.
-	Reset(ctx context.Context, resetType string) (taskMonitor string, err error)
+	// Reset posts ComputerSystem.Reset; the answer's Task is "" unless the
+	// BMC answered 202 with one.
+	Reset(ctx context.Context, resetType string) (Accepted, error)
 	// MediaCollections finds the VirtualMedia collections: the System's
 	// first, then each Manager's (older iDRAC, iLO, Supermicro, XCC).
 	MediaCollections(ctx context.Context) ([]MediaCollection, error)

@@ -20,6 +20,9 @@ const (
 	ErrTypeConfig        = "BMCConfig"          // non-retryable: bad endpoint, input or credentials reference
 	ErrTypePowerFailed   = "PowerActionFailed"  // non-retryable: the BMC accepted a power action that failed
 	ErrTypeReimageFailed = "ReimageFailed"      // non-retryable: the install failed; the machine has no bootable OS
+	// ErrTypeNoEffect: non-retryable: the BMC accepted a request but never
+	// showed its effect (a reset ignored, an image that does not mount).
+	ErrTypeNoEffect = "BMCNoEffect"
 )
 
 type kind int
@@ -33,6 +36,7 @@ const (
 	kindConfig
 	kindPowerFailed
 	kindReimageFailed
+	kindNoEffect
 )
 
 var kindTypes = map[kind]string{
@@ -44,6 +48,7 @@ var kindTypes = map[kind]string{
 	kindConfig:        ErrTypeConfig,
 	kindPowerFailed:   ErrTypePowerFailed,
 	kindReimageFailed: ErrTypeReimageFailed,
+	kindNoEffect:      ErrTypeNoEffect,
 }
 
 func (k kind) retryable() bool { return k <= kindConflict }

@@ -44,7 +44,7 @@ func TestConnectFailureIsRetryable(t *testing.T) {
 	a.Dial = func(context.Context, Endpoint, Credentials, time.Duration) (Client, error) {
 		return nil, errors.New("dial tcp 10.1.0.11:443: connect: connection refused")
 	}
-	err := a.PowerOn(context.Background(), testEndpoint)
+	_, err := a.PowerOn(context.Background(), testEndpoint)
 	ae := appError(t, err, ErrTypeUnavailable, true)
 	assert.Contains(t, ae.Error(), "connect")
 }
@@ -53,20 +53,20 @@ func TestMissingCredentialsReference(t *testing.T) {
 	f := newFake()
 	ep := testEndpoint
 	ep.Credentials = CredentialRef{UsernameEnv: "BMC_USER", PasswordEnv: "NOPE"}
-	err := activitiesWith(f).PowerOn(context.Background(), ep)
+	_, err := activitiesWith(f).PowerOn(context.Background(), ep)
 	ae := appError(t, err, ErrTypeConfig, false)
 	assert.Contains(t, ae.Error(), "NOPE")
 	assert.Empty(t, f.calls)
 
 	ep.Credentials = CredentialRef{UsernameEnv: "BMC_USER"}
-	err = activitiesWith(f).PowerOn(context.Background(), ep)
+	_, err = activitiesWith(f).PowerOn(context.Background(), ep)
 	assert.Contains(t, appError(t, err, ErrTypeConfig, false).Error(), "passwordEnv or passwordFile")
 }
 
 func TestAddressWithCredentialsRefused(t *testing.T) {
 	ep := testEndpoint
 	ep.Address = "https://root:" + testPassword + "@10.1.0.11"
-	err := activitiesWith(newFake()).PowerOn(context.Background(), ep)
+	_, err := activitiesWith(newFake()).PowerOn(context.Background(), ep)
 	appError(t, err, ErrTypeConfig, false) // also checks the password is not echoed
 }
 

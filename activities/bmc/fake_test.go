@@ -28,9 +28,12 @@ type fakeClient struct {
 	onReset  func(f *fakeClient, rt string) (task string, err error)
 	onInsert func(f *fakeClient, m MediaInfo, p InsertParams) error // nil: accept
 	booted   []string                                               // the one-time boot targets resets consumed
-	etag     int
-	creds    Credentials
-	closed   int
+	// What a BMC answers and ignores: an image it cannot fetch, an eject,
+	// a one-time boot it keeps as Continuous (sushy-tools).
+	unmountable, ejectIgnored, continuous bool
+	etag                                  int
+	creds                                 Credentials
+	closed                                int
 }
 
 const cdURI = "/redfish/v1/Systems/1/VirtualMedia/1"
@@ -88,22 +91,26 @@ func (f *fakeClient) SetBootOverride(_ context.Context, enabled, target, etag st
 	if etag != f.sys.ETag {
 		return httpErr(412)
 	}
+	if f.continuous && enabled == "Once" {
+		enabled = "Continuous"
+	}
 	f.sys.BootOverride, f.sys.BootTarget = enabled, target
 	f.changed()
 	return nil
 }
 
-func (f *fakeClient) Reset(_ context.Context, rt string) (string, error) {
+func (f *fakeClient) Reset(_ context.Context, rt string) (Accepted, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("Reset", rt); err != nil {
-		return "", err
+		return Accepted{}, err
 	}
 	if f.onReset != nil {
-		return f.onReset(f, rt)
+		task, err := f.onReset(f, rt)
+		return accepted(task), err
 	}
 	f.apply(rt)
-	return "", nil
+	return accepted(""), nil
 }
 
 // apply carries out a reset instantly; a boot consumes the one-time
@@ -114,7 +121,7 @@ func (f *fakeClient) apply(rt string) {
 		f.sys.PowerState, f.sys.BootProgress = "Off", "None"
 		return
 	}
-	f.sys.PowerState, f.sys.BootProgress = "On", "OSRunning"
+	f.sys.PowerState, f.sys.BootProgress = "On", "OSBootStarted" // the OS is booting again
 	if f.sys.BootOverride == "Once" {
 		f.booted = append(f.booted, f.sys.BootTarget)
 		f.sys.BootOverride, f.sys.BootTarget = "Disabled", "None"
@@ -188,6 +195,9 @@ func (f *fakeClient) InsertMedia(_ context.Context, m MediaInfo, p InsertParams)
 	if cur.occupied() {
 		return "", httpErr(409)
 	}
+	if f.unmountable {
+		return "", nil
+	}
 	cur.Image, cur.Inserted = p.Image, true
 	return "", nil
 }
@@ -198,8 +208,10 @@ func (f *fakeClient) EjectMedia(_ context.Context, m MediaInfo) (string, error) 
 	if err := f.call("EjectMedia", m.ID); err != nil {
 		return "", err
 	}
-	cur := f.member(m.URI)
-	cur.Image, cur.Inserted = "", false
+	if !f.ejectIgnored {
+		cur := f.member(m.URI)
+		cur.Image, cur.Inserted = "", false
+	}
 	return "", nil
 }
 

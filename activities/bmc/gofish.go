@@ -24,6 +24,9 @@ type gofishClient struct {
 	sysURI      string
 	resetTarget string
 	resetTypes  []string
+	// resetTypesRead: the look-up was made, found or not, for the
+	// client's life.
+	resetTypesRead bool
 }
 
 func (c *gofishClient) system(ctx context.Context) (*schemas.ComputerSystem, error) {
@@ -83,7 +86,8 @@ func (c *gofishClient) System(ctx context.Context) (System, error) {
 	for _, t := range sys.Boot.AllowableBootSourceOverrideTargetValues {
 		s.BootTargets = append(s.BootTargets, string(t))
 	}
-	if c.resetTypes == nil { // an ActionInfo is a GET of its own: read it once
+	if !c.resetTypesRead { // an ActionInfo is a GET of its own: read it once, a miss (404) too
+		c.resetTypesRead = true
 		types, _ := sys.GetSupportedResetTypes() // optional: an ActionInfo miss is not fatal
 		for _, t := range types {
 			c.resetTypes = append(c.resetTypes, string(t))
@@ -111,28 +115,37 @@ func (c *gofishClient) SetBootOverride(ctx context.Context, enabled, target, eta
 	})
 }
 
-func (c *gofishClient) Reset(ctx context.Context, resetType string) (string, error) {
+func (c *gofishClient) Reset(ctx context.Context, resetType string) (Accepted, error) {
 	if c.resetTarget == "" {
 		if _, err := c.system(ctx); err != nil {
-			return "", err
+			return Accepted{}, err
 		}
 		if c.resetTarget == "" {
-			return "", &failure{kindRejected, "the System offers no ComputerSystem.Reset action"}
+			return Accepted{}, &failure{kindRejected, "the System offers no ComputerSystem.Reset action"}
 		}
 	}
-	return c.post(ctx, c.resetTarget, map[string]string{"ResetType": resetType})
+	return c.action(ctx, c.resetTarget, map[string]string{"ResetType": resetType})
 }
 
 // post runs an action; a 202 yields its task monitor.
 func (c *gofishClient) post(ctx context.Context, target string, body any) (string, error) {
-	var task string
+	a, err := c.action(ctx, target, body)
+	return a.Task, err
+}
+
+// action runs an action and keeps the answer's status (errors quote it).
+func (c *gofishClient) action(ctx context.Context, target string, body any) (Accepted, error) {
+	var out Accepted
 	err := c.call(ctx, func(api *gofish.APIClient) error {
 		resp, info, err := schemas.PostWithTask(api, target, body, map[string]string{}, false)
+		if resp != nil {
+			out.Status = resp.StatusCode
+		}
 		schemas.DeferredCleanupHTTPResponse(resp)
-		task = monitor(info)
+		out.Task = monitor(info)
 		return err
 	})
-	return task, err
+	return out, err
 }
 
 func monitor(info *schemas.TaskMonitorInfo) string {

@@ -3,6 +3,7 @@ package bmc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -30,7 +31,24 @@ func (a *Activities) EjectMedia(ctx context.Context, in EjectInput) error {
 				}
 			}
 		}
-		return nil
+		return r.clearContinuousCD()
+	})
+}
+
+// clearContinuousCD turns off a lasting boot from the virtual CD (left by
+// a BMC that made the reimage's one-time boot Continuous), so the machine
+// never boots the installer again.
+func (r *run) clearContinuousCD() error {
+	s, err := r.system("read the System")
+	if err != nil || s.BootOverride != "Continuous" || !cdTarget(s.BootTarget) {
+		return err
+	}
+	return r.act("clear the lasting boot from "+s.BootTarget, func() (bool, error) {
+		var err error
+		s, err = r.system("read the System")
+		return err == nil && s.BootOverride != "Continuous", err
+	}, func() error {
+		return r.c.SetBootOverride(r.ctx, "Disabled", "None", s.ETag)
 	})
 }
 
@@ -80,8 +98,8 @@ func insertLevels(image string) []InsertParams {
 }
 
 func (r *run) insertInto(m MediaInfo, image string) error {
-	if m.occupied() { // possibly stale (iDRAC): an eject refused as needless is fine
-		if err := r.eject(m, "eject what is in "+m.URI); err != nil && classify(err) != kindRejected {
+	if m.occupied() { // possibly stale (iDRAC): an eject refused as needless, or a flag that stays, is fine: the insert's read-back judges
+		if err := r.eject(m, "eject what is in "+m.URI); err != nil && classify(err) != kindRejected && classify(err) != kindNoEffect {
 			return err
 		}
 	}
@@ -97,7 +115,10 @@ func (r *run) insertInto(m MediaInfo, image string) error {
 		})
 		switch {
 		case err == nil:
-			return r.waitTask("wait for the virtual media to mount", task, kindRejected)
+			if err := r.waitTask("wait for the virtual media to mount", task, kindRejected); err != nil {
+				return err
+			}
+			return r.awaitMedium(m, image, accepted(task))
 		case refusedSlot(err):
 			return &slotRefused{err}
 		case isStatus(err, http.StatusBadRequest):
@@ -127,18 +148,58 @@ func (r *run) eject(m MediaInfo, step string) error {
 	if err != nil {
 		return err
 	}
-	return r.waitTask("wait for the virtual media to eject", task, kindRejected)
+	if err := r.waitTask("wait for the virtual media to eject", task, kindRejected); err != nil {
+		return err
+	}
+	return r.awaitMedium(m, "", accepted(task))
+}
+
+// awaitMedium reads m back until it holds image ("": empty), within
+// MediaTimeout: vendors lag (iDRAC shows an ejected image once more). An
+// image that never mounts is typically one the BMC cannot fetch.
+func (r *run) awaitMedium(m MediaInfo, image string, ans Accepted) error {
+	var cur MediaInfo
+	err := r.waitUntil("read back the virtual media "+m.URI, r.a.mediaTimeout(), func() (bool, error) {
+		var err error
+		cur, err = r.medium(m)
+		return err == nil && mediumHolds(cur, image), err
+	})
+	if !errors.Is(err, errWaitLimit) {
+		return err
+	}
+	shown := fmt.Sprintf("Image %q, Inserted %t", redactURL(cur.Image), cur.Inserted)
+	if image == "" {
+		return &stepError{"eject the virtual media from " + m.URI, &failure{kindNoEffect, fmt.Sprintf(
+			"the BMC accepted the eject (%s) but the slot still shows %s after %s", ans, shown, r.a.mediaTimeout())}}
+	}
+	return &stepError{"mount the installer", &failure{kindNoEffect, fmt.Sprintf(
+		"the installer was not mounted: the BMC accepted %s for %s (%s) but the slot shows %s after %s; check that the BMC can reach the image server",
+		redactURL(image), m.URI, ans, shown, r.a.mediaTimeout())}}
+}
+
+// mediumHolds: m shows image inserted, or nothing when image is "".
+func mediumHolds(m MediaInfo, image string) bool {
+	if image == "" {
+		return !m.occupied()
+	}
+	return m.Inserted && sameImage(m.Image, image)
 }
 
 func (r *run) medium(m MediaInfo) (MediaInfo, error) {
 	return read(r, "read the virtual media "+m.URI, func(ctx context.Context) (MediaInfo, error) { return r.c.Medium(ctx, m) })
 }
 
+// waitTask waits for a media action's task, for at most PowerOnTimeout.
 func (r *run) waitTask(step, monitor string, failed kind) error {
-	return r.waitUntil(step, 0, func() (bool, error) {
+	task := monitor
+	err := r.waitUntil(step, r.a.powerOnTimeout(), func() (bool, error) {
 		done, err := r.checkTask(&monitor, failed)
 		return done || monitor == "", err
 	})
+	if errors.Is(err, errWaitLimit) {
+		return &stepError{step, &failure{kindNoEffect, fmt.Sprintf("the task %s did not complete within %s", task, r.a.powerOnTimeout())}}
+	}
+	return err
 }
 
 // virtualMedia lists every member, each request retried on its own: a
@@ -164,3 +225,6 @@ func (r *run) virtualMedia() ([]MediaInfo, error) {
 	}
 	return out, nil
 }
+
+// cdTarget: a boot target that boots the virtual CD (see ChooseBootTarget).
+func cdTarget(t string) bool { return t == "Cd" || t == "UsbCd" }

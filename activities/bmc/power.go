@@ -1,6 +1,7 @@
 package bmc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,21 +10,26 @@ import (
 )
 
 // PowerOn powers the machine on and returns once PowerState is On (not
-// waiting for the OS). A machine already on is left alone.
-func (a *Activities) PowerOn(ctx context.Context, ep Endpoint) error {
-	return a.do(ctx, ep, (*run).powerOn)
+// waiting for the OS): the read-back from Off is the evidence. A machine
+// already on is left alone (ResetType "").
+func (a *Activities) PowerOn(ctx context.Context, ep Endpoint) (PowerResult, error) {
+	return perform(ctx, a, ep, (*run).powerOn)
 }
 
-func (r *run) powerOn() error {
+func (r *run) powerOn() (PowerResult, error) {
 	s, err := r.settledPower()
 	if err != nil || s.PowerState == "On" {
-		return err
+		return PowerResult{LastState: describeState(s)}, err
 	}
-	task, err := r.reset("On", func(s System) bool { return s.PowerState != "Off" })
+	acc, err := r.reset("On", func(s System) bool { return s.PowerState != "Off" })
 	if err != nil {
-		return err
+		return PowerResult{}, err
 	}
-	return r.stillOff("power on", r.waitPower("On", task, r.a.powerOnTimeout()))
+	res := PowerResult{ResetType: "On", Answer: acc.String(), Evidence: "PowerState Off → On"}
+	var last System
+	err = r.waitPower("On", acc.Task, r.a.powerOnTimeout(), &last)
+	res.LastState = describeState(last)
+	return res, r.stillOff("power on", err)
 }
 
 // stillOff names a wait that ran out while the machine stayed Off: vendor
@@ -37,7 +43,8 @@ func (r *run) stillOff(step string, err error) error {
 
 // PowerOff shuts the machine down gracefully (ForceOff after
 // ShutdownTimeout), or at once with SkipShutdown, and returns once
-// PowerState is Off.
+// PowerState is Off. A ForceOff that shows no Off within PowerOnTimeout
+// fails typed.
 func (a *Activities) PowerOff(ctx context.Context, in PowerOffInput) error {
 	return a.do(ctx, in.Endpoint, func(r *run) error { return r.powerOff(in.SkipShutdown) })
 }
@@ -49,38 +56,50 @@ func (r *run) powerOff(skipShutdown bool) error {
 	}
 	down := func(s System) bool { return s.PowerState != "On" }
 	if !skipShutdown && CanShutdownGracefully(s.ResetTypes) {
-		task, err := r.reset("GracefulShutdown", down)
+		acc, err := r.reset("GracefulShutdown", down)
 		if err != nil {
 			return err
 		}
-		err = r.waitPower("Off", task, r.a.shutdownTimeout())
+		err = r.waitPower("Off", acc.Task, r.a.shutdownTimeout(), nil)
 		if !errors.Is(err, errWaitLimit) {
 			return err
 		}
 		r.heartbeat("graceful shutdown timed out; forcing off")
 	}
-	task, err := r.reset("ForceOff", func(s System) bool { return s.PowerState == "Off" })
+	acc, err := r.reset("ForceOff", func(s System) bool { return s.PowerState == "Off" })
 	if err != nil {
 		return err
 	}
-	return r.waitPower("Off", task, 0)
+	var last System
+	err = r.waitPower("Off", acc.Task, r.a.powerOnTimeout(), &last)
+	if errors.Is(err, errWaitLimit) {
+		return &stepError{"force off", &failure{kindNoEffect, noChange("ForceOff", acc, r.a.powerOnTimeout(), last) + ": the machine is still on"}}
+	}
+	return err
 }
 
-// Restart reboots the machine (ForceRestart) and returns once it is powered
-// on again; an Off machine is powered on. A retried attempt whose
-// predecessor already issued the reset does not reset again.
-func (a *Activities) Restart(ctx context.Context, ep Endpoint) error {
-	return a.do(ctx, ep, (*run).restart)
+// Restart reboots the machine (ForceRestart) and returns once it visibly
+// cycled and is on again (Evidence), or, when the BMC accepted the reset
+// but showed no change within ResetEvidenceTimeout, with Unconfirmed: the
+// caller settles it by the node's boot ID. An Off machine is powered on.
+// A retried attempt whose predecessor already issued the reset does not
+// reset again; its result is Unconfirmed.
+func (a *Activities) Restart(ctx context.Context, ep Endpoint) (PowerResult, error) {
+	return perform(ctx, a, ep, (*run).restart)
 }
 
-func (r *run) restart() error {
+func (r *run) restart() (PowerResult, error) {
 	if p, ok := r.resumed(); ok && p.ResetIssued {
 		r.progress = p
-		return r.stillOff("restart", r.waitPower("On", "", r.a.powerOnTimeout()))
+		var last System
+		err := r.stillOff("restart", r.waitPower("On", "", r.a.powerOnTimeout(), &last))
+		rt := cmp.Or(p.ResetType, "ForceRestart")
+		return PowerResult{ResetType: rt, Unconfirmed: true, LastState: describeState(last),
+			Detail: "sent " + rt + " in an earlier attempt; whether the machine cycled was not seen: " + describeState(last)}, err
 	}
 	s, err := r.settledPower()
 	if err != nil {
-		return err
+		return PowerResult{}, err
 	}
 	if s.PowerState == "Off" {
 		return r.powerOn()
@@ -89,13 +108,26 @@ func (r *run) restart() error {
 	if !supports(s, rt) {
 		rt = "GracefulRestart"
 	}
-	task, err := r.reset(rt, func(s System) bool { return s.PowerState != "On" || s.State == "Starting" })
+	acc, err := r.reset(rt, func(now System) bool { return cycleEvidence(s, now, false) != "" })
 	if err != nil {
-		return err
+		return PowerResult{}, err
 	}
-	r.progress.ResetIssued = true
+	r.progress.ResetType, r.progress.ResetIssued = rt, true
 	r.heartbeat("restarting")
-	return r.waitPowerCycle(task)
+	return r.waitPowerCycle(s, rt, acc)
+}
+
+// evidenceWindow is how long a restart may take to show: ResetEvidenceTimeout,
+// or half of the activity's time left when that is less, so the node has
+// the rest of the step's limit to prove an Unconfirmed reset.
+func (r *run) evidenceWindow() time.Duration {
+	d := r.a.resetEvidenceTimeout()
+	if dl, ok := r.ctx.Deadline(); ok {
+		if half := time.Until(dl) / 2; half > 0 && half < d {
+			d = half
+		}
+	}
+	return d
 }
 
 // supports: a BMC that does not list its reset types is assumed to take the
@@ -104,22 +136,27 @@ func supports(s System, rt string) bool {
 	return len(s.ResetTypes) == 0 || slices.Contains(s.ResetTypes, rt)
 }
 
-// settledPower waits out a power transition already in progress.
+// settledPower waits out a power transition already in progress, for at
+// most PowerOnTimeout.
 func (r *run) settledPower() (System, error) {
 	var s System
-	err := r.waitUntil("wait for a power transition in progress", 0, func() (bool, error) {
+	err := r.waitUntil("wait for a power transition in progress", r.a.powerOnTimeout(), func() (bool, error) {
 		var err error
 		s, err = r.system("read the System")
 		return s.PowerState == "On" || s.PowerState == "Off", err
 	})
+	if errors.Is(err, errWaitLimit) {
+		return s, &stepError{"wait for a power transition in progress", &failure{kindNoEffect,
+			fmt.Sprintf("the BMC still shows PowerState %s after %s", s.PowerState, r.a.powerOnTimeout())}}
+	}
 	return s, err
 }
 
 // reset posts a reset once. After a transient failure the BMC may or may
 // not have acted, so before posting again it reads the System and stops if
 // tookEffect says the reset is already under way.
-func (r *run) reset(rt string, tookEffect func(System) bool) (string, error) {
-	var task string
+func (r *run) reset(rt string, tookEffect func(System) bool) (Accepted, error) {
+	var acc Accepted
 	first := true
 	err := r.act("reset "+rt, func() (bool, error) {
 		if first {
@@ -129,10 +166,10 @@ func (r *run) reset(rt string, tookEffect func(System) bool) (string, error) {
 		s, err := r.system("read the System")
 		return err == nil && tookEffect(s), err
 	}, func() (err error) {
-		task, err = r.c.Reset(r.ctx, rt)
+		acc, err = r.c.Reset(r.ctx, rt)
 		return err
 	})
-	return task, err
+	return acc, err
 }
 
 // checkTask reads the task monitor, if any: done when it completed, an
@@ -168,10 +205,14 @@ func (r *run) observe(monitor *string, failed kind) (done bool, s System, err er
 }
 
 // waitPower waits for PowerState want; a failed task ends the wait early
-// (e.g. a power-on the BMC accepted but could not carry out).
-func (r *run) waitPower(want, monitor string, limit time.Duration) error {
+// (e.g. a power-on the BMC accepted but could not carry out). last, when
+// not nil, is the System as last read.
+func (r *run) waitPower(want, monitor string, limit time.Duration, last *System) error {
 	return r.waitUntil("wait for power "+want, limit, func() (bool, error) {
 		done, s, err := r.observe(&monitor, kindPowerFailed)
+		if last != nil && err == nil {
+			*last = s
+		}
 		if err != nil || s.PowerState == want {
 			return err == nil, err
 		}
@@ -182,19 +223,29 @@ func (r *run) waitPower(want, monitor string, limit time.Duration) error {
 	})
 }
 
-// waitPowerCycle waits until a restart has visibly taken the machine down
-// (or its task finished) and PowerState is On again. A machine that stays
+// waitPowerCycle waits until a restart visibly took the machine down (see
+// cycleEvidence) and PowerState is On again. No evidence within
+// ResetEvidenceTimeout makes the result Unconfirmed; a machine that stays
 // Off past PowerOnTimeout fails the restart.
-func (r *run) waitPowerCycle(monitor string) error {
-	cycled := false
+func (r *run) waitPowerCycle(before System, rt string, acc Accepted) (PowerResult, error) {
+	res := PowerResult{ResetType: rt, Answer: acc.String()}
+	monitor := acc.Task
+	window := r.evidenceWindow()
+	evidenceBy := time.Now().Add(window)
 	var offSince time.Time
+	var last System
 	err := r.waitUntil("wait for the restart", 0, func() (bool, error) {
 		done, s, err := r.observe(&monitor, kindPowerFailed)
 		if err != nil {
 			return false, err
 		}
-		if s.PowerState != "On" || s.State == "Starting" || done || monitor == "" {
-			cycled = true
+		last = s
+		if res.Evidence == "" {
+			res.Evidence = cycleEvidence(before, s, done)
+		}
+		if res.Evidence == "" && time.Now().After(evidenceBy) {
+			res.Unconfirmed = true
+			return true, nil
 		}
 		switch {
 		case s.PowerState != "Off":
@@ -204,7 +255,12 @@ func (r *run) waitPowerCycle(monitor string) error {
 		case time.Since(offSince) > r.a.powerOnTimeout():
 			return false, errWaitLimit
 		}
-		return cycled && s.PowerState == "On", nil
+		return res.Evidence != "" && s.PowerState == "On", nil
 	})
-	return r.stillOff("restart", err)
+	res.LastState = describeState(last)
+	if res.Unconfirmed {
+		res.Detail = noChange(rt, acc, window, last)
+		r.heartbeat("restart unconfirmed: " + res.Detail)
+	}
+	return res, r.stillOff("restart", err)
 }

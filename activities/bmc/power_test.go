@@ -13,12 +13,17 @@ import (
 func TestPowerOnOnlyWhenOff(t *testing.T) {
 	f := newFake()
 	a := activitiesWith(f)
-	require.NoError(t, a.PowerOn(context.Background(), testEndpoint))
+	res, err := a.PowerOn(context.Background(), testEndpoint)
+	require.NoError(t, err)
 	assert.Empty(t, f.mutations(), "already on")
+	assert.Empty(t, res.ResetType, "no reset: the caller must not wait for a new boot")
 
 	f.sys.PowerState = "Off"
-	require.NoError(t, a.PowerOn(context.Background(), testEndpoint))
+	res, err = a.PowerOn(context.Background(), testEndpoint)
+	require.NoError(t, err)
 	assert.Equal(t, []string{"Reset On"}, f.mutations())
+	assert.Equal(t, PowerResult{ResetType: "On", Answer: "204", Evidence: "PowerState Off → On",
+		LastState: "PowerState On, Status.State Enabled, BootProgress OSBootStarted"}, res)
 	assert.Equal(t, "root", f.creds.Username, "credentials resolved from the reference")
 }
 
@@ -53,12 +58,17 @@ func TestGracefulShutdownFallsBackToForceOff(t *testing.T) {
 func TestRestart(t *testing.T) {
 	f := newFake()
 	a := activitiesWith(f)
-	require.NoError(t, a.Restart(context.Background(), testEndpoint))
+	res, err := a.Restart(context.Background(), testEndpoint)
+	require.NoError(t, err)
 	assert.Equal(t, []string{"Reset ForceRestart"}, f.mutations())
+	assert.Equal(t, "BootProgress OSRunning → OSBootStarted", res.Evidence)
+	assert.False(t, res.Unconfirmed)
 
 	f.sys.PowerState = "Off"
-	require.NoError(t, a.Restart(context.Background(), testEndpoint))
+	res, err = a.Restart(context.Background(), testEndpoint)
+	require.NoError(t, err)
 	assert.Equal(t, []string{"Reset ForceRestart", "Reset On"}, f.mutations(), "an off machine is powered on")
+	assert.Equal(t, "On", res.ResetType)
 }
 
 func TestRestartRetriedAfterResetDoesNotResetAgain(t *testing.T) {
@@ -68,9 +78,12 @@ func TestRestartRetriedAfterResetDoesNotResetAgain(t *testing.T) {
 	env := s.NewTestActivityEnvironment()
 	env.RegisterActivity(a)
 	env.SetHeartbeatDetails(progress{Step: "restarting", ResetIssued: true})
-	_, err := env.ExecuteActivity(a.Restart, testEndpoint)
+	v, err := env.ExecuteActivity(a.Restart, testEndpoint)
 	require.NoError(t, err)
 	assert.Empty(t, f.mutations())
+	var res PowerResult
+	require.NoError(t, v.Get(&res))
+	assert.True(t, res.Unconfirmed, "the earlier attempt's reset was not seen: the node settles it")
 }
 
 func TestPowerOnAcceptedButFailed(t *testing.T) {
@@ -80,7 +93,7 @@ func TestPowerOnAcceptedButFailed(t *testing.T) {
 		f.tasks["/tasks/1"] = Task{State: "Exception", Message: "The system did not power on."}
 		return "/tasks/1", nil
 	}
-	err := activitiesWith(f).PowerOn(context.Background(), testEndpoint)
+	_, err := activitiesWith(f).PowerOn(context.Background(), testEndpoint)
 	ae := appError(t, err, ErrTypePowerFailed, false)
 	assert.Contains(t, ae.Error(), "did not power on")
 }
@@ -101,7 +114,8 @@ func TestWaitsOutATransitionInProgress(t *testing.T) {
 	a.Dial = func(context.Context, Endpoint, Credentials, time.Duration) (Client, error) {
 		return &settlingClient{fakeClient: f, after: 3, reads: &reads, to: "Off"}, nil
 	}
-	require.NoError(t, a.PowerOn(context.Background(), testEndpoint))
+	_, err := a.PowerOn(context.Background(), testEndpoint)
+	require.NoError(t, err)
 	assert.Equal(t, []string{"Reset On"}, f.mutations())
 	assert.GreaterOrEqual(t, reads, 3)
 }

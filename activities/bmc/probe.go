@@ -25,7 +25,7 @@ func Probe(ctx context.Context, ep Endpoint, resolver Resolver, timeout time.Dur
 	}
 	creds, err := resolver.Resolve(ctx, ep.Credentials)
 	if err != nil {
-		return append(out, sitecheck.Blocker("credentials", err.Error(), "fix the bmcCredentials entry this server names"))
+		return append(out, sitecheck.Blocker("credentials", describe(err), "fix the bmcCredentials entry this server names"))
 	}
 	c, err := DialGofish(ctx, ep, creds, timeout)
 	if err != nil {
@@ -40,16 +40,26 @@ func Probe(ctx context.Context, ep Endpoint, resolver Resolver, timeout time.Dur
 		}
 		add(sitecheck.OK("TLS verified", "against "+where))
 	}
-	add(sitecheck.OK("login", "credentials accepted"))
+	// Only an authenticated read proves the credentials: without a
+	// SessionService nothing was sent with them yet (basic auth).
 	g, _ := c.(*gofishClient)
+	sys, err := c.System(ctx)
+	switch {
+	case err != nil && (classify(err) == kindAuth || isUnauthorized(err)):
+		return append(out, sitecheck.Blocker("login", "reading the System was refused: "+describe(err), "check the username and password the server's bmcCredentials reference points at"))
+	case err != nil:
+		add(sitecheck.OK("login", "credentials not refused"))
+		return append(out, sitecheck.Blocker("System found", describe(err), "the BMC must list a ComputerSystem under /redfish/v1/Systems"))
+	}
+	how := "a session"
+	if g != nil && g.sessions == "" {
+		how = "basic auth"
+	}
+	add(sitecheck.OK("login", "credentials accepted: the System was read with "+how))
 	if g != nil && g.sessions != "" {
 		add(sitecheck.OK("sessions", "SessionService at "+g.sessions))
 	} else {
 		add(sitecheck.Warning("sessions", "no SessionService: every request logs in with basic auth", "enable the Redfish SessionService (iLO logs every basic-auth login; iDRAC limits logins)"))
-	}
-	sys, err := c.System(ctx)
-	if err != nil {
-		return append(out, sitecheck.Blocker("System found", err.Error(), "the BMC must list a ComputerSystem under /redfish/v1/Systems"))
 	}
 	add(sitecheck.OK("System found", "PowerState "+sys.PowerState))
 	out = append(out, mediaFinding(ctx, c)...)
@@ -71,19 +81,19 @@ func dialFinding(ep Endpoint, err error) []sitecheck.Item {
 	switch {
 	case classify(err) == kindAuth || isUnauthorized(err):
 		return []sitecheck.Item{sitecheck.OK("BMC reachable", redactURL(ep.Address)),
-			sitecheck.Blocker("login", err.Error(), "check the username and password the server's bmcCredentials reference points at")}
+			sitecheck.Blocker("login", describe(err), "check the username and password the server's bmcCredentials reference points at")}
 	case errors.As(err, &f) && f.kind == kindConfig && strings.Contains(f.msg, "certificate"):
 		return []sitecheck.Item{sitecheck.OK("BMC reachable", redactURL(ep.Address)), sitecheck.Blocker("TLS verified", f.msg, "set caFile (per BMC or bmcCAFile per site) to the CA that signed the BMC's certificate")}
 	case errors.As(err, &f) && f.kind == kindConfig:
 		return []sitecheck.Item{sitecheck.Blocker("BMC reachable", f.msg, "fix the server's bmc.address")}
 	}
-	return []sitecheck.Item{sitecheck.Blocker("BMC reachable", err.Error(), "check the address, the network path from the worker and that the BMC answers Redfish")}
+	return []sitecheck.Item{sitecheck.Blocker("BMC reachable", describe(err), "check the address, the network path from the worker and that the BMC answers Redfish")}
 }
 
 func mediaFinding(ctx context.Context, c Client) []sitecheck.Item {
 	colls, err := c.MediaCollections(ctx)
 	if err != nil {
-		return []sitecheck.Item{sitecheck.Blocker("virtual CD", "could not list virtual media: "+err.Error(), "the BMC must expose VirtualMedia (a license may be needed: iDRAC Enterprise, iLO Advanced)")}
+		return []sitecheck.Item{sitecheck.Blocker("virtual CD", "could not list virtual media: "+describe(err), "the BMC must expose VirtualMedia (a license may be needed: iDRAC Enterprise, iLO Advanced)")}
 	}
 	var members []MediaInfo
 	for _, coll := range colls {

@@ -76,7 +76,7 @@ func (r *run) reimage(in ReimageInput) (ReimageResult, error) {
 	// worker dies, and a retry would then reset again.
 	r.progress.ResetType, r.progress.ResetIssued = rt, true
 	r.heartbeat("sending reset " + rt)
-	task, err := r.reset(rt, func(now System) bool { return tookEffect(s, now) })
+	acc, err := r.reset(rt, func(now System) bool { return tookEffect(s, now) })
 	if err != nil {
 		if classify(err) != kindTransient && r.ctx.Err() == nil {
 			r.progress.ResetIssued = false // refused outright: the BMC did nothing
@@ -84,10 +84,11 @@ func (r *run) reimage(in ReimageInput) (ReimageResult, error) {
 		}
 		return res, err
 	}
-	res.Reimaged, res.Task = true, task
-	if res.LastState, err = r.awaitReset(s, task); err != nil {
+	res.Reimaged, res.Task = true, acc.Task
+	if res.LastState, err = r.awaitReset(s, rt, acc); err != nil {
 		return res, err
 	}
+	res.BootOverride = r.progress.BootOverride
 	r.progress.Task, r.progress.LastState = res.Task, res.LastState
 	r.heartbeat("reset took effect")
 	return res, nil
@@ -121,17 +122,38 @@ func tookEffect(before, now System) bool {
 }
 
 // awaitReset returns what the BMC shows once the reset took effect. A 202
-// task is proof enough. A BMC that never shows a change within
-// ResetEvidenceTimeout (a fast warm reset between two polls) is believed:
-// it accepted the reset.
-func (r *run) awaitReset(before System, task string) (string, error) {
-	if task != "" {
+// task is proof enough. A reset that shows no change within
+// ResetEvidenceTimeout is sent once more (a BMC that dropped it); no change
+// after that either fails typed: the install did not start.
+func (r *run) awaitReset(before System, rt string, acc Accepted) (string, error) {
+	if acc.Task != "" {
 		s, err := r.system("read the System")
 		if err != nil { // the 202 is the evidence; the state is a courtesy
-			return "task " + task + " accepted", nil
+			return "task " + acc.Task + " accepted", nil
 		}
 		return describeState(s), nil
 	}
+	now, seen, err := r.resetSeen(before)
+	if err != nil || seen {
+		return describeState(now), err
+	}
+	r.heartbeat("no effect of " + rt + " seen; sending it once more")
+	again, err := r.reset(rt, func(now System) bool { return tookEffect(before, now) })
+	if err != nil {
+		return "", err
+	}
+	if again.Task != "" {
+		return "task " + again.Task + " accepted (the reset was sent twice)", nil
+	}
+	if now, seen, err = r.resetSeen(before); err != nil || seen {
+		return describeState(now) + " (the reset was sent twice)", err
+	}
+	return "", &stepError{"wait for the reset to take effect", &failure{kindNoEffect,
+		noChange(rt+" twice", again, r.a.resetEvidenceTimeout(), now) + ": the install did not start"}}
+}
+
+// resetSeen waits up to ResetEvidenceTimeout for tookEffect.
+func (r *run) resetSeen(before System) (System, bool, error) {
 	var s System
 	err := r.waitUntil("wait for the reset to take effect", r.a.resetEvidenceTimeout(), func() (bool, error) {
 		var err error
@@ -139,9 +161,9 @@ func (r *run) awaitReset(before System, task string) (string, error) {
 		return err == nil && tookEffect(before, s), err
 	})
 	if errors.Is(err, errWaitLimit) {
-		return fmt.Sprintf("%s (no change seen within %s of the accepted reset)", describeState(s), r.a.resetEvidenceTimeout()), nil
+		return s, false, nil
 	}
-	return describeState(s), err
+	return s, err == nil, err
 }
 
 // describeState is the System as errors and results show it.
@@ -159,16 +181,38 @@ func describeState(s System) string {
 }
 
 // bootOnce sets BootSourceOverrideEnabled=Once with target, using the
-// System's ETag; on 412 it reads the System again and retries.
+// System's ETag (on 412 it reads the System again and retries), then reads
+// it back: a BMC that keeps Continuous (sushy-tools) is recorded in the
+// progress, so the result says so and EjectMedia clears it; one that shows
+// neither within MediaTimeout fails typed.
 func (r *run) bootOnce(target string) (System, error) {
 	var s System
+	var acc Accepted
 	err := r.act("set a one-time boot from "+target, func() (bool, error) {
 		var err error
 		s, err = r.system("read the System")
 		return err == nil && s.BootOverride == "Once" && s.BootTarget == target, err
 	}, func() error {
+		acc = Accepted{Status: 200}
 		return r.c.SetBootOverride(r.ctx, "Once", target, s.ETag)
 	})
+	if err != nil {
+		return s, err
+	}
+	err = r.waitUntil("read back the one-time boot", r.a.mediaTimeout(), func() (bool, error) {
+		var err error
+		s, err = r.system("read the System")
+		return err == nil && s.BootTarget == target && (s.BootOverride == "Once" || s.BootOverride == "Continuous"), err
+	})
+	if errors.Is(err, errWaitLimit) {
+		return s, &stepError{"read back the one-time boot", &failure{kindNoEffect, fmt.Sprintf(
+			"accepted the one-time boot from %s (%s) but shows BootSourceOverrideEnabled %q, BootSourceOverrideTarget %q after %s",
+			target, acc, s.BootOverride, s.BootTarget, r.a.mediaTimeout())}}
+	}
+	if err == nil && s.BootOverride == "Continuous" {
+		r.progress.BootOverride = "Continuous"
+		r.heartbeat("the BMC made the one-time boot from " + target + " Continuous; the installer is ejected and the override cleared once the node is back")
+	}
 	return s, err
 }
 

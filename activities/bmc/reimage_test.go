@@ -21,7 +21,7 @@ func TestReimageReturnsOnceTheResetTookEffect(t *testing.T) {
 	f.media[0].Image, f.media[0].Inserted = "http://elsewhere/tools.iso", true
 	res, err := activitiesWith(f).Reimage(context.Background(), reimageInput())
 	require.NoError(t, err)
-	assert.Equal(t, ReimageResult{Version: "4.2.0", Reimaged: true, LastState: "PowerState On, Status.State Enabled, BootProgress OSRunning"}, res)
+	assert.Equal(t, ReimageResult{Version: "4.2.0", Reimaged: true, LastState: "PowerState On, Status.State Enabled, BootProgress OSBootStarted"}, res)
 	assert.Equal(t, []string{
 		"EjectMedia 1",
 		"InsertMedia 1 " + image,
@@ -57,16 +57,32 @@ func TestReimageWithATaskReturnsItsMonitor(t *testing.T) {
 	assert.Zero(t, f.count("Task"), "a 202 is evidence enough: the task is WatchReimage's")
 }
 
-func TestReimageBelievesAnAcceptedResetWithNoVisibleChange(t *testing.T) {
+func TestReimageResendsAnIgnoredResetOnceThenFails(t *testing.T) {
 	f := newFake()
-	f.onReset = func(*fakeClient, string) (string, error) { return "", nil } // a warm reset between two polls
+	f.onReset = func(*fakeClient, string) (string, error) { return "", nil } // answered 204, ignored
+	a := activitiesWith(f)
+	a.ResetEvidenceTimeout = 20 * time.Millisecond
+	_, err := a.Reimage(context.Background(), reimageInput())
+	ae := appError(t, err, ErrTypeNoEffect, false)
+	assert.Contains(t, ae.Error(), "accepted ForceRestart twice (204) but showed no change within 20ms: PowerState On, Status.State Enabled, BootProgress OSRunning")
+	assert.Equal(t, 2, f.count("Reset"), "sent once more, never a third time")
+}
+
+func TestReimageAResetSeenOnlyAfterItWasSentAgain(t *testing.T) {
+	f := newFake()
+	n := 0
+	f.onReset = func(f *fakeClient, rt string) (string, error) {
+		if n++; n == 2 { // the BMC dropped the first one
+			f.apply(rt)
+		}
+		return "", nil
+	}
 	a := activitiesWith(f)
 	a.ResetEvidenceTimeout = 20 * time.Millisecond
 	res, err := a.Reimage(context.Background(), reimageInput())
 	require.NoError(t, err)
-	assert.True(t, res.Reimaged)
-	assert.Contains(t, res.LastState, "no change seen within 20ms")
-	assert.Equal(t, 1, f.count("Reset"))
+	assert.Contains(t, res.LastState, "(the reset was sent twice)")
+	assert.Equal(t, []string{"Cd"}, f.booted, "booted the installer once")
 }
 
 func TestReimageFromOffPowersOn(t *testing.T) {

@@ -28,6 +28,9 @@ type progress struct {
 	ResetIssued bool   // the reset was sent, or may have been: never send it again
 	Task        string // what the reset's effect was: the result a retry returns
 	LastState   string
+	// BootOverride: "Continuous" when the BMC turned the one-time boot into
+	// a lasting one.
+	BootOverride string `json:",omitempty"`
 }
 
 // open validates the endpoint, resolves credentials and connects. The

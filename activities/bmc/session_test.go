@@ -58,7 +58,7 @@ func TestSessionLoggedOutOnCancel(t *testing.T) {
 	b.docs["/redfish/v1/Systems/1"]["PowerState"] = "Off" // and the reset changes nothing
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	err := gofishActivities().PowerOn(ctx, ep)
+	_, err := gofishActivities().PowerOn(ctx, ep)
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	created, deleted, live, _ := b.stats()

@@ -46,6 +46,9 @@ type ReimageResult struct {
 	Reimaged        bool   // a reset was issued, now or by an earlier attempt
 	Task            string // the reset's task monitor URI when the BMC answered 202, else ""
 	LastState       string // what the BMC showed when the reset took effect, e.g. "PowerState On, BootProgress OEM"
+	// BootOverride is "Continuous" when the BMC turned the one-time boot
+	// from the CD into a lasting one; EjectMedia clears it.
+	BootOverride string `json:",omitempty"`
 }
 
 // EjectInput names the installer to take out of the virtual CD.

@@ -63,7 +63,7 @@ func (a *Activities) WaitNodeReady(ctx context.Context, in WaitReadyInput) (Node
 		case <-ctx.Done():
 			return last, ctx.Err()
 		case <-deadline:
-			msg := fmt.Sprintf("node %s not Ready within %v: %s%s", in.Node, in.Timeout, last, missing(last, in))
+			msg := fmt.Sprintf("node %s not Ready within %v: %s%s", in.Node, roundWait(in.Timeout), last, missing(last, in))
 			if lastErr != nil {
 				msg += fmt.Sprintf("; last API error: %v", lastErr)
 			}
@@ -71,6 +71,15 @@ func (a *Activities) WaitNodeReady(ctx context.Context, in WaitReadyInput) (Node
 		case <-tick.C:
 		}
 	}
+}
+
+// roundWait shows a wait cut by the deadline margin (27.701376354s) as
+// the operator reads it (28s).
+func roundWait(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Second)
+	}
+	return d
 }
 
 // readyFor reports whether st is Ready on version ("" = any).

@@ -14,18 +14,20 @@ type Kind string
 
 // The kinds, as docs/lab.md#faults describes them.
 const (
-	ReimageFails   Kind = "reimage-fails"   // reimage ends in reimage-failed, no bootable OS
-	ReimageHangs   Kind = "reimage-hangs"   // reimage never finishes
-	BMC5xx         Kind = "bmc-5xx"         // a share of requests answered 500/503
-	BMCTimeout     Kind = "bmc-timeout"     // a share of requests that hang (≤ 2 min, or until the client gives up)
-	BMCUnreachable Kind = "bmc-unreachable" // connections dropped without an answer
-	PowerOnFails   Kind = "power-on-fails"  // power-on accepted (202), machine stays Off, task Exception
-	StaleETag      Kind = "stale-etag"      // a share of PATCHes answered 412 even with the right If-Match
-	NodeNotReady   Kind = "node-not-ready"  // the kubelet reports Ready=False while set
-	ReadOnlyRootFS Kind = "readonly-rootfs" // node condition ReadOnlyRootFilesystem=True
-	NodeUnknown    Kind = "node-unknown"    // heartbeats stop and the node goes Ready=Unknown
-	PDBBlocks      Kind = "pdb-blocks"      // every PDB covering a pod on the node allows no disruption
-	SlowDrain      Kind = "slow-drain"      // evicted pods on the node take longer to go
+	ReimageFails   Kind = "reimage-fails"     // reimage ends in reimage-failed, no bootable OS
+	ReimageHangs   Kind = "reimage-hangs"     // reimage never finishes
+	BMC5xx         Kind = "bmc-5xx"           // a share of requests answered 500/503
+	BMCTimeout     Kind = "bmc-timeout"       // a share of requests that hang (≤ 2 min, or until the client gives up)
+	BMCUnreachable Kind = "bmc-unreachable"   // connections dropped without an answer
+	PowerOnFails   Kind = "power-on-fails"    // power-on accepted (202), machine stays Off, task Exception
+	StaleETag      Kind = "stale-etag"        // a share of PATCHes answered 412 even with the right If-Match
+	ResetIgnored   Kind = "reset-ignored"     // resets answered 204 and ignored: the machine does nothing
+	MediaUnmount   Kind = "media-unmountable" // InsertMedia answered, the image never mounts (the BMC cannot reach it)
+	NodeNotReady   Kind = "node-not-ready"    // the kubelet reports Ready=False while set
+	ReadOnlyRootFS Kind = "readonly-rootfs"   // node condition ReadOnlyRootFilesystem=True
+	NodeUnknown    Kind = "node-unknown"      // heartbeats stop and the node goes Ready=Unknown
+	PDBBlocks      Kind = "pdb-blocks"        // every PDB covering a pod on the node allows no disruption
+	SlowDrain      Kind = "slow-drain"        // evicted pods on the node take longer to go
 )
 
 // Target is the simulator that plays a fault.
@@ -51,6 +53,8 @@ var table = []row{
 	{BMCUnreachable, BMC, false},
 	{PowerOnFails, BMC, false},
 	{StaleETag, BMC, true},
+	{ResetIgnored, BMC, false},
+	{MediaUnmount, BMC, false},
 	{NodeNotReady, Node, false},
 	{ReadOnlyRootFS, Node, false},
 	{NodeUnknown, Node, false},

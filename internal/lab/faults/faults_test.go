@@ -6,9 +6,10 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// Moved from internal/model (TestFaultKinds); stale-etag makes twelve.
+// Moved from internal/model (TestFaultKinds); reset-ignored and
+// media-unmountable make fourteen.
 func TestFaultKinds(t *testing.T) {
-	assert.Len(t, All(), 12)
+	assert.Len(t, All(), 14)
 	assert.True(t, Kind("slow-drain").Known())
 	assert.False(t, Kind("melt").Known())
 }

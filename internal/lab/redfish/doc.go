@@ -43,7 +43,10 @@
 // faults.BMCTimeout and faults.StaleETag hit the given fraction of requests
 // (or PATCHes) and strike before the request is processed, so a failed
 // request had no effect; faults.BMCUnreachable drops every connection
-// unanswered.
+// unanswered; faults.ResetIgnored answers every reset 204 and does
+// nothing; faults.MediaUnmount answers InsertMedia and leaves the slot
+// empty (a fault event names the image). Profile.ResetDelay shows an
+// accepted reset only that long after its answer (idrac9-lagging).
 //
 // Events: power-on / power-off when power changes (restarts log a single
 // reset), boot-override on a PATCH that changes it, media-insert /

@@ -131,6 +131,9 @@ func (b *BMC) patchSystem(w http.ResponseWriter, r *http.Request) {
 	before := b.override
 	if boot.BootSourceOverrideEnabled != nil {
 		b.override.enabled = *boot.BootSourceOverrideEnabled
+		if b.prof.KeepsContinuous && b.override.enabled == "Once" {
+			b.override.enabled = "Continuous" // accepted, kept as a lasting override
+		}
 	}
 	if boot.BootSourceOverrideTarget != nil {
 		b.override.target = *boot.BootSourceOverrideTarget

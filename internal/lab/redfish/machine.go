@@ -67,15 +67,15 @@ func (b *BMC) resetLocked(rt string) (*task, *apiError) {
 	if a, ok := resetAliases[rt]; ok {
 		rt = a
 	}
-	if b.gracefulIgnoredLocked(rt) {
-		return nil, nil
+	if b.gracefulIgnoredLocked(rt) || b.faultActiveLocked(faults.ResetIgnored) {
+		return nil, nil // answered 204; nothing happens
 	}
 	switch rt {
 	case "On":
 		switch {
 		case b.phase == phaseOff:
 			t := b.newResetTaskLocked(rt)
-			b.startPowerOnLocked(rt)
+			b.lagLocked(func() { b.startPowerOnLocked(rt) })
 			return t, nil
 		case b.phase == phasePoweringOff && !b.restarting:
 			return nil, &apiError{http.StatusConflict, "ResourceInUse", "The system is powering off; retry On once PowerState is Off."}
@@ -105,7 +105,7 @@ func (b *BMC) resetLocked(rt string) (*task, *apiError) {
 		}
 		b.interruptReimageLocked(rt)
 		t := b.newResetTaskLocked(rt)
-		b.startPowerOffLocked(rt, false)
+		b.lagLocked(func() { b.startPowerOffLocked(rt, false) })
 		return t, nil
 	case "ForceRestart", "GracefulRestart":
 		switch b.phase {
@@ -120,11 +120,21 @@ func (b *BMC) resetLocked(rt string) (*task, *apiError) {
 		b.interruptReimageLocked(rt)
 		t := b.newResetTaskLocked(rt)
 		b.emitLocked(events.Reset, map[string]any{"resetType": rt})
-		b.startPowerOffLocked(rt, true)
+		b.lagLocked(func() { b.startPowerOffLocked(rt, true) })
 		return t, nil
 	}
 	return nil, &apiError{http.StatusBadRequest, "ActionParameterNotSupported",
 		"ResetType " + rt + " is not supported; use one of On, ForceOff, GracefulShutdown, ForceRestart, GracefulRestart, ForceOn, PowerCycle."}
+}
+
+// lagLocked starts an accepted reset's transition, after the profile's
+// ResetDelay: real BMCs answer first and show the reset a moment later.
+func (b *BMC) lagLocked(start func()) {
+	if b.prof.ResetDelay <= 0 {
+		start()
+		return
+	}
+	b.scheduleLocked(b.prof.ResetDelay, start)
 }
 
 // gracefulIgnoredLocked: a graceful reset is an ACPI request the OS must

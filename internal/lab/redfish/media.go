@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 )
 
 // media is what one virtual media drive holds.
@@ -71,6 +72,11 @@ func (b *BMC) insertMediaLocked(slot slotRef, image string, inserted, writeProte
 	if d.image != "" {
 		return &apiError{http.StatusConflict, "ResourceInUse",
 			"The virtual media " + slot.ID + " already holds " + redactURL(d.image) + "; eject it before inserting another image."}
+	}
+	if b.faultActiveLocked(faults.MediaUnmount) {
+		// Accepted, then the fetch fails: the slot stays empty.
+		b.emitLocked(events.Fault, map[string]any{"kind": string(faults.MediaUnmount), "image": redactURL(image), "slot": slot.uri})
+		return nil
 	}
 	*d = media{image: image, inserted: inserted, writeProtected: writeProtected, protocol: protocols[strings.ToLower(u.Scheme)]}
 	detail := map[string]any{"image": redactURL(image), "slot": slot.uri}

@@ -35,8 +35,11 @@ type Profile struct {
 	VirtualCDBoot string   // the target that boots the virtual CD: Cd, or UsbCd (Supermicro)
 	ResetTypes    []string // ResetType@Redfish.AllowableValues, as advertised (may be malformed)
 
-	WeakETag     bool   // ETags as W/"…"
-	BootProgress string // "" absent; "full": DMTF states; "post": POST-time values only
+	// KeepsContinuous: a one-time boot override is accepted and kept as
+	// Continuous (sushy-tools over libvirt): every boot takes it.
+	KeepsContinuous bool
+	WeakETag        bool   // ETags as W/"…"
+	BootProgress    string // "" absent; "full": DMTF states; "post": POST-time values only
 	// Helpful: OperatingSystem → SoftwareImage with the installed version,
 	// Status.State Starting/Updating and Health Critical after a failed
 	// install, reset tasks that complete when the OS runs. No vendor does.
@@ -44,7 +47,10 @@ type Profile struct {
 
 	// Answers: 204, 200 (with a message) or 202 (with a task monitor).
 	ResetReply, InsertReply, EjectReply int
-	TaskPrefix                          string // task ids: JID_ on Dell
+	// ResetDelay: an accepted reset shows (PowerState leaves On) only this
+	// long after the answer.
+	ResetDelay time.Duration
+	TaskPrefix string // task ids: JID_ on Dell
 
 	SessionLimit   int           // concurrent sessions; 0: unlimited
 	SessionTimeout time.Duration // idle timeout; 0: never

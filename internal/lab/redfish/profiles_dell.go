@@ -13,6 +13,17 @@ import (
 func init() {
 	register("idrac9", idrac9)
 	register("idrac10", idrac10)
+	register("idrac9-lagging", idrac9Lagging)
+}
+
+// idrac9Lagging is an iDRAC9 whose resets show a few seconds after their
+// 204, as loaded BMCs do: the first reads after the answer still show the
+// machine on, so only a visible cycle proves a restart (docs/evidence.md).
+func idrac9Lagging() Profile {
+	p := idrac9()
+	p.Name = "idrac9-lagging"
+	p.ResetDelay = 3 * time.Second
+	return p
 }
 
 var dellSlotTypes = []string{"CD", "DVD", "USBStick"}

@@ -116,7 +116,20 @@ func dmtf() Profile {
 	}
 }
 
-func init() { register("nomedia", nomedia) }
+func init() {
+	register("nomedia", nomedia)
+	register("sushy", sushy)
+}
+
+// sushy: openstack/sushy-tools over libvirt, in DMTF's shape: it answers a
+// one-time boot override and keeps it Continuous, so every boot takes the
+// CD until the override is cleared.
+func sushy() Profile {
+	p := dmtf()
+	p.Name, p.Vendor, p.Product = "sushy", "OpenStack", "sushy-tools"
+	p.KeepsContinuous = true
+	return p
+}
 
 // nomedia: a BMC that offers no virtual media over Redfish (a Supermicro
 // without its DCMS license key, older chassis managers): no VirtualMedia
