@@ -4,6 +4,7 @@ package deploy_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/rackroll/rackroll/worker/wiring"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -196,28 +198,63 @@ func dumpPending(t *testing.T, env *e2e.Env) {
 		}
 		info := d.WorkflowExecutionInfo
 		t.Logf("%s: %v, %d pending activities, %d children", id, info.GetStatus(), len(d.PendingActivities), len(d.PendingChildren))
+		if wt := d.PendingWorkflowTask; wt != nil {
+			t.Logf("  workflow task pending: attempt %d, %v", wt.Attempt, wt.State)
+		}
+		lastEvents(t, env, id)
 		for _, a := range d.PendingActivities {
 			t.Logf("  waits on %s (attempt %d, %v): %v", a.ActivityType.GetName(), a.Attempt, a.State, a.LastFailure.GetMessage())
 		}
 	}
 }
 
-// upgrade runs an upgrade to its end like env.Upgrade, but waits through
-// a dev server slowed down by a busy machine (a poll that times out is
-// asked again while ctx lasts).
+// upgrade runs an upgrade to its end like env.Upgrade, but fails as soon
+// as it pauses (a server failed), and waits through a dev server slowed
+// down by a busy machine.
 func upgrade(ctx context.Context, t *testing.T, env *e2e.Env, target string) api.UpgradeStatus {
 	t.Helper()
-	run, err := env.StartUpgrade(ctx, target)
+	// Drain and VM shutdown bounded by a minute, not e2e's 5 s: on a busy
+	// machine a drain that evicted everything can still miss 5 s (the
+	// bound is the activity's ScheduleToClose) and fail its server.
+	zero := 0
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
+		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: target,
+			UpdateStrategy: model.UpdateStrategy{WaitTimeMinutes: &zero}, DrainTimeout: time.Minute, VMShutdownTimeout: time.Minute})
 	require.NoError(t, err)
 	var st api.UpgradeStatus
 	for {
-		err = env.Client.GetWorkflow(ctx, run.GetID(), run.GetRunID()).Get(ctx, &st)
+		wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		err = env.Client.GetWorkflow(wctx, run.GetID(), run.GetRunID()).Get(wctx, &st)
+		cancel()
 		if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "deadline exceeded") {
 			break
 		}
-		t.Logf("waiting for the upgrade: %v", err)
+		if cs := env.State().Cluster; cs.DetailedStatus == model.ClusterUpdatePaused {
+			t.Fatalf("the upgrade paused: %s", cs.DetailedStatusMessage)
+		}
 	}
 	require.NoError(t, err)
 	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
 	return st
+}
+
+// lastEvents logs the last failures in a workflow's history.
+func lastEvents(t *testing.T, env *e2e.Env, id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	it := env.Client.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var tail []string
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Logf("history of %s: %v", id, err)
+			return
+		}
+		if strings.Contains(e.EventType.String(), "Failed") || strings.Contains(e.EventType.String(), "TimedOut") {
+			tail = append(tail, fmt.Sprintf("%d %v %v", e.EventId, e.EventType, e.Attributes))
+		}
+	}
+	for _, l := range tail[max(0, len(tail)-4):] {
+		t.Logf("  %.600s", l)
+	}
 }
