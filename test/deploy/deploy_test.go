@@ -4,6 +4,7 @@ package deploy_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -22,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -226,9 +228,13 @@ func upgrade(ctx context.Context, t *testing.T, env *e2e.Env, target string) api
 		wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		err = env.Client.GetWorkflow(wctx, run.GetID(), run.GetRunID()).Get(wctx, &st)
 		cancel()
-		if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "deadline exceeded") {
+		// Only the workflow's own failure ends the wait: this poll's limit
+		// and a busy dev server's dropped streams are asked again.
+		var failed *temporal.WorkflowExecutionError
+		if err == nil || ctx.Err() != nil || errors.As(err, &failed) {
 			break
 		}
+		time.Sleep(time.Second)
 		if cs := env.State().Cluster; cs.DetailedStatus == model.ClusterUpdatePaused {
 			t.Fatalf("the upgrade paused: %s", cs.DetailedStatusMessage)
 		}
