@@ -46,6 +46,9 @@ It needs no Temporal: it runs where the worker would run.`,
 			switch {
 			case inv.Kubernetes.Kubeconfig != "":
 				in.Kube, in.KubeErr = kube.Kubeconfig(inv.Kubernetes.Kubeconfig).Clientset(cmd.Context())
+			case inv.Kubernetes.InCluster:
+				// Run where the worker runs: in its pod (kubectl exec … starter site check).
+				in.Kube, in.KubeErr = kube.InCluster().Clientset(cmd.Context())
 			case inv.Kubernetes.KubeconfigSecretRef != nil:
 				in.KubeErr = fmt.Errorf("kubeconfigSecretRef is read by the worker in its cluster; run site check with a kubeconfig file for the site")
 			}

@@ -6,11 +6,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/logging"
 	"github.com/rackroll/rackroll/internal/model"
@@ -21,6 +23,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.uber.org/zap"
+	"k8s.io/client-go/kubernetes"
 )
 
 func main() {
@@ -41,6 +44,7 @@ func run(args []string) error {
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	pollInterval := fs.Duration("poll-interval", 2*time.Second, "how often BMC and Kubernetes waits poll (labs: shorter)")
 	metricsAddr := metricsAddrFlag(fs)
+	healthAddr := healthAddrFlag(fs)
 	siteOf := fs.String("site-of", "", "run as the site worker of this cluster: BMC and Kubernetes activities only, on rackroll-site-<cluster> (docs/production.md#multi-site)")
 	noSite := fs.Bool("no-site-activities", false, "central worker: workflows and ledger activities only, every site has its own --site-of worker")
 	if err := fs.Parse(args); err != nil {
@@ -77,12 +81,17 @@ func run(args []string) error {
 		return fmt.Errorf("connect to Temporal at %s: %w (is the dev server up? `make dev-server`)", opts.HostPort, err)
 	}
 	defer c.Close()
+	stopHealth, err := serveHealth(*healthAddr, c, zl)
+	if err != nil {
+		return err
+	}
+	defer stopHealth()
 
 	if *siteOf != "" && !fs.Changed("task-queue") {
 		*taskQueue = model.SiteTaskQueue(*siteOf)
 	}
 	w := wiring.New(c, wiring.Options{TaskQueue: *taskQueue, PollInterval: *pollInterval,
-		SiteOf: *siteOf, NoSiteActivities: *noSite, Worker: worker.Options{
+		SiteOf: *siteOf, NoSiteActivities: *noSite, Management: management(), Worker: worker.Options{
 			// Give activities time to notice cancellation and stop cleanly.
 			WorkerStopTimeout: 10 * time.Second,
 		}})
@@ -103,4 +112,14 @@ func nsOrDefault(ns string) string {
 		return client.DefaultNamespace
 	}
 	return ns
+}
+
+// management is the cluster the worker's pod runs in, for kubeconfig
+// Secrets (kubeconfigSecretRef); nil outside a pod.
+func management() func() (kubernetes.Interface, error) {
+	if os.Getenv("KUBERNETES_SERVICE_HOST") == "" {
+		return nil
+	}
+	src := kube.InCluster()
+	return func() (kubernetes.Interface, error) { return src.Clientset(context.Background()) }
 }

@@ -282,6 +282,9 @@ func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, plac
 	if ref := inv.Kubernetes.KubeconfigSecretRef; ref != nil {
 		l.st.Kubeconfig = "secret:" + ref.Namespace + "/" + ref.Name
 	}
+	if inv.Kubernetes.InCluster {
+		l.st.Kubeconfig = api.KubeconfigInCluster // the worker's own pod credentials
+	}
 	l.st.ImageURLTemplate = inv.ImageURL("{version}")
 	l.st.SiteTaskQueue = inv.SiteTaskQueue()
 	l.st.NodeVersion = inv.Kubernetes.NodeVersion()

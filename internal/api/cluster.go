@@ -29,7 +29,7 @@ type ClusterState struct {
 	Cluster    model.Cluster `json:"cluster"`
 	Leases     []lease.Lease `json:"leases"`
 	ActionSeq  int           `json:"actionSeq"`
-	Kubeconfig string        `json:"kubeconfig,omitempty"` // a path or "secret:ns/name", never the content
+	Kubeconfig string        `json:"kubeconfig,omitempty"` // a path, "secret:ns/name" or KubeconfigInCluster, never the content
 	Runs       int           `json:"runs"`                 // continue-as-new generations so far
 	// UpgradeTarget is the version of the upgrade in progress (or failed
 	// and resumable); empty when none.
@@ -144,3 +144,7 @@ func (st ClusterState) ForBMM(name string) (ClusterState, error) {
 	}
 	return out, nil
 }
+
+// KubeconfigInCluster is ClusterState.Kubeconfig for an inventory with
+// kubernetes.inCluster: the worker uses its own pod's ServiceAccount.
+const KubeconfigInCluster = "in-cluster"

@@ -54,10 +54,13 @@ func (inv *Inventory) ImageURL(v string) string {
 	return strings.ReplaceAll(t, "{version}", v)
 }
 
-// KubernetesSpec says where the site's kubeconfig is: a file or a Secret.
+// KubernetesSpec says how to reach the site's API: a kubeconfig file, a
+// Secret holding one, or (InCluster) the credentials of the pod the worker
+// runs in, its ServiceAccount (deploy/).
 type KubernetesSpec struct {
 	Kubeconfig          string     `json:"kubeconfig,omitempty"`
 	KubeconfigSecretRef *SecretRef `json:"kubeconfigSecretRef,omitempty"`
+	InCluster           bool       `json:"inCluster,omitempty"`
 	// Where a node shows the runtime version it booted (nodeversion.go):
 	// a label (default rackroll.io/runtime-version) or a regular
 	// expression over status.nodeInfo.osImage with one capture group.

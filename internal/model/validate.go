@@ -44,10 +44,15 @@ func (inv *Inventory) validate(site bool) error {
 
 func (k KubernetesSpec) validate(e *ValidationError, site bool) {
 	switch {
+	case k.InCluster && k.Kubeconfig != "":
+		e.Add("kubernetes.kubeconfig", k.Kubeconfig, "not allowed with inCluster: true (the worker then uses its pod's ServiceAccount): set one of kubeconfig, kubeconfigSecretRef or inCluster")
+	case k.InCluster && k.KubeconfigSecretRef != nil:
+		e.Add("kubernetes.kubeconfigSecretRef", k.KubeconfigSecretRef.Namespace+"/"+k.KubeconfigSecretRef.Name,
+			"not allowed with inCluster: true (the worker then uses its pod's ServiceAccount): set one of kubeconfig, kubeconfigSecretRef or inCluster")
 	case k.Kubeconfig != "" && k.KubeconfigSecretRef != nil:
 		e.Add("kubernetes", k.Kubeconfig, "set kubeconfig or kubeconfigSecretRef, not both")
-	case k.Kubeconfig == "" && k.KubeconfigSecretRef == nil && site:
-		e.Add("kubernetes", "", "required: kubeconfig (a file path) or kubeconfigSecretRef {namespace, name}")
+	case k.Kubeconfig == "" && k.KubeconfigSecretRef == nil && !k.InCluster && site:
+		e.Add("kubernetes", "", "required: kubeconfig (a file path), kubeconfigSecretRef {namespace, name} or inCluster: true")
 	}
 	if k.KubeconfigSecretRef != nil {
 		k.KubeconfigSecretRef.validate(e, "kubernetes.kubeconfigSecretRef")

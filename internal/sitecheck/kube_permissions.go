@@ -16,19 +16,43 @@ type permission struct {
 	why                                string
 }
 
-// needed lists what the worker's kubeconfig must be allowed, cluster-wide.
+// needed lists what the worker's identity must be allowed, cluster-wide:
+// exactly the calls activities/kube and kubectl's drain helper make, and
+// what deploy/clusterrole.yaml grants (test/deploy holds the two equal).
+// Not needed: delete pods (the drain evicts; it deletes only on an API
+// without the eviction subresource), PodDisruptionBudgets (the eviction
+// API applies them), watch (waits poll).
 var needed = []permission{
 	{"get", "", "nodes", "", "read a node's Ready condition, bootID and version"},
 	{"list", "", "nodes", "", "observe the control plane and the health of every node"},
 	{"patch", "", "nodes", "", "cordon, uncordon and label nodes"},
-	{"delete", "", "nodes", "", "remove a failed control-plane node"},
+	{"delete", "", "nodes", "", "remove a failed server's node"},
 	{"list", "", "pods", "", "find the pods and VMs to drain"},
-	{"get", "", "pods", "", "follow evictions and VM shutdowns"},
+	{"get", "", "pods", "", "follow evictions until the pods are gone"},
 	{"patch", "", "pods", "", "shut down and restart tenant VMs"},
-	{"delete", "", "pods", "", "drain pods that cannot be evicted"},
 	{"create", "", "pods", "eviction", "drain tenant pods within their disruption budgets"},
-	{"get", "policy", "poddisruptionbudgets", "", "report which budget blocks a drain"},
 	{"get", "apps", "daemonsets", "", "leave DaemonSet pods in place during a drain"},
+}
+
+// Needed lists the permissions as "verb resource[/subresource][.group]",
+// the names the checks carry ("may " + it).
+func Needed() []string {
+	out := make([]string, len(needed))
+	for i, p := range needed {
+		out[i] = p.verb + " " + p.name()
+	}
+	return out
+}
+
+func (p permission) name() string {
+	res := p.resource
+	if p.subresource != "" {
+		res += "/" + p.subresource
+	}
+	if p.group != "" {
+		res += "." + p.group
+	}
+	return res
 }
 
 // checkPermissions asks the API server, with SelfSubjectAccessReviews,
@@ -36,13 +60,7 @@ var needed = []permission{
 func checkPermissions(ctx context.Context, cs kubernetes.Interface) []Item {
 	var out []Item
 	for _, p := range needed {
-		res := p.resource
-		if p.subresource != "" {
-			res += "/" + p.subresource
-		}
-		if p.group != "" {
-			res += "." + p.group
-		}
+		res := p.name()
 		name := fmt.Sprintf("may %s %s", p.verb, res)
 		r, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authv1.SelfSubjectAccessReview{
 			Spec: authv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authv1.ResourceAttributes{

@@ -101,5 +101,5 @@ func TestKubeNamesTheMissingPermission(t *testing.T) {
 	require.Len(t, denied, 1, "%+v", items)
 	require.Equal(t, "may delete nodes", denied[0].Check)
 	require.True(t, denied[0].Blocker)
-	require.True(t, strings.Contains(denied[0].Fix, "remove a failed control-plane node"), denied[0].Fix)
+	require.True(t, strings.Contains(denied[0].Fix, "remove a failed server's node"), denied[0].Fix)
 }

@@ -85,12 +85,15 @@ func (s *clusterClients) kubeconfigRef(ctx context.Context, cluster string) (str
 		return "", err
 	}
 	if st.Kubeconfig == "" {
-		return "", fmt.Errorf("cluster %s has no kubernetes.kubeconfig in its inventory: add it and run `starter cluster register` again", cluster)
+		return "", fmt.Errorf("cluster %s has no kubernetes.kubeconfig, kubeconfigSecretRef or inCluster in its inventory: add one and run `starter cluster register` again", cluster)
 	}
 	return st.Kubeconfig, nil
 }
 
 func (s *clusterClients) sourceFor(ref string) kube.ClientSource {
+	if ref == api.KubeconfigInCluster {
+		return kube.InCluster()
+	}
 	if nsName, ok := strings.CutPrefix(ref, "secret:"); ok {
 		return &secretKubeconfig{ref: nsName, management: s.management}
 	}

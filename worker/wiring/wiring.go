@@ -41,8 +41,9 @@ type Options struct {
 // Run or Start.
 func New(c client.Client, opts Options) worker.Worker {
 	wo := opts.Worker
-	// Activity log lines carry the cluster and the BMM (logfields.go).
-	wo.Interceptors = append(append([]interceptor.WorkerInterceptor{}, wo.Interceptors...), &logFields{})
+	// Activity log lines carry the cluster and the BMM (logfields.go); an
+	// RBAC denial fails its step naming the permission (forbidden.go).
+	wo.Interceptors = append(append([]interceptor.WorkerInterceptor{}, wo.Interceptors...), &logFields{}, &forbidden{})
 	w := worker.New(c, taskQueueOf(opts), wo)
 	Register(w, c, opts)
 	return w
