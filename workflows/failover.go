@@ -184,7 +184,7 @@ func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
 	st := newSteps(ctx, f.in.Cluster, targetsFor(f.cs, bm))
 	version := installVersion(ctx, f.cs, bm)
 	rec := f.step(ctx, remediate.Reprovision)
-	ok, detail := remProvision(ctx, st, f.cs, version, remediationLimit(f.cs.Remediation.ReprovisionTimeout, "reprovisionTimeout"))
+	ok, detail := remProvisionClearing(ctx, st, f.cs, version, remediationLimit(f.cs.Remediation.ReprovisionTimeout, "reprovisionTimeout"), true)
 	f.done(ctx, rec, ok, detail)
 	if ok {
 		f.st.FailedOutcome, f.st.FailedRecovered = "provisioned as management", true
@@ -211,7 +211,7 @@ func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
 		return
 	}
 	// The reboot brought it back: it serves as management again.
-	st.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMProvisioned), DetailedStatusMessage: api.Str("")})
+	st.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMProvisioned), DetailedStatusMessage: api.Str(""), ClearUnhealthy: true})
 }
 
 // runningStep names the last step the failover began, for its error.
