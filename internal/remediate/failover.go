@@ -1,6 +1,7 @@
 package remediate
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -110,6 +111,10 @@ func planWith(c model.Cluster, failed, spare string) FailoverPlan {
 	return p
 }
 
+// ErrNoSpare: a failed KCP has no usable spare (PlanStandIn may find a
+// stand-in where the site keeps a spare).
+var ErrNoSpare = errors.New("no failover")
+
 // usableSpare is the first spare, in natural order, not marked Unhealthy. A
 // spare that is deprovisioned (Available) is usable: promotion provisions it.
 func usableSpare(c model.Cluster, failed string) (string, error) {
@@ -132,12 +137,12 @@ func usableSpare(c model.Cluster, failed string) (string, error) {
 	}
 	if len(marked) > 0 {
 		model.SortNatural(marked)
-		return "", fmt.Errorf("no failover for KCP %s: the spare %s is marked Unhealthy too; %s stays marked Unhealthy; replace it and the spare",
-			failed, strings.Join(marked, ", "), failed)
+		return "", fmt.Errorf("%w for KCP %s: the spare %s is marked Unhealthy too; %s stays marked Unhealthy; replace it and the spare",
+			ErrNoSpare, failed, strings.Join(marked, ", "), failed)
 	}
 	why := "the spare is missing"
 	if len(racks) == 1 {
 		why = "a single-rack site runs three KCPs and keeps no spare"
 	}
-	return "", fmt.Errorf("no failover for KCP %s: %s; %s stays marked Unhealthy; a BMM Replace action returns it to service", failed, why, failed)
+	return "", fmt.Errorf("%w for KCP %s: %s; %s stays marked Unhealthy; a BMM Replace action returns it to service", ErrNoSpare, failed, why, failed)
 }
