@@ -60,6 +60,9 @@ type fakeSite struct {
 	// cut, once set, fails every answer with no effect: the site as a
 	// terminated or killed run no longer reaches it.
 	cut atomic.Bool
+	// loseAnswer, once set, loses the next answer after its effect: the
+	// worker died before it reported, and the step is retried.
+	loseAnswer atomic.Bool
 
 	// Recorded.
 	calls    []string // "Activity bmm-or-node" of the steps, in order
@@ -280,6 +283,10 @@ func (f *fakeSite) guard(fn any) any {
 			return out
 		}
 		out := v.Call(in)
+		if f.loseAnswer.Swap(false) {
+			err := temporal.NewApplicationError("the worker died before it reported the step", "Injected")
+			out[len(out)-1] = reflect.ValueOf(&err).Elem()
+		}
 		if f.afterAnswer != nil {
 			f.afterAnswer()
 		}
