@@ -108,8 +108,8 @@ func repeated(names []string) []string {
 // convStats shows what the drawn scenarios exercised.
 type convStats struct {
 	scenarios, runs, hit, swept, redrawn int
-	ops                         map[convOp]int
-	kinds                       map[cutKind]int
+	ops                                  map[convOp]int
+	kinds                                map[cutKind]int
 }
 
 func (s *convStats) tally(p *convProp) {
