@@ -21,27 +21,30 @@ import (
 	"go.temporal.io/sdk/testsuite"
 )
 
-// Property (issue 15, part 7): an upgrade, a KCP failover or a replace
-// interrupted at random points — cancelled, failed, terminated, its
-// worker killed — and simply run again converges: the roles are the
-// placement table (docs/behaviour.md#placement) for the rack count (the checker's placement-table rule, on
-// the event log of all the runs), every in-service server runs the
-// version the operation converges to, no BMM is reimaged twice by one run,
-// and the last run leaves no lease. Between runs the ledger does what it
-// does on its own: a lease whose holder has ended is swept
+// Property (issue 15, part 7; issue 27): an upgrade, a KCP failover or a
+// replace interrupted at random points — cancelled, failed, terminated,
+// its worker killed, or crashed and taken over by another — and simply
+// run again converges: the roles are the placement table
+// (docs/behaviour.md#placement) for the rack count (the checker's
+// placement-table rule, on the event log of all the runs), every
+// in-service server runs the version the operation converges to, no BMM
+// is reimaged twice by one run, and the last run leaves no lease. After
+// each run that ended on its own, and after any failover, no fewer KCPs
+// serve than the healthy servers allow (floor). Between runs the ledger
+// does what it does on its own: a lease whose holder has ended is swept
 // (ClusterWorkflow.run).
 //
 // The scenarios are drawn in property_converge_gen_test.go and checked in
 // property_converge_oracle_test.go; this file drives them.
 //
-// Seeds: 30 from a fixed base; `go test ./workflows -run
-// TestPropertyConvergeAfterInterruptions -args -seeds=500` draws more,
+// Seeds: 300 from a fixed base (30 under -short; `make soak` runs 10,000);
+// `-args -seed=S -seeds=N` draws others,
 // `-args -seed=S -seeds=1` replays one (a failure prints its line). A cut
 // falls at the Nth step (machine call or ledger write) of its run: where
 // servers run in parallel the order of their steps, hence which one is the
 // Nth, may differ between two runs of the same seed.
 func TestPropertyConvergeAfterInterruptions(t *testing.T) {
-	base, n := *convSeed, *convSeeds
+	base, n := *convSeed, convScenarios()
 	t.Logf("property seed %d, %d scenarios (-args -seed=%d -seeds=%d reproduces)", base, n, base, n)
 	var stats convStats
 	defer func() {
@@ -74,8 +77,18 @@ func TestPropertyConvergeAfterInterruptions(t *testing.T) {
 
 var (
 	convSeed  = flag.Uint64("seed", 20261123, "TestPropertyConvergeAfterInterruptions: the first scenario's seed")
-	convSeeds = flag.Int("seeds", 30, "TestPropertyConvergeAfterInterruptions: how many scenarios")
+	convSeeds = flag.Int("seeds", 300, "TestPropertyConvergeAfterInterruptions: how many scenarios (30 under -short unless given; make soak runs 10,000)")
 )
+
+// convScenarios is -seeds, or 30 for the quick loop (-short) when not given.
+func convScenarios() int {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "seeds" })
+	if testing.Short() && !given {
+		return 30
+	}
+	return *convSeeds
+}
 
 // convProp runs one scenario on one fakeSite, run after run.
 type convProp struct {
