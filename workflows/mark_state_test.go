@@ -116,3 +116,40 @@ func TestTheLedgerKeepsTheMark(t *testing.T) {
 	require.Equal(t, model.LegacyMarkBy, conv.Unhealthy.By)
 	require.True(t, conv.MarkedUnhealthy())
 }
+
+// A ledger carried over from a run before the change (its mark only the
+// message) converts it into a mark when it starts; from then on a status
+// write leaves it, and the record names the mark's origin.
+func TestTheLedgerConvertsMessageMarks(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	in := fourRackInput(t)
+	carry := api.ClusterState{Cluster: model.Cluster{Name: "site-a", DetailedStatus: model.ClusterRunning, RuntimeVersion: "4.1.2"}}
+	for _, a := range in.Placement {
+		b := model.BMM{Name: a.Name, Roles: []model.Role{a.Role}, ManagementGroup: a.ManagementGroup, DetailedStatus: model.BMMProvisioned,
+			ReadyState: model.ReadyTrue, RuntimeVersion: "4.1.2"}
+		if a.Name == "rack2-c3" {
+			b.DetailedStatus, b.DetailedStatusMessage = model.BMMError, model.UnhealthyMessage
+		}
+		carry.Cluster.BMMs = append(carry.Cluster.BMMs, b)
+	}
+	in.Carry = &carry
+	var converted, after api.ClusterState
+	var write updateResult
+	env.RegisterDelayedCallback(func() {
+		converted = queryState(t, env)
+		sendUpdate(env, api.UpdateRecordBMM, "u1", &write, api.BMMPatch{BMM: "rack2-c3", DetailedStatusMessage: api.Str("Upgrade to 4.2.0 waits for remediate:site-a:rack2-c3 (remediation)")})
+	}, time.Second)
+	env.RegisterDelayedCallback(func() {
+		after = queryState(t, env)
+		env.CancelWorkflow()
+	}, 2*time.Second)
+	env.ExecuteWorkflow(ClusterWorkflow, in)
+	require.NoError(t, write.err)
+	for _, st := range []api.ClusterState{converted, after} {
+		b, _ := st.Cluster.BMM("rack2-c3")
+		require.NotNil(t, b.Unhealthy)
+		require.Equal(t, model.LegacyMarkBy, b.Unhealthy.By)
+		require.Equal(t, model.UnhealthyMessage, b.DetailedStatusMessage)
+	}
+}
