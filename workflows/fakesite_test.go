@@ -46,6 +46,11 @@ type fakeSite struct {
 	noBoot      map[string]bool          // BMM whose reset takes effect but which never boots again (its node stays as it was)
 	lost        map[string]bool          // BMM whose reset takes effect but whose node never comes back (Unknown)
 	watchFails  map[string]string        // BMM -> the BMC hint WatchReimage fails with (after delay["WatchReimage"])
+	// watchHold, when set, is how long a WatchReimage with no hint holds
+	// before it returns with no verdict (default: it never does; < 0: at
+	// once). A mocked activity still holding when its run ends holds its
+	// test environment for good: tests that run thousands do not hold.
+	watchHold time.Duration
 	// emit, when set, receives what the lab's event log would record
 	// (property tests); called with mu held.
 	emit func(kind, bmm, rack string, detail map[string]any)

@@ -133,6 +133,7 @@ func (r *convRun) String() string {
 func newConvProp(t *testing.T, seed uint64, cuts []convCut) *convProp {
 	inventory := convInventory(seed)
 	f := newFakeSite(t, inventory)
+	f.watchHold = -1 // no BMC hints here; a watch left holding would leak its environment
 	p := &convProp{t: t, f: f, sc: drawConvScenario(seed, inventory, f), clock: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)}
 	if cuts != nil {
 		p.sc.cuts = cuts
