@@ -83,8 +83,8 @@ const (
 	ReadyUnknown = "Unknown"
 )
 
-// UnhealthyMessage is the detailedStatusMessage of a BMM that remediation
-// gave up on; only a Replace action clears it.
+// UnhealthyMessage is the detailedStatusMessage the ledger shows while a BMM
+// is marked (BMM.Unhealthy); docs/control-plane.md says who clears the mark.
 const UnhealthyMessage = "Warning: BMM Node is unhealthy and may require hardware replacement."
 
 // HasRole reports whether b carries role r.
