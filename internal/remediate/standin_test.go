@@ -49,3 +49,19 @@ func TestNextKCP(t *testing.T) {
 		})
 	}
 }
+
+func TestPlanStandIn(t *testing.T) {
+	twoRacks := []string{"rack1-m1:kcp!", "rack1-m2:management/a", "rack2-m1:kcp-spare!", "rack2-m2:management/b"}
+	c := modeltest.Cluster(twoRacks...)
+	_, noSpare := PlanFailover(c, "rack1-m1")
+	require.ErrorIs(t, noSpare, ErrNoSpare)
+	p, err := PlanStandIn(c, "rack1-m1", noSpare)
+	require.NoError(t, err)
+	require.Equal(t, "rack2-m2", p.Spare, "the other rack's management server")
+	require.Equal(t, "rack1-m2", p.NewSpare)
+	require.Equal(t, []RoleChange{{BMM: "rack2-m2", From: "management", To: "kcp"}, newSpare("rack1-m2"), relabel("rack1-m1", "kcp", p.FailedNewGroup)}, p.RoleChanges)
+
+	none := modeltest.Cluster("rack1-m1:kcp!", "rack1-m2:management/a?", "rack2-m1:kcp-spare!", "rack2-m2:management/b!")
+	_, err = PlanStandIn(none, "rack1-m1", noSpare)
+	require.ErrorContains(t, err, "no server can take its place (rack1-m2: its node is not Ready (Unknown); rack2-m1: marked Unhealthy; rack2-m2: marked Unhealthy)")
+}
