@@ -13,7 +13,7 @@ SEARCH_ATTRS := --search-attribute RackrollCluster=Keyword \
 
 export RACKROLL_BIN := $(BIN)
 
-.PHONY: all build tools test test-short vet dev-server worker clean help histories bench bench-once demo postgres
+.PHONY: all build tools test test-short soak vet dev-server worker clean help histories bench bench-once demo postgres
 
 all: build
 
@@ -21,6 +21,7 @@ help:
 	@echo "make tools       build bin/temporal, bin/temporal-server, bin/etcd, bin/kube-apiserver, bin/kubectl, … (once; ~15 min cold)"
 	@echo "make postgres    install PostgreSQL's server binaries (Debian package) when missing"
 	@echo "make test        go vet + every test, integration tests included (what CI runs)"
+	@echo "make soak        the convergence property test over 10,000 scenarios (SEED=S to start elsewhere)"
 	@echo "make dev-server  Temporal dev server on 127.0.0.1:7233, UI on :8233, data in .data/"
 	@echo "make worker      run the rackroll worker against \$$TEMPORAL_ADDRESS (default 127.0.0.1:7233)"
 	@echo "make build       build bin/worker and bin/starter"
@@ -95,6 +96,16 @@ bench-once:
 # Quick local loop: unit tests only (integration tests skip under -short).
 test-short:
 	$(GO) test -short ./...
+
+# The convergence property over 10,000 scenarios (make test runs 300);
+# SEED=S starts elsewhere. Twenty processes of 500: the SDK's test
+# environment keeps ~2 MB per scenario until its process ends.
+SEED ?= 20261123
+soak:
+	@for i in $$(seq 0 19); do \
+		$(GO) test -count=1 -timeout 30m ./workflows -run TestPropertyConvergeAfterInterruptions \
+			-args -seed=$$(( $(SEED) + 500 * i )) -seeds=500 || exit 1; \
+	done
 
 dev-server: $(BIN)/temporal
 	@mkdir -p .data

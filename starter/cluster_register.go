@@ -143,6 +143,10 @@ func (a *app) clusterShowCmd() *cobra.Command {
 				if err == nil && format == "table" {
 					fmt.Fprintln(cmd.OutOrStdout(), runtimeLine(st))
 					fmt.Fprintln(cmd.OutOrStdout(), limitsLine(st.Limits(), st.Remediation))
+					fmt.Fprintln(cmd.OutOrStdout(), st.ControlPlaneLine())
+					if line := st.UnhealthyLine(); line != "" {
+						fmt.Fprintln(cmd.OutOrStdout(), line)
+					}
 					if line := placementLine(st); line != "" {
 						fmt.Fprintln(cmd.OutOrStdout(), line)
 					}

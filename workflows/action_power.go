@@ -116,6 +116,7 @@ func mergePatch(base, over api.BMMPatch) api.BMMPatch {
 		base.BMC = over.BMC
 	}
 	base.ClearLadder = base.ClearLadder || over.ClearLadder
+	base.ClearUnhealthy = base.ClearUnhealthy || over.ClearUnhealthy
 	return base
 }
 

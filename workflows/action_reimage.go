@@ -68,8 +68,9 @@ func (a *action) replace() error {
 	}
 	a.st.record(hw)
 	preserve := a.rp.StoragePolicy == api.StoragePreserve
-	hw.DetailedStatusMessage = api.Str("") // the one place the Unhealthy mark is cleared
-	hw.ClearLadder = true                  // and the remediation ladder starts afresh
+	// A successful replace is what clears the Unhealthy mark (with the
+	// failover's provisioning of a relabelled KCP), and the ladder starts afresh.
+	hw.DetailedStatusMessage, hw.ClearUnhealthy, hw.ClearLadder = api.Str(""), true, true
 	verb := "replaced (storagePolicy DiscardAll: virtual disks wiped, VMs that ran here stay stopped — recreate them)"
 	if preserve {
 		verb = "replaced (storagePolicy Preserve: data kept)"

@@ -24,6 +24,7 @@ func ClusterWorkflow(ctx workflow.Context, in api.ClusterInput) error {
 	} else {
 		l.st = api.ClusterState{Cluster: model.Cluster{Name: in.Inventory.Cluster, DetailedStatus: model.ClusterRunning}}
 	}
+	l.marksAreState(ctx)
 	l.registerStamped(ctx, in.Inventory, in.Placement, changeRegisterReplans)
 	if err := l.handlers(ctx); err != nil {
 		return err
@@ -34,6 +35,9 @@ func ClusterWorkflow(ctx workflow.Context, in api.ClusterInput) error {
 type clusterLedger struct {
 	in api.ClusterInput
 	st api.ClusterState
+	// marks: the Unhealthy mark is state no status write erases
+	// (GetVersion unhealthy-mark-state); before, it was the message.
+	marks bool
 }
 
 func (l *clusterLedger) handlers(ctx workflow.Context) error {
@@ -136,7 +140,7 @@ func (l *clusterLedger) validateRecord(ctx workflow.Context, p api.BMMPatch) err
 func (l *clusterLedger) record(ctx workflow.Context, p api.BMMPatch) error {
 	b, _ := l.st.Cluster.BMM(p.BMM)
 	before := nodeLabels(*b)
-	applyPatch(b, p, workflow.Now(ctx))
+	applyPatchAs(b, p, workflow.Now(ctx), l.marks)
 	l.touch(ctx)
 	after := nodeLabels(*b)
 	if p.Roles == nil && p.ManagementGroup == nil || equalLabels(before, after) {
@@ -181,9 +185,15 @@ func equalLabels(a, b map[string]string) bool {
 	return true
 }
 
-func applyPatch(b *model.BMM, p api.BMMPatch, now time.Time) {
+// applyPatch applies p as the ledger does today: the mark is state.
+func applyPatch(b *model.BMM, p api.BMMPatch, now time.Time) { applyPatchAs(b, p, now, true) }
+
+func applyPatchAs(b *model.BMM, p api.BMMPatch, now time.Time, marks bool) {
 	prev := b.DetailedStatus
-	defer applyRemediationFacts(b, p, prev, now)
+	if marks { // a mark an older ledger kept in the message is converted first
+		b.ApplyMark(nil, false, now)
+	}
+	defer applyRemediationFacts(b, p, prev, now, marks)
 	if p.Roles != nil {
 		b.Roles = append([]model.Role(nil), p.Roles...)
 	}

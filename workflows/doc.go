@@ -37,7 +37,9 @@
 //   - KCPFailoverWorkflow — failover:<cluster> — failover.go,
 //     failover_gate.go (the gate on the spare's promotion),
 //     failover_nospare.go (a failed KCP with no usable spare),
-//     failover_resume.go (finishing an interrupted failover).
+//     failover_resume.go (finishing an interrupted failover),
+//     failover_fallback.go (a spare that cannot be provisioned: the next
+//     healthy management server instead).
 //   - ReplaceRolesWorkflow — replace-roles:<cluster> — replace_roles.go,
 //     replace_roles_steps.go (one role change).
 //

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/rackroll/rackroll/internal/api"
@@ -51,6 +52,9 @@ type failover struct {
 	st     api.FailoverStatus
 	cs     api.ClusterState
 	cur    remediate.Step // the management ladder's step in flight
+	// fallen: servers whose provisioning for promotion failed, relabelled
+	// management and sent to its ladder once the control plane is whole.
+	fallen []string
 }
 
 func (f *failover) run(ctx workflow.Context) error {
@@ -64,6 +68,12 @@ func (f *failover) run(ctx workflow.Context) error {
 	}
 	if !resumed {
 		p, err = remediate.PlanFailover(f.cs.Cluster, f.in.Failed)
+		if errors.Is(err, remediate.ErrNoSpare) && f.keepsSpare() && fallsBack(ctx) {
+			p, err = remediate.PlanStandIn(f.cs.Cluster, f.in.Failed, err)
+			if err != nil {
+				return f.short(ctx, err)
+			}
+		}
 	}
 	if err != nil {
 		return f.withoutSpare(ctx, err)
@@ -95,7 +105,7 @@ func (f *failover) run(ctx workflow.Context) error {
 		}
 	}
 	if p.Spare != "" {
-		if err := f.promote(ctx, p.Spare); err != nil {
+		if err := f.promoteOrFallBack(ctx, &p, &newSpare); err != nil {
 			return err
 		}
 		f.st.Promoted = true
@@ -106,6 +116,7 @@ func (f *failover) run(ctx workflow.Context) error {
 	}
 	f.setRole(ctx, p.Failed, model.RoleManagement, p.FailedNewGroup)
 	f.reprovisionFailed(ctx, p.Failed)
+	f.remediateFallen(ctx)
 	return nil
 }
 
@@ -137,6 +148,9 @@ func (f *failover) promote(ctx workflow.Context, spare string) error {
 		ok, detail := remProvision(ctx, st, f.cs, version, remediationLimit(f.cs.Remediation.ReprovisionTimeout, "reprovisionTimeout"))
 		f.done(ctx, rec, ok, "provision the spare "+spare+": "+detail)
 		if !ok {
+			if fallsBack(ctx) {
+				return &provisionFailed{bmm: spare, detail: detail}
+			}
 			return f.spareFailed(ctx, st, spare, detail)
 		}
 	}
@@ -184,7 +198,7 @@ func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
 	st := newSteps(ctx, f.in.Cluster, targetsFor(f.cs, bm))
 	version := installVersion(ctx, f.cs, bm)
 	rec := f.step(ctx, remediate.Reprovision)
-	ok, detail := remProvision(ctx, st, f.cs, version, remediationLimit(f.cs.Remediation.ReprovisionTimeout, "reprovisionTimeout"))
+	ok, detail := remProvisionClearing(ctx, st, f.cs, version, remediationLimit(f.cs.Remediation.ReprovisionTimeout, "reprovisionTimeout"), true)
 	f.done(ctx, rec, ok, detail)
 	if ok {
 		f.st.FailedOutcome, f.st.FailedRecovered = "provisioned as management", true
@@ -211,7 +225,7 @@ func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
 		return
 	}
 	// The reboot brought it back: it serves as management again.
-	st.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMProvisioned), DetailedStatusMessage: api.Str("")})
+	st.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMProvisioned), DetailedStatusMessage: api.Str(""), ClearUnhealthy: true})
 }
 
 // runningStep names the last step the failover began, for its error.

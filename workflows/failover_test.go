@@ -135,24 +135,6 @@ func TestFailoverProvisionsAnAvailableSpare(t *testing.T) {
 	require.Equal(t, model.BMMProvisioned, r.bmm("rack4-mgmt1").DetailedStatus)
 }
 
-// A spare that cannot be provisioned stops the failover before any role
-// changes: the failed KCP stays marked Unhealthy.
-func TestFailoverSpareProvisioningFails(t *testing.T) {
-	r := newFakeSite(t, "../examples/four-rack.yaml")
-	r.bmm("rack4-mgmt1").DetailedStatus = model.BMMAvailable
-	r.failing["rack4-mgmt1"] = "the installer failed"
-	st := runFailover(t, r, "rack2-mgmt1")
-	require.Contains(t, st.Error, "the spare rack4-mgmt1 could not be provisioned")
-	require.Contains(t, st.Error, "is marked Unhealthy: no failover picks it until a BMM Replace repairs it")
-	require.False(t, st.Promoted)
-	require.Equal(t, model.RoleKCP, r.role("rack2-mgmt1"))
-	require.Equal(t, model.RoleKCPSpare, r.role("rack4-mgmt1"))
-	spare := r.bmm("rack4-mgmt1")
-	require.True(t, spare.MarkedUnhealthy(), "never left in Error without a mark")
-	require.Equal(t, []string{"reprovision", "mark-unhealthy"}, spare.Ladder.Steps)
-	require.Empty(t, r.st.Leases)
-}
-
 // The spare itself failed: nothing to promote; a management server takes
 // the spare slot and the failed spare becomes management.
 func TestFailoverOfTheSpare(t *testing.T) {

@@ -150,7 +150,7 @@ func (f *fakeSite) watchAfter() time.Duration {
 	if len(f.watchFails) > 0 {
 		return cmp.Or(f.delay["WatchReimage"], time.Minute)
 	}
-	return 10000 * time.Hour
+	return max(cmp.Or(f.watchHold, 10000*time.Hour), 0)
 }
 
 // activityStarted logs resets and reimages as they begin, and counts the

@@ -111,7 +111,7 @@ func (f *fakeSite) recordPatch(p api.BMMPatch, now time.Time) {
 		f.logf("role %s %s", p.BMM, p.Roles[0])
 		f.event(events.NodeLabel, p.BMM, map[string]any{"labels": map[string]string{model.LabelRole: string(p.Roles[0])}})
 	}
-	if m := p.DetailedStatusMessage; m != nil && *m == model.UnhealthyMessage {
+	if m := p.DetailedStatusMessage; p.MarkUnhealthy != nil || m != nil && *m == model.UnhealthyMessage {
 		f.logf("unhealthy %s", p.BMM)
 	}
 }

@@ -48,6 +48,11 @@ type fakeSite struct {
 	noBoot       map[string]bool          // BMM whose reset takes effect but which never boots again (its node stays as it was)
 	lost         map[string]bool          // BMM whose reset takes effect but whose node never comes back (Unknown)
 	watchFails   map[string]string        // BMM -> the BMC hint WatchReimage fails with (after delay["WatchReimage"])
+	// watchHold, when set, is how long a WatchReimage with no hint holds
+	// before it returns with no verdict (default: it never does; < 0: at
+	// once). A mocked activity still holding when its run ends holds its
+	// test environment for good: tests that run thousands do not hold.
+	watchHold time.Duration
 	// emit, when set, receives what the lab's event log would record
 	// (property tests); called with mu held.
 	emit func(kind, bmm, rack string, detail map[string]any)
@@ -62,6 +67,9 @@ type fakeSite struct {
 	// cut, once set, fails every answer with no effect: the site as a
 	// terminated or killed run no longer reaches it.
 	cut atomic.Bool
+	// loseAnswer, once set, loses the next answer after its effect: the
+	// worker died before it reported, and the step is retried.
+	loseAnswer atomic.Bool
 
 	// Recorded.
 	calls    []string // "Activity bmm-or-node" of the steps, in order
@@ -282,6 +290,10 @@ func (f *fakeSite) guard(fn any) any {
 			return out
 		}
 		out := v.Call(in)
+		if f.loseAnswer.Swap(false) {
+			err := temporal.NewApplicationError("the worker died before it reported the step", "Injected")
+			out[len(out)-1] = reflect.ValueOf(&err).Elem()
+		}
 		if f.afterAnswer != nil {
 			f.afterAnswer()
 		}

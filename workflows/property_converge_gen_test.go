@@ -37,8 +37,13 @@ const (
 	// nothing more of it reaches the site, its leases stay behind.
 	cutTerminate cutKind = "terminate"
 	// cutKill: the worker dies right after the step's effect, before the
-	// run hears of it: as terminate, one effect later.
+	// run hears of it, and no worker comes back for the run: as terminate,
+	// one effect later.
 	cutKill cutKind = "kill"
+	// cutCrash: the worker dies right after the step's effect and another
+	// takes the run over: the history replays, the step whose answer was
+	// lost is retried (activities are at-least-once), the run goes on.
+	cutCrash cutKind = "crash"
 )
 
 // convCut interrupts one run at its Step-th machine step (1-based).
@@ -125,8 +130,15 @@ func drawConvScenario(seed uint64, inventory string, f *fakeSite) *convScenario 
 	if sc.op == opUpgrade {
 		kinds = append(kinds, cutCancelUpdate)
 	}
+	// Half the kills are crashes a new worker resumes, drawn apart so the
+	// rest of a seed's scenario stays what it was.
+	crash := rand.New(rand.NewPCG(seed, seed^0xc2b2ae3d27d4eb4f))
 	for range 1 + rnd.IntN(3) {
-		sc.cuts = append(sc.cuts, convCut{Kind: kinds[rnd.IntN(len(kinds))], Step: 1 + rnd.IntN(steps)})
+		c := convCut{Kind: kinds[rnd.IntN(len(kinds))], Step: 1 + rnd.IntN(steps)}
+		if c.Kind == cutKill && crash.IntN(2) == 0 {
+			c.Kind = cutCrash
+		}
+		sc.cuts = append(sc.cuts, c)
 	}
 	return sc
 }

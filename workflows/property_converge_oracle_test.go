@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/model"
@@ -26,8 +27,11 @@ func (p *convProp) check() []string {
 		add("the last run left leases behind: %+v", last.left)
 	}
 	for i, r := range p.runs {
-		if twice := repeated(r.reimaged); len(twice) > 0 {
+		if twice := repeated(withoutOne(r.reimaged, r.retried)); len(twice) > 0 {
 			add("run %d reimaged %v more than once", i+1, twice)
+		}
+		if r.short != "" {
+			add("after run %d, no operation running: %s", i+1, r.short)
 		}
 	}
 
@@ -103,9 +107,9 @@ func repeated(names []string) []string {
 
 // convStats shows what the drawn scenarios exercised.
 type convStats struct {
-	scenarios, runs, hit, swept int
-	ops                         map[convOp]int
-	kinds                       map[cutKind]int
+	scenarios, runs, hit, swept, redrawn int
+	ops                                  map[convOp]int
+	kinds                                map[cutKind]int
 }
 
 func (s *convStats) tally(p *convProp) {
@@ -130,4 +134,47 @@ func racksOf(s invariants.Site) map[string]bool {
 		out[r] = true
 	}
 	return out
+}
+
+// floor checks, once run r is over and the ledger has swept its leases
+// (no operation runs), that the active KCPs serving are at least what the
+// healthy servers allow: the table's count, or every server that could be
+// a KCP (a KCP, the spare or a management server, unmarked, its node not
+// deleted) when fewer are left. A run cut short (terminated, killed,
+// cancelled) left its work to the next run, and so does an upgrade or a
+// replace whose step failed (the operator's to act on): the floor holds
+// after the runs that ended on their own, and after any failover.
+func (p *convProp) floor(r *convRun) {
+	if r.hit && r.cut.Kind != cutCrash && (r.cut.Kind != cutFail || p.sc.op != opFailover) {
+		return
+	}
+	f := p.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	racks := map[string]bool{}
+	active, able := 0, 0
+	for _, b := range f.st.Cluster.BMMs {
+		racks[b.Rack] = true
+		role := b.Roles[0]
+		if role == model.RoleCompute || b.MarkedUnhealthy() || !f.nodes[b.Name].exists {
+			continue
+		}
+		able++
+		if role == model.RoleKCP && f.status(b.Name).IsReady() {
+			active++
+		}
+	}
+	want, _ := model.ControlPlaneSize(len(racks))
+	want = min(want, able)
+	if active < want {
+		r.short = fmt.Sprintf("%d active KCPs serve, the healthy servers allow %d", active, want)
+	}
+}
+
+// withoutOne is names less one occurrence of name.
+func withoutOne(names []string, name string) []string {
+	if i := slices.Index(names, name); name != "" && i >= 0 {
+		return slices.Delete(slices.Clone(names), i, i+1)
+	}
+	return names
 }

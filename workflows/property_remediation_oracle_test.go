@@ -203,9 +203,11 @@ func (p *remProp) check(initialKCPs int) []string {
 }
 
 // failedSpares checks the spares whose provisioning failed during a
-// failover (r.mu held): each is marked Unhealthy (noted in markedBy) and
-// never chosen again, as the spare to promote or the new spare — no
-// Replace runs in these scenarios to repair it.
+// failover (r.mu held): each went down the management ladder (issue 27:
+// one failed attempt is no mark) and is marked Unhealthy only when the
+// ladder gave up (noted in markedBy); a marked one is never chosen again,
+// as the spare to promote or the new spare — no Replace runs in these
+// scenarios to repair it.
 func (p *remProp) failedSpares(markedBy map[string]bool) []string {
 	var out []string
 	failed := map[string]time.Duration{}
@@ -220,10 +222,9 @@ func (p *remProp) failedSpares(markedBy map[string]bool) []string {
 					fo.start.Sub(p.t0), fo.in.Failed, b, at))
 			}
 		}
-		for _, s := range fo.st.Steps {
-			if !s.OK && pl.Spare != "" && strings.HasPrefix(s.Detail, "provision the spare "+pl.Spare+":") {
-				failed[pl.Spare] = fo.start.Sub(p.t0)
-				markedBy[pl.Spare] = true
+		for _, s := range fo.st.FallenOutcomes {
+			if markedBy[s.BMM] = !s.Recovered; !s.Recovered {
+				failed[s.BMM] = fo.start.Sub(p.t0)
 			}
 		}
 	}

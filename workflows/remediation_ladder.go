@@ -140,6 +140,12 @@ func (l *remLadder) reprovision() (bool, string) {
 // Ready on it, within limit, recording each phase in the ledger. The
 // failover uses it for the spare and for the failed KCP.
 func remProvision(ctx workflow.Context, st *steps, cs api.ClusterState, version string, lim limit) (bool, string) {
+	return remProvisionClearing(ctx, st, cs, version, lim, false)
+}
+
+// remProvisionClearing is remProvision; clear lifts the Unhealthy mark with
+// the success (the failover's provisioning of the relabelled KCP).
+func remProvisionClearing(ctx workflow.Context, st *steps, cs api.ClusterState, version string, lim limit, clear bool) (bool, string) {
 	start := workflow.Now(ctx)
 	image := strings.ReplaceAll(cs.ImageURLTemplate, "{version}", version)
 	st.status(model.BMMDeprovisioning, "Remediation: reprovisioning with runtime "+version)
@@ -162,7 +168,7 @@ func remProvision(ctx workflow.Context, st *steps, cs api.ClusterState, version 
 		return false, msg
 	}
 	st.record(api.BMMPatch{RuntimeVersion: api.Str(version), DetailedStatus: api.Str(model.BMMProvisioned), DetailedStatusMessage: api.Str(""),
-		PowerState: api.Str(model.PowerOn), ReadyState: api.Str(model.ReadyTrue)})
+		PowerState: api.Str(model.PowerOn), ReadyState: api.Str(model.ReadyTrue), ClearUnhealthy: clear})
 	return true, ""
 }
 
@@ -173,7 +179,7 @@ func remProvision(ctx workflow.Context, st *steps, cs api.ClusterState, version 
 // first and then relabels this node, so the active control plane is never
 // short of a member in between.
 func (l *remLadder) markUnhealthy() (bool, string) {
-	l.st.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMError), DetailedStatusMessage: api.Str(model.UnhealthyMessage)})
+	l.st.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMError), MarkUnhealthy: l.mark()})
 	if remediate.RoleOf(l.b).IsControlPlane() {
 		return true, ""
 	}
@@ -239,4 +245,25 @@ func (l *remLadder) failover() (bool, string) {
 		return true, ""
 	}
 	return res.Promoted, ""
+}
+
+// mark is the Unhealthy mark this ladder leaves: why (the steps that did
+// not bring the server back), when, and which workflow gave up.
+func (l *remLadder) mark() *model.UnhealthyMark {
+	var tried []string
+	for _, r := range *l.records {
+		if r.Step == remediate.MarkUnhealthy || r.FinishedAt == nil {
+			continue
+		}
+		t := string(r.Step)
+		if r.Detail != "" {
+			t += ": " + r.Detail
+		}
+		tried = append(tried, t)
+	}
+	why := string(remediate.RoleOf(l.b)) + " remediation gave up"
+	if len(tried) > 0 {
+		why += " after " + strings.Join(tried, "; ")
+	}
+	return &model.UnhealthyMark{Reason: why, Since: workflow.Now(l.ctx), By: workflow.GetInfo(l.ctx).WorkflowExecution.ID}
 }

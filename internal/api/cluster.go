@@ -106,6 +106,11 @@ type BMMPatch struct {
 	// Replace) forgets it.
 	Ladder      *model.LadderMark `json:"ladder,omitempty"`
 	ClearLadder bool              `json:"clearLadder,omitempty"`
+	// MarkUnhealthy marks the BMM Unhealthy (remediation gave up on it);
+	// ClearUnhealthy lifts the mark (a Replace, the failover's provisioning
+	// of the relabelled KCP). Nothing else changes the mark.
+	MarkUnhealthy  *model.UnhealthyMark `json:"markUnhealthy,omitempty"`
+	ClearUnhealthy bool                 `json:"clearUnhealthy,omitempty"`
 	// Hardware facts a Replace changes.
 	BMC            *model.BMCSpec `json:"bmc,omitempty"`
 	BootMACAddress *string        `json:"bootMACAddress,omitempty"`

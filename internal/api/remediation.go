@@ -178,9 +178,20 @@ type FailoverStatus struct {
 	NewSpare string `json:"newSpare,omitempty"`
 	// FailedOutcome is how the failed BMM's provisioning as management
 	// (and its management ladder) went; FailedRecovered when it serves again.
-	FailedOutcome   string       `json:"failedOutcome,omitempty"`
-	FailedRecovered bool         `json:"failedRecovered"`
-	Steps           []StepRecord `json:"steps"`
-	Error           string       `json:"error,omitempty"`
-	Finished        bool         `json:"finished"`
+	FailedOutcome   string `json:"failedOutcome,omitempty"`
+	FailedRecovered bool   `json:"failedRecovered"`
+	// FallenOutcomes: servers whose provisioning for promotion failed,
+	// and how the management ladder went on each.
+	FallenOutcomes []FallenOutcome `json:"fallenOutcomes,omitempty"`
+	Steps          []StepRecord    `json:"steps"`
+	Error          string          `json:"error,omitempty"`
+	Finished       bool            `json:"finished"`
+}
+
+// FallenOutcome is how the management ladder went on a server a failover
+// could not provision for promotion.
+type FallenOutcome struct {
+	BMM       string `json:"bmm"`
+	Outcome   string `json:"outcome"`
+	Recovered bool   `json:"recovered"`
 }

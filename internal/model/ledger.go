@@ -38,6 +38,19 @@ type BMM struct {
 	// Ladder is how far remediation went on the BMM, so that one that
 	// fails again within the damping window continues where it stopped.
 	Ladder *LadderMark `json:"ladder,omitempty"`
+	// Unhealthy is the mark remediation leaves when it gives up on the
+	// BMM: state of its own, so that no status write erases it
+	// (docs/control-plane.md). The ledger surfaces it in the status
+	// message; only a Replace (or the failover's provisioning of the
+	// relabelled KCP) clears it.
+	Unhealthy *UnhealthyMark `json:"unhealthy,omitempty"`
+}
+
+// UnhealthyMark says why, since when and by whom a BMM was marked Unhealthy.
+type UnhealthyMark struct {
+	Reason string    `json:"reason"`
+	Since  time.Time `json:"since"`
+	By     string    `json:"by"`
 }
 
 // LadderMark records a BMM's remediation ladder: its role's steps taken
@@ -70,16 +83,46 @@ const (
 	ReadyUnknown = "Unknown"
 )
 
-// UnhealthyMessage is the detailedStatusMessage of a BMM that remediation
-// gave up on; only a Replace action clears it.
+// UnhealthyMessage is the detailedStatusMessage the ledger shows while a BMM
+// is marked (BMM.Unhealthy); docs/control-plane.md says who clears the mark.
 const UnhealthyMessage = "Warning: BMM Node is unhealthy and may require hardware replacement."
 
 // HasRole reports whether b carries role r.
 func (b BMM) HasRole(r Role) bool { return slices.Contains(b.Roles, r) }
 
-// MarkedUnhealthy reports whether remediation gave up on b (its status
-// message is UnhealthyMessage); only a Replace action clears the mark.
-func (b BMM) MarkedUnhealthy() bool { return b.DetailedStatusMessage == UnhealthyMessage }
+// MarkedUnhealthy reports whether remediation gave up on b: the one
+// predicate. The mark is b.Unhealthy; a bare UnhealthyMessage is a mark
+// from a ledger written before marks were state (the ledger converts it,
+// and recorded histories still decode it so).
+func (b BMM) MarkedUnhealthy() bool {
+	return b.Unhealthy != nil || b.DetailedStatusMessage == UnhealthyMessage
+}
+
+// LegacyMarkBy is who a mark converted from a bare status message was set by.
+const LegacyMarkBy = "a ledger before marks were state (detailedStatusMessage)"
+
+// ApplyMark applies what a ledger write says about b's mark, then surfaces
+// it: mark sets it (the first mark's reason and time stay), clear drops
+// it, a bare UnhealthyMessage written by an older writer becomes a mark,
+// and a marked BMM's status message is UnhealthyMessage whatever was
+// written: only clear returns it.
+func (b *BMM) ApplyMark(mark *UnhealthyMark, clear bool, now time.Time) {
+	switch {
+	case clear:
+		b.Unhealthy = nil
+		if b.DetailedStatusMessage == UnhealthyMessage {
+			b.DetailedStatusMessage = ""
+		}
+	case mark != nil && b.Unhealthy == nil:
+		m := *mark
+		b.Unhealthy = &m
+	case b.Unhealthy == nil && b.DetailedStatusMessage == UnhealthyMessage:
+		b.Unhealthy = &UnhealthyMark{Reason: UnhealthyMessage, Since: now, By: LegacyMarkBy}
+	}
+	if b.Unhealthy != nil {
+		b.DetailedStatusMessage = UnhealthyMessage
+	}
+}
 
 // Healthy reports whether b is neither marked unhealthy nor not-Ready.
 func (b BMM) Healthy() bool { return !b.MarkedUnhealthy() && b.ReadyState == ReadyTrue }

@@ -1,6 +1,7 @@
 package remediate
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -52,16 +53,47 @@ func PlanFailover(c model.Cluster, failed string) (FailoverPlan, error) {
 	if !role.IsControlPlane() {
 		return FailoverPlan{}, fmt.Errorf("bmm %s is %s, not a KCP or the spare: failover is for control-plane servers", failed, role)
 	}
-	p := FailoverPlan{Failed: failed}
+	spare := ""
 	if role == model.RoleKCP {
-		spare, err := usableSpare(c, failed)
-		if err != nil {
+		var err error
+		if spare, err = usableSpare(c, failed); err != nil {
 			return FailoverPlan{}, err
 		}
-		p.Spare = spare
-		p.RoleChanges = append(p.RoleChanges, RoleChange{BMM: spare, From: model.RoleKCPSpare, To: model.RoleKCP})
 	}
-	if ns, err := placement.ChooseNewSpare(c.BMMs, failed); err != nil {
+	return planWith(c, failed, spare), nil
+}
+
+// PlanStandIn plans the failover of a KCP whose spare is unusable (marked,
+// missing) on a site that keeps one: the server NextKCP picks is promoted
+// instead. With none left it errors, naming each server and why it was
+// refused; the site then stays a KCP short.
+func PlanStandIn(c model.Cluster, failed string, noSpare error) (FailoverPlan, error) {
+	next, refusals := NextKCP(c, failed, nil)
+	if next == "" {
+		return FailoverPlan{}, fmt.Errorf("%v; no server can take its place (%s)", noSpare, Refusals(refusals))
+	}
+	return planWith(c, failed, next), nil
+}
+
+// planWith plans the swap of failed for spare ("" when the spare itself
+// failed): spare promoted, a new spare chosen, failed relabelled.
+func planWith(c model.Cluster, failed, spare string) FailoverPlan {
+	fb, _ := c.BMM(failed)
+	role := RoleOf(*fb)
+	p := FailoverPlan{Failed: failed, Spare: spare}
+	bmms := c.BMMs
+	if spare != "" {
+		sb, _ := c.BMM(spare)
+		p.RoleChanges = append(p.RoleChanges, RoleChange{BMM: spare, From: RoleOf(*sb), To: model.RoleKCP})
+		// The new spare is chosen as if the stand-in were a KCP already.
+		bmms = append([]model.BMM(nil), c.BMMs...)
+		for i := range bmms {
+			if bmms[i].Name == spare {
+				bmms[i].Roles = []model.Role{model.RoleKCP}
+			}
+		}
+	}
+	if ns, err := placement.ChooseNewSpare(bmms, failed); err != nil {
 		p.NoNewSpare = err.Error() + "; the spare slot stays empty until one is repaired or replaced"
 	} else {
 		p.NewSpare = ns
@@ -76,8 +108,12 @@ func PlanFailover(c model.Cluster, failed string) (FailoverPlan, error) {
 	}
 	p.FailedNewGroup = placement.ChooseGroup(after, fb.Rack)
 	p.RoleChanges = append(p.RoleChanges, RoleChange{BMM: failed, From: role, To: model.RoleManagement, Group: p.FailedNewGroup})
-	return p, nil
+	return p
 }
+
+// ErrNoSpare: a failed KCP has no usable spare (PlanStandIn may find a
+// stand-in where the site keeps a spare).
+var ErrNoSpare = errors.New("no failover")
 
 // usableSpare is the first spare, in natural order, not marked Unhealthy. A
 // spare that is deprovisioned (Available) is usable: promotion provisions it.
@@ -101,12 +137,12 @@ func usableSpare(c model.Cluster, failed string) (string, error) {
 	}
 	if len(marked) > 0 {
 		model.SortNatural(marked)
-		return "", fmt.Errorf("no failover for KCP %s: the spare %s is marked Unhealthy too; %s stays marked Unhealthy; replace it and the spare",
-			failed, strings.Join(marked, ", "), failed)
+		return "", fmt.Errorf("%w for KCP %s: the spare %s is marked Unhealthy too; %s stays marked Unhealthy; replace it and the spare",
+			ErrNoSpare, failed, strings.Join(marked, ", "), failed)
 	}
 	why := "the spare is missing"
 	if len(racks) == 1 {
 		why = "a single-rack site runs three KCPs and keeps no spare"
 	}
-	return "", fmt.Errorf("no failover for KCP %s: %s; %s stays marked Unhealthy; a BMM Replace action returns it to service", failed, why, failed)
+	return "", fmt.Errorf("%w for KCP %s: %s; %s stays marked Unhealthy; a BMM Replace action returns it to service", ErrNoSpare, failed, why, failed)
 }

@@ -1,0 +1,81 @@
+package workflows_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/kube"
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/lab/faults"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/test/e2e"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+)
+
+// Issue 27 on the lab's two-rack site: the spare is retired as an upgrade
+// leaves it (powered off, Available, no node: idle, so a failover must
+// provision it); then the KCP's node goes Unknown, its BMC never powers it
+// on, and the spare cannot be reimaged. The failover does not settle for no control plane: a
+// management server in the other rack becomes the KCP, a third the spare;
+// the spare and the failed KCP each go down the management ladder and end
+// marked Unhealthy. `cluster show` says one active KCP and names both.
+func TestE2EFailoverFallsBackToAManagementServer(t *testing.T) {
+	env := e2e.Start(t, "../examples/two-rack.yaml", e2e.Options{Mutate: fastRemediation})
+	const kcp, spare = "rack1-mgmt1", "rack2-mgmt1"
+	retireSpare(t, env, spare)
+	require.NoError(t, env.Lab.SetFault(spare, faults.ReimageFails, 0, false))
+	require.NoError(t, env.Lab.SetFault(kcp, faults.PowerOnFails, 0, false))
+	require.NoError(t, env.Lab.SetFault(kcp, faults.NodeUnknown, 0, false))
+	startMonitor(t, env)
+
+	ctx := env.Context(5 * time.Minute)
+	rs := remediationOf(ctx, t, env, kcp)
+	require.Contains(t, rs.Outcome, "failed over", rs.Outcome)
+	var fs api.FailoverStatus
+	require.NoError(t, env.Client.GetWorkflow(ctx, api.FailoverID(env.Cluster), "").Get(ctx, &fs))
+	require.Empty(t, fs.Error)
+	require.True(t, fs.Promoted)
+	standIn := fs.Plan.Spare
+	require.NotEqual(t, spare, standIn)
+	sb := bmmOf(t, env, standIn)
+	require.Equal(t, model.RoleKCP, sb.Roles[0], "a management server is the KCP")
+	require.NotEqual(t, bmmOf(t, env, kcp).Rack, sb.Rack, "in the other rack")
+	require.Equal(t, model.RoleKCPSpare, bmmOf(t, env, fs.NewSpare).Roles[0])
+	for _, b := range []string{kcp, spare} {
+		m := bmmOf(t, env, b)
+		require.Equal(t, model.RoleManagement, m.Roles[0], b)
+		require.True(t, m.MarkedUnhealthy(), b)
+		require.NotNil(t, m.Unhealthy, b)
+		require.Equal(t, model.UnhealthyMessage, m.DetailedStatusMessage, b)
+	}
+	require.Len(t, fs.FallenOutcomes, 1)
+	require.Equal(t, spare, fs.FallenOutcomes[0].BMM)
+
+	st := env.State()
+	require.Empty(t, st.Leases)
+	require.Equal(t, "control plane: 1 active KCP of 1 ("+standIn+"); spare "+fs.NewSpare, st.ControlPlaneLine())
+	line := st.UnhealthyLine()
+	require.Contains(t, line, kcp+" (since ")
+	require.Contains(t, line, spare+" (since ")
+}
+
+// retireSpare leaves spare as an upgrade's retire does, without the
+// upgrade: powered off (the power-off action), its node gone, recorded
+// Available (the ledger's record-bmm, as upgrade_retire.go records it).
+func retireSpare(t *testing.T, env *e2e.Env, spare string) {
+	ctx := env.Context(2 * time.Minute)
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.ActionID(env.Cluster, spare, 1), TaskQueue: api.TaskQueue},
+		api.BMMActionWorkflowName, api.ActionInput{Cluster: env.Cluster, BMM: spare, Action: api.ActionPowerOff})
+	require.NoError(t, err)
+	require.NoError(t, run.Get(ctx, nil))
+	b := bmmOf(t, env, spare)
+	acts := kube.New(kube.Kubeconfig(env.Inventory.Kubernetes.Kubeconfig), kube.Options{})
+	require.NoError(t, acts.DeleteNode(ctx, b.NodeName))
+	h, err := env.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.ClusterID(env.Cluster), UpdateName: api.UpdateRecordBMM,
+		Args: []any{api.BMMPatch{BMM: spare, DetailedStatus: api.Str(model.BMMAvailable), DetailedStatusMessage: api.Str("retired: powered off, waiting as the spare")}},
+		WaitForStage: client.WorkflowUpdateStageCompleted})
+	require.NoError(t, err)
+	require.NoError(t, h.Get(ctx, nil))
+	require.Equal(t, model.BMMAvailable, bmmOf(t, env, spare).DetailedStatus)
+}
