@@ -73,7 +73,7 @@ func retireSpare(t *testing.T, env *e2e.Env, spare string) {
 	acts := kube.New(kube.Kubeconfig(env.Inventory.Kubernetes.Kubeconfig), kube.Options{})
 	require.NoError(t, acts.DeleteNode(ctx, b.NodeName))
 	h, err := env.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.ClusterID(env.Cluster), UpdateName: api.UpdateRecordBMM,
-		Args: []any{api.BMMPatch{BMM: spare, DetailedStatus: api.Str(model.BMMAvailable), DetailedStatusMessage: api.Str("retired: powered off, waiting as the spare")}},
+		Args:         []any{api.BMMPatch{BMM: spare, DetailedStatus: api.Str(model.BMMAvailable), DetailedStatusMessage: api.Str("retired: powered off, waiting as the spare")}},
 		WaitForStage: client.WorkflowUpdateStageCompleted})
 	require.NoError(t, err)
 	require.NoError(t, h.Get(ctx, nil))
