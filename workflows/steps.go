@@ -71,10 +71,18 @@ func (s *steps) long(l limit, summary string) workflow.Context {
 	return onSite(workflow.WithActivityOptions(s.ctx, workflow.ActivityOptions{
 		ScheduleToCloseTimeout: l.d,
 		StartToCloseTimeout:    l.d,
-		HeartbeatTimeout:       time.Minute,
+		HeartbeatTimeout:       heartbeatTimeout(l),
 		Summary:                summary,
 		RetryPolicy:            &temporal.RetryPolicy{MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
 	}), s.t.Queue)
+}
+
+// heartbeatTimeout is how soon a step notices that its worker died: a
+// quarter of its limit (at least 10s, at most a minute), so a retry on
+// another worker still fits in the limit — with a fixed minute, a 20s
+// reprovision never saw its retry.
+func heartbeatTimeout(l limit) time.Duration {
+	return min(time.Minute, max(l.d/4, 10*time.Second))
 }
 
 func (s *steps) record(p api.BMMPatch) {
