@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/temporal"
@@ -17,7 +18,18 @@ const (
 	ErrConfig = "KubeConfig"
 	// ErrInvalidInput: the input is unusable (non-retryable).
 	ErrInvalidInput = "InvalidInput"
+	// ErrSourceUnavailable: the ClientSource could not answer for now (the
+	// ledger that names the kubeconfig did not answer): retried.
+	ErrSourceUnavailable = "KubeSourceUnavailable"
 )
+
+// SourceUnavailable marks a ClientSource error as passing: the activity is
+// retried (within its step's limit) instead of failing as a bad kubeconfig.
+func SourceUnavailable(err error) error { return sourceUnavailable{err} }
+
+type sourceUnavailable struct{ error }
+
+func (e sourceUnavailable) Unwrap() error { return e.error }
 
 func nodeNotFound(node string, cause error) error {
 	return temporal.NewNonRetryableApplicationError(
@@ -26,6 +38,10 @@ func nodeNotFound(node string, cause error) error {
 }
 
 func configError(err error) error {
+	var passing sourceUnavailable
+	if errors.As(err, &passing) {
+		return temporal.NewApplicationError(err.Error(), ErrSourceUnavailable, err)
+	}
 	return temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
 }
 

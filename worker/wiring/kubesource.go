@@ -78,7 +78,9 @@ func (s *clusterClients) Clientset(ctx context.Context) (kubernetes.Interface, e
 func (s *clusterClients) kubeconfigRef(ctx context.Context, cluster string) (string, error) {
 	v, err := s.temporal.QueryWorkflow(ctx, api.ClusterID(cluster), "", api.QueryState)
 	if err != nil {
-		return "", fmt.Errorf("cluster %s: read its kubeconfig reference from the ledger: %w", cluster, err)
+		// The ledger answers through a worker: one that is restarting, or a
+		// frontend that cancels the stream, is a passing condition.
+		return "", kube.SourceUnavailable(fmt.Errorf("cluster %s: read its kubeconfig reference from the ledger: %w", cluster, err))
 	}
 	var st api.ClusterState
 	if err := v.Get(&st); err != nil {
