@@ -81,7 +81,7 @@ func (a *action) powerOff() error {
 func (a *action) succeeded(msg string, extra *api.BMMPatch) {
 	p := api.BMMPatch{DetailedStatus: api.Str(model.BMMProvisioned), PowerState: api.Str(model.PowerOn), ReadyState: api.Str(model.ReadyTrue)}
 	if extra != nil {
-		p = mergePatch(p, *extra)
+		p = p.Merge(*extra)
 	}
 	if p.DetailedStatusMessage == nil && !a.bm.MarkedUnhealthy() {
 		p.DetailedStatusMessage = api.Str("")
@@ -95,29 +95,6 @@ func (a *action) succeeded(msg string, extra *api.BMMPatch) {
 	if p.RuntimeVersion != nil {
 		a.res.RuntimeVersion = *p.RuntimeVersion
 	}
-}
-
-// mergePatch lays over's set fields on base.
-func mergePatch(base, over api.BMMPatch) api.BMMPatch {
-	pick := func(dst **string, v *string) {
-		if v != nil {
-			*dst = v
-		}
-	}
-	pick(&base.RuntimeVersion, over.RuntimeVersion)
-	pick(&base.DetailedStatus, over.DetailedStatus)
-	pick(&base.DetailedStatusMessage, over.DetailedStatusMessage)
-	pick(&base.PowerState, over.PowerState)
-	pick(&base.CordonStatus, over.CordonStatus)
-	pick(&base.ReadyState, over.ReadyState)
-	pick(&base.BootMACAddress, over.BootMACAddress)
-	pick(&base.SerialNumber, over.SerialNumber)
-	if over.BMC != nil {
-		base.BMC = over.BMC
-	}
-	base.ClearLadder = base.ClearLadder || over.ClearLadder
-	base.ClearUnhealthy = base.ClearUnhealthy || over.ClearUnhealthy
-	return base
 }
 
 // stepErr names the step that failed, keeping the activity's own message.

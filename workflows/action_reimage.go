@@ -120,7 +120,7 @@ func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) er
 	}
 	p := api.BMMPatch{RuntimeVersion: api.Str(version), CordonStatus: api.Str(model.Uncordoned)}
 	if extra != nil {
-		p = mergePatch(p, *extra)
+		p = p.Merge(*extra)
 	}
 	a.succeeded(msg, &p)
 	return nil
