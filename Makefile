@@ -140,7 +140,7 @@ bench: tools
 # Re-record the workflow histories the replay tests replay (after a
 # deliberate, versioned workflow change).
 histories: tools
-	RACKROLL_RECORD_HISTORIES=1 $(GO) test -count=1 -timeout 40m -run 'TestE2E' ./workflows/...
+	RACKROLL_RECORD_HISTORIES=1 $(GO) test -count=1 -timeout 40m -run 'TestE2E' ./test/... ./starter/...
 
 # Bounded fuzzing of the parsers (go test runs only their seed corpus).
 # FUZZTIME=2m make fuzz for a longer run; a failing input lands in

@@ -12,7 +12,7 @@ import (
 // exits 1 and names the field, the value or what is allowed. --address
 // points at a closed port, so a command that got as far as dialling would
 // fail with a connection error instead and the case would catch it.
-// (Mistakes only a running site can judge are in workflows/badinput_test.go.)
+// (Mistakes only a running site can judge are in test/actions/badinput_test.go.)
 func TestBadInputCLI(t *testing.T) {
 	base, err := os.ReadFile("../examples/two-rack.yaml")
 	if err != nil {

@@ -89,7 +89,7 @@ func TestE2ERegisterPlanAndReplaceRoles(t *testing.T) {
 	require.Empty(t, env.State().Leases)
 	// With RACKROLL_RECORD_HISTORIES set, the re-placement's history is
 	// recorded for the replay tests (workflows/testdata/histories).
-	env.RecordHistories("../workflows/testdata/histories", api.ReplaceRolesID(env.Cluster))
+	env.RecordHistories(api.ReplaceRolesID(env.Cluster))
 
 	out, err = cli("cluster", "replace-roles", "--cluster", env.Cluster)
 	require.NoError(t, err)

@@ -52,7 +52,8 @@
 // (activity summaries in the UI).
 //
 // Tests: unit tests run in the SDK's test environment beside the code;
-// tests named *_e2e_test.go and e2e_*_test.go need the lab (test/e2e);
-// replay_test.go and determinism_test.go replay the recorded histories in
+// the end-to-end tests that need the lab live under test/, one package per
+// area (test/upgrade, test/controlplane, test/actions, test/bench), all set
+// up by test/e2e; replay_test.go and determinism_test.go replay the recorded histories in
 // testdata/histories (docs/reliability.md#workflow-histories).
 package workflows

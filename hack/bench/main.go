@@ -42,9 +42,9 @@ type group struct {
 
 var groups = []group{
 	{"lab", "./internal/lab/", "^BenchmarkLabUp", "lab start time and heap"},
-	{"critical", "./workflows/", "^BenchmarkUpgradeCriticalPath$", "critical-path ratio (four-rack, sixteen-rack)"},
-	{"storm", "./workflows/", "^BenchmarkRemediationStorm$", "remediation storm"},
-	{"history", "./workflows/", "^BenchmarkHistoryBounds$", "history bounds, 64 racks × 32 compute (~12 min)"},
+	{"critical", "./test/bench/", "^BenchmarkUpgradeCriticalPath$", "critical-path ratio (four-rack, sixteen-rack)"},
+	{"storm", "./test/bench/", "^BenchmarkRemediationStorm$", "remediation storm"},
+	{"history", "./test/bench/", "^BenchmarkHistoryBounds$", "history bounds, 64 racks × 32 compute (~12 min)"},
 }
 
 // The last measured `make test` wall time (warm build cache, fresh clone,

@@ -100,7 +100,7 @@ func TestDeployedWorkerNeedsOnlyItsClusterRole(t *testing.T) {
 	}
 	require.Empty(t, vs, "lab check: violations after the upgrade")
 
-	startMonitor(t, env)
+	env.StartMonitor()
 	rs := remediate(ctx, t, env, "rack3-c1")
 	require.Contains(t, rs.Outcome, "reprovision failed; marked Unhealthy; powered off", rs.Outcome)
 	requireNodeDeleted(t, env, "rack3-c1")
@@ -144,24 +144,12 @@ func fastRemediation(inv *model.Inventory) {
 		RebootTimeout: s(10 * time.Second), ReprovisionTimeout: s(20 * time.Second), MaxConcurrentCompute: 5}
 }
 
-func startMonitor(t *testing.T, env *e2e.Env) {
-	_, err := env.Client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: api.MonitorID(env.Cluster), TaskQueue: api.TaskQueue},
-		api.HealthMonitorWorkflowName, api.MonitorInput{Cluster: env.Cluster})
-	require.NoError(t, err)
-}
-
 // remediate breaks bmm so that its reprovision fails (it ends Unhealthy,
 // its node deleted) and returns the remediation's result.
 func remediate(ctx context.Context, t *testing.T, env *e2e.Env, bmm string) api.RemediationStatus {
 	require.NoError(t, env.Lab.SetFault(bmm, faults.ReimageFails, 0, false))
 	require.NoError(t, env.Lab.SetFault(bmm, faults.ReadOnlyRootFS, 0, false))
-	env.Eventually(time.Minute, "the remediation of "+bmm+" started", func() bool {
-		_, err := env.Client.DescribeWorkflowExecution(ctx, api.RemediationID(env.Cluster, bmm), "")
-		return err == nil
-	})
-	var rs api.RemediationStatus
-	require.NoError(t, env.Client.GetWorkflow(ctx, api.RemediationID(env.Cluster, bmm), "").Get(ctx, &rs))
-	return rs
+	return env.Remediation(ctx, bmm)
 }
 
 func requireNodeDeleted(t *testing.T, env *e2e.Env, bmm string) {

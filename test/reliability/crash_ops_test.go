@@ -13,7 +13,7 @@ import (
 )
 
 // fastRemediation sets the inventory's remediation clocks in seconds, as
-// workflows/remediation_e2e_test.go does.
+// test/controlplane/remediation_test.go does.
 func fastRemediation(inv *model.Inventory) {
 	sec := func(d time.Duration) model.Duration { return model.Duration(d) }
 	inv.Remediation = &model.RemediationSpec{Interval: sec(time.Second), NodeUnknownFor: sec(3 * time.Second),

@@ -1,4 +1,4 @@
-package workflows_test
+package upgrade_test
 
 import (
 	"context"
@@ -20,15 +20,15 @@ import (
 // examples/four-rack.yaml. The lab's event log must show the KCP order,
 // the management stages, the racks in order and no overlap.
 func TestE2EFullUpgradeFourRack(t *testing.T) {
-	env := e2e.Start(t, "../examples/four-rack.yaml", e2e.Options{})
+	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{})
 	ctx := env.Context(10 * time.Minute)
 	failed := probeAPI(t, env, 200*time.Millisecond)
 	st := env.Upgrade(ctx, "4.2.0")
 	// Issue 14 (b): the API answered throughout; etcd's members are the
 	// three active KCPs (the retired one's member removed).
 	require.Empty(t, failed(), "reads of the API that failed during the upgrade")
-	requireMembersAreActiveKCPs(ctx, t, env)
-	env.RecordHistories("testdata/histories", api.UpgradeID(env.Cluster), api.RackUpgradeID(env.Cluster, "rack2"),
+	env.RequireMembersAreActiveKCPs(ctx)
+	env.RecordHistories(api.UpgradeID(env.Cluster), api.RackUpgradeID(env.Cluster, "rack2"),
 		api.ServerUpgradeID(env.Cluster, "rack2-c3"), api.ClusterID(env.Cluster))
 
 	cs := env.State()

@@ -1,4 +1,4 @@
-package workflows_test
+package actions_test
 
 import (
 	"context"
@@ -29,7 +29,7 @@ import (
 // the lab. One site for all cases (one-rack: three KCPs, so two KCP
 // disruptions can collide).
 func TestBadInputEndToEnd(t *testing.T) {
-	e := e2e.Start(t, "../examples/one-rack.yaml", e2e.Options{})
+	e := e2e.Start(t, "../../examples/one-rack.yaml", e2e.Options{})
 	before := e.Lab.ReimageCounts()
 	kcps := kcpNames(e.State())
 	if len(kcps) < 2 {

@@ -1,4 +1,4 @@
-package workflows_test
+package controlplane_test
 
 import (
 	"testing"
@@ -21,16 +21,16 @@ import (
 // the spare and the failed KCP each go down the management ladder and end
 // marked Unhealthy. `cluster show` says one active KCP and names both.
 func TestE2EFailoverFallsBackToAManagementServer(t *testing.T) {
-	env := e2e.Start(t, "../examples/two-rack.yaml", e2e.Options{Mutate: fastRemediation})
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: e2e.FastRemediation})
 	const kcp, spare = "rack1-mgmt1", "rack2-mgmt1"
 	retireSpare(t, env, spare)
 	require.NoError(t, env.Lab.SetFault(spare, faults.ReimageFails, 0, false))
 	require.NoError(t, env.Lab.SetFault(kcp, faults.PowerOnFails, 0, false))
 	require.NoError(t, env.Lab.SetFault(kcp, faults.NodeUnknown, 0, false))
-	startMonitor(t, env)
+	env.StartMonitor()
 
 	ctx := env.Context(5 * time.Minute)
-	rs := remediationOf(ctx, t, env, kcp)
+	rs := env.Remediation(ctx, kcp)
 	require.Contains(t, rs.Outcome, "failed over", rs.Outcome)
 	var fs api.FailoverStatus
 	require.NoError(t, env.Client.GetWorkflow(ctx, api.FailoverID(env.Cluster), "").Get(ctx, &fs))
@@ -38,12 +38,12 @@ func TestE2EFailoverFallsBackToAManagementServer(t *testing.T) {
 	require.True(t, fs.Promoted)
 	standIn := fs.Plan.Spare
 	require.NotEqual(t, spare, standIn)
-	sb := bmmOf(t, env, standIn)
+	sb := env.BMM(standIn)
 	require.Equal(t, model.RoleKCP, sb.Roles[0], "a management server is the KCP")
-	require.NotEqual(t, bmmOf(t, env, kcp).Rack, sb.Rack, "in the other rack")
-	require.Equal(t, model.RoleKCPSpare, bmmOf(t, env, fs.NewSpare).Roles[0])
+	require.NotEqual(t, env.BMM(kcp).Rack, sb.Rack, "in the other rack")
+	require.Equal(t, model.RoleKCPSpare, env.BMM(fs.NewSpare).Roles[0])
 	for _, b := range []string{kcp, spare} {
-		m := bmmOf(t, env, b)
+		m := env.BMM(b)
 		require.Equal(t, model.RoleManagement, m.Roles[0], b)
 		require.True(t, m.MarkedUnhealthy(), b)
 		require.NotNil(t, m.Unhealthy, b)
@@ -69,7 +69,7 @@ func retireSpare(t *testing.T, env *e2e.Env, spare string) {
 		api.BMMActionWorkflowName, api.ActionInput{Cluster: env.Cluster, BMM: spare, Action: api.ActionPowerOff})
 	require.NoError(t, err)
 	require.NoError(t, run.Get(ctx, nil))
-	b := bmmOf(t, env, spare)
+	b := env.BMM(spare)
 	acts := kube.New(kube.Kubeconfig(env.Inventory.Kubernetes.Kubeconfig), kube.Options{})
 	require.NoError(t, acts.DeleteNode(ctx, b.NodeName))
 	h, err := env.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.ClusterID(env.Cluster), UpdateName: api.UpdateRecordBMM,
@@ -77,5 +77,5 @@ func retireSpare(t *testing.T, env *e2e.Env, spare string) {
 		WaitForStage: client.WorkflowUpdateStageCompleted})
 	require.NoError(t, err)
 	require.NoError(t, h.Get(ctx, nil))
-	require.Equal(t, model.BMMAvailable, bmmOf(t, env, spare).DetailedStatus)
+	require.Equal(t, model.BMMAvailable, env.BMM(spare).DetailedStatus)
 }

@@ -1,7 +1,6 @@
-package workflows_test
+package controlplane_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -10,40 +9,7 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 )
-
-// fastRemediation sets the inventory's remediation section in seconds.
-func fastRemediation(inv *model.Inventory) {
-	s := func(d time.Duration) model.Duration { return model.Duration(d) }
-	inv.Remediation = &model.RemediationSpec{Interval: s(time.Second), NodeUnknownFor: s(3 * time.Second),
-		ReadOnlyRootFilesystemFor: s(3 * time.Second), ProvisioningTimeout: s(time.Minute),
-		RebootTimeout: s(10 * time.Second), ReprovisionTimeout: s(20 * time.Second), MaxConcurrentCompute: 5}
-	// No faults from the example file. etcd detached: a two-rack site's
-	// only KCP failing over while off would take the lab's API (its one
-	// etcd member) down with it, and with it every step of the failover.
-	inv.Lab = []byte(`{"etcdDetached": true}`)
-}
-
-// startRemediationSite brings up the two-rack lab with the monitor running.
-func startRemediationSite(t *testing.T) *e2e.Env {
-	return startMonitor(t, e2e.Start(t, "../examples/two-rack.yaml", e2e.Options{Mutate: fastRemediation}))
-}
-
-// startMonitor starts the health monitor of env's cluster.
-func startMonitor(t *testing.T, env *e2e.Env) *e2e.Env {
-	_, err := env.Client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: api.MonitorID(env.Cluster), TaskQueue: api.TaskQueue},
-		api.HealthMonitorWorkflowName, api.MonitorInput{Cluster: env.Cluster})
-	require.NoError(t, err)
-	return env
-}
-
-func bmmOf(t *testing.T, env *e2e.Env, name string) model.BMM {
-	st := env.State()
-	b, ok := st.Cluster.BMM(name)
-	require.True(t, ok, name)
-	return *b
-}
 
 // (a) The KCP goes Unknown and its reboot fails: it is marked Unhealthy and
 // failed over. The spare is the KCP, a management server the spare, the
@@ -51,15 +17,15 @@ func bmmOf(t *testing.T, env *e2e.Env, name string) model.BMM {
 // Unhealthy); the node labels follow, and the lab's log never shows fewer
 // KCP-labelled nodes than the cluster's one.
 func TestE2ERemediationKCPFailover(t *testing.T) {
-	env := startRemediationSite(t)
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: e2e.FastRemediation}).StartMonitor()
 	const kcp, spare = "rack1-mgmt1", "rack2-mgmt1"
-	require.Equal(t, model.RoleKCP, bmmOf(t, env, kcp).Roles[0])
-	require.Equal(t, model.RoleKCPSpare, bmmOf(t, env, spare).Roles[0])
+	require.Equal(t, model.RoleKCP, env.BMM(kcp).Roles[0])
+	require.Equal(t, model.RoleKCPSpare, env.BMM(spare).Roles[0])
 	require.NoError(t, env.Lab.SetFault(kcp, "power-on-fails", 0, false))
 	require.NoError(t, env.Lab.SetFault(kcp, "node-unknown", 0, false))
 
 	ctx := env.Context(2 * time.Minute)
-	rs := remediationOf(ctx, t, env, kcp)
+	rs := env.Remediation(ctx, kcp)
 	require.Contains(t, rs.Outcome, "reboot failed; marked Unhealthy; failed over to the spare", rs.Outcome)
 	var fs api.FailoverStatus
 	require.NoError(t, env.Client.GetWorkflow(ctx, api.FailoverID(env.Cluster), "").Get(ctx, &fs))
@@ -67,7 +33,7 @@ func TestE2ERemediationKCPFailover(t *testing.T) {
 	require.True(t, fs.Promoted)
 	require.NotEmpty(t, fs.NewSpare)
 	require.False(t, fs.FailedRecovered, fs.FailedOutcome)
-	env.RecordHistories("testdata/histories", api.RemediationID(env.Cluster, kcp), api.FailoverID(env.Cluster), api.MonitorID(env.Cluster))
+	env.RecordHistories(api.RemediationID(env.Cluster, kcp), api.FailoverID(env.Cluster), api.MonitorID(env.Cluster))
 
 	st := env.State()
 	roles := map[string]model.Role{}
@@ -137,15 +103,15 @@ func TestE2ERemediationKCPFailover(t *testing.T) {
 // (b) A compute node with a read-only root filesystem whose reprovision
 // fails ends Unhealthy, removed from Kubernetes and powered off.
 func TestE2ERemediationComputeReprovisionFails(t *testing.T) {
-	env := startRemediationSite(t)
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: e2e.FastRemediation}).StartMonitor()
 	const c = "rack1-c1"
 	require.NoError(t, env.Lab.SetFault(c, "reimage-fails", 0, false))
 	require.NoError(t, env.Lab.SetFault(c, "readonly-rootfs", 0, false))
 
 	ctx := env.Context(2 * time.Minute)
-	rs := remediationOf(ctx, t, env, c)
+	rs := env.Remediation(ctx, c)
 	require.Contains(t, rs.Outcome, "reprovision failed; marked Unhealthy; powered off")
-	b := bmmOf(t, env, c)
+	b := env.BMM(c)
 	require.Equal(t, model.UnhealthyMessage, b.DetailedStatusMessage)
 	require.Equal(t, model.PowerOff, b.PowerState)
 	require.Equal(t, "Off", env.Lab.Machine(c).BMC.State().Power)
@@ -160,21 +126,6 @@ func TestE2ERemediationComputeReprovisionFails(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{events.ReimageFailed, events.NodeDeleted, events.PowerOff}, dedupe(kinds))
-}
-
-// remediationOf waits for the monitor to start the BMM's remediation and
-// returns its result.
-func remediationOf(ctx context.Context, t *testing.T, env *e2e.Env, bmm string) api.RemediationStatus {
-	env.Eventually(time.Minute, "the remediation of "+bmm+" started", func() bool { return remediationStarted(ctx, env, bmm) })
-	var rs api.RemediationStatus
-	require.NoError(t, env.Client.GetWorkflow(ctx, api.RemediationID(env.Cluster, bmm), "").Get(ctx, &rs))
-	return rs
-}
-
-// remediationStarted reports whether the monitor started bmm's remediation.
-func remediationStarted(ctx context.Context, env *e2e.Env, bmm string) bool {
-	_, err := env.Client.DescribeWorkflowExecution(ctx, api.RemediationID(env.Cluster, bmm), "")
-	return err == nil
 }
 
 func dedupe(in []string) []string {

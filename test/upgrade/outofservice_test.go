@@ -1,4 +1,4 @@
-package workflows_test
+package upgrade_test
 
 import (
 	"context"
@@ -46,12 +46,12 @@ func upgradeHalf(ctx context.Context, t *testing.T, env *e2e.Env) api.UpgradeSta
 // on the lab the upgrade does not see the BMC's reimage-failed task and
 // waits out its reimage limit.)
 func TestE2EOutOfServiceComputeSkippedByAFullUpgrade(t *testing.T) {
-	env := startRemediationSite(t)
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: e2e.FastRemediation}).StartMonitor()
 	const off = "rack1-c1"
 	ctx := env.Context(12 * time.Minute)
 	require.NoError(t, env.Lab.SetFault(off, faults.ReimageFails, 0, false))
 	require.NoError(t, env.Lab.SetFault(off, faults.ReadOnlyRootFS, 0, false))
-	rs := remediationOf(ctx, t, env, off)
+	rs := env.Remediation(ctx, off)
 	t.Logf("remediation of %s: %s", off, rs.Outcome)
 	require.Contains(t, rs.Outcome, "marked Unhealthy; powered off")
 	require.NotNil(t, rs.FinishedAt)
@@ -69,7 +69,7 @@ func TestE2EOutOfServiceComputeSkippedByAFullUpgrade(t *testing.T) {
 	cs := env.State()
 	require.Equal(t, "4.2.0", cs.Cluster.RuntimeVersion, "every in-service server runs the target")
 	require.Empty(t, cs.UpgradeTarget)
-	b := bmmOf(t, env, off)
+	b := env.BMM(off)
 	require.Equal(t, model.UnhealthyMessage, b.DetailedStatusMessage, "the mark stays")
 	require.Equal(t, model.PowerOff, b.PowerState)
 	require.Equal(t, "Off", env.Lab.Machine(off).BMC.State().Power)

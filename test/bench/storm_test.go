@@ -1,4 +1,4 @@
-package workflows_test
+package bench_test
 
 import (
 	"context"
@@ -42,7 +42,7 @@ func BenchmarkRemediationStorm(b *testing.B) {
 	racks := max(2, (n+perRack-1)/perRack) // one rack would need three management servers
 	for i := 0; i < b.N; i++ {
 		env := e2e.Start(b, syntheticSite(b, "storm", racks, 2, perRack), e2e.Options{Mutate: func(inv *model.Inventory) {
-			fastRemediation(inv)
+			e2e.FastRemediation(inv)
 			inv.Remediation.MaxConcurrentCompute = stormCap
 			inv.Remediation.ReadOnlyRootFilesystemFor = model.Duration(2 * time.Second)
 		}})

@@ -1,4 +1,4 @@
-package workflows_test
+package bench_test
 
 import (
 	"context"
@@ -25,7 +25,7 @@ import (
 // and each rack take as long as their slowest server. Goal ≤ 1.05. It also
 // reports the mean orchestration overhead per serial step.
 func BenchmarkUpgradeCriticalPath(b *testing.B) {
-	b.Run("four-rack", func(b *testing.B) { benchUpgrade(b, "../examples/four-rack.yaml") })
+	b.Run("four-rack", func(b *testing.B) { benchUpgrade(b, "../../examples/four-rack.yaml") })
 	b.Run("sixteen-rack", func(b *testing.B) {
 		benchUpgrade(b, syntheticSite(b, "site-p", lab.BenchSize(16, 2), 2, lab.BenchSize(8, 2)))
 	})

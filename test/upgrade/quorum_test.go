@@ -1,4 +1,4 @@
-package workflows_test
+package upgrade_test
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/activities/etcd"
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
@@ -23,7 +22,7 @@ import (
 // No read fails, quorum holds at every event of the lab's log, and at the
 // end etcd's member set is the three active KCPs.
 func TestE2EUpgradeKeepsQuorumOneRack(t *testing.T) {
-	upgradeKeepsQuorum(t, "../examples/one-rack.yaml")
+	upgradeKeepsQuorum(t, "../../examples/one-rack.yaml")
 }
 
 func upgradeKeepsQuorum(t *testing.T, example string) {
@@ -32,7 +31,7 @@ func upgradeKeepsQuorum(t *testing.T, example string) {
 	failed := probeAPI(t, env, 200*time.Millisecond)
 	st := env.Upgrade(ctx, "4.2.0")
 	require.Empty(t, failed(), "reads of the API that failed during the upgrade")
-	requireMembersAreActiveKCPs(ctx, t, env)
+	env.RequireMembersAreActiveKCPs(ctx)
 
 	evs, err := events.ReadFile(env.EventsPath)
 	require.NoError(t, err)
@@ -78,35 +77,4 @@ func probeAPI(t *testing.T, env *e2e.Env, interval time.Duration) func() []strin
 		defer mu.Unlock()
 		return slices.Clone(failures)
 	}
-}
-
-// requireMembersAreActiveKCPs compares etcd's member list, read now, with
-// the ledger's active KCPs: the same names, all healthy voters.
-func requireMembersAreActiveKCPs(ctx context.Context, t *testing.T, env *e2e.Env) {
-	t.Helper()
-	var kcps []string
-	for _, b := range env.State().Cluster.BMMs {
-		if b.HasRole(model.RoleKCP) {
-			kcps = append(kcps, b.NodeName)
-		}
-	}
-	var o etcd.Observation
-	env.Eventually(time.Minute, "every member a healthy voter", func() bool {
-		var err error
-		o, err = (&etcd.Activities{}).ObserveEtcd(ctx, etcd.ObserveInput{Spec: *env.Lab.EtcdSpec()})
-		if err != nil || o.Err != "" {
-			return false
-		}
-		for _, m := range o.Members {
-			if !m.Healthy || m.Learner {
-				return false
-			}
-		}
-		return true
-	})
-	var names []string
-	for _, m := range o.Members {
-		names = append(names, m.Name)
-	}
-	require.ElementsMatch(t, kcps, names, "etcd's members are the active KCPs")
 }

@@ -1,4 +1,4 @@
-package workflows_test
+package bench_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package workflows_test
+package controlplane_test
 
 import (
 	"slices"
@@ -20,9 +20,9 @@ import (
 // monitor's first rounds, has its start cleared and is left alone.
 func TestE2ERemediationProvisioningTimeout(t *testing.T) {
 	const c = "rack2-c2"
-	env := e2e.Start(t, "../examples/two-rack.yaml", e2e.Options{
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{
 		Mutate: func(inv *model.Inventory) {
-			fastRemediation(inv)
+			e2e.FastRemediation(inv)
 			inv.Remediation.ProvisioningTimeout = model.Duration(8 * time.Second)
 			inv.Lab = []byte(`{"etcdDetached": true, "faults": [{"bmm": "` + c + `", "kind": "node-not-ready"}]}`)
 		},
@@ -37,17 +37,17 @@ func TestE2ERemediationProvisioningTimeout(t *testing.T) {
 			env.StartWorker(&wiring.Options{PollInterval: 200 * time.Millisecond, BMCPowerOnTimeout: 15 * time.Second})
 		},
 	})
-	startMonitor(t, env)
-	registered := bmmOf(t, env, c).ProvisioningSince
+	env.StartMonitor()
+	registered := env.BMM(c).ProvisioningSince
 	require.NotNil(t, registered, "registration starts the provisioning clock")
 
 	ctx := env.Context(2 * time.Minute)
 	env.Eventually(time.Minute, "the remediation of "+c+" started", func() bool {
-		return remediationStarted(ctx, env, c)
+		return env.RemediationStarted(ctx, c)
 	})
 	// The node comes up now: the reprovision the trigger started recovers it.
 	require.NoError(t, env.Lab.SetFault(c, "node-not-ready", 0, true))
-	rs := remediationOf(ctx, t, env, c)
+	rs := env.Remediation(ctx, c)
 	require.Equal(t, remediate.ProvisioningTimeout, rs.Trigger)
 	require.True(t, registered.Equal(rs.Since), "counted from registration (%v), not from when the monitor first looked (%v)", registered, rs.Since)
 	require.GreaterOrEqual(t, rs.StartedAt.Sub(*registered), 8*time.Second)
@@ -57,7 +57,7 @@ func TestE2ERemediationProvisioningTimeout(t *testing.T) {
 	for _, b := range st.Cluster.BMMs {
 		require.Nil(t, b.ProvisioningSince, "%s: provisioning over once its node was seen Ready", b.Name)
 		if b.Name != c {
-			require.False(t, remediationStarted(ctx, env, b.Name), "%s was Ready: not remediated", b.Name)
+			require.False(t, env.RemediationStarted(ctx, b.Name), "%s was Ready: not remediated", b.Name)
 		}
 	}
 }

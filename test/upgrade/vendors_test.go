@@ -1,4 +1,4 @@
-package workflows_test
+package upgrade_test
 
 import (
 	"encoding/json"
@@ -29,7 +29,7 @@ var vendorProfiles = map[string]string{
 // fails at its limit naming the node and the BMC's last state — no false
 // success.
 func TestE2EMixedVendorSite(t *testing.T) {
-	env := e2e.Start(t, "../examples/four-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
+	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
 		inv.Lab, _ = json.Marshal(map[string]any{"bmcProfiles": vendorProfiles})
 	}})
 	for name, want := range vendorProfiles {

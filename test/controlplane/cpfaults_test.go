@@ -1,4 +1,4 @@
-package workflows_test
+package controlplane_test
 
 import (
 	"context"
@@ -22,28 +22,28 @@ import (
 // server until the failover — whose member joins in turn: the member set
 // is again the active KCPs.
 func TestE2EFailoverLeavesTheActiveKCPsAsMembers(t *testing.T) {
-	env := e2e.Start(t, "../examples/four-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
-		fastRemediation(inv)
+	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
+		e2e.FastRemediation(inv)
 		inv.Lab = nil // etcd attached: the failover must keep quorum itself
 	}})
 	_, err := env.Client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: api.MonitorID(env.Cluster), TaskQueue: api.TaskQueue},
 		api.HealthMonitorWorkflowName, api.MonitorInput{Cluster: env.Cluster})
 	require.NoError(t, err)
 	const kcp, spare = "rack1-mgmt1", "rack4-mgmt1"
-	require.Equal(t, model.RoleKCP, bmmOf(t, env, kcp).Roles[0])
-	require.Equal(t, model.RoleKCPSpare, bmmOf(t, env, spare).Roles[0])
+	require.Equal(t, model.RoleKCP, env.BMM(kcp).Roles[0])
+	require.Equal(t, model.RoleKCPSpare, env.BMM(spare).Roles[0])
 	require.NoError(t, env.Lab.SetFault(kcp, faults.PowerOnFails, 0, false))
 	require.NoError(t, env.Lab.SetFault(kcp, faults.NodeUnknown, 0, false))
 
 	ctx := env.Context(4 * time.Minute)
-	rs := remediationOf(ctx, t, env, kcp)
+	rs := env.Remediation(ctx, kcp)
 	require.Contains(t, rs.Outcome, "failed over to the spare", rs.Outcome)
 	var fs api.FailoverStatus
 	require.NoError(t, env.Client.GetWorkflow(ctx, api.FailoverID(env.Cluster), "").Get(ctx, &fs))
 	require.Empty(t, fs.Error)
 	require.True(t, fs.Promoted)
-	require.Equal(t, model.RoleKCP, bmmOf(t, env, spare).Roles[0])
-	requireMembersAreActiveKCPs(ctx, t, env)
+	require.Equal(t, model.RoleKCP, env.BMM(spare).Roles[0])
+	env.RequireMembersAreActiveKCPs(ctx)
 
 	evs, err := events.ReadFile(env.EventsPath)
 	require.NoError(t, err)
@@ -61,16 +61,16 @@ func TestE2EFailoverLeavesTheActiveKCPsAsMembers(t *testing.T) {
 	require.NoError(t, env.Client.TerminateWorkflow(ctx, api.MonitorID(env.Cluster), "", "the upgrade follows"))
 	uctx := env.Context(8 * time.Minute)
 	env.Upgrade(uctx, "4.2.0")
-	require.Equal(t, model.RoleKCP, bmmOf(t, env, fs.NewSpare).Roles[0], "the new spare was promoted")
+	require.Equal(t, model.RoleKCP, env.BMM(fs.NewSpare).Roles[0], "the new spare was promoted")
 	require.Equal(t, 1, env.Lab.Events.Count(events.EtcdMemberPromote, fs.NewSpare), "the new spare's member joined as a voter")
-	requireMembersAreActiveKCPs(uctx, t, env)
+	env.RequireMembersAreActiveKCPs(uctx)
 }
 
 // Issue 14 (d): a second KCP killed while an upgrade is in its control
 // plane pauses the upgrade at the next KCP step, naming it, instead of it
 // going on; once the KCP is back, continue-update finishes the upgrade.
 func TestE2ESecondKCPDownPausesTheUpgrade(t *testing.T) {
-	env := e2e.Start(t, "../examples/one-rack.yaml", e2e.Options{})
+	env := e2e.Start(t, "../../examples/one-rack.yaml", e2e.Options{})
 	ctx := env.Context(8 * time.Minute)
 	run, err := env.StartUpgrade(ctx, "4.2.0")
 	require.NoError(t, err)
@@ -104,5 +104,5 @@ func TestE2ESecondKCPDownPausesTheUpgrade(t *testing.T) {
 	require.NoError(t, h.Get(ctx, nil))
 	require.NoError(t, run.Get(ctx, &st))
 	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
-	requireMembersAreActiveKCPs(ctx, t, env)
+	env.RequireMembersAreActiveKCPs(ctx)
 }

@@ -1,4 +1,4 @@
-package workflows_test
+package actions_test
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // action scenario (each env start costs seconds; the actions take about
 // one each with the e2e lab timings). Subtests act on different BMMs.
 func TestE2EActions(t *testing.T) {
-	env := e2e.Start(t, "../examples/four-rack.yaml", e2e.Options{})
+	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{})
 	ctx := env.Context(5 * time.Minute)
 	kc, err := kube.Kubeconfig(env.Inventory.Kubernetes.Kubeconfig).Clientset(ctx)
 	require.NoError(t, err)
@@ -56,7 +56,7 @@ func TestE2EActions(t *testing.T) {
 		require.Equal(t, model.ReadyTrue, b.ReadyState)
 		require.Equal(t, map[string]string{"vm-" + name + "-0": "Running", "vm-" + name + "-1": "Stopped"}, vmStates(t, ctx, kc, name))
 		require.Len(t, res.VMsStarted, 1)
-		env.RecordHistories("testdata/histories", api.ActionID(env.Cluster, name, 1000+seq))
+		env.RecordHistories(api.ActionID(env.Cluster, name, 1000+seq))
 	})
 
 	t.Run("replace Preserve records new hardware and keeps the VMs", func(t *testing.T) {
@@ -65,7 +65,7 @@ func TestE2EActions(t *testing.T) {
 			SerialNumber: "SN-R1C02-NEW", BootMacAddress: "52:54:00:01:01:f2", BMCCredentials: "default",
 			StoragePolicy: api.StoragePreserve, SafeguardMode: api.SafeguardNone}, EvacuateTimeout: 6 * time.Second})
 		require.NoError(t, err, res.Message)
-		env.RecordHistories("testdata/histories", api.ActionID(env.Cluster, name, 1000+seq))
+		env.RecordHistories(api.ActionID(env.Cluster, name, 1000+seq))
 		require.Equal(t, 1, env.Lab.ReimageCounts()[name])
 		b := bmm(name)
 		require.Equal(t, "SN-R1C02-NEW", b.SerialNumber)

@@ -1,4 +1,4 @@
-package workflows_test
+package controlplane_test
 
 import (
 	"strings"
@@ -20,7 +20,7 @@ import (
 // refused naming rack1-mgmt2, and an upgrade touches no KCP while the fault
 // lasts: it pauses naming the server.
 func TestE2EGateRefusesWhileAnotherKCPIsUnknown(t *testing.T) {
-	env := e2e.Start(t, "../examples/one-rack.yaml", e2e.Options{})
+	env := e2e.Start(t, "../../examples/one-rack.yaml", e2e.Options{})
 	ctx := env.Context(5 * time.Minute)
 	require.NoError(t, env.Lab.SetFault("rack1-mgmt2", faults.NodeUnknown, 0, false))
 	acts := kube.New(kube.Kubeconfig(env.Inventory.Kubernetes.Kubeconfig), kube.Options{})
@@ -28,7 +28,7 @@ func TestE2EGateRefusesWhileAnotherKCPIsUnknown(t *testing.T) {
 		o, err := acts.ObserveControlPlane(ctx, []string{"rack1-mgmt2"})
 		return err == nil && len(o.Nodes) == 1 && o.Nodes[0].Ready == model.ReadyUnknown
 	})
-	require.Equal(t, model.ReadyTrue, ledgerBMM(t, env, "rack1-mgmt2").ReadyState, "the ledger's memory still says Ready")
+	require.Equal(t, model.ReadyTrue, env.BMM("rack1-mgmt2").ReadyState, "the ledger's memory still says Ready")
 
 	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.ActionID(env.Cluster, "rack1-mgmt1", 1), TaskQueue: api.TaskQueue},
 		api.BMMActionWorkflowName, api.ActionInput{Cluster: env.Cluster, BMM: "rack1-mgmt1", Action: api.ActionRestart})
@@ -68,7 +68,7 @@ func TestE2EGateRefusesWhileAnotherKCPIsUnknown(t *testing.T) {
 	require.NoError(t, up.Get(ctx, &st))
 	require.Equal(t, before, env.Lab.ReimageCounts())
 	// The gate's commands (observations, version markers, the pause) replay.
-	env.RecordHistories("testdata/histories", api.ActionID(env.Cluster, "rack1-mgmt1", 1), api.UpgradeID(env.Cluster))
+	env.RecordHistories(api.ActionID(env.Cluster, "rack1-mgmt1", 1), api.UpgradeID(env.Cluster))
 
 	evs, err := events.ReadFile(env.EventsPath)
 	require.NoError(t, err)
@@ -77,12 +77,4 @@ func TestE2EGateRefusesWhileAnotherKCPIsUnknown(t *testing.T) {
 			t.Errorf("a KCP was disrupted: %v", e)
 		}
 	}
-}
-
-func ledgerBMM(t *testing.T, env *e2e.Env, name string) model.BMM {
-	t.Helper()
-	c := env.State().Cluster
-	b, ok := c.BMM(name)
-	require.True(t, ok, name)
-	return *b
 }

@@ -1,0 +1,92 @@
+package e2e
+
+import (
+	"context"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/etcd"
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/worker/wiring"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+)
+
+// SiteWorker is the worker as a site runs it: no shortened BMC power-on
+// wait, so only the site's limits bound a step (Start's default shortens it).
+var SiteWorker = &wiring.Options{PollInterval: 200 * time.Millisecond}
+
+// FastRemediation sets the inventory's remediation clocks in seconds. It
+// drops the example's lab faults and detaches etcd: a two-rack site's only
+// KCP failing over while off would take the lab's API (its one etcd member)
+// down with it, and with it every step of the failover.
+func FastRemediation(inv *model.Inventory) {
+	s := func(d time.Duration) model.Duration { return model.Duration(d) }
+	inv.Remediation = &model.RemediationSpec{Interval: s(time.Second), NodeUnknownFor: s(3 * time.Second),
+		ReadOnlyRootFilesystemFor: s(3 * time.Second), ProvisioningTimeout: s(time.Minute),
+		RebootTimeout: s(10 * time.Second), ReprovisionTimeout: s(20 * time.Second), MaxConcurrentCompute: 5}
+	inv.Lab = []byte(`{"etcdDetached": true}`)
+}
+
+// StartMonitor starts the health monitor of e's cluster.
+func (e *Env) StartMonitor() *Env {
+	_, err := e.Client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: api.MonitorID(e.Cluster), TaskQueue: api.TaskQueue},
+		api.HealthMonitorWorkflowName, api.MonitorInput{Cluster: e.Cluster})
+	require.NoError(e.T, err)
+	return e
+}
+
+// BMM is the ledger's record of the named BMM, read now.
+func (e *Env) BMM(name string) model.BMM {
+	e.T.Helper()
+	c := e.State().Cluster
+	b, ok := c.BMM(name)
+	require.True(e.T, ok, name)
+	return *b
+}
+
+// Remediation waits for the monitor to start bmm's remediation and returns
+// its result.
+func (e *Env) Remediation(ctx context.Context, bmm string) api.RemediationStatus {
+	e.Eventually(time.Minute, "the remediation of "+bmm+" started", func() bool { return e.RemediationStarted(ctx, bmm) })
+	var rs api.RemediationStatus
+	require.NoError(e.T, e.Client.GetWorkflow(ctx, api.RemediationID(e.Cluster, bmm), "").Get(ctx, &rs))
+	return rs
+}
+
+// RemediationStarted reports whether the monitor started bmm's remediation.
+func (e *Env) RemediationStarted(ctx context.Context, bmm string) bool {
+	_, err := e.Client.DescribeWorkflowExecution(ctx, api.RemediationID(e.Cluster, bmm), "")
+	return err == nil
+}
+
+// RequireMembersAreActiveKCPs compares etcd's member list, read now, with
+// the ledger's active KCPs: the same names, all healthy voters.
+func (e *Env) RequireMembersAreActiveKCPs(ctx context.Context) {
+	e.T.Helper()
+	var kcps []string
+	for _, b := range e.State().Cluster.BMMs {
+		if b.HasRole(model.RoleKCP) {
+			kcps = append(kcps, b.NodeName)
+		}
+	}
+	var o etcd.Observation
+	e.Eventually(time.Minute, "every member a healthy voter", func() bool {
+		var err error
+		o, err = (&etcd.Activities{}).ObserveEtcd(ctx, etcd.ObserveInput{Spec: *e.Lab.EtcdSpec()})
+		if err != nil || o.Err != "" {
+			return false
+		}
+		for _, m := range o.Members {
+			if !m.Healthy || m.Learner {
+				return false
+			}
+		}
+		return true
+	})
+	var names []string
+	for _, m := range o.Members {
+		names = append(names, m.Name)
+	}
+	require.ElementsMatch(e.T, kcps, names, "etcd's members are the active KCPs")
+}
