@@ -83,6 +83,11 @@ func (a *app) upgradeStartCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("upgrade of %s to %s refused:\n%w", cluster, version, err)
 			}
+			// An image server that answers "not here" is believed at once;
+			// one this machine cannot reach is the worker's to judge.
+			if img, reached := askImage(ctx, st, version); reached && !img.OK {
+				return fmt.Errorf("upgrade of %s to %s refused: %s", cluster, version, img.Refusal())
+			}
 			in := api.UpgradeInput{Cluster: cluster, TargetVersion: version, UpdateStrategy: s, DrainTimeout: drain, VMShutdownTimeout: vms}
 			run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 				ID:                                       api.UpgradeID(cluster),
@@ -139,16 +144,21 @@ func (a *app) upgradePlanCmd() *cobra.Command {
 				return err
 			}
 			p, perr := upgradeplan.Build(st.Cluster, version, sf.value(), st.UpgradeTarget == version)
+			img, reached := askImage(cmd.Context(), st, version)
 			out := struct {
 				upgradeplan.Plan
-				CriticalPath string `json:"criticalPath"`
-				PerServer    string `json:"perServer"`
-				Problems     string `json:"problems,omitempty"`
-			}{Plan: p, CriticalPath: p.CriticalPath(perServer).String(), PerServer: perServer.String()}
+				CriticalPath string         `json:"criticalPath"`
+				PerServer    string         `json:"perServer"`
+				Image        api.ImageCheck `json:"image"`
+				Problems     string         `json:"problems,omitempty"`
+			}{Plan: p, CriticalPath: p.CriticalPath(perServer).String(), PerServer: perServer.String(), Image: img}
+			if reached && !img.OK {
+				perr = errors.Join(perr, errors.New(img.Refusal()))
+			}
 			if perr != nil {
 				out.Problems = perr.Error()
 			}
-			if err := writePlan(cmd.OutOrStdout(), format, out.Plan, perServer, out); err != nil {
+			if err := writePlan(cmd.OutOrStdout(), format, out.Plan, perServer, out, imageNote(img, reached)); err != nil {
 				return err
 			}
 			if perr != nil {

@@ -13,13 +13,13 @@ import (
 )
 
 // writePlan renders `upgrade plan`: JSON/YAML as is, or readable tables.
-func writePlan(w io.Writer, format string, p upgradeplan.Plan, perServer time.Duration, full any) error {
+func writePlan(w io.Writer, format string, p upgradeplan.Plan, perServer time.Duration, full any, notes ...string) error {
 	if format != "table" {
 		return output.Write(w, format, full, nil)
 	}
 	fmt.Fprintf(w, "Runtime upgrade of %s: %s → %s\n", p.Cluster, p.From, p.To)
 	fmt.Fprintf(w, "Update %s\n", p.Strategy.Describe())
-	for _, n := range planNotes(p) {
+	for _, n := range append(planNotes(p), notes...) {
 		fmt.Fprintln(w, n)
 	}
 	fmt.Fprintln(w)
@@ -98,6 +98,9 @@ func writeUpgradeStatus(w io.Writer, format string, st api.UpgradeStatus) error 
 		}
 		for _, r := range st.Racks {
 			add("rack", r)
+		}
+		for _, g := range st.Guards() {
+			t.Rows = append(t.Rows, []string{"guard", g, "", "", "", "", ""})
 		}
 		return t
 	})

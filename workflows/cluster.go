@@ -296,6 +296,7 @@ func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, plac
 		l.st.Kubeconfig = api.KubeconfigInCluster // the worker's own pod credentials
 	}
 	l.st.ImageURLTemplate = inv.ImageURL("{version}")
+	l.st.ImageSHA256 = inv.Images.SHA256
 	l.st.SiteTaskQueue = inv.SiteTaskQueue()
 	l.st.NodeVersion = inv.Kubernetes.NodeVersion()
 	l.st.ControlPlane = inv.ControlPlane

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/image"
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lab/events"
@@ -53,6 +54,10 @@ type fakeSite struct {
 	// once). A mocked activity still holding when its run ends holds its
 	// test environment for good: tests that run thousands do not hold.
 	watchHold time.Duration
+	// missingImages: image URLs the image server answers 404; imageChecks:
+	// what the image preflight asked for.
+	missingImages map[string]bool
+	imageChecks   []image.CheckInput
 	// emit, when set, receives what the lab's event log would record
 	// (property tests); called with mu held.
 	emit func(kind, bmm, rack string, detail map[string]any)
@@ -116,7 +121,7 @@ func newFakeSite(t *testing.T, path string) *fakeSite {
 	require.NoError(t, err)
 	f := &fakeSite{nodes: map[string]*fakeNode{}, failing: map[string]string{}, rebootFails: map[string]bool{}, resetIgnored: map[string]bool{}, sticky: map[string]bool{},
 		broken: map[string]bool{}, power: map[string]string{}, running: map[string]bool{}, fail: map[string]string{},
-		noBoot: map[string]bool{}, lost: map[string]bool{}, watchFails: map[string]string{},
+		noBoot: map[string]bool{}, lost: map[string]bool{}, watchFails: map[string]string{}, missingImages: map[string]bool{},
 		delay: map[string]time.Duration{}, cordoned: map[string]bool{}, shown: map[string]string{}, inFlight: map[string]int{}}
 	f.st.Cluster = model.Cluster{Name: inv.Cluster, RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.ClusterRunning}
 	f.st.ImageURLTemplate = inv.ImageURL("{version}")
@@ -253,7 +258,9 @@ func (f *fakeSite) register(env *testsuite.TestWorkflowEnvironment) {
 	env.RegisterActivity(la)
 	env.RegisterActivity(ka)
 	env.RegisterActivity(ba)
+	env.RegisterActivity(ia)
 	f.mockLedger(env)
+	f.mockImages(env)
 	f.mockKube(env)
 	f.mockBMC(env)
 	env.SetOnActivityStartedListener(f.activityStarted)

@@ -50,6 +50,11 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	u.server = api.ServerInput{Cluster: in.Cluster, TargetVersion: in.TargetVersion,
 		ImageURL:     strings.ReplaceAll(cmp.Or(in.ImageURLTemplate, cs.ImageURLTemplate), "{version}", in.TargetVersion),
 		DrainTimeout: in.DrainTimeout, VMShutdownTimeout: in.VMShutdownTimeout}
+	if workflow.GetVersion(ctx, "image-preflight", workflow.DefaultVersion, 1) == 1 {
+		if msg := u.checkImage(ctx, cs); msg != "" {
+			return u.fail(ctx, false, "preflight: "+msg)
+		}
+	}
 	if err := u.setCluster(ctx, model.ClusterUpdating, "Runtime upgrade to "+in.TargetVersion+" in progress"); err != nil {
 		return u.fail(ctx, false, err.Error())
 	}

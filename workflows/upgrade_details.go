@@ -30,6 +30,9 @@ func upgradeDetails(st api.UpgradeStatus) string {
 		fmt.Fprintf(&b, ", in flight: %s", strings.Join(running, ", "))
 	}
 	fmt.Fprintf(&b, "  \n%s\n\n", st.DetailedStatusMessage)
+	for _, g := range st.Guards() {
+		fmt.Fprintf(&b, "- %s\n", g)
+	}
 	b.WriteString("| unit | state | upgraded | needed | failed |\n|---|---|---|---|---|\n")
 	row := func(name string, u api.UnitStatus) {
 		state := u.State

@@ -39,6 +39,8 @@ type ClusterState struct {
 	BMCCredentials map[string]model.CredentialRef `json:"bmcCredentials"`
 	// ImageURLTemplate locates runtime images ({version} is replaced).
 	ImageURLTemplate string `json:"imageURLTemplate"`
+	// ImageSHA256 maps a version to its image's checksum (images.sha256).
+	ImageSHA256 map[string]string `json:"imageSHA256,omitempty"`
 	// Remediation is the inventory's remediation section with the defaults
 	// applied when the ledger took the inventory: readers use it as is.
 	Remediation model.RemediationSpec `json:"remediation"`

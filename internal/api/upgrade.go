@@ -61,6 +61,8 @@ type UpgradeStatus struct {
 	ManagementGroups      []UnitStatus         `json:"managementGroups"`
 	Racks                 []UnitStatus         `json:"racks"`
 	Plan                  *upgradeplan.Plan    `json:"plan,omitempty"`
+	// Image is what the image preflight saw of the target image.
+	Image *ImageCheck `json:"image,omitempty"`
 	// CurrentRun is the rack or stage child in flight. It reports its
 	// servers' states as they change (RackProgress), so this status is
 	// complete by itself.

@@ -35,6 +35,8 @@ func (l *Lab) startBMCs(inv *model.Inventory, spec *Spec, t Timings) error {
 			Timings: redfish.Timings{PowerTransition: t.PowerTransition.Std(), Boot: t.Boot.Std(), Reimage: t.Reimage.Std()},
 			Events:  l.Events,
 			Profile: m.Profile,
+			// The BMC fetches the installer from the lab's image server.
+			Fetchable: l.images.fetchable,
 			OnChange: func(st redfish.State) {
 				l.Sim.SetMachineState(name, kubesim.MachineState{Powered: st.Power == "On", OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion})
 				l.etcdFollows(name, st)

@@ -82,6 +82,7 @@ type Lab struct {
 	detached bool // lab.etcdDetached: members do not follow their machines
 	creds    credentials
 	admin    *http.Server
+	images   *imageServer
 	cancel   context.CancelFunc
 	tempDir  bool
 	stopOnce sync.Once
@@ -160,6 +161,13 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 		return nil, fmt.Errorf("lab: create nodes and workloads: %w", err)
 	}
 
+	var missing []string
+	if section.Lab != nil {
+		missing = section.Lab.MissingImages
+	}
+	if l.images, err = startImageServer(l.Events, missing); err != nil {
+		return nil, fmt.Errorf("lab: image server: %w", err)
+	}
 	if err := l.startBMCs(inv, section.Lab, t); err != nil {
 		return nil, err
 	}
@@ -204,6 +212,9 @@ func (l *Lab) Stop() {
 	l.stopOnce.Do(func() {
 		if l.admin != nil {
 			l.admin.Close()
+		}
+		if l.images != nil {
+			l.images.srv.Close()
 		}
 		for _, m := range l.machines {
 			if m.BMC != nil {

@@ -144,7 +144,7 @@ func TestLabUpFourRack(t *testing.T) {
 	require.Eventually(t, func() bool {
 		evs, err = events.ReadFile(evPath)
 		return err == nil && slices.ContainsFunc(evs, func(e events.Event) bool { return e.BMM == target.Name && e.Kind == events.NodeReady })
-	}, 30*time.Second, 100*time.Millisecond, "node-ready for %s in the event log", target.Name)
+	}, 90*time.Second, 100*time.Millisecond, "node-ready for %s in the event log", target.Name)
 	kinds := map[string]bool{}
 	for _, e := range evs {
 		if e.BMM == target.Name {

@@ -19,6 +19,10 @@ func (l *Lab) OutInventory() *model.Inventory {
 	out.BMCCAFile = l.BMCCAFile
 	out.ControlPlane = &model.ControlPlaneSpec{Etcd: l.EtcdSpec()}
 	out.LabAdmin, _ = json.Marshal(l.AdminURL) // a string always marshals
+	// The lab's image server stands in for the site's.
+	if out.Images.URLTemplate == "" {
+		out.Images.URLTemplate = l.images.url + "/rackroll-{version}.iso"
+	}
 	out.BMCCredentials = map[string]model.CredentialRef{}
 	for n, c := range l.creds {
 		out.BMCCredentials[n] = model.CredentialRef{UsernameFile: c.userFile, PasswordFile: c.file}

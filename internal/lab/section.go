@@ -36,6 +36,9 @@ type Spec struct {
 	// flows real etcd cannot serve, such as failing over a two-rack site's
 	// only KCP while it is off.
 	EtcdDetached bool `json:"etcdDetached,omitempty"`
+	// MissingImages are versions whose installer image the lab's image
+	// server does not have (404), as on a site where nobody uploaded it.
+	MissingImages []string `json:"missingImages,omitempty"`
 }
 
 // Timings are how long the simulated hardware takes; zero means the lab's

@@ -43,6 +43,9 @@ const DefaultImageURLTemplate = "http://images.rackroll.local/rackroll-{version}
 // ImagesSpec locates the runtime images BMCs boot to reimage a server.
 type ImagesSpec struct {
 	URLTemplate string `json:"urlTemplate,omitempty"`
+	// SHA256 maps a version to its image's checksum (hex): the upgrade's
+	// image preflight reads the image and compares.
+	SHA256 map[string]string `json:"sha256,omitempty"`
 }
 
 // ImageURL is the image of version v.

@@ -39,6 +39,7 @@ func (inv *Inventory) validate(site bool) error {
 	if inv.Timeouts != nil {
 		inv.Timeouts.validate(&e)
 	}
+	inv.Images.validate(&e)
 	return e.Err()
 }
 

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/activities/bmc"
+	"github.com/rackroll/rackroll/activities/image"
 	"github.com/rackroll/rackroll/activities/kube"
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 )
 
@@ -17,6 +19,9 @@ import (
 // TestInstantAnswersEveryActivity keeps it complete.
 type instant struct{}
 
+func (instant) CheckImage(_ context.Context, in image.CheckInput) (api.ImageCheck, error) {
+	return api.ImageCheck{URL: in.URL, OK: true, Answer: "200 OK"}, nil
+}
 func (instant) Cordon(context.Context, string) error     { return nil }
 func (instant) Uncordon(context.Context, string) error   { return nil }
 func (instant) DeleteNode(context.Context, string) error { return nil }
@@ -80,7 +85,7 @@ func readyNode(node, version, boot string) kube.NodeStatus {
 // instant answers too, with the same signature.
 func TestInstantAnswersEveryActivity(t *testing.T) {
 	fake := reflect.TypeOf(instant{})
-	for _, real := range []any{&bmc.Activities{}, &kube.Activities{}} {
+	for _, real := range []any{&bmc.Activities{}, &kube.Activities{}, &image.Activities{}} {
 		rt := reflect.TypeOf(real)
 		for i := 0; i < rt.NumMethod(); i++ {
 			m := rt.Method(i)

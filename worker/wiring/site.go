@@ -5,6 +5,7 @@ import (
 
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/etcd"
+	"github.com/rackroll/rackroll/activities/image"
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
@@ -58,4 +59,6 @@ func Register(r worker.Registry, c client.Client, opts Options) {
 	// etcd: the inventory's controlPlane.etcd travels in each input; the
 	// worker reads its TLS files.
 	r.RegisterActivity(&etcd.Activities{PollInterval: poll})
+	// The image preflight asks from where the BMCs fetch: the site.
+	r.RegisterActivity(&image.Activities{})
 }

@@ -32,6 +32,7 @@ const (
 	NodeLabel     = "node-label"
 	NodeDeleted   = "node-deleted"
 	Fault         = "fault"
+	ImageRequest  = "image-request"  // the lab's image server answered a request (detail: method, path, status)
 	SessionCreate = "session-create" // a BMC session was opened (login)
 	SessionDelete = "session-delete" // closed: detail.reason is logout or timeout
 )

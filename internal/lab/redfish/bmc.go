@@ -28,6 +28,9 @@ type Config struct {
 	Timings            Timings
 	Events             events.Sink // may be nil
 	OnChange           func(State) // called (not under lock, from any goroutine) after every change of State
+	// Fetchable says whether the BMC can fetch an image URL (nil: every
+	// one); an image it cannot fetch is accepted and never mounted.
+	Fetchable func(image string) bool
 
 	// Profile names the vendor the BMC behaves like (ProfileNames); ""
 	// is DefaultProfile, a realistic iDRAC9.

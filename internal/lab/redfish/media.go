@@ -78,6 +78,11 @@ func (b *BMC) insertMediaLocked(slot slotRef, image string, inserted, writeProte
 		b.emitLocked(events.Fault, map[string]any{"kind": string(faults.MediaUnmount), "image": redactURL(image), "slot": slot.uri})
 		return nil
 	}
+	if b.cfg.Fetchable != nil && !b.cfg.Fetchable(image) {
+		// The same, because the image server has no such image.
+		b.emitLocked(events.Fault, map[string]any{"kind": "image-missing", "image": redactURL(image), "slot": slot.uri})
+		return nil
+	}
 	*d = media{image: image, inserted: inserted, writeProtected: writeProtected, protocol: protocols[strings.ToLower(u.Scheme)]}
 	detail := map[string]any{"image": redactURL(image), "slot": slot.uri}
 	if v := imageVersion(image); v != "" {

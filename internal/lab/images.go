@@ -1,0 +1,101 @@
+package lab
+
+import (
+	"bytes"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/lab/events"
+)
+
+// The lab's image server: what a site's HTTP server of installer images is
+// to its BMCs. It serves /rackroll-<version>.iso for every version but
+// those the lab section (missingImages) or the test (SetImageMissing) took
+// away, answers HEAD and ranged GETs as a web server does, and logs every
+// request (image-request) so the checker can see that an upgrade asked for
+// its image before it disrupted anything. A BMC told to mount a missing
+// image accepts and never mounts, as BMCs do when their fetch fails.
+
+var isoPath = regexp.MustCompile(`^/rackroll-([0-9A-Za-z][0-9A-Za-z.+_~-]*)\.iso$`)
+
+type imageServer struct {
+	url    string
+	srv    *http.Server
+	events events.Sink
+
+	mu      sync.Mutex
+	missing map[string]bool
+}
+
+func startImageServer(sink events.Sink, missing []string) (*imageServer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &imageServer{url: "http://" + ln.Addr().String(), events: sink, missing: map[string]bool{}}
+	for _, v := range missing {
+		s.missing[v] = true
+	}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
+	go s.srv.Serve(ln)
+	return s, nil
+}
+
+// ImageContent is the bytes the lab serves as the installer of version:
+// deterministic, so a test can give the inventory their checksum.
+func ImageContent(version string) []byte {
+	return bytes.Repeat([]byte("rackroll installer "+version+"\n"), 4096)
+}
+
+func (s *imageServer) serve(w http.ResponseWriter, r *http.Request) {
+	status := http.StatusOK
+	defer func() {
+		s.events.Emit(events.ImageRequest, "", "", map[string]any{"method": r.Method, "path": r.URL.Path, "status": status})
+	}()
+	m := isoPath.FindStringSubmatch(r.URL.Path)
+	if m == nil || s.isMissing(m[1]) || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		status = http.StatusNotFound
+		http.NotFound(w, r)
+		return
+	}
+	if r.Header.Get("Range") != "" {
+		status = http.StatusPartialContent
+	}
+	http.ServeContent(w, r, strings.TrimPrefix(r.URL.Path, "/"), time.Time{}, bytes.NewReader(ImageContent(m[1])))
+}
+
+func (s *imageServer) isMissing(version string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.missing[version]
+}
+
+// fetchable says whether a BMC can fetch image: images elsewhere are
+// taken as fetchable (the lab's older templates name hosts nobody serves).
+func (s *imageServer) fetchable(image string) bool {
+	rest, ok := strings.CutPrefix(image, s.url)
+	if !ok {
+		return true
+	}
+	m := isoPath.FindStringSubmatch(rest)
+	return m != nil && !s.isMissing(m[1])
+}
+
+// SetImageMissing takes version's image away from the image server (or
+// puts it back).
+func (l *Lab) SetImageMissing(version string, missing bool) {
+	l.images.mu.Lock()
+	defer l.images.mu.Unlock()
+	if missing {
+		l.images.missing[version] = true
+	} else {
+		delete(l.images.missing, version)
+	}
+}
+
+// ImagesURL is the image server's base URL.
+func (l *Lab) ImagesURL() string { return l.images.url }

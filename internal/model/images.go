@@ -1,0 +1,40 @@
+package model
+
+import (
+	"encoding/hex"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// validate checks the images: section: a template the BMCs can fetch with
+// the version in it, and checksums that are SHA-256 of known versions.
+func (s ImagesSpec) validate(e *ValidationError) {
+	if t := s.URLTemplate; t != "" {
+		u, err := url.Parse(strings.ReplaceAll(t, "{version}", "0"))
+		switch {
+		case err != nil || u.Host == "" || !slices.Contains([]string{"http", "https", "nfs", "cifs"}, strings.ToLower(u.Scheme)):
+			e.Add("images.urlTemplate", t, "must be an absolute http, https, nfs or cifs URL")
+		case !strings.Contains(t, "{version}"):
+			e.Add("images.urlTemplate", t, "must contain {version}, replaced by the target version")
+		}
+	}
+	for _, v := range sortedKeysOf(s.SHA256) {
+		field := "images.sha256." + v
+		if _, err := ParseVersion(v); err != nil {
+			e.Add(field, v, "the key must be a runtime version: "+err.Error())
+		}
+		if b, err := hex.DecodeString(s.SHA256[v]); err != nil || len(b) != 32 {
+			e.Add(field, s.SHA256[v], "must be a SHA-256 checksum: 64 hexadecimal digits")
+		}
+	}
+}
+
+func sortedKeysOf(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
