@@ -78,7 +78,7 @@ func serverOutcome(name string, err error, r api.ServerResult) api.ServerStatus 
 	case err != nil:
 		return api.ServerStatus{Name: name, State: api.StateFailed, Error: err.Error()}
 	case !r.Succeeded:
-		return api.ServerStatus{Name: name, State: api.StateFailed, Error: r.Error}
+		return api.ServerStatus{Name: name, State: api.StateFailed, Error: r.Error, Step: r.Step}
 	case r.AlreadyAtTarget:
 		return api.ServerStatus{Name: name, State: api.StateSkipped}
 	}

@@ -99,6 +99,7 @@ func (s *steps) status(detailed, msg string) {
 // failed records the failure on the BMM and returns the result to report.
 func (s *steps) failed(res api.ServerResult, step string, err error) api.ServerResult {
 	res.Error = fmt.Sprintf("%s of %s failed: %v", step, s.t.BMM, temporalerr.Message(err))
+	res.Step = step
 	s.record(api.BMMPatch{DetailedStatus: api.Str(model.BMMError), DetailedStatusMessage: api.Str(res.Error)})
 	return res
 }

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rackroll/rackroll/internal/api"
@@ -112,14 +113,19 @@ func (u *upgrade) management(ctx workflow.Context) (bool, error) {
 // compute upgrades the racks in natural order, one at a time.
 func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 	u.setPhase(ctx, api.PhaseCompute)
+	canary := u.canary(ctx)
 	for ri, r := range u.plan.Racks {
 		if u.cancelled {
 			return true, nil
 		}
 		unit := &u.st.Racks[ri]
 		u.startUnit(ctx, unit)
-		if err := u.runUnit(ctx, u.unitID(ctx, r.Name), r, unit); err != nil {
-			return false, err
+		if cancelled, err := u.runRack(ctx, r, unit, canary); err != nil || cancelled {
+			if cancelled {
+				unit.CancelPending()
+				u.endUnit(ctx, unit, api.StateCancelled)
+			}
+			return cancelled, err
 		}
 		metrics.RackUpgraded(workflow.GetMetricsHandler(ctx), u.in.Cluster, unit.Met())
 		if cancelled, err := u.settle(ctx, unit, unit.Missed(false)); err != nil || cancelled {
@@ -179,6 +185,14 @@ func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, u
 	workflow.Go(cctx, func(gctx workflow.Context) {
 		if workflow.Await(gctx, func() bool { return u.cancelled }) == nil {
 			fut.SignalChildWorkflow(gctx, api.SignalCancel, nil)
+			// The unit's servers this child does not run (after a canary)
+			// will not start either.
+			for _, s := range unit.Servers {
+				if s.State == api.StatePending && !slices.Contains(r.Servers, s.Name) {
+					unit.Apply(api.ServerStatus{Name: s.Name, State: api.StateCancelled})
+				}
+			}
+			u.show(gctx)
 		}
 	})
 	var res api.RackResult

@@ -12,5 +12,8 @@ func (s UpgradeStatus) Guards() []string {
 		}
 		out = append(out, "image "+verdict+": "+c.URL+" answered "+c.Answer)
 	}
+	if s.Canary != "" {
+		out = append(out, "canary: "+s.Canary)
+	}
 	return out
 }

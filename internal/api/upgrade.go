@@ -63,6 +63,9 @@ type UpgradeStatus struct {
 	Plan                  *upgradeplan.Plan    `json:"plan,omitempty"`
 	// Image is what the image preflight saw of the target image.
 	Image *ImageCheck `json:"image,omitempty"`
+	// Canary is the verdict on the compute servers that went first
+	// (upgradeplan.Canary).
+	Canary string `json:"canary,omitempty"`
 	// CurrentRun is the rack or stage child in flight. It reports its
 	// servers' states as they change (RackProgress), so this status is
 	// complete by itself.
@@ -109,6 +112,8 @@ type ServerResult struct {
 	BMM       string `json:"bmm"`
 	Succeeded bool   `json:"succeeded"`
 	Error     string `json:"error,omitempty"`
+	// Step is the step that failed (the canary compares them).
+	Step string `json:"step,omitempty"`
 	// AlreadyAtTarget: the server was at the target version and Ready
 	// before this run; nothing was done to it.
 	AlreadyAtTarget bool `json:"alreadyAtTarget,omitempty"`

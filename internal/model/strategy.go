@@ -16,6 +16,9 @@ type UpdateStrategy struct {
 	// the whole rack.
 	MaxUnavailable  int  `json:"maxUnavailable,omitempty"`
 	WaitTimeMinutes *int `json:"waitTimeMinutes,omitempty"`
+	// SystemicFailures is how many compute servers go first: when they all
+	// fail at the same step the upgrade pauses (default 2, 0: off).
+	SystemicFailures *int `json:"systemicFailures,omitempty"`
 }
 
 // Strategy and threshold types.
@@ -28,9 +31,10 @@ const (
 
 // Operator defaults.
 const (
-	DefaultThresholdValue  = 80
-	DefaultWaitTimeMinutes = 15
-	MaxWaitTimeMinutes     = 60
+	DefaultThresholdValue   = 80
+	DefaultWaitTimeMinutes  = 15
+	DefaultSystemicFailures = 2
+	MaxWaitTimeMinutes      = 60
 )
 
 // WithDefaults fills unset fields with the operator defaults. The threshold
@@ -77,6 +81,9 @@ func (s UpdateStrategy) Validate() error {
 	if s.MaxUnavailable < 0 {
 		e.Add("maxUnavailable", strconv.Itoa(s.MaxUnavailable), "must be 1 or more, or 0 for the whole rack")
 	}
+	if k := s.SystemicFailures; k != nil && *k < 0 {
+		e.Add("systemicFailures", strconv.Itoa(*k), "must be 0 (no canary) or more (default 2)")
+	}
 	if w := s.WaitTimeMinutes; w != nil && (*w < 0 || *w > MaxWaitTimeMinutes) {
 		e.Addf("waitTimeMinutes", strconv.Itoa(*w), "must be between 0 and %d", MaxWaitTimeMinutes)
 	}
@@ -92,6 +99,15 @@ func (s UpdateStrategy) Describe() string {
 	}
 	return fmt.Sprintf("strategy %s, threshold %s %d, maxUnavailable %s, wait %v after each rack",
 		s.StrategyType, s.ThresholdType, s.ThresholdValue, at, s.Wait())
+}
+
+// Systemic is how many compute servers go first (SystemicFailures with
+// its default).
+func (s UpdateStrategy) Systemic() int {
+	if s.SystemicFailures == nil {
+		return DefaultSystemicFailures
+	}
+	return *s.SystemicFailures
 }
 
 // Wait is the pause after each rack.

@@ -67,6 +67,8 @@ type Plan struct {
 	ControlPlane []KCPStep            `json:"controlPlane"`
 	Management   []Group              `json:"managementGroups"`
 	Racks        []Rack               `json:"racks"`
+	// Canary are the compute servers upgraded before the rest (canary.go).
+	Canary *Canary `json:"canary,omitempty"`
 	// Skipped are the out-of-service servers (OutOfService): in no phase,
 	// in no threshold.
 	Skipped []Skipped `json:"skipped,omitempty"`
@@ -131,6 +133,7 @@ func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool, opts
 
 	p.Management = management(c, to)
 	p.Racks = racks(c, s, to)
+	p.Canary = canaryOf(c, p.Racks, s.Systemic(), to)
 	todo := finishing(c, p)
 	p.AtTarget = len(reimaged(p)) - len(todo)
 	if resume {
@@ -338,6 +341,10 @@ func (p Plan) CriticalPath(perServer time.Duration) time.Duration {
 	}
 	for i, r := range p.Racks {
 		waves := (len(r.Servers) + r.Parallel - 1) / max(r.Parallel, 1)
+		if p.Canary != nil && p.Canary.Rack == r.Name {
+			_, rest := p.Canary.Split(r)
+			waves = 1 + (len(rest.Servers)+r.Parallel-1)/max(r.Parallel, 1)
+		}
 		d += time.Duration(waves) * perServer
 		if i < len(p.Racks)-1 {
 			d += p.Strategy.Wait()

@@ -55,8 +55,12 @@ func TestBuildOrdersEveryPhaseLikeTheReference(t *testing.T) {
 	if got := strings.Join(racks, " "); got != "rack1 rack2 rack3 rack10" {
 		t.Fatalf("rack order = %s", got)
 	}
-	// 3 KCP reimages + 4 management stages + 4 racks + 3 waits of 15 min.
-	if got := p.CriticalPath(time.Minute); got != 11*time.Minute+45*time.Minute {
+	// 3 KCP reimages + 4 management stages + the canary (rack1-c1, -c2) +
+	// 4 racks + 3 waits of 15 min.
+	if p.Canary == nil || fmt.Sprint(*p.Canary) != "{rack1 [rack1-c1 rack1-c2]}" {
+		t.Fatalf("canary = %+v", p.Canary)
+	}
+	if got := p.CriticalPath(time.Minute); got != 12*time.Minute+45*time.Minute {
 		t.Fatalf("critical path = %v", got)
 	}
 }

@@ -25,6 +25,8 @@ type ServerStatus struct {
 	Name  string `json:"name"`
 	State string `json:"state"`
 	Error string `json:"error,omitempty"`
+	// Step is the step a failed server failed at (cordon, drain, reimage…).
+	Step string `json:"step,omitempty"`
 }
 
 // UnitStatus is the control plane, a management group or a rack: its
