@@ -75,6 +75,10 @@ func planNotes(p upgradeplan.Plan) []string {
 	if !p.Resume && p.AtTarget > 0 {
 		out = append(out, fmt.Sprintf("%d of the planned servers already run %s (an earlier run reached them): each is skipped and counted as upgraded", p.AtTarget, p.To))
 	}
+	if c := p.Canary; c != nil {
+		out = append(out, fmt.Sprintf("Canary: %s go first in %s; if all fail at the same step the upgrade pauses before any other compute server (systemicFailures %d)",
+			strings.Join(c.Servers, ", "), c.Rack, len(c.Servers)))
+	}
 	if len(p.Skipped) > 0 {
 		names := make([]string, len(p.Skipped))
 		for i, s := range p.Skipped {
