@@ -99,12 +99,13 @@ func TestE2EBMMStarter(t *testing.T) {
 }
 
 // `cluster history` on the dev server: a restart and an upgrade touched
-// rack1-c1; the history lists both, the upgrade with the rack and runtime
-// upgrades it ran under, and nothing of rack1-c2.
+// rack1-c3 (after the canary, in the rack's own child); the history lists
+// both, the upgrade with the rack and runtime upgrades it ran under, and
+// nothing of rack1-c2.
 func TestE2EClusterHistory(t *testing.T) {
 	env := e2e.Start(t, "../examples/two-rack.yaml", e2e.Options{})
 	ctx := env.Context(5 * time.Minute)
-	const bmm = "rack1-c1"
+	const bmm = "rack1-c3"
 
 	action, err := startAction(ctx, env.Client, api.ActionInput{Cluster: env.Cluster, BMM: bmm, Action: api.ActionRestart})
 	require.NoError(t, err)
