@@ -66,6 +66,8 @@ type UpgradeStatus struct {
 	// Canary is the verdict on the compute servers that went first
 	// (upgradeplan.Canary).
 	Canary string `json:"canary,omitempty"`
+	// Capacity is the capacity guard's judgement before each drain.
+	Capacity []CapacityCheck `json:"capacity,omitempty"`
 	// CurrentRun is the rack or stage child in flight. It reports its
 	// servers' states as they change (RackProgress), so this status is
 	// complete by itself.

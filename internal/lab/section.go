@@ -39,6 +39,9 @@ type Spec struct {
 	// MissingImages are versions whose installer image the lab's image
 	// server does not have (404), as on a site where nobody uploaded it.
 	MissingImages []string `json:"missingImages,omitempty"`
+	// TenantLoad fills compute nodes (tenantload.go): a rack or server to
+	// the share of its node's CPU and memory its tenant pods request.
+	TenantLoad map[string]float64 `json:"tenantLoad,omitempty"`
 }
 
 // Timings are how long the simulated hardware takes; zero means the lab's
@@ -145,6 +148,7 @@ func (l *Spec) validate(e *model.ValidationError, inv *model.Inventory) {
 			e.Add(p, v, "unknown BMC profile: allowed profiles are "+redfish.AllowedProfiles())
 		}
 	}
+	l.validateTenantLoad(e, servers, racks)
 	for i, f := range l.Faults {
 		p := "lab.faults[" + strconv.Itoa(i) + "]"
 		if !servers[f.BMM] {
