@@ -3,7 +3,6 @@ package workflows
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
@@ -34,22 +33,7 @@ func TestCapacityPausePausesBeforeTheDrain(t *testing.T) {
 	f.noRoom[f.bmm("rack2-c1").NodeName] = true
 	var paused *api.UpgradeStatus
 	var rack2AtPause int
-	var cont updateResult
-	for m := 1; m < 12*60; m++ {
-		env.RegisterDelayedCallback(func() {
-			if paused != nil {
-				return
-			}
-			v, err := env.QueryWorkflow(api.QueryStatus)
-			require.NoError(t, err)
-			var st api.UpgradeStatus
-			require.NoError(t, v.Get(&st))
-			if st.DetailedStatus == model.ClusterUpdatePaused {
-				paused, rack2AtPause = &st, rackReimages(f, "rack2")
-				sendUpdate(env, api.UpdateContinue, "go-on", &cont, nil)
-			}
-		}, time.Duration(m)*time.Minute)
-	}
+	cont := onFirstPause(t, env, func(st api.UpgradeStatus) { paused, rack2AtPause = &st, rackReimages(f, "rack2") })
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0), CapacityPolicy: model.CapacityPause}))
 	require.NoError(t, env.GetWorkflowError())
 
@@ -59,6 +43,8 @@ func TestCapacityPausePausesBeforeTheDrain(t *testing.T) {
 		require.Contains(t, paused.DetailedStatusMessage, want)
 	}
 	require.Equal(t, api.StatePaused, paused.Racks[1].State)
+	require.True(t, cont.done)
+	require.NoError(t, cont.rejected)
 	var st api.UpgradeStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
 	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)

@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"sort"
 	"strconv"
 
 	"github.com/rackroll/rackroll/internal/model"
@@ -10,18 +9,9 @@ import (
 // validateTenantLoad checks lab.tenantLoad: a rack or server of the
 // inventory to a share between 0 and 1.
 func (l *Spec) validateTenantLoad(e *model.ValidationError, servers, racks map[string]bool) {
-	keys := make([]string, 0, len(l.TenantLoad))
-	for k := range l.TenantLoad {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		p := "lab.tenantLoad." + k
-		if !servers[k] && !racks[k] {
-			e.Add(p, k, "unknown rack or BMM: name a rack or server of this inventory")
-		}
+	for _, k := range targets(e, "lab.tenantLoad.", l.TenantLoad, servers, racks) {
 		if v := l.TenantLoad[k]; v < 0 || v > 1 {
-			e.Add(p, strconv.FormatFloat(v, 'g', -1, 64), "must be between 0 and 1: the share of a compute node's CPU and memory its tenant pods request")
+			e.Add("lab.tenantLoad."+k, strconv.FormatFloat(v, 'g', -1, 64), "must be between 0 and 1: the share of a compute node's CPU and memory its tenant pods request")
 		}
 	}
 }

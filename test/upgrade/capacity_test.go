@@ -10,7 +10,6 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 )
 
 // fullSecondRack is a two-rack site whose second rack cannot fit
@@ -27,15 +26,6 @@ func fullSecondRack(inv *model.Inventory) {
 	inv.Racks[0].Servers = kept
 	inv.Lab = []byte(`{"timings": {"boot": "3s", "reimage": "5s", "powerTransition": "1s", "drain": "1s"},
 		"tenantLoad": {"rack1": 0.1, "rack2": 0.6}}`)
-}
-
-func startCapacityUpgrade(t *testing.T, env *e2e.Env, policy string) client.WorkflowRun {
-	s := model.UpdateStrategy{CapacityPolicy: policy, WaitTimeMinutes: new(int)}
-	run, err := env.Client.ExecuteWorkflow(env.Context(10*time.Minute), client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
-		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0", UpdateStrategy: s,
-			DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
-	require.NoError(t, err)
-	return run
 }
 
 // computeCordons counts the cordons of rack's compute servers.
@@ -56,28 +46,22 @@ func TestE2ECapacityGuard(t *testing.T) {
 	t.Run("Pause", func(t *testing.T) {
 		env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: fullSecondRack})
 		ctx := env.Context(10 * time.Minute)
-		run := startCapacityUpgrade(t, env, model.CapacityPause)
-		var st api.UpgradeStatus
-		env.Eventually(8*time.Minute, "the upgrade pauses before rack2", func() bool {
-			v, err := env.Client.QueryWorkflow(ctx, api.UpgradeID(env.Cluster), "", api.QueryStatus)
-			return err == nil && v.Get(&st) == nil && st.DetailedStatus == model.ClusterUpdatePaused
-		})
+		run := env.StartUpgradeWith(ctx, model.UpdateStrategy{CapacityPolicy: model.CapacityPause, WaitTimeMinutes: new(int)})
+		st := env.AwaitPaused(ctx, 8*time.Minute, "the upgrade pauses before rack2")
 		for _, want := range []string{"rack2", "short by", "2 pods would be left Pending", "tenant/app-rack2-"} {
 			require.Contains(t, st.DetailedStatusMessage, want)
 		}
 		require.Zero(t, computeCordons(env, "rack2"), "rack2's computes were not touched before the operator's word")
 
-		h, err := env.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.UpgradeID(env.Cluster),
-			UpdateName: api.UpdateContinue, WaitForStage: client.WorkflowUpdateStageCompleted})
-		require.NoError(t, err)
-		require.NoError(t, h.Get(ctx, nil))
+		env.Continue(ctx)
 		require.NoError(t, run.Get(ctx, &st))
 		require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
 	})
 	t.Run("Warn", func(t *testing.T) {
 		env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: fullSecondRack})
 		var st api.UpgradeStatus
-		require.NoError(t, startCapacityUpgrade(t, env, model.CapacityWarn).Get(env.Context(10*time.Minute), &st))
+		ctx := env.Context(10 * time.Minute)
+		require.NoError(t, env.StartUpgradeWith(ctx, model.UpdateStrategy{CapacityPolicy: model.CapacityWarn, WaitTimeMinutes: new(int)}).Get(ctx, &st))
 		require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
 		var rack2 *api.CapacityCheck
 		for i, c := range st.Capacity {

@@ -4,12 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 )
 
 // Issue 24, stop on systemic failure: the first two computes of the first
@@ -23,17 +21,8 @@ func TestE2ESystemicFailurePausesTheUpgrade(t *testing.T) {
 			"faults": [{"bmm": "rack1-c1", "kind": "reimage-fails"}, {"bmm": "rack1-c2", "kind": "reimage-fails"}]}`)
 	}})
 	ctx := env.Context(12 * time.Minute)
-	lenient := model.UpdateStrategy{ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)}
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
-		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0", UpdateStrategy: lenient,
-			DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
-	require.NoError(t, err)
-
-	var st api.UpgradeStatus
-	env.Eventually(8*time.Minute, "the upgrade pauses after the canary", func() bool {
-		v, err := env.Client.QueryWorkflow(ctx, api.UpgradeID(env.Cluster), "", api.QueryStatus)
-		return err == nil && v.Get(&st) == nil && st.DetailedStatus == model.ClusterUpdatePaused
-	})
+	run := env.StartUpgradeWith(ctx, model.UpdateStrategy{ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)})
+	st := env.AwaitPaused(ctx, 8*time.Minute, "the upgrade pauses after the canary")
 	for _, want := range []string{"rack1-c1, rack1-c2", "same step", "systemic"} {
 		require.Contains(t, st.DetailedStatusMessage, want)
 	}
@@ -45,10 +34,7 @@ func TestE2ESystemicFailurePausesTheUpgrade(t *testing.T) {
 	}
 	require.Zero(t, computes, "no other compute reimaged before the operator's word")
 
-	h, err := env.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.UpgradeID(env.Cluster),
-		UpdateName: api.UpdateContinue, WaitForStage: client.WorkflowUpdateStageCompleted})
-	require.NoError(t, err)
-	require.NoError(t, h.Get(ctx, nil))
+	env.Continue(ctx)
 	require.NoError(t, run.Get(ctx, &st))
 	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
 	require.Equal(t, "4.2.0", env.BMM("rack2-c4").RuntimeVersion, "the rest went on")
