@@ -36,6 +36,7 @@ func (u *upgrade) runRack(ctx workflow.Context, r upgradeplan.Rack, unit *api.Un
 			return cancelled, err
 		}
 		unit.State = api.StateRunning
+		u.st.CanaryContinuedAt = unit.ContinuedAt
 	}
 	if u.cancelled {
 		return true, nil

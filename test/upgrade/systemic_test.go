@@ -1,9 +1,11 @@
 package upgrade_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
@@ -38,4 +40,14 @@ func TestE2ESystemicFailurePausesTheUpgrade(t *testing.T) {
 	require.NoError(t, run.Get(ctx, &st))
 	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
 	require.Equal(t, "4.2.0", env.BMM("rack2-c4").RuntimeVersion, "the rest went on")
+
+	// The lab checker holds the log to the same rule: nothing outside the
+	// canary started before the operator's word.
+	site, err := invariants.SiteFromInventory(env.Inventory)
+	require.NoError(t, err)
+	site = invariants.WithUpgrade(site, st)
+	require.True(t, slices.ContainsFunc(site.Units, func(u invariants.Unit) bool { return u.Systemic && u.ContinuedAt != nil }), "%+v", site.Units)
+	for _, v := range invariants.Check(env.Lab.Events.Events(), site) {
+		require.NotEqual(t, invariants.RuleSystemic, v.Rule, v.String())
+	}
 }
