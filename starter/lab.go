@@ -54,6 +54,7 @@ other command runs against the lab unchanged.`,
 			fmt.Fprintf(w, "etcd:          %s\n", strings.Join(l.EtcdSpec().Endpoints, ","))
 			fmt.Fprintf(w, "out-inventory: %s\n", outInventory)
 			fmt.Fprintf(w, "admin:         %s\n", l.AdminURL)
+			fmt.Fprintf(w, "images:        %s/rackroll-<version>.iso\n", l.ImagesURL())
 			if eventsPath != "" {
 				fmt.Fprintf(w, "events:        %s\n", eventsPath)
 			}

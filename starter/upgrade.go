@@ -35,6 +35,7 @@ type strategyFlags struct {
 	maxUnavailable          int
 	waitTime                int
 	systemic                int
+	capacity                string
 }
 
 func (s *strategyFlags) register(cmd *cobra.Command) {
@@ -43,13 +44,14 @@ func (s *strategyFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&s.thresholdValue, "threshold-value", model.DefaultThresholdValue, "servers (CountSuccess) or percent (PercentSuccess) of a rack that must succeed")
 	cmd.Flags().IntVar(&s.maxUnavailable, "max-unavailable", 0, "servers of a rack upgraded at once (0: the whole rack)")
 	cmd.Flags().IntVar(&s.waitTime, "wait-time-minutes", model.DefaultWaitTimeMinutes, "minutes to wait after each rack (0–60)")
+	cmd.Flags().StringVar(&s.capacity, "capacity-policy", model.CapacityWarn, "when a rack's pods cannot all land elsewhere: Warn (proceed, naming the pods left Pending) or Pause (before the drain)")
 	cmd.Flags().IntVar(&s.systemic, "systemic-failures", model.DefaultSystemicFailures, "compute servers that go first: when all fail at the same step the upgrade pauses (0: off)")
 }
 
 func (s *strategyFlags) value() model.UpdateStrategy {
 	w, k := s.waitTime, s.systemic
 	return model.UpdateStrategy{StrategyType: s.strategy, ThresholdType: s.thresholdType, ThresholdValue: s.thresholdValue,
-		MaxUnavailable: s.maxUnavailable, WaitTimeMinutes: &w, SystemicFailures: &k}
+		MaxUnavailable: s.maxUnavailable, WaitTimeMinutes: &w, SystemicFailures: &k, CapacityPolicy: s.capacity}
 }
 
 func (a *app) upgradeStartCmd() *cobra.Command {

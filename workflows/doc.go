@@ -18,7 +18,9 @@
 //     groups, compute racks), upgrade_kcpgate.go (the live gate on KCP
 //     steps), upgrade_retire.go (the last KCP becomes the spare),
 //     upgrade_etcd_members.go (waiting for etcd members), upgrade_details.go
-//     (the UI's Current Details).
+//     (the UI's Current Details), and the guards (docs/behaviour.md#guards):
+//     upgrade_image.go (image preflight), upgrade_canary.go (stop on
+//     systemic failure), upgrade_capacity.go (capacity before drain).
 //   - RackUpgradeWorkflow — upgrade:<cluster>:unit:<rack> — rack.go, with
 //     rack_report.go (progress reports to the parent).
 //   - ServerUpgradeWorkflow — upgrade:<cluster>:<bmm> — server.go, with

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rackroll/rackroll/activities/kube"
+	"github.com/rackroll/rackroll/internal/capacity"
 	"github.com/rackroll/rackroll/internal/model"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -14,6 +15,20 @@ import (
 // tenant VM per node, drains that finish unless the tenants are slow.
 
 func (f *fakeSite) mockKube(env *testsuite.TestWorkflowEnvironment) {
+	// Room for every drain, unless the test says which nodes' pods have none.
+	f.answer(env, ka.CheckCapacity, "CheckCapacity", func(_ context.Context, in kube.CapacityInput) (capacity.Report, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.capacityChecks = append(f.capacityChecks, in.Nodes)
+		r := capacity.Report{Batch: in.Nodes, Evicted: 2 * len(in.Nodes)}
+		for _, n := range in.Nodes {
+			if f.noRoom[n] {
+				r.Pending = append(r.Pending, "tenant/app-"+n+"-0")
+				r.Shortfall.MilliCPU += 40000
+			}
+		}
+		return r, nil
+	})
 	f.answer(env, ka.Cordon, "Cordon", func(_ context.Context, node string) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()

@@ -58,6 +58,10 @@ type fakeSite struct {
 	// what the image preflight asked for.
 	missingImages map[string]bool
 	imageChecks   []image.CheckInput
+	// noRoom: nodes whose pods find no room elsewhere; capacityChecks: the
+	// batches the capacity guard asked about.
+	noRoom         map[string]bool
+	capacityChecks [][]string
 	// emit, when set, receives what the lab's event log would record
 	// (property tests); called with mu held.
 	emit func(kind, bmm, rack string, detail map[string]any)
@@ -121,7 +125,7 @@ func newFakeSite(t *testing.T, path string) *fakeSite {
 	require.NoError(t, err)
 	f := &fakeSite{nodes: map[string]*fakeNode{}, failing: map[string]string{}, rebootFails: map[string]bool{}, resetIgnored: map[string]bool{}, sticky: map[string]bool{},
 		broken: map[string]bool{}, power: map[string]string{}, running: map[string]bool{}, fail: map[string]string{},
-		noBoot: map[string]bool{}, lost: map[string]bool{}, watchFails: map[string]string{}, missingImages: map[string]bool{},
+		noBoot: map[string]bool{}, lost: map[string]bool{}, watchFails: map[string]string{}, missingImages: map[string]bool{}, noRoom: map[string]bool{},
 		delay: map[string]time.Duration{}, cordoned: map[string]bool{}, shown: map[string]string{}, inFlight: map[string]int{}}
 	f.st.Cluster = model.Cluster{Name: inv.Cluster, RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.ClusterRunning}
 	f.st.ImageURLTemplate = inv.ImageURL("{version}")

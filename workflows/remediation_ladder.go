@@ -199,7 +199,11 @@ func remRemoveNode(st *steps, cfg model.RemediationSpec, t model.Timeouts) (bool
 		note = "; drain: " + temporalerr.Message(err)
 	}
 	if err := st.deleteNode(); err != nil {
-		return false, "delete node " + st.t.Node + ": " + temporalerr.Message(err) + note
+		msg := temporalerr.Message(err)
+		if !strings.HasPrefix(msg, "delete node ") { // the activity's own errors name it already
+			msg = "delete node " + st.t.Node + ": " + msg
+		}
+		return false, msg + note
 	}
 	return true, ""
 }

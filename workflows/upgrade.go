@@ -50,6 +50,10 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	u.server = api.ServerInput{Cluster: in.Cluster, TargetVersion: in.TargetVersion,
 		ImageURL:     strings.ReplaceAll(cmp.Or(in.ImageURLTemplate, cs.ImageURLTemplate), "{version}", in.TargetVersion),
 		DrainTimeout: in.DrainTimeout, VMShutdownTimeout: in.VMShutdownTimeout}
+	u.nodeOf, u.siteQueue = map[string]string{}, cs.SiteTaskQueue
+	for _, b := range cs.Cluster.BMMs {
+		u.nodeOf[b.Name] = b.NodeName
+	}
 	if workflow.GetVersion(ctx, "image-preflight", workflow.DefaultVersion, 1) == 1 {
 		if msg := u.checkImage(ctx, cs); msg != "" {
 			return u.fail(ctx, false, "preflight: "+msg)
@@ -77,6 +81,9 @@ type upgrade struct {
 	st     api.UpgradeStatus
 	plan   upgradeplan.Plan
 	server api.ServerInput
+	// nodeOf maps a BMM to its node; siteQueue is where site activities run.
+	nodeOf    map[string]string
+	siteQueue string
 
 	// current is the unit whose rack or stage child (st.CurrentRun) is in
 	// flight: its reports fold into it.

@@ -21,11 +21,11 @@ func (u *upgrade) canary(ctx workflow.Context) *upgradeplan.Canary {
 // the operator continues (true when they cancelled instead).
 func (u *upgrade) runRack(ctx workflow.Context, r upgradeplan.Rack, unit *api.UnitStatus, canary *upgradeplan.Canary) (bool, error) {
 	if canary == nil || canary.Rack != r.Name {
-		return false, u.runUnit(ctx, u.unitID(ctx, r.Name), r, unit)
+		return u.drainAndRun(ctx, u.unitID(ctx, r.Name), r, unit)
 	}
 	first, rest := canary.Split(r)
-	if err := u.runUnit(ctx, u.unitID(ctx, r.Name+"-canary"), first, unit); err != nil {
-		return false, err
+	if cancelled, err := u.drainAndRun(ctx, u.unitID(ctx, r.Name+"-canary"), first, unit); err != nil || cancelled {
+		return cancelled, err
 	}
 	verdict, systemic := canary.Verdict(*unit)
 	u.st.Canary = verdict
@@ -36,6 +36,7 @@ func (u *upgrade) runRack(ctx workflow.Context, r upgradeplan.Rack, unit *api.Un
 			return cancelled, err
 		}
 		unit.State = api.StateRunning
+		u.st.CanaryContinuedAt = unit.ContinuedAt
 	}
 	if u.cancelled {
 		return true, nil
@@ -43,5 +44,14 @@ func (u *upgrade) runRack(ctx workflow.Context, r upgradeplan.Rack, unit *api.Un
 	if len(rest.Servers) == 0 {
 		return false, nil
 	}
-	return false, u.runUnit(ctx, u.unitID(ctx, r.Name), rest, unit)
+	return u.drainAndRun(ctx, u.unitID(ctx, r.Name), rest, unit)
+}
+
+// drainAndRun runs batch as the child id once the capacity guard let it
+// (true: the operator cancelled in the guard's pause).
+func (u *upgrade) drainAndRun(ctx workflow.Context, id string, batch upgradeplan.Rack, unit *api.UnitStatus) (bool, error) {
+	if cancelled, err := u.capacityGuard(ctx, batch, unit); err != nil || cancelled {
+		return cancelled, err
+	}
+	return false, u.runUnit(ctx, id, batch, unit)
 }

@@ -22,6 +22,30 @@ func computeReimages(f *fakeSite) []string {
 	return out
 }
 
+// onFirstPause checks the upgrade's status every simulated minute; at its
+// first pause it calls at, then continues the upgrade.
+func onFirstPause(t *testing.T, env *testsuite.TestWorkflowEnvironment, at func(api.UpgradeStatus)) *updateResult {
+	var cont updateResult
+	seen := false
+	for m := 1; m < 12*60; m++ {
+		env.RegisterDelayedCallback(func() {
+			if seen {
+				return
+			}
+			v, err := env.QueryWorkflow(api.QueryStatus)
+			require.NoError(t, err)
+			var st api.UpgradeStatus
+			require.NoError(t, v.Get(&st))
+			if st.DetailedStatus == model.ClusterUpdatePaused {
+				seen = true
+				at(st)
+				sendUpdate(env, api.UpdateContinue, "go-on", &cont, nil)
+			}
+		}, time.Duration(m)*time.Minute)
+	}
+	return &cont
+}
+
 // The first two computes fail at the same step: the upgrade pauses after
 // them, whatever its threshold (0 % here), before any other compute is
 // reimaged, saying why; continue-update goes on with the rest.
@@ -33,22 +57,7 @@ func TestSystemicFailurePausesAfterTheCanary(t *testing.T) {
 	f.failing["rack1-c1"], f.failing["rack1-c2"] = "the installer found no disk", "the installer found no disk"
 	var paused *api.UpgradeStatus
 	var atPause []string
-	var cont updateResult
-	for m := 1; m < 12*60; m++ {
-		env.RegisterDelayedCallback(func() {
-			if paused != nil {
-				return
-			}
-			v, err := env.QueryWorkflow(api.QueryStatus)
-			require.NoError(t, err)
-			var st api.UpgradeStatus
-			require.NoError(t, v.Get(&st))
-			if st.DetailedStatus == model.ClusterUpdatePaused {
-				paused, atPause = &st, computeReimages(f)
-				sendUpdate(env, api.UpdateContinue, "go-on", &cont, nil)
-			}
-		}, time.Duration(m)*time.Minute)
-	}
+	cont := onFirstPause(t, env, func(st api.UpgradeStatus) { paused, atPause = &st, computeReimages(f) })
 	lenient := model.UpdateStrategy{ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: intp(0)}
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(lenient))
 	require.NoError(t, env.GetWorkflowError())
@@ -61,6 +70,7 @@ func TestSystemicFailurePausesAfterTheCanary(t *testing.T) {
 	require.Equal(t, api.StatePaused, paused.Racks[0].State)
 	require.Contains(t, paused.Guards(), "canary: "+paused.DetailedStatusMessage)
 	require.NoError(t, cont.rejected)
+	require.True(t, cont.done)
 
 	var st api.UpgradeStatus
 	require.NoError(t, env.GetWorkflowResult(&st))

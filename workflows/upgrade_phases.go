@@ -84,8 +84,12 @@ func (u *upgrade) management(ctx workflow.Context) (bool, error) {
 			}
 			id := u.unitID(ctx, fmt.Sprintf("management-%s-stage%d", g.Name, si+1))
 			rack := upgradeplan.Rack{Name: fmt.Sprintf("management group %s stage %d", g.Name, si+1), Servers: stage, Parallel: len(stage)}
-			if err := u.runUnit(ctx, id, rack, unit); err != nil {
-				return false, err
+			if cancelled, err := u.drainAndRun(ctx, id, rack, unit); err != nil || cancelled {
+				if cancelled {
+					unit.CancelPending()
+					u.endUnit(ctx, unit, api.StateCancelled)
+				}
+				return cancelled, err
 			}
 			if si == len(g.Stages)-1 || workflow.GetVersion(ctx, "management-stage-needs-threshold", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 				continue

@@ -12,8 +12,23 @@ func (s UpgradeStatus) Guards() []string {
 		}
 		out = append(out, "image "+verdict+": "+c.URL+" answered "+c.Answer)
 	}
+	for _, c := range s.Capacity {
+		verdict := "ok"
+		if !c.Fits {
+			verdict = "SHORT"
+		}
+		out = append(out, "capacity "+verdict+": "+c.Message)
+	}
 	if s.Canary != "" {
 		out = append(out, "canary: "+s.Canary)
 	}
 	return out
+}
+
+// CapacityCheck is the capacity guard's judgement before a drain.
+type CapacityCheck struct {
+	Unit    string   `json:"unit"`
+	Fits    bool     `json:"fits"`
+	Message string   `json:"message"`
+	Pending []string `json:"pending,omitempty"` // pods that would find no node
 }

@@ -66,6 +66,11 @@ type UpgradeStatus struct {
 	// Canary is the verdict on the compute servers that went first
 	// (upgradeplan.Canary).
 	Canary string `json:"canary,omitempty"`
+	// CanaryContinuedAt is when the operator continued after a systemic
+	// canary (its rack's ContinuedAt may be a later pause's).
+	CanaryContinuedAt *time.Time `json:"canaryContinuedAt,omitempty"`
+	// Capacity is the capacity guard's judgement before each drain.
+	Capacity []CapacityCheck `json:"capacity,omitempty"`
 	// CurrentRun is the rack or stage child in flight. It reports its
 	// servers' states as they change (RackProgress), so this status is
 	// complete by itself.

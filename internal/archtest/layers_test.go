@@ -30,6 +30,7 @@ var layerOf = map[string]string{
 	"internal/upgradeplan": domain,
 	"internal/remediate":   domain,
 	"internal/etcdquorum":  domain,
+	"internal/capacity":    domain,
 
 	"internal/api":        contract,
 	"internal/breakglass": contract,

@@ -139,14 +139,17 @@ func (c *checker) pauses(i int, e events.Event) {
 		return
 	}
 	for ui, u := range c.st.site.Units {
-		if (!u.Missed() && !u.PauseAfter) || c.unitEnds[ui] < 0 || i <= c.unitEnds[ui] || slices.Contains(u.Servers, e.BMM) {
+		if (!u.Missed() && !u.PauseAfter && !u.Systemic) || c.unitEnds[ui] < 0 || i <= c.unitEnds[ui] || slices.Contains(u.Servers, e.BMM) {
 			continue
 		}
 		if u.ContinuedAt != nil && !e.Time.Before(*u.ContinuedAt) {
 			continue
 		}
 		rule, why := RulePauseAfterRack, "paused after it (PauseAfterRack)"
-		if u.Missed() {
+		switch {
+		case u.Systemic:
+			rule, why = RuleSystemic, "failed systemically (every server at the same step)"
+		case u.Missed():
 			rule, why = RuleThreshold, fmt.Sprintf("missed its threshold (%d of %d needed)", u.Succeeded, u.Required)
 		}
 		when := "no continue-update came"

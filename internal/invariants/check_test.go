@@ -152,6 +152,17 @@ func TestCheck(t *testing.T) {
 				s.Units = []Unit{{Name: "rack1", Servers: []string{"rack1-c1"}, Succeeded: 1, Required: 1, PauseAfter: true}}
 			},
 			rules: []string{RulePauseAfterRack}},
+		{name: "systemic canary, the rest of the rack before continue",
+			log: new(logb).ev(events.ReimageFailed, "rack1-c1", v42).ev(events.ReimageFailed, "rack1-c2", v42).reimage("rack1-c3"),
+			site: func(s *Site) {
+				s.Units = []Unit{{Name: "rack1 canary", Servers: []string{"rack1-c1", "rack1-c2"}, Systemic: true}}
+			},
+			rules: []string{RuleSystemic}},
+		{name: "systemic canary, continued",
+			log: new(logb).ev(events.ReimageFailed, "rack1-c1", v42).ev(events.ReimageFailed, "rack1-c2", v42).reimage("rack1-c3"),
+			site: func(s *Site) {
+				s.Units = []Unit{{Name: "rack1 canary", Servers: []string{"rack1-c1", "rack1-c2"}, Systemic: true, ContinuedAt: tp(3)}}
+			}},
 		{name: "PauseAfterRack continued",
 			log: new(logb).reimage("rack1-c1").reimage("rack2-c1"),
 			site: func(s *Site) {

@@ -61,6 +61,9 @@ type Unit struct {
 	// PauseAfter is set when the strategy pauses after this unit
 	// (PauseAfterRack, every rack but the last).
 	PauseAfter bool `json:"pauseAfter,omitempty"`
+	// Systemic: this is the canary of a systemic failure (every one of its
+	// servers failed at the same step), after which the upgrade pauses.
+	Systemic bool `json:"systemic,omitempty"`
 	// ContinuedAt is when continue-update released the pause; nil when it
 	// never came (cancelled, or still paused).
 	ContinuedAt *time.Time `json:"continuedAt,omitempty"`

@@ -3,6 +3,7 @@ package invariants
 import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
 )
 
 // WithUpgrade adds what an upgrade's status (query status, or
@@ -24,6 +25,11 @@ func WithUpgrade(s Site, st api.UpgradeStatus) Site {
 	}
 	for i, r := range st.Racks {
 		add(r, st.Strategy.StrategyType == model.StrategyPauseAfterRack && i < len(st.Racks)-1)
+		if c := canaryOf(st); c != nil && c.Rack == r.Name {
+			if _, systemic := c.Verdict(r); systemic {
+				s.Units = append(s.Units, Unit{Name: r.Name + " canary", Servers: c.Servers, Systemic: true, ContinuedAt: st.CanaryContinuedAt})
+			}
+		}
 	}
 	return s
 }
@@ -38,4 +44,11 @@ func WithRemediation(s Site, st api.RemediationStatus) Site {
 	}
 	s.Remediations = append(s.Remediations, r)
 	return s
+}
+
+func canaryOf(st api.UpgradeStatus) *upgradeplan.Canary {
+	if st.Plan == nil {
+		return nil
+	}
+	return st.Plan.Canary
 }

@@ -13,6 +13,7 @@ const (
 	RuleRackOrder                = "rack-order"
 	RuleThreshold                = "threshold"
 	RulePauseAfterRack           = "pause-after-rack"
+	RuleSystemic                 = "systemic-failure"
 	RuleStormGuard               = "storm-guard"
 	RuleLadderStepOnce           = "ladder-step-once"
 	RuleEtcdQuorum               = "etcd-quorum"

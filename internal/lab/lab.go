@@ -154,7 +154,8 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 		l.machines[s.Name] = m
 		l.order = append(l.order, s.Name)
 		sims = append(sims, kubesim.Machine{Name: s.Name, Rack: ref.Rack, NodeName: m.NodeName,
-			Role: string(a.Role), ManagementGroup: a.ManagementGroup, RuntimeVersion: inv.RuntimeVersion})
+			Role: string(a.Role), ManagementGroup: a.ManagementGroup, RuntimeVersion: inv.RuntimeVersion,
+			TenantLoad: section.Lab.LoadOf(ref.Rack, s.Name)})
 	}
 	l.Sim = kubesim.New(l.Kube.Client(), sims, kubesim.Options{Events: l.roles, Drain: t.Drain.Std(), Workloads: !opts.NoWorkloads})
 	if err := l.Sim.Setup(ctx); err != nil {

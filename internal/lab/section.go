@@ -39,6 +39,9 @@ type Spec struct {
 	// MissingImages are versions whose installer image the lab's image
 	// server does not have (404), as on a site where nobody uploaded it.
 	MissingImages []string `json:"missingImages,omitempty"`
+	// TenantLoad fills compute nodes (tenantload.go): a rack or server to
+	// the share of its node's CPU and memory its tenant pods request.
+	TenantLoad map[string]float64 `json:"tenantLoad,omitempty"`
 }
 
 // Timings are how long the simulated hardware takes; zero means the lab's
@@ -131,20 +134,13 @@ func (l *Spec) validate(e *model.ValidationError, inv *model.Inventory) {
 	if !redfish.KnownProfile(l.BMCProfile) {
 		e.Add("lab.bmcProfile", l.BMCProfile, "unknown BMC profile: allowed profiles are "+redfish.AllowedProfiles())
 	}
-	keys := make([]string, 0, len(l.BMCProfiles))
-	for k := range l.BMCProfiles {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range targets(e, "lab.bmcProfiles.", l.BMCProfiles, servers, racks) {
 		p := "lab.bmcProfiles." + k
-		if !servers[k] && !racks[k] {
-			e.Add(p, k, "unknown rack or BMM: name a rack or server of this inventory")
-		}
 		if v := l.BMCProfiles[k]; v == "" || !redfish.KnownProfile(v) {
 			e.Add(p, v, "unknown BMC profile: allowed profiles are "+redfish.AllowedProfiles())
 		}
 	}
+	l.validateTenantLoad(e, servers, racks)
 	for i, f := range l.Faults {
 		p := "lab.faults[" + strconv.Itoa(i) + "]"
 		if !servers[f.BMM] {
@@ -157,6 +153,22 @@ func (l *Spec) validate(e *model.ValidationError, inv *model.Inventory) {
 			e.Add(p+".rate", strconv.FormatFloat(f.Rate, 'g', -1, 64), "must be between 0 and 1 (0 or unset: every time)")
 		}
 	}
+}
+
+// targets lists m's keys in order, each a rack or server of the inventory
+// (others are refused under prefix+key).
+func targets[V any](e *model.ValidationError, prefix string, m map[string]V, servers, racks map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !servers[k] && !racks[k] {
+			e.Add(prefix+k, k, "unknown rack or BMM: name a rack or server of this inventory")
+		}
+	}
+	return keys
 }
 
 // ProfileOf is the BMC profile of server name in rack: its own entry in

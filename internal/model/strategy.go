@@ -19,6 +19,10 @@ type UpdateStrategy struct {
 	// SystemicFailures is how many compute servers go first: when they all
 	// fail at the same step the upgrade pauses (default 2, 0: off).
 	SystemicFailures *int `json:"systemicFailures,omitempty"`
+	// CapacityPolicy says what happens when a batch's evicted pods cannot
+	// all land elsewhere: Warn (proceed, naming the pods left Pending) or
+	// Pause (before the drain). Default Warn.
+	CapacityPolicy string `json:"capacityPolicy,omitempty"`
 }
 
 // Strategy and threshold types.
@@ -27,6 +31,8 @@ const (
 	StrategyPauseAfterRack  = "PauseAfterRack"
 	ThresholdCountSuccess   = "CountSuccess"
 	ThresholdPercentSuccess = "PercentSuccess"
+	CapacityWarn            = "Warn"
+	CapacityPause           = "Pause"
 )
 
 // Operator defaults.
@@ -49,6 +55,9 @@ func (s UpdateStrategy) WithDefaults() UpdateStrategy {
 		if s.ThresholdValue == 0 {
 			s.ThresholdValue = DefaultThresholdValue
 		}
+	}
+	if s.CapacityPolicy == "" {
+		s.CapacityPolicy = CapacityWarn
 	}
 	if s.WaitTimeMinutes == nil {
 		w := DefaultWaitTimeMinutes
@@ -80,6 +89,11 @@ func (s UpdateStrategy) Validate() error {
 	}
 	if s.MaxUnavailable < 0 {
 		e.Add("maxUnavailable", strconv.Itoa(s.MaxUnavailable), "must be 1 or more, or 0 for the whole rack")
+	}
+	switch s.CapacityPolicy {
+	case "", CapacityWarn, CapacityPause:
+	default:
+		e.Add("capacityPolicy", s.CapacityPolicy, "unknown capacity policy: allowed values are Warn, Pause")
 	}
 	if k := s.SystemicFailures; k != nil && *k < 0 {
 		e.Add("systemicFailures", strconv.Itoa(*k), "must be 0 (no canary) or more (default 2)")

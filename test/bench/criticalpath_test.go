@@ -99,6 +99,13 @@ func benchUpgrade(b *testing.B, inventory string) {
 			}
 		}
 		for _, r := range st.Plan.Racks {
+			if c := st.Plan.Canary; c != nil && c.Rack == r.Name {
+				// The canary goes first, then the rest of its rack.
+				first, rest := c.Split(r)
+				critical += slowest(first.Servers)
+				r = rest
+				steps++
+			}
 			critical += slowest(r.Servers)
 			steps++
 		}

@@ -76,8 +76,9 @@ func TestE2ESecondKCPDownPausesTheUpgrade(t *testing.T) {
 	require.NoError(t, err)
 	var st api.UpgradeStatus
 	query := func() bool {
-		v, err := env.Client.QueryWorkflow(ctx, api.UpgradeID(env.Cluster), "", api.QueryStatus)
-		return err == nil && v.Get(&st) == nil
+		var ok bool
+		st, ok = env.UpgradeStatus(ctx)
+		return ok
 	}
 	env.Eventually(2*time.Minute, "the first KCP step runs", func() bool {
 		return query() && len(st.ControlPlane.Servers) == 3 && st.ControlPlane.Servers[0].State == api.StateRunning
@@ -98,10 +99,7 @@ func TestE2ESecondKCPDownPausesTheUpgrade(t *testing.T) {
 		o, err := acts.ObserveControlPlane(ctx, []string{victim})
 		return err == nil && len(o.Nodes) == 1 && o.Nodes[0].Ready == model.ReadyTrue
 	})
-	h, err := env.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.UpgradeID(env.Cluster),
-		UpdateName: api.UpdateContinue, WaitForStage: client.WorkflowUpdateStageCompleted})
-	require.NoError(t, err)
-	require.NoError(t, h.Get(ctx, nil))
+	env.Continue(ctx)
 	require.NoError(t, run.Get(ctx, &st))
 	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
 	env.RequireMembersAreActiveKCPs(ctx)

@@ -1,15 +1,15 @@
 package upgrade_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 )
 
 // Issue 24, stop on systemic failure: the first two computes of the first
@@ -23,17 +23,8 @@ func TestE2ESystemicFailurePausesTheUpgrade(t *testing.T) {
 			"faults": [{"bmm": "rack1-c1", "kind": "reimage-fails"}, {"bmm": "rack1-c2", "kind": "reimage-fails"}]}`)
 	}})
 	ctx := env.Context(12 * time.Minute)
-	lenient := model.UpdateStrategy{ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)}
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
-		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0", UpdateStrategy: lenient,
-			DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
-	require.NoError(t, err)
-
-	var st api.UpgradeStatus
-	env.Eventually(8*time.Minute, "the upgrade pauses after the canary", func() bool {
-		v, err := env.Client.QueryWorkflow(ctx, api.UpgradeID(env.Cluster), "", api.QueryStatus)
-		return err == nil && v.Get(&st) == nil && st.DetailedStatus == model.ClusterUpdatePaused
-	})
+	run := env.StartUpgradeWith(ctx, model.UpdateStrategy{ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)})
+	st := env.AwaitPaused(ctx, 8*time.Minute, "the upgrade pauses after the canary")
 	for _, want := range []string{"rack1-c1, rack1-c2", "same step", "systemic"} {
 		require.Contains(t, st.DetailedStatusMessage, want)
 	}
@@ -45,11 +36,18 @@ func TestE2ESystemicFailurePausesTheUpgrade(t *testing.T) {
 	}
 	require.Zero(t, computes, "no other compute reimaged before the operator's word")
 
-	h, err := env.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.UpgradeID(env.Cluster),
-		UpdateName: api.UpdateContinue, WaitForStage: client.WorkflowUpdateStageCompleted})
-	require.NoError(t, err)
-	require.NoError(t, h.Get(ctx, nil))
+	env.Continue(ctx)
 	require.NoError(t, run.Get(ctx, &st))
 	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
 	require.Equal(t, "4.2.0", env.BMM("rack2-c4").RuntimeVersion, "the rest went on")
+
+	// The lab checker holds the log to the same rule: nothing outside the
+	// canary started before the operator's word.
+	site, err := invariants.SiteFromInventory(env.Inventory)
+	require.NoError(t, err)
+	site = invariants.WithUpgrade(site, st)
+	require.True(t, slices.ContainsFunc(site.Units, func(u invariants.Unit) bool { return u.Systemic && u.ContinuedAt != nil }), "%+v", site.Units)
+	for _, v := range invariants.Check(env.Lab.Events.Events(), site) {
+		require.NotEqual(t, invariants.RuleSystemic, v.Rule, v.String())
+	}
 }

@@ -122,7 +122,7 @@ func (s *secretKubeconfig) Clientset(ctx context.Context) (kubernetes.Interface,
 		return nil, fmt.Errorf("kubeconfigSecretRef %q: want namespace/name", s.ref)
 	}
 	if s.management == nil {
-		return nil, fmt.Errorf("kubeconfigSecretRef %s needs the worker to reach the cluster holding the Secret: run it in-cluster or with --management-kubeconfig", s.ref)
+		return nil, fmt.Errorf("kubeconfigSecretRef %s needs the worker to reach the cluster holding the Secret: run the worker in the cluster that holds it (its pod's ServiceAccount reads the Secret), or name a kubeconfig file in the inventory instead", s.ref)
 	}
 	mc, err := s.management()
 	if err != nil {

@@ -3,6 +3,8 @@ package kubesim
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -44,12 +46,15 @@ func startSite(t *testing.T, opts Options, roles ...string) *testSite {
 	prefix := fmt.Sprintf("s%d", n)
 	var ms []Machine
 	for i, r := range roles {
+		// "management:a" has a group; "compute~0.6" a tenant load.
+		r, load, _ := strings.Cut(r, "~")
 		role, group := r, ""
 		if len(r) > 2 && r[len(r)-2] == ':' {
 			role, group = r[:len(r)-2], r[len(r)-1:]
 		}
+		l, _ := strconv.ParseFloat(load, 64)
 		ms = append(ms, Machine{Name: fmt.Sprintf("%s-%s%d", prefix, role, i), Rack: prefix + "-rack1", Role: role,
-			ManagementGroup: group, RuntimeVersion: "4.1.2"})
+			ManagementGroup: group, RuntimeVersion: "4.1.2", TenantLoad: l})
 	}
 	log := events.New(nil)
 	opts.Events = log

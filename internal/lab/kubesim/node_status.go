@@ -158,6 +158,7 @@ func newNode(m snapshot, now time.Time) *corev1.Node {
 	}
 	n := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: m.NodeName, Labels: labels},
+		Spec:       nodeSpec(m.Role),
 		Status: corev1.NodeStatus{
 			NodeInfo: corev1.NodeSystemInfo{
 				KubeletVersion:  kubeletVersion,
@@ -172,4 +173,12 @@ func newNode(m snapshot, now time.Time) *corev1.Node {
 	}
 	applyView(&n.Status, desiredView(m.state, m.faults), now, true)
 	return n
+}
+
+// nodeSpec taints a platform server's node: tenant pods stay on computes.
+func nodeSpec(role string) corev1.NodeSpec {
+	if role == "compute" {
+		return corev1.NodeSpec{}
+	}
+	return corev1.NodeSpec{Taints: []corev1.Taint{platformTaint}}
 }

@@ -75,7 +75,7 @@ func (s *Sim) reconcileRS(ctx context.Context, key string) error {
 			i++
 		}
 		used[i] = true
-		p := appPod(rs, i, s.pickNode(rs.Name))
+		p := appPod(rs, i, s.pickNode(rs.Name, requestsOf(rs.Spec.Template.Spec)))
 		if _, err := s.client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("replace pod of %s: %w", rs.Name, err)
 		}
@@ -95,10 +95,11 @@ func replicaIndex(rs, pod string) int {
 	return n
 }
 
-// pickNode chooses a node for a pod of app: a Ready, schedulable compute
-// node, fewest pods of the same app first, then fewest pods, then name.
-// "" when none qualifies.
-func (s *Sim) pickNode(app string) string {
+// pickNode chooses a node for a pod of app requesting req: a Ready,
+// schedulable compute node with room for it (allocatable less what its
+// pods request, as the scheduler counts), fewest pods of the same app
+// first, then fewest pods, then name. "" when none qualifies.
+func (s *Sim) pickNode(app string, req resources) string {
 	nodes, err := s.nodes.List(labels.SelectorFromSet(labels.Set{model.LabelRole: "compute"}))
 	if err != nil {
 		return ""
@@ -109,14 +110,19 @@ func (s *Sim) pickNode(app string) string {
 			continue
 		}
 		same, all := 0, 0
+		used := resources{}
 		for _, p := range s.podsOnNode(n.Name) {
 			if p.DeletionTimestamp != nil {
 				continue
 			}
 			all++
+			used = used.add(requestsOf(p.Spec))
 			if p.Labels[labelApp] == app {
 				same++
 			}
+		}
+		if !used.add(req).within(n.Status.Allocatable) {
+			continue
 		}
 		if best == "" || same < bestSame || (same == bestSame && (all < bestAll || (all == bestAll && n.Name < best))) {
 			best, bestSame, bestAll = n.Name, same, all
@@ -136,7 +142,7 @@ func (s *Sim) schedulePending(ctx context.Context) {
 		if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
 			continue
 		}
-		node := s.pickNode(p.Labels[labelApp])
+		node := s.pickNode(p.Labels[labelApp], requestsOf(p.Spec))
 		if node == "" {
 			return
 		}

@@ -45,7 +45,7 @@ func (s *Sim) Setup(ctx context.Context) error {
 			compute = append(compute, m)
 		}
 	}
-	return parallel(ctx, len(compute), func(i int) error { return s.placeWorkloads(ctx, compute[i].NodeName) })
+	return parallel(ctx, len(compute), func(i int) error { return s.placeWorkloads(ctx, compute[i]) })
 }
 
 // registerNode creates m's node, Ready, as its kubelet would on first boot.
@@ -58,10 +58,11 @@ func (s *Sim) registerNode(ctx context.Context, m Machine) error {
 	return nil
 }
 
-func (s *Sim) placeWorkloads(ctx context.Context, node string) error {
+func (s *Sim) placeWorkloads(ctx context.Context, m Machine) error {
+	node := m.NodeName
 	name := "app-" + node
 	ns := s.opts.Namespace
-	rs := replicaSet(ns, name)
+	rs := replicaSet(ns, name, tenantRequests(m.TenantLoad))
 	created, err := s.client.AppsV1().ReplicaSets(ns).Create(ctx, rs, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		created, err = s.client.AppsV1().ReplicaSets(ns).Get(ctx, name, metav1.GetOptions{})
@@ -98,7 +99,7 @@ func (s *Sim) placeWorkloads(ctx context.Context, node string) error {
 	return nil
 }
 
-func replicaSet(ns, name string) *appsv1.ReplicaSet {
+func replicaSet(ns, name string, requests corev1.ResourceList) *appsv1.ReplicaSet {
 	sel := map[string]string{labelApp: name}
 	return &appsv1.ReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{model.LabelWorkload: WorkloadApp}},
@@ -107,7 +108,7 @@ func replicaSet(ns, name string) *appsv1.ReplicaSet {
 			Selector: &metav1.LabelSelector{MatchLabels: sel},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelApp: name, model.LabelWorkload: WorkloadApp}},
-				Spec:       podSpec(""),
+				Spec:       withRequests(podSpec(""), requests),
 			},
 		},
 	}
@@ -159,6 +160,11 @@ func podSpec(node string) corev1.PodSpec {
 		Containers:                    []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10"}},
 		Volumes:                       []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
 	}
+}
+
+func withRequests(spec corev1.PodSpec, requests corev1.ResourceList) corev1.PodSpec {
+	spec.Containers[0].Resources.Requests = requests
+	return spec
 }
 
 // parallel runs f(0..n-1) with bounded concurrency and returns the first error.

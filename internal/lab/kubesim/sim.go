@@ -36,6 +36,9 @@ type Machine struct {
 	Role            string // kcp, kcp-spare, management, compute
 	ManagementGroup string // a | b, management servers only
 	RuntimeVersion  string // version the machine runs at Setup
+	// TenantLoad is the share (0–1) of a compute node's allocatable its
+	// tenant pods request (0: no requests, anything fits).
+	TenantLoad float64
 }
 
 // MachineState is what the BMC emulator knows about a machine.
