@@ -39,6 +39,9 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	if workflow.GetVersion(ctx, "upgrade-resume-redoes-interrupted-kcp", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		opts = append(opts, upgradeplan.LegacyControlPlane())
 	}
+	if workflow.GetVersion(ctx, "retire-in-spares-rack", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		opts = append(opts, upgradeplan.RetireLastKCP())
+	}
 	p, err := upgradeplan.Build(cs.Cluster, in.TargetVersion, in.UpdateStrategy, resume, opts...)
 	u.st.Strategy = p.Strategy // with its defaults, also when refused
 	if err != nil {

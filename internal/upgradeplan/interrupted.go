@@ -6,7 +6,11 @@ import "github.com/rackroll/rackroll/internal/model"
 // changed.
 type Option func(*options)
 
-type options struct{ legacy bool }
+type options struct{ legacy, retireLast bool }
+
+// RetireLastKCP is Build as it was before the retiring KCP was chosen in
+// the spare's rack: the last KCP still on the old version retires.
+func RetireLastKCP() Option { return func(o *options) { o.retireLast = true } }
 
 // LegacyControlPlane is Build as it was before interrupted control-plane
 // steps were finished: a resume needs the KCP set full, the KCP left

@@ -121,7 +121,7 @@ func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool, opts
 	default:
 		add(fmt.Errorf("cluster %s is %s, not Running: %s", c.Name, c.DetailedStatus, c.DetailedStatusMessage))
 	}
-	p.ControlPlane = controlPlane(c, to, !o.legacy)
+	p.ControlPlane = controlPlane(c, to, !o.legacy, !o.retireLast)
 	var redo []string
 	if resume && !o.legacy {
 		p.ControlPlane = finishRetire(c, to, p.ControlPlane)
@@ -206,7 +206,7 @@ func atTarget(c model.Cluster, name, to string) bool {
 // (single rack) each KCP is reimaged in place, one at a time. A resumed
 // upgrade may find the spare already promoted (one KCP more than the
 // table's count): the remaining old KCPs swap, and the last of them retires.
-func controlPlane(c model.Cluster, to string, joinAtTarget bool) []KCPStep {
+func controlPlane(c model.Cluster, to string, joinAtTarget, retireInSparesRack bool) []KCPStep {
 	kcp := names(c, model.RoleKCP)
 	spares := names(c, model.RoleKCPSpare)
 	racks := map[string]bool{}
@@ -242,12 +242,19 @@ func controlPlane(c model.Cluster, to string, joinAtTarget bool) []KCPStep {
 	}
 	// The server to retire is the last KCP still on the old version; a
 	// run interrupted after its last swap (every KCP at the target, one
-	// over the table) still retires one: the last.
+	// over the table) still retires one: the last. Unless RetireLastKCP: one
+	// sharing its rack with the spare (or, once the spare joined, with it),
+	// so the KCPs keep one rack each (docs/behaviour.md#placement).
 	retire := -1
 	for i := len(kcp) - 1; i >= 0; i-- {
 		if !atTarget(c, kcp[i], to) {
 			retire = i
 			break
+		}
+	}
+	if retireInSparesRack {
+		if i := oldKCPSharingARack(c, kcp, spares, to); i >= 0 {
+			retire = i
 		}
 	}
 	if retire < 0 && len(kcp) > want {
@@ -263,6 +270,24 @@ func controlPlane(c model.Cluster, to string, joinAtTarget bool) []KCPStep {
 		out = append(out, KCPStep{BMM: kcp[retire], Action: KCPRetire})
 	}
 	return out
+}
+
+// oldKCPSharingARack is the index in kcp of the last KCP still on the old
+// version whose rack holds another control-plane server (a KCP, or the
+// spare that will join), or -1. Before the spare joins that is the KCP in
+// the spare's rack; after, the promoted spare's rack-mate: the same one.
+func oldKCPSharingARack(c model.Cluster, kcp, spares []string, to string) int {
+	perRack := map[string]int{}
+	for _, n := range append(append([]string(nil), kcp...), spares...) {
+		b, _ := c.BMM(n)
+		perRack[b.Rack]++
+	}
+	for i := len(kcp) - 1; i >= 0; i-- {
+		if b, _ := c.BMM(kcp[i]); perRack[b.Rack] > 1 && !atTarget(c, kcp[i], to) {
+			return i
+		}
+	}
+	return -1
 }
 
 // skipWhy says why a skipped step has nothing to do, unless said already.
