@@ -14,6 +14,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/rackroll/rackroll/test/e2e"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -98,15 +99,9 @@ func benchUpgrade(b *testing.B, inventory string) {
 				steps++
 			}
 		}
-		for _, r := range st.Plan.Racks {
-			if c := st.Plan.Canary; c != nil && c.Rack == r.Name {
-				// The canary goes first, then the rest of its rack.
-				first, rest := c.Split(r)
-				critical += slowest(first.Servers)
-				r = rest
-				steps++
-			}
-			critical += slowest(r.Servers)
+		runs := rackRuns(env.Cluster, st.Plan)
+		for _, run := range runs {
+			critical += slowest(run.servers)
 			steps++
 		}
 		// The parent's own control-plane work (isControlPlaneWork) is part
@@ -133,13 +128,13 @@ func benchUpgrade(b *testing.B, inventory string) {
 		// its workflow tasks; "parent-other" is what remains (task
 		// dispatch and the gaps between the parent's events).
 		var inRacks time.Duration
-		for _, r := range st.Plan.Racks {
-			d, err := env.Client.DescribeWorkflowExecution(ctx, api.RackUpgradeID(env.Cluster, r.Name), "")
+		for _, run := range runs {
+			d, err := env.Client.DescribeWorkflowExecution(ctx, run.id, "")
 			if err != nil {
 				b.Fatal(err)
 			}
 			info := d.GetWorkflowExecutionInfo()
-			inRacks += info.GetCloseTime().AsTime().Sub(info.GetStartTime().AsTime()) - slowest(r.Servers)
+			inRacks += info.GetCloseTime().AsTime().Sub(info.GetStartTime().AsTime()) - slowest(run.servers)
 		}
 		parent := wall - critical - inRacks
 		per := func(d time.Duration) float64 { return float64(d.Milliseconds()) / float64(steps) }
@@ -221,4 +216,28 @@ func isLedgerActivity(name string) bool {
 		return true
 	}
 	return false
+}
+
+// rackRun is one rack child of the compute phase and the servers it ran.
+type rackRun struct {
+	id      string
+	servers []string
+}
+
+// rackRuns are the compute phase's rack children as the plan implies
+// them: the canary's rack runs its canary first, then the rest (none when
+// the canary is the whole rack).
+func rackRuns(cluster string, p *upgradeplan.Plan) []rackRun {
+	var out []rackRun
+	for _, r := range p.Racks {
+		if c := p.Canary; c != nil && c.Rack == r.Name {
+			first, rest := c.Split(r)
+			out = append(out, rackRun{api.RackUpgradeID(cluster, r.Name+"-canary"), first.Servers})
+			r = rest
+		}
+		if len(r.Servers) > 0 {
+			out = append(out, rackRun{api.RackUpgradeID(cluster, r.Name), r.Servers})
+		}
+	}
+	return out
 }
