@@ -25,11 +25,15 @@ func (a *Activities) CheckCapacity(ctx context.Context, in CapacityInput) (capac
 	if err != nil {
 		return capacity.Report{}, err
 	}
-	nl, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	// ResourceVersion "0": served from the apiserver's watch cache, a few
+	// milliseconds behind at most, so a check before every drain costs the
+	// control plane (and the upgrade's critical path) little.
+	cached := metav1.ListOptions{ResourceVersion: "0"}
+	nl, err := cs.CoreV1().Nodes().List(ctx, cached)
 	if err != nil {
 		return capacity.Report{}, Forbidden(fmt.Errorf("list nodes: %w", err))
 	}
-	pl, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+	pl, err := cs.CoreV1().Pods("").List(ctx, cached)
 	if err != nil {
 		return capacity.Report{}, Forbidden(fmt.Errorf("list pods: %w", err))
 	}
