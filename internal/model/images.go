@@ -19,7 +19,7 @@ func (s ImagesSpec) validate(e *ValidationError) {
 			e.Add("images.urlTemplate", t, "must contain {version}, replaced by the target version")
 		}
 	}
-	for _, v := range sortedKeysOf(s.SHA256) {
+	for _, v := range sortedKeys(s.SHA256) {
 		field := "images.sha256." + v
 		if _, err := ParseVersion(v); err != nil {
 			e.Add(field, v, "the key must be a runtime version: "+err.Error())
@@ -28,13 +28,4 @@ func (s ImagesSpec) validate(e *ValidationError) {
 			e.Add(field, s.SHA256[v], "must be a SHA-256 checksum: 64 hexadecimal digits")
 		}
 	}
-}
-
-func sortedKeysOf(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -147,7 +147,7 @@ func jsonFields(t reflect.Type) ([]string, map[string]reflect.Type) {
 	return names, types
 }
 
-func sortedKeys(m map[string]any) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
