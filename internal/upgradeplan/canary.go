@@ -46,9 +46,9 @@ func canaryOf(c model.Cluster, racks []Rack, k int, to string) *Canary {
 // Split is the rack's canary, run first, and the rest of its servers, in
 // their order; each keeps the rack's name and its parallelism.
 func (c Canary) Split(r Rack) (first, rest Rack) {
-	first = Rack{Name: r.Name, Servers: c.Servers, Parallel: min(max(r.Parallel, 1), len(c.Servers))}
-	if r.Parallel <= 0 {
-		first.Parallel = len(c.Servers)
+	first = Rack{Name: r.Name, Servers: c.Servers, Parallel: len(c.Servers)}
+	if r.Parallel > 0 { // maxUnavailable holds for the canary too
+		first.Parallel = min(r.Parallel, len(c.Servers))
 	}
 	rest = Rack{Name: r.Name, Required: r.Required, Parallel: r.Parallel}
 	for _, s := range r.Servers {
