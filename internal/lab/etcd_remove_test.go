@@ -2,10 +2,12 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/lab/events"
@@ -29,9 +31,18 @@ func TestLabEtcdRemovedMemberIsRemovedBeforeItStops(t *testing.T) {
 
 	id := memberID(t, l, "rack1-mgmt1")
 	require.NotZero(t, id)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// etcd refuses a removal ("unhealthy cluster") until the other members
+	// have been connected for its health interval (5 s); a fresh lab may be
+	// younger than that, so try as rackroll's own removal does.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err = l.Kube.Etcd().Client().MemberRemove(ctx, id)
+	for {
+		_, err = l.Kube.Etcd().Client().MemberRemove(ctx, id)
+		if !errors.Is(err, rpctypes.ErrUnhealthy) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return l.Events.Count(events.EtcdMemberStop, "rack1-mgmt1") == 1 },
 		30*time.Second, 50*time.Millisecond, "the removed member exits")
