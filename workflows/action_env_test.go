@@ -22,8 +22,7 @@ func newActionSite(t *testing.T) *fakeSite {
 // env returns a test environment with the action workflows and every mock;
 // the top-level workflow runs under id.
 func (f *fakeSite) env(t *testing.T, id string) *testsuite.TestWorkflowEnvironment {
-	var ts testsuite.WorkflowTestSuite
-	env := ts.NewTestWorkflowEnvironment()
+	env := newEnv()
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: id})
 	env.RegisterWorkflowWithOptions(BMMActionWorkflow, workflow.RegisterOptions{Name: api.BMMActionWorkflowName})
 	env.RegisterWorkflowWithOptions(TroubleshootWorkflow, workflow.RegisterOptions{Name: api.TroubleshootWorkflowName})

@@ -9,7 +9,6 @@ import (
 	"github.com/rackroll/rackroll/internal/model/modeltest"
 	"github.com/rackroll/rackroll/internal/remediate"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // What a failover started again finishes of an interrupted one
@@ -55,10 +54,7 @@ func TestResumedFailover(t *testing.T) {
 // and where, instead of ending with no error; the server is left
 // provisioning (its clock running) for a re-run or the provisioning trigger.
 func TestFailoverCancelledDuringReprovisionSaysSo(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	r := newFakeSite(t, "../examples/four-rack.yaml")
-	r.register(env)
+	r, env := siteEnv(t, "../examples/four-rack.yaml")
 	r.bmm("rack2-mgmt1").DetailedStatusMessage = model.UnhealthyMessage
 	r.delay["Reimage"] = 5 * time.Hour
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
@@ -78,10 +74,7 @@ func TestFailoverCancelledDuringReprovisionSaysSo(t *testing.T) {
 // runs (each would fail at once on the cancelled context and mark the
 // server Unhealthy without trying).
 func TestRemediationCancelledStopsClimbing(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	r := newFakeSite(t, "../examples/four-rack.yaml")
-	r.register(env)
+	r, env := siteEnv(t, "../examples/four-rack.yaml")
 	r.set("rack1-c1", func(n *fakeNode) { n.rofs = true })
 	r.delay["Reimage"] = 5 * time.Hour
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)

@@ -10,7 +10,6 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // On a Degraded ledger: an unforced action is refused, a forced one without
@@ -18,8 +17,7 @@ import (
 // granted and recorded; resume returns the cluster to Running, says what was
 // wrong and is recorded; bad resume input changes nothing.
 func TestClusterBreakGlassForceAndResume(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv()
 	in := fourRackInput(t)
 	in.LeaseSweep = time.Hour
 	storm := "storm guard: 2 control-plane nodes unhealthy (rack1-mgmt1, rack2-mgmt1)"
@@ -74,8 +72,7 @@ func TestClusterBreakGlassForceAndResume(t *testing.T) {
 // granted once it has ended, recorded with the reason; bad input is
 // refused by the validator and never asks Temporal.
 func TestClusterBreakGlassLeaseRelease(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv()
 	var la *ledger.Activities
 	env.RegisterActivity(la)
 	in := fourRackInput(t)

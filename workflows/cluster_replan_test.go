@@ -8,7 +8,6 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/placement"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // twoRackInput is the ledger input of examples/two-rack.yaml.
@@ -42,8 +41,7 @@ func rolesOf(st api.ClusterState) map[model.Role][]string {
 // rack3-mgmt1 a KCP; the control plane is the re-placement's to change.
 // Dropping the spare's rack is refused with the reason, and writes nothing.
 func TestClusterRegisterReplans(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv()
 	in := twoRackInput(t)
 	grown := withRack3(in.Inventory)
 	fresh, err := placement.Place(&grown)

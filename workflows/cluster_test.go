@@ -65,8 +65,7 @@ func sendUpdate(env *testsuite.TestWorkflowEnvironment, name string, id string, 
 // Two disruptive actions on two KCP servers: the first is granted, the
 // second refused with the reason, and the refusal writes nothing.
 func TestClusterGrantsOneKCPDisruptionAtATime(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv()
 	in := fourRackInput(t)
 	k := kcps(in)
 	require.Len(t, k, 3)
@@ -101,8 +100,7 @@ func TestClusterGrantsOneKCPDisruptionAtATime(t *testing.T) {
 }
 
 func TestClusterRejectsUnknownBMMAndClusterNotRunning(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv()
 	in := fourRackInput(t)
 	var unknown, status, whileFailed updateResult
 	env.RegisterDelayedCallback(func() {
@@ -120,8 +118,7 @@ func TestClusterRejectsUnknownBMMAndClusterNotRunning(t *testing.T) {
 // A holder that was terminated never released its lease: the sweep asks
 // Temporal and frees it.
 func TestClusterReleasesLeaseOfTerminatedHolder(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv()
 	var la *ledger.Activities
 	env.RegisterActivity(la)
 	in := fourRackInput(t)
@@ -144,8 +141,7 @@ func TestClusterReleasesLeaseOfTerminatedHolder(t *testing.T) {
 
 // The ledger continues as new with its leases and counters intact.
 func TestClusterContinuesAsNewKeepingLeases(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv()
 	in := fourRackInput(t)
 	in.ContinueAsNewAfter = 30
 	var results []*updateResult
@@ -177,8 +173,7 @@ func TestClusterContinuesAsNewKeepingLeases(t *testing.T) {
 // Registering the same inventory again keeps facts a Replace wrote; facts
 // the operator changed in the inventory win.
 func TestClusterRegisterKeepsReplacedHardwareFacts(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv()
 	in := fourRackInput(t)
 	var rec, reg1, reg2 updateResult
 	changed := in.Inventory

@@ -8,7 +8,6 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // The reproduction of issue 14 in the SDK's test environment: another KCP's
@@ -68,10 +67,7 @@ func TestActionOnKCPRecheckedAfterTheLease(t *testing.T) {
 // server; once the server is healthy and the operator continues, it goes on
 // to the end.
 func TestUpgradePausesAtKCPStepWhileAMemberIsUnhealthy(t *testing.T) {
-	var ts testsuite.WorkflowTestSuite
-	env := ts.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/one-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/one-rack.yaml")
 	kcp, _ := placedRoles(f)
 	require.Len(t, kcp, 3)
 	f.set(kcp[1], func(n *fakeNode) { n.ready = model.ReadyUnknown })
@@ -119,10 +115,7 @@ func TestUpgradePausesAtKCPStepWhileAMemberIsUnhealthy(t *testing.T) {
 // again just before the reimage refuses, the upgrade pauses naming it, and
 // once healthy and continued the step runs again to the end.
 func TestUpgradeKCPStepRecheckedBeforeTheReimage(t *testing.T) {
-	var ts testsuite.WorkflowTestSuite
-	env := ts.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/one-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/one-rack.yaml")
 	kcp, _ := placedRoles(f)
 	// The server workflow's checks: 1, 2 before and after the lease; 3 before the reimage.
 	f.onCPObserve = func(n int) {

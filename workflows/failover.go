@@ -68,11 +68,15 @@ func (f *failover) run(ctx workflow.Context) error {
 	}
 	if !resumed {
 		p, err = remediate.PlanFailover(f.cs.Cluster, f.in.Failed)
-		if errors.Is(err, remediate.ErrNoSpare) && f.keepsSpare() && fallsBack(ctx) {
+		switch {
+		case errors.Is(err, remediate.ErrNoSpare) && f.keepsSpare() && fallsBack(ctx):
 			p, err = remediate.PlanStandIn(f.cs.Cluster, f.in.Failed, err)
 			if err != nil {
 				return f.short(ctx, err)
 			}
+		case errors.Is(err, remediate.ErrNoSpare) && !f.keepsSpare() && standsInOnOneRack(ctx):
+			// No stand-in: the KCP is taken out as before, saying why.
+			p, err = remediate.PlanStandIn(f.cs.Cluster, f.in.Failed, err)
 		}
 	}
 	if err != nil {

@@ -26,13 +26,16 @@ func (e *provisionFailed) Error() string {
 	return fmt.Sprintf("%s could not be provisioned (%s)", e.bmm, e.detail)
 }
 
+// standsInOnOneRack: on a site whose table keeps no spare (one rack), a
+// failed KCP is replaced by a healthy management server when there is one
+// (version 1); before, the control plane ran one short until a Replace.
+func standsInOnOneRack(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, "failover-one-rack-stand-in", workflow.DefaultVersion, 1) == 1
+}
+
 // keepsSpare: the placement table has a spare slot (two racks or more).
 func (f *failover) keepsSpare() bool {
-	racks := map[string]bool{}
-	for _, b := range f.cs.Cluster.BMMs {
-		racks[b.Rack] = true
-	}
-	_, spare := model.ControlPlaneSize(len(racks))
+	_, spare := f.cs.Cluster.ControlPlaneSize()
 	return spare > 0
 }
 
@@ -91,7 +94,7 @@ func (f *failover) fall(ctx workflow.Context, bmm string) {
 // spareAgain picks the new spare again once a stand-in took the spare's
 // place: the planned one may be the stand-in itself.
 func (f *failover) spareAgain(ctx workflow.Context, p *remediate.FailoverPlan, newSpare *string) {
-	if *newSpare != "" && *newSpare != p.Spare {
+	if *newSpare != "" && *newSpare != p.Spare || !f.keepsSpare() {
 		return
 	}
 	if b, ok := f.cs.Cluster.BMM(p.Spare); ok {

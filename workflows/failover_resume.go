@@ -27,10 +27,8 @@ func resumedFailover(c model.Cluster, failed string) (p remediate.FailoverPlan, 
 	if !found {
 		return p, false
 	}
-	racks := map[string]bool{}
 	others, spare := 0, false
 	for _, b := range c.BMMs {
-		racks[b.Rack] = true
 		if b.Name == failed {
 			continue
 		}
@@ -41,7 +39,8 @@ func resumedFailover(c model.Cluster, failed string) (p remediate.FailoverPlan, 
 			spare = true
 		}
 	}
-	want, _ := model.ControlPlaneSize(len(racks))
+	want, keeps := c.ControlPlaneSize()
+	spare = spare || keeps == 0 // a one-rack site wants no new spare
 	p.Failed = failed
 	switch role := remediate.RoleOf(*fb); {
 	case role == model.RoleKCP && others >= want:

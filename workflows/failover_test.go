@@ -6,14 +6,11 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 func runFailover(t *testing.T, r *fakeSite, failed string) api.FailoverStatus {
 	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	r.register(env)
+	env := r.newEnv()
 	r.bmm(failed).DetailedStatusMessage = model.UnhealthyMessage
 	env.ExecuteWorkflow(KCPFailoverWorkflow, api.FailoverInput{Cluster: r.st.Cluster.Name, Failed: failed})
 	require.NoError(t, env.GetWorkflowError())
@@ -102,9 +99,7 @@ func TestFailoverRelabelledKCPRunsManagementLadder(t *testing.T) {
 	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.set("rack2-mgmt1", func(n *fakeNode) { n.ready = model.ReadyUnknown })
 	r.failing["rack2-mgmt1"] = "the installer failed"
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	r.register(env)
+	env := r.newEnv()
 	r.bmm("rack2-mgmt1").DetailedStatusMessage = model.UnhealthyMessage
 	env.ExecuteWorkflow(KCPFailoverWorkflow, api.FailoverInput{Cluster: r.st.Cluster.Name, Failed: "rack2-mgmt1", Rebooted: true})
 	require.NoError(t, env.GetWorkflowError())

@@ -48,14 +48,12 @@ func memberOf(cs api.ClusterState, bmm string) *kcpMember {
 		return nil
 	}
 	name := bmm
-	racks := map[string]bool{}
 	for _, b := range cs.Cluster.BMMs {
-		racks[b.Rack] = true
 		if b.Name == bmm && b.NodeName != "" {
 			name = b.NodeName
 		}
 	}
-	active, _ := model.ControlPlaneSize(len(racks))
+	active, _ := cs.Cluster.ControlPlaneSize()
 	return &kcpMember{spec: *cs.ControlPlane.Etcd, name: name, queue: cs.SiteTaskQueue,
 		keepAtLeast: max(1, min(active, etcdquorum.MinMembers)), sole: active == 1}
 }

@@ -117,9 +117,7 @@ func etcdFailover(t *testing.T, example string, pick func(kcp []string) string) 
 	t.Helper()
 	r := newFakeSite(t, example)
 	withEtcd(r)
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	r.register(env)
+	env := r.newEnv()
 	removed := etcdSite(t, r, env)
 	failed := pick(kcpOf(r))
 	r.bmm(failed).DetailedStatusMessage = model.UnhealthyMessage

@@ -10,7 +10,6 @@ import (
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // Issue 27: a remediation marks rack2-c3 Unhealthy while it holds the
@@ -22,10 +21,7 @@ import (
 func TestAMarkedServerIsNotUpgradedByAStepThatWaited(t *testing.T) {
 	for _, when := range []string{"before", "while"} {
 		t.Run("marked "+when+" the step waits", func(t *testing.T) {
-			var s testsuite.WorkflowTestSuite
-			env := s.NewTestWorkflowEnvironment()
-			f := newFakeSite(t, "../examples/four-rack.yaml")
-			f.register(env)
+			f, env := siteEnv(t, "../examples/four-rack.yaml")
 			const busy = "rack2-c3"
 			holder := api.RemediationID("site-a", busy)
 			f.st.Leases = append(f.st.Leases, lease.Lease{BMM: busy, Holder: holder, Operation: lease.OpRemediation, Disruptive: true})
@@ -121,8 +117,7 @@ func TestTheLedgerKeepsTheMark(t *testing.T) {
 // message) converts it into a mark when it starts; from then on a status
 // write leaves it, and the record names the mark's origin.
 func TestTheLedgerConvertsMessageMarks(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv()
 	in := fourRackInput(t)
 	carry := api.ClusterState{Cluster: model.Cluster{Name: "site-a", DetailedStatus: model.ClusterRunning, RuntimeVersion: "4.1.2"}}
 	for _, a := range in.Placement {

@@ -27,9 +27,7 @@ type monRun struct {
 }
 
 func newMonRun(t *testing.T, r *fakeSite, cfg model.RemediationSpec) *monRun {
-	var s testsuite.WorkflowTestSuite
-	m := &monRun{t: t, r: r, env: s.NewTestWorkflowEnvironment(), hold: time.Second}
-	r.register(m.env)
+	m := &monRun{t: t, r: r, env: r.newEnv(), hold: time.Second}
 	r.st.Remediation = cfg.WithDefaults()
 	m.t0 = m.env.Now()
 	m.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, in api.RemediationInput) (api.RemediationStatus, error) {

@@ -3,7 +3,6 @@ package workflows
 import (
 	"flag"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"sync/atomic"
@@ -16,7 +15,6 @@ import (
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 )
@@ -237,9 +235,7 @@ const (
 // runOnce runs the operation in a fresh test environment on the same site,
 // cut as cut says, and returns how many steps the run took.
 func (p *convProp) runOnce(i int, cut *convCut) int {
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-	env := s.NewTestWorkflowEnvironment()
+	env := quietEnv()
 	env.SetStartTime(p.clock)
 	env.SetTestTimeout(time.Minute) // wall clock, for a loaded machine
 	run := &convRun{cut: cut}

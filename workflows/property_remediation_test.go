@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -14,7 +13,6 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
 	"go.temporal.io/sdk/converter"
-	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 )
@@ -152,9 +150,7 @@ func newRemProp(t *testing.T, seed uint64) *remProp {
 
 // run runs the scenario and checks it; false when a property failed.
 func (p *remProp) run(stats *remStats) bool {
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-	p.env = s.NewTestWorkflowEnvironment()
+	p.env = quietEnv()
 	env := p.env
 	env.SetTestTimeout(time.Minute) // wall clock, for a loaded machine
 	p.t0 = env.Now()

@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
-	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 )
 
@@ -130,10 +128,8 @@ func (sc *scenario) String() string {
 const pollMinutes = 600
 
 func runScenario(t *testing.T, sc *scenario, stats *propertyStats) bool {
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-	env := s.NewTestWorkflowEnvironment()
 	f := newFakeSite(t, sc.inventory)
+	env := quietEnv()
 	f.register(env)
 	rec := recordEvents(env, f)
 	site := siteOf(f, "4.2.0")

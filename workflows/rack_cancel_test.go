@@ -7,17 +7,13 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // cancel-update takes effect within seconds: the rack in flight marks its
 // servers not yet started Cancelled and reports them at once, while the
 // servers in flight finish.
 func TestCancelUpdateShowsWithinSeconds(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/four-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
 	f.delay["Reimage"] = 20 * time.Minute
 	var cancel updateResult
 	var after api.UpgradeStatus

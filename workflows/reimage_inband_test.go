@@ -22,10 +22,7 @@ import (
 // site, after edit; it returns the result and how long it took.
 func upgradeOne(t *testing.T, edit func(*fakeSite, *testsuite.TestWorkflowEnvironment)) (*fakeSite, api.ServerResult, time.Duration) {
 	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/four-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
 	if edit != nil {
 		edit(f, env)
 	}

@@ -10,15 +10,12 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // remediate runs RemediationWorkflow for bmm on r and returns its result.
 func runRemediation(t *testing.T, r *fakeSite, bmm string, trig remediate.Trigger) api.RemediationStatus {
 	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	r.register(env)
+	env := r.newEnv()
 	env.RegisterWorkflow(KCPFailoverWorkflow)
 	env.ExecuteWorkflow(RemediationWorkflow, api.RemediationInput{Cluster: "site-a", BMM: bmm, Trigger: trig, Since: env.Now()})
 	require.NoError(t, env.GetWorkflowError())

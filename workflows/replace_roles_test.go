@@ -8,7 +8,6 @@ import (
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // grow adds servers to the fake site as a registration joins them: running,
@@ -29,9 +28,7 @@ func (f *fakeSite) grow(entries ...string) {
 
 func runReplaceRoles(t *testing.T, f *fakeSite) api.ReplaceRolesStatus {
 	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f.register(env)
+	env := f.newEnv()
 	env.ExecuteWorkflow(ReplaceRolesWorkflow, api.ReplaceRolesInput{Cluster: f.st.Cluster.Name})
 	require.NoError(t, env.GetWorkflowError())
 	var st api.ReplaceRolesStatus

@@ -6,7 +6,6 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // A server upgrade cancelled after its reimage and uncordon (here as its
@@ -16,9 +15,7 @@ import (
 func TestServerUpgradeCancelledAfterReimageRecordsVersion(t *testing.T) {
 	f := newFakeSite(t, "../examples/two-rack.yaml")
 	const bmm = "rack1-c1"
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f.register(env)
+	env := f.newEnv()
 	cancel := false
 	f.onStep = func(activity, _ string) error {
 		cancel = cancel || activity == "StartVMs"

@@ -9,17 +9,13 @@ import (
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // An upgrade step that finds its server leased by a remediation waits for
 // it (the server's message says so) and upgrades it once the lease is
 // gone, instead of failing it at once.
 func TestUpgradeStepWaitsForARemediation(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/four-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
 	const busy = "rack2-c3"
 	holder := api.RemediationID("site-a", busy)
 	f.st.Leases = append(f.st.Leases, lease.Lease{BMM: busy, Holder: holder, Operation: lease.OpRemediation, Disruptive: true})

@@ -50,10 +50,7 @@ func onFirstPause(t *testing.T, env *testsuite.TestWorkflowEnvironment, at func(
 // them, whatever its threshold (0 % here), before any other compute is
 // reimaged, saying why; continue-update goes on with the rest.
 func TestSystemicFailurePausesAfterTheCanary(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/two-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/two-rack.yaml")
 	f.failing["rack1-c1"], f.failing["rack1-c2"] = "the installer found no disk", "the installer found no disk"
 	var paused *api.UpgradeStatus
 	var atPause []string
@@ -83,10 +80,7 @@ func TestSystemicFailurePausesAfterTheCanary(t *testing.T) {
 // One canary server failing is no pattern: no pause, and the canary's
 // rack and the next one run on.
 func TestOneCanaryFailureDoesNotPause(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/two-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/two-rack.yaml")
 	f.failing["rack1-c1"] = "the installer found no disk"
 	lenient := model.UpdateStrategy{ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: intp(0)}
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(lenient))

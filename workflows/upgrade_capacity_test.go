@@ -7,7 +7,6 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 func rackReimages(f *fakeSite, rack string) int {
@@ -26,10 +25,7 @@ func rackReimages(f *fakeSite, rack string) int {
 // upgrade pauses before draining it, naming the rack, the shortfall and
 // the pods; continue-update drains it anyway.
 func TestCapacityPausePausesBeforeTheDrain(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/two-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/two-rack.yaml")
 	f.noRoom[f.bmm("rack2-c1").NodeName] = true
 	var paused *api.UpgradeStatus
 	var rack2AtPause int
@@ -54,10 +50,7 @@ func TestCapacityPausePausesBeforeTheDrain(t *testing.T) {
 // capacityPolicy Warn (the default): the upgrade proceeds, and its status
 // names the pods that will be left Pending; every batch was checked.
 func TestCapacityWarnProceedsAndNamesThePods(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/two-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/two-rack.yaml")
 	f.noRoom[f.bmm("rack2-c1").NodeName] = true
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0)}))
 	require.NoError(t, env.GetWorkflowError())

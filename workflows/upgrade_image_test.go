@@ -6,17 +6,13 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // An image that does not answer refuses the upgrade in its preflight,
 // naming the URL and the answer, before any server is touched; the
 // cluster stays as it was.
 func TestUpgradeRefusedWhenTheImageIsMissing(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/two-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/two-rack.yaml")
 	url := "http://images.rackroll.local/rackroll-4.2.0.iso"
 	f.missingImages[url] = true
 
@@ -37,8 +33,7 @@ func TestUpgradeRefusedWhenTheImageIsMissing(t *testing.T) {
 // A present image lets the upgrade go on, and its status says what the
 // image server answered; the checksum the inventory gives is asked for.
 func TestUpgradeRecordsTheImageCheck(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := newEnv()
 	f := newFakeSite(t, "../examples/two-rack.yaml")
 	f.st.ImageSHA256 = map[string]string{"4.2.0": "ab12"}
 	f.register(env)

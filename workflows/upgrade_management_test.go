@@ -8,17 +8,13 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // A management group whose first stage failed so badly that it can no
 // longer reach 50 % pauses before its second stage: a bad image does not
 // take the rest of the group down. Cancelled there, stage 2 never runs.
 func TestManagementStageTwoWaitsForTheThreshold(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/four-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
 	stage1, stage2 := []string{"rack1-mgmt2", "rack3-mgmt2"}, "rack4-mgmt3"
 	for _, b := range stage1 {
 		f.failing[b] = "image checksum mismatch"

@@ -7,16 +7,12 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // PauseAfterRack pauses after every rack but the last; each continue-update
 // starts the next rack. The wait timer runs before the pause.
 func TestPauseAfterRackAndContinue(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/four-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
 	var paused []string
 	var conts []*updateResult
 	// Poll the status every simulated minute and continue whenever paused.
@@ -53,10 +49,7 @@ func TestPauseAfterRackAndContinue(t *testing.T) {
 // starts, the cluster returns to Running on its old version with a
 // message, and the upgrade says Cancelled.
 func TestRackMissingThresholdThenCancel(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/four-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
 	f.failing["rack1-c1"] = "power-on failed"
 	f.failing["rack1-c2"] = "power-on failed"
 	var cancel updateResult
@@ -85,12 +78,8 @@ func TestRackMissingThresholdThenCancel(t *testing.T) {
 // the server); running the upgrade again resumes it, skipping servers at
 // the target.
 func TestKCPFailureFailsThenResumes(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	f := newFakeSite(t, "../examples/four-rack.yaml")
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
 	kcp, spare := placedRoles(f)
-
-	env := s.NewTestWorkflowEnvironment()
-	f.register(env)
 	f.failing[kcp[1]] = "reimage failed: no bootable OS"
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{}))
 	err := env.GetWorkflowError()
@@ -108,8 +97,7 @@ func TestKCPFailureFailsThenResumes(t *testing.T) {
 	b := f.bmm(kcp[1])
 	b.DetailedStatus, b.DetailedStatusMessage = model.BMMProvisioned, ""
 	f.mu.Unlock()
-	env2 := s.NewTestWorkflowEnvironment()
-	f.register(env2)
+	env2 := f.newEnv()
 	env2.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0)}))
 	require.NoError(t, env2.GetWorkflowError())
 	require.Equal(t, kcp[1], f.reimages[0], "resumes at the failed KCP; the spare and the first KCP are skipped")
@@ -133,10 +121,7 @@ func TestPreflightRefusesWithoutSideEffects(t *testing.T) {
 		{"wait out of range", "4.2.0", model.UpdateStrategy{WaitTimeMinutes: intp(90)}, "waitTimeMinutes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var s testsuite.WorkflowTestSuite
-			env := s.NewTestWorkflowEnvironment()
-			f := newFakeSite(t, "../examples/four-rack.yaml")
-			f.register(env)
+			f, env := siteEnv(t, "../examples/four-rack.yaml")
 			in := upgradeInput(tc.strategy)
 			in.TargetVersion = tc.version
 			env.ExecuteWorkflow(RuntimeUpgradeWorkflow, in)
@@ -152,10 +137,7 @@ func TestPreflightRefusesWithoutSideEffects(t *testing.T) {
 
 // CountSuccess equal to the rack size: one failure misses it.
 func TestCountSuccessEqualToRackSize(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/four-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
 	f.failing["rack3-c8"] = "disk error"
 	var paused string
 	env.RegisterDelayedCallback(func() {
@@ -174,10 +156,7 @@ func TestCountSuccessEqualToRackSize(t *testing.T) {
 // The drain and VM-shutdown limits are passed on, and a drain that runs
 // out of time does not stop the server's upgrade (docs/behaviour.md#time-limits).
 func TestDrainAndVMShutdownLimitsThenProceed(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/four-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
 	f.slowTenants = true
 	var res api.ServerResult
 	in := api.ServerInput{Cluster: "site-a", BMM: "rack1-c1", TargetVersion: "4.2.0", ImageURL: "http://images/rackroll-4.2.0.iso"}

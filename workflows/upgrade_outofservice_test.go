@@ -8,15 +8,12 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // runUpgrade runs a whole upgrade to 4.2.0 on f in a fresh environment.
 func runUpgrade(t *testing.T, f *fakeSite) api.UpgradeStatus {
 	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f.register(env)
+	env := f.newEnv()
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0)}))
 	require.NoError(t, env.GetWorkflowError())
 	var st api.UpgradeStatus

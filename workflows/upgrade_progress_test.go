@@ -32,10 +32,7 @@ func slowCompute(env *testsuite.TestWorkflowEnvironment, d time.Duration) {
 // at most reportEvery (a minute) apart: rack1-c2 finishes 3 s after
 // rack1-c1, so its report waits for the timer.
 func TestStatusShowsRackServersLive(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/four-rack.yaml")
-	f.register(env)
+	_, env := siteEnv(t, "../examples/four-rack.yaml")
 	slowCompute(env, 10*time.Minute)
 	at := map[time.Duration]*api.UpgradeStatus{}
 	for _, d := range []time.Duration{5 * time.Minute, 10*time.Minute + 30*time.Second, 11*time.Minute + time.Second, 25 * time.Minute} {
@@ -82,10 +79,7 @@ func TestStatusShowsRackServersLive(t *testing.T) {
 // A server already at the target is not reimaged and counts toward its
 // rack's threshold, as Skipped: the summary tells it from this run's work.
 func TestServersAlreadyAtTargetAreSkipped(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/four-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
 	for _, b := range []string{"rack2-c1", "rack2-c2", "rack2-c3"} {
 		f.bmm(b).RuntimeVersion = "4.2.0"
 	}

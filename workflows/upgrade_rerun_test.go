@@ -7,7 +7,6 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // Issue 15's reproduction: a two-rack upgrade (one KCP, one spare) with
@@ -19,9 +18,7 @@ func TestRerunAfterCancelKeepsOneKCPAndOneSpare(t *testing.T) {
 	f := newFakeSite(t, "../examples/two-rack.yaml")
 	strategy := model.UpdateStrategy{StrategyType: model.StrategyPauseAfterRack}
 
-	var s1 testsuite.WorkflowTestSuite
-	env := s1.NewTestWorkflowEnvironment()
-	f.register(env)
+	env := f.newEnv()
 	var cancel updateResult
 	env.RegisterDelayedCallback(func() { sendUpdate(env, api.UpdateCancel, "c1", &cancel, nil) }, 3*time.Hour)
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(strategy))
@@ -32,9 +29,7 @@ func TestRerunAfterCancelKeepsOneKCPAndOneSpare(t *testing.T) {
 	require.Equal(t, api.StateCancelled, first.DetailedStatus)
 	reimaged := len(f.reimages)
 
-	var s2 testsuite.WorkflowTestSuite
-	env = s2.NewTestWorkflowEnvironment()
-	f.register(env)
+	env = f.newEnv()
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{}))
 	require.NoError(t, env.GetWorkflowError())
 	var second api.UpgradeStatus

@@ -10,7 +10,6 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -32,10 +31,7 @@ func rackOf(f *fakeSite, bmm string) string { return f.bmm(bmm).Rack }
 // time, the last KCP retires as the new spare, management then racks in
 // order with no overlap, and the cluster ends Running on the target.
 func TestRuntimeUpgradeFullFourRack(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/four-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
 	kcp, spare := placedRoles(f)
 	require.Len(t, kcp, 3)
 
@@ -90,10 +86,7 @@ func TestRuntimeUpgradeFullFourRack(t *testing.T) {
 
 // maxUnavailable bounds the servers of a rack in flight.
 func TestRuntimeUpgradeHonoursMaxUnavailable(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/four-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
 	var mu sync.Mutex
 	inFlight, maxInFlight := map[string]int{}, map[string]int{}
 	rackOfChild := func(info *workflow.Info) string {
@@ -129,10 +122,7 @@ func TestRuntimeUpgradeHonoursMaxUnavailable(t *testing.T) {
 // A rack that misses its threshold pauses the upgrade; continue-update goes
 // on to the next rack; the failed server stays cordoned and is listed.
 func TestRackMissingThresholdPausesThenContinues(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	f := newFakeSite(t, "../examples/four-rack.yaml")
-	f.register(env)
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
 	// 8 servers at 80 % need 7: two failures miss it.
 	f.failing["rack2-c1"] = "image checksum mismatch"
 	f.failing["rack2-c2"] = "image checksum mismatch"

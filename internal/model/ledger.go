@@ -154,3 +154,13 @@ func (c *Cluster) BMM(name string) (*BMM, bool) {
 	}
 	return nil, false
 }
+
+// ControlPlaneSize is what the placement table keeps for this cluster:
+// its active KCPs and spares, by the racks its BMMs stand in.
+func (c *Cluster) ControlPlaneSize() (active, spare int) {
+	racks := map[string]bool{}
+	for _, b := range c.BMMs {
+		racks[b.Rack] = true
+	}
+	return ControlPlaneSize(len(racks))
+}

@@ -93,7 +93,10 @@ func planWith(c model.Cluster, failed, spare string) FailoverPlan {
 			}
 		}
 	}
-	if ns, err := placement.ChooseNewSpare(bmms, failed); err != nil {
+	if _, keeps := c.ControlPlaneSize(); keeps == 0 {
+		// A one-rack site keeps no spare: a stand-in is promoted, nobody
+		// becomes the spare.
+	} else if ns, err := placement.ChooseNewSpare(bmms, failed); err != nil {
 		p.NoNewSpare = err.Error() + "; the spare slot stays empty until one is repaired or replaced"
 	} else {
 		p.NewSpare = ns

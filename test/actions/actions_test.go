@@ -6,12 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -22,18 +20,13 @@ import (
 func TestE2EActions(t *testing.T) {
 	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{})
 	ctx := env.Context(5 * time.Minute)
-	kc, err := kube.Kubeconfig(env.Inventory.Kubernetes.Kubeconfig).Clientset(ctx)
-	require.NoError(t, err)
+	kc := env.Clientset(ctx)
 	seq := 0
 	run := func(t *testing.T, in api.ActionInput) (api.ActionResult, error) {
 		t.Helper()
 		seq++
-		in.Cluster = env.Cluster
-		r, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.ActionID(env.Cluster, in.BMM, 1000+seq), TaskQueue: api.TaskQueue},
-			api.BMMActionWorkflowName, in)
-		require.NoError(t, err)
 		var res api.ActionResult
-		return res, r.Get(ctx, &res)
+		return res, env.StartAction(ctx, 1000+seq, in).Get(ctx, &res)
 	}
 	bmm := func(name string) model.BMM {
 		st := env.State()
@@ -143,8 +136,5 @@ func firstRunning(states map[string]string) string {
 
 func recordBMM(t *testing.T, ctx context.Context, env *e2e.Env, p api.BMMPatch) {
 	t.Helper()
-	h, err := env.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.ClusterID(env.Cluster),
-		UpdateName: api.UpdateRecordBMM, Args: []any{p}, WaitForStage: client.WorkflowUpdateStageCompleted})
-	require.NoError(t, err)
-	require.NoError(t, h.Get(ctx, nil))
+	require.NoError(t, env.Update(ctx, api.ClusterID(env.Cluster), api.UpdateRecordBMM, nil, p))
 }

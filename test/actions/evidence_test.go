@@ -4,14 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -21,19 +19,15 @@ import (
 func TestE2ERestartNeedsEvidence(t *testing.T) {
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{})
 	ctx := env.Context(5 * time.Minute)
-	kc, err := kube.Kubeconfig(env.Inventory.Kubernetes.Kubeconfig).Clientset(ctx)
-	require.NoError(t, err)
+	kc := env.Clientset(ctx)
 	bootID := func(node string) string {
 		n, err := kc.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 		require.NoError(t, err)
 		return n.Status.NodeInfo.BootID
 	}
 	restart := func(bmm string, seq int) (api.ActionResult, error) {
-		in := api.ActionInput{Cluster: env.Cluster, BMM: bmm, Action: api.ActionRestart, TimeLimit: time.Minute}
-		run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.ActionID(env.Cluster, bmm, seq), TaskQueue: api.TaskQueue},
-			api.BMMActionWorkflowName, in)
-		require.NoError(t, err)
 		var res api.ActionResult
+		run := env.StartAction(ctx, seq, api.ActionInput{BMM: bmm, Action: api.ActionRestart, TimeLimit: time.Minute})
 		return res, run.Get(ctx, &res)
 	}
 

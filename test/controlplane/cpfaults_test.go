@@ -1,18 +1,15 @@
 package controlplane_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 )
 
 // Issue 14 (c): on a four-rack site whose etcd is real (three members, the
@@ -26,9 +23,7 @@ func TestE2EFailoverLeavesTheActiveKCPsAsMembers(t *testing.T) {
 		e2e.FastRemediation(inv)
 		inv.Lab = nil // etcd attached: the failover must keep quorum itself
 	}})
-	_, err := env.Client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: api.MonitorID(env.Cluster), TaskQueue: api.TaskQueue},
-		api.HealthMonitorWorkflowName, api.MonitorInput{Cluster: env.Cluster})
-	require.NoError(t, err)
+	env.StartMonitor()
 	const kcp, spare = "rack1-mgmt1", "rack4-mgmt1"
 	require.Equal(t, model.RoleKCP, env.BMM(kcp).Roles[0])
 	require.Equal(t, model.RoleKCPSpare, env.BMM(spare).Roles[0])
@@ -45,8 +40,7 @@ func TestE2EFailoverLeavesTheActiveKCPsAsMembers(t *testing.T) {
 	require.Equal(t, model.RoleKCP, env.BMM(spare).Roles[0])
 	env.RequireMembersAreActiveKCPs(ctx)
 
-	evs, err := events.ReadFile(env.EventsPath)
-	require.NoError(t, err)
+	evs := env.Events()
 	removed := false
 	for _, e := range evs {
 		if e.Kind == events.EtcdMemberRemove && e.BMM == kcp {
@@ -94,7 +88,7 @@ func TestE2ESecondKCPDownPausesTheUpgrade(t *testing.T) {
 	require.Zero(t, env.Lab.ReimageCounts()[second], "the next KCP was not touched while %s was down", victim)
 
 	require.NoError(t, env.Lab.SetFault(victim, faults.NodeUnknown, 0, true))
-	acts := kube.New(kube.Kubeconfig(env.Inventory.Kubernetes.Kubeconfig), kube.Options{})
+	acts := env.Kube()
 	env.Eventually(2*time.Minute, victim+" Ready again", func() bool {
 		o, err := acts.ObserveControlPlane(ctx, []string{victim})
 		return err == nil && len(o.Nodes) == 1 && o.Nodes[0].Ready == model.ReadyTrue

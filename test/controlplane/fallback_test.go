@@ -4,13 +4,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 )
 
 // Issue 27 on the lab's two-rack site: the spare is retired as an upgrade
@@ -65,17 +63,9 @@ func TestE2EFailoverFallsBackToAManagementServer(t *testing.T) {
 // Available (the ledger's record-bmm, as upgrade_retire.go records it).
 func retireSpare(t *testing.T, env *e2e.Env, spare string) {
 	ctx := env.Context(2 * time.Minute)
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.ActionID(env.Cluster, spare, 1), TaskQueue: api.TaskQueue},
-		api.BMMActionWorkflowName, api.ActionInput{Cluster: env.Cluster, BMM: spare, Action: api.ActionPowerOff})
-	require.NoError(t, err)
-	require.NoError(t, run.Get(ctx, nil))
-	b := env.BMM(spare)
-	acts := kube.New(kube.Kubeconfig(env.Inventory.Kubernetes.Kubeconfig), kube.Options{})
-	require.NoError(t, acts.DeleteNode(ctx, b.NodeName))
-	h, err := env.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.ClusterID(env.Cluster), UpdateName: api.UpdateRecordBMM,
-		Args:         []any{api.BMMPatch{BMM: spare, DetailedStatus: api.Str(model.BMMAvailable), DetailedStatusMessage: api.Str("retired: powered off, waiting as the spare")}},
-		WaitForStage: client.WorkflowUpdateStageCompleted})
-	require.NoError(t, err)
-	require.NoError(t, h.Get(ctx, nil))
+	require.NoError(t, env.StartAction(ctx, 1, api.ActionInput{BMM: spare, Action: api.ActionPowerOff}).Get(ctx, nil))
+	require.NoError(t, env.Kube().DeleteNode(ctx, env.BMM(spare).NodeName))
+	require.NoError(t, env.Update(ctx, api.ClusterID(env.Cluster), api.UpdateRecordBMM, nil,
+		api.BMMPatch{BMM: spare, DetailedStatus: api.Str(model.BMMAvailable), DetailedStatusMessage: api.Str("retired: powered off, waiting as the spare")}))
 	require.Equal(t, model.BMMAvailable, env.BMM(spare).DetailedStatus)
 }

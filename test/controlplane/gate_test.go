@@ -5,14 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 )
 
 // Issue 14's reproduction on the lab: a one-rack site (three KCPs, no
@@ -23,17 +21,14 @@ func TestE2EGateRefusesWhileAnotherKCPIsUnknown(t *testing.T) {
 	env := e2e.Start(t, "../../examples/one-rack.yaml", e2e.Options{})
 	ctx := env.Context(5 * time.Minute)
 	require.NoError(t, env.Lab.SetFault("rack1-mgmt2", faults.NodeUnknown, 0, false))
-	acts := kube.New(kube.Kubeconfig(env.Inventory.Kubernetes.Kubeconfig), kube.Options{})
+	acts := env.Kube()
 	env.Eventually(time.Minute, "rack1-mgmt2 Unknown in the API", func() bool {
 		o, err := acts.ObserveControlPlane(ctx, []string{"rack1-mgmt2"})
 		return err == nil && len(o.Nodes) == 1 && o.Nodes[0].Ready == model.ReadyUnknown
 	})
 	require.Equal(t, model.ReadyTrue, env.BMM("rack1-mgmt2").ReadyState, "the ledger's memory still says Ready")
 
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.ActionID(env.Cluster, "rack1-mgmt1", 1), TaskQueue: api.TaskQueue},
-		api.BMMActionWorkflowName, api.ActionInput{Cluster: env.Cluster, BMM: "rack1-mgmt1", Action: api.ActionRestart})
-	require.NoError(t, err)
-	err = run.Get(ctx, nil)
+	err := env.StartAction(ctx, 1, api.ActionInput{BMM: "rack1-mgmt1", Action: api.ActionRestart}).Get(ctx, nil)
 	require.Error(t, err, "the restart must be refused")
 	for _, w := range []string{"restart of rack1-mgmt1 refused", "rack1-mgmt2", "Ready=Unknown", "seen at"} {
 		require.Contains(t, err.Error(), w)
@@ -61,17 +56,13 @@ func TestE2EGateRefusesWhileAnotherKCPIsUnknown(t *testing.T) {
 	})
 
 	// Cancelled while paused: the upgrade ends touching nothing.
-	h, err := env.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.UpgradeID(env.Cluster),
-		UpdateName: api.UpdateCancel, WaitForStage: client.WorkflowUpdateStageCompleted})
-	require.NoError(t, err)
-	require.NoError(t, h.Get(ctx, nil))
+	require.NoError(t, env.Update(ctx, api.UpgradeID(env.Cluster), api.UpdateCancel, nil))
 	require.NoError(t, up.Get(ctx, &st))
 	require.Equal(t, before, env.Lab.ReimageCounts())
 	// The gate's commands (observations, version markers, the pause) replay.
 	env.RecordHistories(api.ActionID(env.Cluster, "rack1-mgmt1", 1), api.UpgradeID(env.Cluster))
 
-	evs, err := events.ReadFile(env.EventsPath)
-	require.NoError(t, err)
+	evs := env.Events()
 	for _, e := range evs {
 		if strings.HasPrefix(e.BMM, "rack1-mgmt") && (e.Kind == events.Reset || e.Kind == events.PowerOff || e.Kind == events.ReimageStart) {
 			t.Errorf("a KCP was disrupted: %v", e)

@@ -49,8 +49,7 @@ func TestE2ERemediationKCPFailover(t *testing.T) {
 
 	// Labels, replayed from the lab's event log: the initial placement,
 	// then every role label the ledger wrote, and node deletions.
-	evs, err := events.ReadFile(env.EventsPath)
-	require.NoError(t, err)
+	evs := env.Events()
 	label := map[string]string{}
 	for _, b := range env.State().Cluster.BMMs {
 		label[b.NodeName] = ""
@@ -117,8 +116,7 @@ func TestE2ERemediationComputeReprovisionFails(t *testing.T) {
 	require.Equal(t, "Off", env.Lab.Machine(c).BMC.State().Power)
 	require.Empty(t, env.State().Leases)
 
-	evs, err := events.ReadFile(env.EventsPath)
-	require.NoError(t, err)
+	evs := env.Events()
 	var kinds []string
 	for _, e := range evs {
 		if e.BMM == c && (e.Kind == events.ReimageFailed || e.Kind == events.NodeDeleted || e.Kind == events.PowerOff) {

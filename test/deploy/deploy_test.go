@@ -22,7 +22,6 @@ import (
 	"github.com/rackroll/rackroll/worker/wiring"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -84,8 +83,7 @@ func TestDeployedWorkerNeedsOnlyItsClusterRole(t *testing.T) {
 	require.Equal(t, "4.2.0", env.State().Cluster.RuntimeVersion, st.DetailedStatusMessage)
 	site, err := invariants.SiteFromInventory(env.Inventory)
 	require.NoError(t, err)
-	evs, err := events.ReadFile(env.EventsPath)
-	require.NoError(t, err)
+	evs := env.Events()
 	// Every rule, placement-table included: on three racks the upgrade
 	// retires the KCP in the spare's rack, so the KCPs keep a rack each.
 	vs := invariants.Check(evs, invariants.WithUpgrade(site, st))
@@ -144,8 +142,7 @@ func remediate(ctx context.Context, t *testing.T, env *e2e.Env, bmm string) api.
 }
 
 func requireNodeDeleted(t *testing.T, env *e2e.Env, bmm string) {
-	evs, err := events.ReadFile(env.EventsPath)
-	require.NoError(t, err)
+	evs := env.Events()
 	for _, e := range evs {
 		if e.BMM == bmm && e.Kind == events.NodeDeleted {
 			return
@@ -198,11 +195,10 @@ func upgrade(ctx context.Context, t *testing.T, env *e2e.Env, target string) api
 	// machine a drain that evicted everything can still miss 5 s (the
 	// bound is the activity's ScheduleToClose) and fail its server.
 	zero := 0
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
-		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: target,
-			UpdateStrategy: model.UpdateStrategy{WaitTimeMinutes: &zero}, DrainTimeout: time.Minute, VMShutdownTimeout: time.Minute})
-	require.NoError(t, err)
+	run := env.StartUpgradeInput(ctx, api.UpgradeInput{TargetVersion: target,
+		UpdateStrategy: model.UpdateStrategy{WaitTimeMinutes: &zero}, DrainTimeout: time.Minute, VMShutdownTimeout: time.Minute})
 	var st api.UpgradeStatus
+	var err error
 	for {
 		wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		err = env.Client.GetWorkflow(wctx, run.GetID(), run.GetRunID()).Get(wctx, &st)

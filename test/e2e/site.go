@@ -9,7 +9,6 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/worker/wiring"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 )
 
 // SiteWorker is the worker as a site runs it: no shortened BMC power-on
@@ -30,9 +29,7 @@ func FastRemediation(inv *model.Inventory) {
 
 // StartMonitor starts the health monitor of e's cluster.
 func (e *Env) StartMonitor() *Env {
-	_, err := e.Client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: api.MonitorID(e.Cluster), TaskQueue: api.TaskQueue},
-		api.HealthMonitorWorkflowName, api.MonitorInput{Cluster: e.Cluster})
-	require.NoError(e.T, err)
+	e.Run(context.Background(), api.MonitorID(e.Cluster), api.HealthMonitorWorkflowName, api.MonitorInput{Cluster: e.Cluster})
 	return e
 }
 

@@ -13,12 +13,8 @@ import (
 // StartUpgradeWith starts a runtime upgrade to 4.2.0 with strategy s and
 // 5 s drain and VM shutdown bounds.
 func (e *Env) StartUpgradeWith(ctx context.Context, s model.UpdateStrategy) client.WorkflowRun {
-	e.T.Helper()
-	run, err := e.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(e.Cluster), TaskQueue: api.TaskQueue},
-		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: e.Cluster, TargetVersion: "4.2.0", UpdateStrategy: s,
-			DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
-	require.NoError(e.T, err)
-	return run
+	return e.StartUpgradeInput(ctx, api.UpgradeInput{TargetVersion: "4.2.0", UpdateStrategy: s,
+		DrainTimeout: 5 * time.Second, VMShutdownTimeout: 5 * time.Second})
 }
 
 // UpgradeStatus queries the running upgrade's status (ok false when it
@@ -42,8 +38,5 @@ func (e *Env) AwaitPaused(ctx context.Context, within time.Duration, what string
 // Continue gives the paused upgrade the operator's word (continue-update).
 func (e *Env) Continue(ctx context.Context) {
 	e.T.Helper()
-	h, err := e.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.UpgradeID(e.Cluster),
-		UpdateName: api.UpdateContinue, WaitForStage: client.WorkflowUpdateStageCompleted})
-	require.NoError(e.T, err)
-	require.NoError(e.T, h.Get(ctx, nil))
+	require.NoError(e.T, e.Update(ctx, api.UpgradeID(e.Cluster), api.UpdateContinue, nil))
 }

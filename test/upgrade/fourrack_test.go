@@ -54,8 +54,7 @@ func TestE2EFullUpgradeFourRack(t *testing.T) {
 		require.Equal(t, 1, n, "%s reimaged exactly once", name)
 	}
 
-	evs, err := events.ReadFile(env.EventsPath)
-	require.NoError(t, err)
+	evs := env.Events()
 	role := map[string]model.Role{}
 	rack := map[string]string{}
 	for _, a := range st.Plan.ControlPlane {

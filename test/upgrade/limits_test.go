@@ -9,7 +9,6 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 )
 
 // Issue 21: with timeouts {reimage: 90s}, a compute whose install fails
@@ -26,11 +25,8 @@ func TestE2EFailedInstallEndsAtTheSiteLimit(t *testing.T) {
 	ctx := env.Context(10 * time.Minute)
 	lenient := model.UpdateStrategy{StrategyType: model.StrategyRack, ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)}
 	start := func() api.UpgradeStatus {
-		run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
-			api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0", UpdateStrategy: lenient})
-		require.NoError(t, err)
 		var st api.UpgradeStatus
-		require.NoError(t, run.Get(ctx, &st))
+		require.NoError(t, env.StartUpgradeInput(ctx, api.UpgradeInput{TargetVersion: "4.2.0", UpdateStrategy: lenient}).Get(ctx, &st))
 		return st
 	}
 	began := time.Now()

@@ -7,13 +7,11 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
-	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 )
 
 // upgradeHalf runs an upgrade to 4.2.0 where half of each rack must
@@ -21,11 +19,7 @@ import (
 func upgradeHalf(ctx context.Context, t *testing.T, env *e2e.Env) api.UpgradeStatus {
 	t.Helper()
 	zero := 0
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
-		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0",
-			UpdateStrategy: model.UpdateStrategy{ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 50, WaitTimeMinutes: &zero},
-			DrainTimeout:   5 * time.Second, VMShutdownTimeout: 5 * time.Second})
-	require.NoError(t, err)
+	run := env.StartUpgradeWith(ctx, model.UpdateStrategy{ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 50, WaitTimeMinutes: &zero})
 	var st api.UpgradeStatus
 	wctx, cancel := context.WithTimeout(ctx, 7*time.Minute)
 	defer cancel()
@@ -74,8 +68,7 @@ func TestE2EOutOfServiceComputeSkippedByAFullUpgrade(t *testing.T) {
 	require.Equal(t, model.PowerOff, b.PowerState)
 	require.Equal(t, "Off", env.Lab.Machine(off).BMC.State().Power)
 	require.Equal(t, before[off], env.Lab.ReimageCounts()[off], "the out-of-service compute is never reimaged")
-	evs, err := events.ReadFile(env.EventsPath)
-	require.NoError(t, err)
+	evs := env.Events()
 	for _, e := range evs {
 		// Sessions are reads (the monitor's last look); anything else acts.
 		if e.BMM == off && e.Time.After(*rs.FinishedAt) && !strings.HasPrefix(e.Kind, "session-") {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/invariants"
-	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
@@ -33,8 +32,7 @@ func upgradeKeepsQuorum(t *testing.T, example string) {
 	require.Empty(t, failed(), "reads of the API that failed during the upgrade")
 	env.RequireMembersAreActiveKCPs(ctx)
 
-	evs, err := events.ReadFile(env.EventsPath)
-	require.NoError(t, err)
+	evs := env.Events()
 	inv, err := model.LoadInventory(env.InvPath)
 	require.NoError(t, err)
 	site, err := invariants.SiteFromInventory(inv)

@@ -11,7 +11,6 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 )
 
 // Issue 26, end to end: no step reports an effect it has not seen.
@@ -26,10 +25,8 @@ func TestE2EUpgradeWithAnUnmountableInstaller(t *testing.T) {
 	}})
 	ctx := env.Context(10 * time.Minute)
 	lenient := model.UpdateStrategy{StrategyType: model.StrategyRack, ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)}
-	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.UpgradeID(env.Cluster), TaskQueue: api.TaskQueue},
-		api.RuntimeUpgradeWorkflowName, api.UpgradeInput{Cluster: env.Cluster, TargetVersion: "4.2.0", UpdateStrategy: lenient,
-			DrainTimeout: 30 * time.Second, VMShutdownTimeout: 30 * time.Second})
-	require.NoError(t, err)
+	run := env.StartUpgradeInput(ctx, api.UpgradeInput{TargetVersion: "4.2.0", UpdateStrategy: lenient,
+		DrainTimeout: 30 * time.Second, VMShutdownTimeout: 30 * time.Second})
 
 	// The insert the BMC answered and never carried out, then the failure.
 	var inserted, failed time.Time

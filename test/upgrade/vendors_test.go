@@ -49,8 +49,7 @@ func TestE2EMixedVendorSite(t *testing.T) {
 			}
 			require.Equal(t, "4.2.0", b.RuntimeVersion, b.Name)
 		}
-		evs, err := events.ReadFile(env.EventsPath)
-		require.NoError(t, err)
+		evs := env.Events()
 		require.Empty(t, lab.InstallerOrderProblems(evs))
 		// Every reimage's installer came out, after its node was back.
 		done, back, ejected := map[string]time.Time{}, map[string]time.Time{}, map[string]time.Time{}
