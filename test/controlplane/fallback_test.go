@@ -56,6 +56,8 @@ func TestE2EFailoverFallsBackToAManagementServer(t *testing.T) {
 	line := st.UnhealthyLine()
 	require.Contains(t, line, kcp+" (since ")
 	require.Contains(t, line, spare+" (since ")
+	// The fallback's commands (the stand-in, the fallen spare's ladder) replay.
+	env.RecordHistoriesAs("fallback", api.FailoverID(env.Cluster))
 }
 
 // retireSpare leaves spare as an upgrade's retire does, without the

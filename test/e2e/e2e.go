@@ -268,14 +268,18 @@ func (e *Env) Dump() {
 // RecordHistories writes the histories of the given workflow ids to
 // workflows/testdata/histories/ when RACKROLL_RECORD_HISTORIES is set
 // (`make histories`), for the replay tests that keep old histories working.
-func (e *Env) RecordHistories(ids ...string) {
+func (e *Env) RecordHistories(ids ...string) { e.RecordHistoriesAs("", ids...) }
+
+// RecordHistoriesAs is RecordHistories with each file named prefix_<id>,
+// for a run whose ids another test records too.
+func (e *Env) RecordHistoriesAs(prefix string, ids ...string) {
 	if os.Getenv("RACKROLL_RECORD_HISTORIES") == "" {
 		return
 	}
 	_, self, _, _ := runtime.Caller(0) // test/e2e/e2e.go in the checkout
 	dir := filepath.Join(filepath.Dir(self), "..", "..", "workflows", "testdata", "histories")
 	for _, id := range ids {
-		if err := writeHistory(e.Client, dir, id); err != nil {
+		if err := writeHistory(e.Client, dir, prefix, id); err != nil {
 			e.T.Errorf("record history of %s: %v", id, err)
 		}
 	}

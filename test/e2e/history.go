@@ -12,7 +12,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
-func writeHistory(c client.Client, dir, id string) error {
+func writeHistory(c client.Client, dir, prefix, id string) error {
 	it := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	h := &historypb.History{}
 	for it.HasNext() {
@@ -30,5 +30,8 @@ func writeHistory(c client.Client, dir, id string) error {
 		return err
 	}
 	name := strings.NewReplacer(":", "_", "/", "_").Replace(id) + ".json"
+	if prefix != "" {
+		name = prefix + "_" + name
+	}
 	return os.WriteFile(filepath.Join(dir, name), b, 0o644)
 }
