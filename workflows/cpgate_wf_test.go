@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"testing"
-	"time"
 
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
@@ -73,27 +72,16 @@ func TestUpgradePausesAtKCPStepWhileAMemberIsUnhealthy(t *testing.T) {
 	f.set(kcp[1], func(n *fakeNode) { n.ready = model.ReadyUnknown })
 	var paused []string
 	var reimagedWhilePaused []string
-	for i := 1; i <= 120; i++ {
-		env.RegisterDelayedCallback(func() {
-			v, err := env.QueryWorkflow(api.QueryStatus)
-			if err != nil {
-				return
-			}
-			var st api.UpgradeStatus
-			require.NoError(t, v.Get(&st))
-			if st.DetailedStatus != model.ClusterUpdatePaused {
-				return
-			}
-			paused = append(paused, st.DetailedStatusMessage)
-			f.mu.Lock()
-			reimagedWhilePaused = append([]string(nil), f.reimages...)
-			f.mu.Unlock()
-			if len(paused) == 2 { // the operator mends it, then continues
-				f.set(kcp[1], func(n *fakeNode) { n.ready = model.ReadyTrue })
-			}
-			sendUpdate(env, api.UpdateContinue, "c"+st.DetailedStatusMessage, &updateResult{}, nil)
-		}, time.Duration(i)*time.Minute)
-	}
+	eachPause(t, env, 120, func(st api.UpgradeStatus) {
+		paused = append(paused, st.DetailedStatusMessage)
+		f.mu.Lock()
+		reimagedWhilePaused = append([]string(nil), f.reimages...)
+		f.mu.Unlock()
+		if len(paused) == 2 { // the operator mends it, then continues
+			f.set(kcp[1], func(n *fakeNode) { n.ready = model.ReadyTrue })
+		}
+		sendUpdate(env, api.UpdateContinue, "c"+st.DetailedStatusMessage, &updateResult{}, nil)
+	})
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{}))
 	require.NoError(t, env.GetWorkflowError())
 	require.GreaterOrEqual(t, len(paused), 2, "paused, continued while still sick, paused again: %v", paused)
@@ -125,25 +113,14 @@ func TestUpgradeKCPStepRecheckedBeforeTheReimage(t *testing.T) {
 	}
 	var paused []string
 	var reimagedAtPause []string
-	for i := 1; i <= 120; i++ {
-		env.RegisterDelayedCallback(func() {
-			v, err := env.QueryWorkflow(api.QueryStatus)
-			if err != nil {
-				return
-			}
-			var st api.UpgradeStatus
-			require.NoError(t, v.Get(&st))
-			if st.DetailedStatus != model.ClusterUpdatePaused {
-				return
-			}
-			paused = append(paused, st.DetailedStatusMessage)
-			f.mu.Lock()
-			reimagedAtPause = append([]string(nil), f.reimages...)
-			f.nodes[kcp[1]].ready = model.ReadyTrue
-			f.mu.Unlock()
-			sendUpdate(env, api.UpdateContinue, "c"+st.DetailedStatusMessage, &updateResult{}, nil)
-		}, time.Duration(i)*time.Minute)
-	}
+	eachPause(t, env, 120, func(st api.UpgradeStatus) {
+		paused = append(paused, st.DetailedStatusMessage)
+		f.mu.Lock()
+		reimagedAtPause = append([]string(nil), f.reimages...)
+		f.nodes[kcp[1]].ready = model.ReadyTrue
+		f.mu.Unlock()
+		sendUpdate(env, api.UpdateContinue, "c"+st.DetailedStatusMessage, &updateResult{}, nil)
+	})
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{}))
 	require.NoError(t, env.GetWorkflowError())
 	require.Len(t, paused, 1, "%v", paused)

@@ -20,9 +20,7 @@ func TestCancelUpdateShowsWithinSeconds(t *testing.T) {
 	sent := false
 	query := func() api.UpgradeStatus {
 		var st api.UpgradeStatus
-		v, err := env.QueryWorkflow(api.QueryStatus)
-		require.NoError(t, err)
-		require.NoError(t, v.Get(&st))
+		query(t, env, &st)
 		return st
 	}
 	for m := 5; m < 24*60; m += 5 {

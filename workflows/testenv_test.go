@@ -3,7 +3,11 @@ package workflows
 import (
 	"log/slog"
 	"testing"
+	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/stretchr/testify/require"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 )
@@ -37,4 +41,30 @@ func siteEnv(t *testing.T, path string) (*fakeSite, *testsuite.TestWorkflowEnvir
 	t.Helper()
 	f := newFakeSite(t, path)
 	return f, f.newEnv()
+}
+
+// query reads the running workflow's status query into out.
+func query(t *testing.T, env *testsuite.TestWorkflowEnvironment, out any) {
+	t.Helper()
+	v, err := env.QueryWorkflow(api.QueryStatus)
+	require.NoError(t, err)
+	require.NoError(t, v.Get(out))
+}
+
+// eachPause calls fn with the upgrade's status at each simulated minute,
+// up to minutes, that finds it paused (an operator watching it).
+func eachPause(t *testing.T, env *testsuite.TestWorkflowEnvironment, minutes int, fn func(st api.UpgradeStatus)) {
+	for i := 1; i <= minutes; i++ {
+		env.RegisterDelayedCallback(func() {
+			v, err := env.QueryWorkflow(api.QueryStatus)
+			if err != nil {
+				return // not started yet, or ended
+			}
+			var st api.UpgradeStatus
+			require.NoError(t, v.Get(&st))
+			if st.DetailedStatus == model.ClusterUpdatePaused {
+				fn(st)
+			}
+		}, time.Duration(i)*time.Minute)
+	}
 }

@@ -47,18 +47,14 @@ func TestTroubleshootEscalatesAndWaitsForConfirmation(t *testing.T) {
 	var childrenBefore []string
 	var reimagesBefore int
 	env.RegisterDelayedCallback(func() {
-		v, err := env.QueryWorkflow(api.QueryStatus)
-		require.NoError(t, err)
-		require.NoError(t, v.Get(&waiting))
+		query(t, env, &waiting)
 		childrenBefore = append([]string(nil), s.children...)
 		reimagesBefore = len(s.reimages)
 		env.SignalWorkflow(api.SignalConfirmReplace, api.ConfirmReplace{ReplaceParams: api.ReplaceParams{StoragePolicy: "Keep"}})
 	}, 24*time.Hour)
 	var refused api.TroubleshootStatus
 	env.RegisterDelayedCallback(func() {
-		v, err := env.QueryWorkflow(api.QueryStatus)
-		require.NoError(t, err)
-		require.NoError(t, v.Get(&refused))
+		query(t, env, &refused)
 		env.SignalWorkflow(api.SignalConfirmReplace, api.ConfirmReplace{ReplaceParams: api.ReplaceParams{SerialNumber: "SN-NEW", StoragePolicy: api.StoragePreserve}})
 	}, 25*time.Hour)
 	env.ExecuteWorkflow(TroubleshootWorkflow, trouble(api.ProblemUnresponsive))

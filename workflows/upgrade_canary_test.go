@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"testing"
-	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
@@ -27,22 +26,13 @@ func computeReimages(f *fakeSite) []string {
 func onFirstPause(t *testing.T, env *testsuite.TestWorkflowEnvironment, at func(api.UpgradeStatus)) *updateResult {
 	var cont updateResult
 	seen := false
-	for m := 1; m < 12*60; m++ {
-		env.RegisterDelayedCallback(func() {
-			if seen {
-				return
-			}
-			v, err := env.QueryWorkflow(api.QueryStatus)
-			require.NoError(t, err)
-			var st api.UpgradeStatus
-			require.NoError(t, v.Get(&st))
-			if st.DetailedStatus == model.ClusterUpdatePaused {
-				seen = true
-				at(st)
-				sendUpdate(env, api.UpdateContinue, "go-on", &cont, nil)
-			}
-		}, time.Duration(m)*time.Minute)
-	}
+	eachPause(t, env, 12*60, func(st api.UpgradeStatus) {
+		if !seen {
+			seen = true
+			at(st)
+			sendUpdate(env, api.UpdateContinue, "go-on", &cont, nil)
+		}
+	})
 	return &cont
 }
 

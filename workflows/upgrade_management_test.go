@@ -23,9 +23,7 @@ func TestManagementStageTwoWaitsForTheThreshold(t *testing.T) {
 	var calls []string
 	var cancel updateResult
 	env.RegisterDelayedCallback(func() {
-		v, err := env.QueryWorkflow(api.QueryStatus)
-		require.NoError(t, err)
-		require.NoError(t, v.Get(&paused))
+		query(t, env, &paused)
 		calls = f.callLog()
 		sendUpdate(env, api.UpdateCancel, "c1", &cancel, nil)
 	}, 3*time.Hour)

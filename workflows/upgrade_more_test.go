@@ -15,23 +15,13 @@ func TestPauseAfterRackAndContinue(t *testing.T) {
 	f, env := siteEnv(t, "../examples/four-rack.yaml")
 	var paused []string
 	var conts []*updateResult
-	// Poll the status every simulated minute and continue whenever paused.
-	for i := 1; i <= 200; i++ {
-		env.RegisterDelayedCallback(func() {
-			v, err := env.QueryWorkflow(api.QueryStatus)
-			if err != nil {
-				return
-			}
-			var st api.UpgradeStatus
-			require.NoError(t, v.Get(&st))
-			if st.DetailedStatus == model.ClusterUpdatePaused {
-				paused = append(paused, st.DetailedStatusMessage)
-				r := &updateResult{}
-				conts = append(conts, r)
-				sendUpdate(env, api.UpdateContinue, "c"+st.DetailedStatusMessage, r, nil)
-			}
-		}, time.Duration(i)*time.Minute)
-	}
+	// Continue whenever paused.
+	eachPause(t, env, 200, func(st api.UpgradeStatus) {
+		paused = append(paused, st.DetailedStatusMessage)
+		r := &updateResult{}
+		conts = append(conts, r)
+		sendUpdate(env, api.UpdateContinue, "c"+st.DetailedStatusMessage, r, nil)
+	})
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{StrategyType: model.StrategyPauseAfterRack, WaitTimeMinutes: intp(5)}))
 	require.NoError(t, env.GetWorkflowError())
 	require.Len(t, paused, 3, "a pause after racks 1, 2 and 3: %v", paused)

@@ -38,9 +38,7 @@ func TestStatusShowsRackServersLive(t *testing.T) {
 	for _, d := range []time.Duration{5 * time.Minute, 10*time.Minute + 30*time.Second, 11*time.Minute + time.Second, 25 * time.Minute} {
 		at[d] = &api.UpgradeStatus{}
 		env.RegisterDelayedCallback(func() {
-			v, err := env.QueryWorkflow(api.QueryStatus)
-			require.NoError(t, err)
-			require.NoError(t, v.Get(at[d]))
+			query(t, env, at[d])
 		}, d)
 	}
 	// Two at a time: rack1-c1 and c2 from 0, c3 when c1 is done at 10m, c4

@@ -133,9 +133,7 @@ func TestRackMissingThresholdPausesThenContinues(t *testing.T) {
 	}, time.Second)
 	var cont updateResult
 	env.RegisterDelayedCallback(func() {
-		v, err := env.QueryWorkflow(api.QueryStatus)
-		require.NoError(t, err)
-		require.NoError(t, v.Get(&paused))
+		query(t, env, &paused)
 		sendUpdate(env, api.UpdateContinue, "c1", &cont, nil)
 	}, 3*time.Hour)
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{}))
