@@ -59,13 +59,20 @@ func DialGofish(ctx context.Context, ep Endpoint, creds Credentials, timeout tim
 	}
 	// The service root is readable without credentials (DSP0266): read it
 	// to learn whether the BMC has sessions.
-	anon, err := gofish.ConnectContext(ctx, cfg)
+	var anon *gofish.APIClient
+	err = onBusy(ctx, func() (err error) {
+		anon, err = gofish.ConnectContext(ctx, cfg)
+		return err
+	})
 	if err != nil {
 		tr.CloseIdleConnections()
 		return nil, dialError(ep, err)
 	}
 	c := &gofishClient{cfg: cfg, creds: creds}
-	c.sessions, err = sessionsURI(ctx, anon)
+	err = onBusy(ctx, func() (err error) {
+		c.sessions, err = sessionsURI(ctx, anon)
+		return err
+	})
 	if err == nil {
 		err = c.login(ctx, anon)
 	}
@@ -112,13 +119,16 @@ func (c *gofishClient) login(ctx context.Context, anon *gofish.APIClient) error 
 	cfg := c.cfg
 	if c.sessions == "" {
 		cfg.Username, cfg.Password, cfg.BasicAuth = c.creds.Username, c.creds.Password, true
-		api, err := gofish.ConnectContext(ctx, cfg)
-		if err == nil {
-			c.api = api
-		}
-		return err
+		return onBusy(ctx, func() (err error) {
+			c.api, err = gofish.ConnectContext(ctx, cfg)
+			return err
+		})
 	}
-	auth, err := schemas.CreateSession(anon.WithContext(ctx), c.sessions, c.creds.Username, c.creds.Password)
+	var auth *schemas.AuthToken
+	err := onBusy(ctx, func() (err error) {
+		auth, err = schemas.CreateSession(anon.WithContext(ctx), c.sessions, c.creds.Username, c.creds.Password)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -126,7 +136,11 @@ func (c *gofishClient) login(ctx context.Context, anon *gofish.APIClient) error 
 		return &failure{kindRejected, "the BMC created a session without an X-Auth-Token"}
 	}
 	cfg.Session = &gofish.Session{ID: auth.Session, Token: auth.Token}
-	api, err := gofish.ConnectContext(ctx, cfg)
+	var api *gofish.APIClient
+	err = onBusy(ctx, func() (err error) {
+		api, err = gofish.ConnectContext(ctx, cfg)
+		return err
+	})
 	if err != nil {
 		c.logout(anon, auth.Session) // do not leave it behind
 		return err

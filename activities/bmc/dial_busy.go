@@ -1,0 +1,46 @@
+package bmc
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/stmcginnis/gofish/schemas"
+)
+
+// A connect is several requests (the service root, the session, the
+// authenticated service root). A BMC whose web server is busy answers
+// some of them 5xx; starting the whole connect over on each would spend
+// the step's tries on requests that had already worked, so each request
+// gets a few quick tries of its own first.
+const (
+	busyTries   = 3
+	busyBackoff = 250 * time.Millisecond
+)
+
+// onBusy runs req again while the BMC answers it 5xx or 429, up to
+// busyTries in all; any other outcome is returned at once.
+func onBusy(ctx context.Context, req func() error) error {
+	var err error
+	for i := 1; ; i++ {
+		if err = req(); err == nil || !busy(err) || i == busyTries {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(i) * busyBackoff):
+		}
+	}
+}
+
+// busy: the BMC answered, but could not serve the request now.
+func busy(err error) bool {
+	var rf *schemas.Error
+	if !errors.As(err, &rf) {
+		return false
+	}
+	c := rf.HTTPReturnedStatusCode
+	return c >= 500 || c == http.StatusTooManyRequests
+}
