@@ -76,8 +76,8 @@ func siteProber(inv *model.Inventory, timeout time.Duration) sitecheck.BMCProber
 	return func(ctx context.Context, s model.ServerSpec) []sitecheck.Item {
 		c := creds[s.BMC.Credentials]
 		ep := bmc.Endpoint{BMM: s.Name, Address: s.BMC.Address, CAFile: s.BMC.CAFile, InsecureSkipVerify: s.BMC.InsecureSkipVerify,
-			Credentials: bmc.CredentialRef{UsernameEnv: c.UsernameEnv, PasswordEnv: c.PasswordEnv, UsernameFile: c.UsernameFile, PasswordFile: c.PasswordFile}}
-		return bmc.Probe(ctx, ep, bmc.EnvFileResolver{}, timeout)
+			Credentials: bmc.RefOf(c)}
+		return bmc.Probe(ctx, ep, bmc.SecretResolver{}, timeout)
 	}
 }
 

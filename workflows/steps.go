@@ -36,8 +36,7 @@ func targetsFor(cs api.ClusterState, b model.BMM) target {
 	ref := cs.BMCCredentials[b.BMC.Credentials]
 	return target{BMM: b.Name, Node: b.NodeName, Endpoint: bmc.Endpoint{
 		BMM: b.Name, Address: b.BMC.Address, CAFile: b.BMC.CAFile, InsecureSkipVerify: b.BMC.InsecureSkipVerify,
-		Credentials: bmc.CredentialRef{UsernameEnv: ref.UsernameEnv, PasswordEnv: ref.PasswordEnv,
-			UsernameFile: ref.UsernameFile, PasswordFile: ref.PasswordFile},
+		Credentials: bmc.RefOf(ref),
 	}, Queue: cs.SiteTaskQueue, VersionFrom: cs.NodeVersion}
 }
 

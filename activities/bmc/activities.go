@@ -22,7 +22,7 @@ import (
 // zero value works with defaults. Every exported method is an activity.
 type Activities struct {
 	Dial     Dialer   // nil: DialGofish
-	Resolver Resolver // nil: EnvFileResolver over the worker's env and files
+	Resolver Resolver // nil: SecretResolver over the worker's env and files, no Secrets
 
 	PollInterval    time.Duration // how often waits poll the BMC; default 5s
 	RequestTimeout  time.Duration // per HTTP request; default 30s
@@ -53,7 +53,7 @@ func (a *Activities) resolver() Resolver {
 	if a.Resolver != nil {
 		return a.Resolver
 	}
-	return EnvFileResolver{}
+	return SecretResolver{}
 }
 
 func orDefault[T int | time.Duration](v, def T) T {

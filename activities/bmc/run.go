@@ -42,7 +42,11 @@ func (a *Activities) open(ctx context.Context, ep Endpoint) (*run, error) {
 	}
 	creds, err := a.resolver().Resolve(ctx, ep.Credentials)
 	if err != nil {
-		return nil, temporalError(ep, &stepError{"resolve credentials", &failure{kindConfig, err.Error()}})
+		var f *failure // a Secret that could not be read now says so
+		if !errors.As(err, &f) {
+			f = &failure{kindConfig, err.Error()} // a wrong reference: retrying cannot help
+		}
+		return nil, temporalError(ep, &stepError{"resolve credentials", f})
 	}
 	err = r.retry("connect", func() error {
 		c, err := a.dial()(ctx, ep, creds, a.requestTimeout())

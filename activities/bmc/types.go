@@ -1,14 +1,31 @@
 package bmc
 
-import "time"
+import (
+	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+)
 
 // CredentialRef says where a BMC's credentials live. Activities resolve it
 // themselves, so no secret travels through Temporal inputs, results or
 // history. It mirrors an inventory bmcCredentials entry: one of the env var
-// or the file for each of username and password.
+// or the file for each of username and password, or a Kubernetes Secret.
 type CredentialRef struct {
 	UsernameEnv, PasswordEnv   string
 	UsernameFile, PasswordFile string
+	// SecretNamespace/SecretName: a Secret with keys username and password,
+	// read by a worker running in the cluster that holds it.
+	SecretNamespace string `json:",omitempty"`
+	SecretName      string `json:",omitempty"`
+}
+
+// RefOf is the reference an inventory's bmcCredentials entry makes.
+func RefOf(c model.CredentialRef) CredentialRef {
+	r := CredentialRef{UsernameEnv: c.UsernameEnv, PasswordEnv: c.PasswordEnv, UsernameFile: c.UsernameFile, PasswordFile: c.PasswordFile}
+	if c.SecretRef != nil {
+		r.SecretNamespace, r.SecretName = c.SecretRef.Namespace, c.SecretRef.Name
+	}
+	return r
 }
 
 // Endpoint is one BMM's BMC.

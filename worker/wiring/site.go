@@ -52,7 +52,8 @@ func Register(r worker.Registry, c client.Client, opts Options) {
 	if poll <= 0 {
 		poll = 2 * time.Second
 	}
-	r.RegisterActivity(&bmc.Activities{PollInterval: poll, RequestTimeout: opts.BMCRequestTimeout, PowerOnTimeout: opts.BMCPowerOnTimeout})
+	r.RegisterActivity(&bmc.Activities{PollInterval: poll, RequestTimeout: opts.BMCRequestTimeout, PowerOnTimeout: opts.BMCPowerOnTimeout,
+		Resolver: bmc.SecretResolver{Secrets: secretsIn(opts.Management)}})
 	// Kubernetes clients come from the ledger's kubeconfig reference, read
 	// through Temporal: a site worker needs no inventory of its own.
 	r.RegisterActivity(kube.New(newClusterClients(c, opts.Management), kube.Options{PollInterval: poll}))
