@@ -43,7 +43,7 @@ func TestStatusShowsRackServersLive(t *testing.T) {
 	}
 	// Two at a time: rack1-c1 and c2 from 0, c3 when c1 is done at 10m, c4
 	// when c2 is done at 10m3s, c5 and c6 at 20m.
-	// No canary: the rack runs as one child (upgrade_canary_test.go has
+	// No canary: the rack runs as one child (upgrade_guards_test.go has
 	// the canary's own).
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{MaxUnavailable: 2, WaitTimeMinutes: intp(0), SystemicFailures: intp(0)}))
 	require.NoError(t, env.GetWorkflowError())

@@ -1,0 +1,197 @@
+package workflows
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// An image that does not answer refuses the upgrade in its preflight,
+// naming the URL and the answer, before any server is touched; the
+// cluster stays as it was.
+func TestUpgradeRefusedWhenTheImageIsMissing(t *testing.T) {
+	f, env := siteEnv(t, "../examples/two-rack.yaml")
+	url := "http://images.rackroll.local/rackroll-4.2.0.iso"
+	f.missingImages[url] = true
+
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{}))
+	err := env.GetWorkflowError()
+	require.Error(t, err)
+	for _, want := range []string{"preflight", url, "404 Not Found", "no server was touched"} {
+		require.ErrorContains(t, err, want)
+	}
+	require.Equal(t, []string{url}, urlsOf(f), "asked once, for the target's image")
+	require.Empty(t, f.reimages)
+	require.Empty(t, f.cordoned)
+	require.Empty(t, f.st.Leases)
+	require.Equal(t, model.ClusterRunning, f.st.Cluster.DetailedStatus, "the cluster is left as it was")
+	require.Empty(t, f.st.UpgradeTarget)
+}
+
+// A present image lets the upgrade go on, and its status says what the
+// image server answered; the checksum the inventory gives is asked for.
+func TestUpgradeRecordsTheImageCheck(t *testing.T) {
+	env := newEnv()
+	f := newFakeSite(t, "../examples/two-rack.yaml")
+	f.st.ImageSHA256 = map[string]string{"4.2.0": "ab12"}
+	f.register(env)
+
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{}))
+	require.NoError(t, env.GetWorkflowError())
+	var st api.UpgradeStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.NotNil(t, st.Image)
+	require.True(t, st.Image.OK)
+	require.Equal(t, "200 OK, 1024 bytes", st.Image.Answer)
+	require.Len(t, f.imageChecks, 1)
+	require.Equal(t, "ab12", f.imageChecks[0].SHA256)
+}
+
+func urlsOf(f *fakeSite) []string {
+	var out []string
+	for _, c := range f.imageChecks {
+		out = append(out, c.URL)
+	}
+	return out
+}
+
+func rackReimages(f *fakeSite, rack string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, b := range f.reimages {
+		if f.bmm(b).Rack == rack && f.bmm(b).HasRole(model.RoleCompute) {
+			n++
+		}
+	}
+	return n
+}
+
+// capacityPolicy Pause: rack2's pods have no room elsewhere, so the
+// upgrade pauses before draining it, naming the rack, the shortfall and
+// the pods; continue-update drains it anyway.
+func TestCapacityPausePausesBeforeTheDrain(t *testing.T) {
+	f, env := siteEnv(t, "../examples/two-rack.yaml")
+	f.noRoom[f.bmm("rack2-c1").NodeName] = true
+	var paused *api.UpgradeStatus
+	var rack2AtPause int
+	cont := onFirstPause(t, env, func(st api.UpgradeStatus) { paused, rack2AtPause = &st, rackReimages(f, "rack2") })
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0), CapacityPolicy: model.CapacityPause}))
+	require.NoError(t, env.GetWorkflowError())
+
+	require.NotNil(t, paused)
+	require.Zero(t, rack2AtPause, "paused before rack2 was drained")
+	for _, want := range []string{"rack2", "short by 40.0 CPU", "tenant/app-" + f.bmm("rack2-c1").NodeName + "-0", "continue-update"} {
+		require.Contains(t, paused.DetailedStatusMessage, want)
+	}
+	require.Equal(t, api.StatePaused, paused.Racks[1].State)
+	require.True(t, cont.done)
+	require.NoError(t, cont.rejected)
+	var st api.UpgradeStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+	require.Positive(t, rackReimages(f, "rack2"), "continued: drained and upgraded")
+}
+
+// capacityPolicy Warn (the default): the upgrade proceeds, and its status
+// names the pods that will be left Pending; every batch was checked.
+func TestCapacityWarnProceedsAndNamesThePods(t *testing.T) {
+	f, env := siteEnv(t, "../examples/two-rack.yaml")
+	f.noRoom[f.bmm("rack2-c1").NodeName] = true
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0)}))
+	require.NoError(t, env.GetWorkflowError())
+	var st api.UpgradeStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, model.ClusterRunning, st.DetailedStatus)
+	var short []api.CapacityCheck
+	for _, c := range st.Capacity {
+		if !c.Fits {
+			short = append(short, c)
+		}
+	}
+	require.Len(t, short, 1, "%+v", st.Capacity)
+	require.Equal(t, "rack2", short[0].Unit)
+	require.Equal(t, []string{"tenant/app-" + f.bmm("rack2-c1").NodeName + "-0"}, short[0].Pending)
+	require.True(t, strings.Contains(strings.Join(st.Guards(), "\n"), "capacity SHORT: rack2"))
+	// A management stage per group here, the canary, the rest of rack1, rack2.
+	require.Equal(t, [][]string{{"rack1-mgmt2"}, {"rack2-mgmt2"}, {"rack1-c1", "rack1-c2"}, {"rack1-c3", "rack1-c4"},
+		{"rack2-c1", "rack2-c2", "rack2-c3", "rack2-c4"}}, f.capacityChecks)
+}
+
+func computeReimages(f *fakeSite) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, b := range f.reimages {
+		if f.bmm(b).HasRole(model.RoleCompute) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// onFirstPause checks the upgrade's status every simulated minute; at its
+// first pause it calls at, then continues the upgrade.
+func onFirstPause(t *testing.T, env *testsuite.TestWorkflowEnvironment, at func(api.UpgradeStatus)) *updateResult {
+	var cont updateResult
+	seen := false
+	eachPause(t, env, 12*60, func(st api.UpgradeStatus) {
+		if !seen {
+			seen = true
+			at(st)
+			sendUpdate(env, api.UpdateContinue, "go-on", &cont, nil)
+		}
+	})
+	return &cont
+}
+
+// The first two computes fail at the same step: the upgrade pauses after
+// them, whatever its threshold (0 % here), before any other compute is
+// reimaged, saying why; continue-update goes on with the rest.
+func TestSystemicFailurePausesAfterTheCanary(t *testing.T) {
+	f, env := siteEnv(t, "../examples/two-rack.yaml")
+	f.failing["rack1-c1"], f.failing["rack1-c2"] = "the installer found no disk", "the installer found no disk"
+	var paused *api.UpgradeStatus
+	var atPause []string
+	cont := onFirstPause(t, env, func(st api.UpgradeStatus) { paused, atPause = &st, computeReimages(f) })
+	lenient := model.UpdateStrategy{ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: intp(0)}
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(lenient))
+	require.NoError(t, env.GetWorkflowError())
+
+	require.NotNil(t, paused, "the upgrade paused")
+	require.ElementsMatch(t, []string{"rack1-c1", "rack1-c2"}, atPause, "no other compute was reimaged before the operator's word")
+	for _, want := range []string{"rack1-c1, rack1-c2", "the same step, reimage", "systemic"} {
+		require.Contains(t, paused.DetailedStatusMessage, want)
+	}
+	require.Equal(t, api.StatePaused, paused.Racks[0].State)
+	require.Contains(t, paused.Guards(), "canary: "+paused.DetailedStatusMessage)
+	require.NoError(t, cont.rejected)
+	require.True(t, cont.done)
+
+	var st api.UpgradeStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+	require.Greater(t, len(computeReimages(f)), 2, "continue went on with the rest")
+	require.NotNil(t, st.Racks[0].ContinuedAt, "the operator's word is on record")
+	require.Equal(t, "reimage", st.Racks[0].Servers[0].Step)
+}
+
+// One canary server failing is no pattern: no pause, and the canary's
+// rack and the next one run on.
+func TestOneCanaryFailureDoesNotPause(t *testing.T) {
+	f, env := siteEnv(t, "../examples/two-rack.yaml")
+	f.failing["rack1-c1"] = "the installer found no disk"
+	lenient := model.UpdateStrategy{ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: intp(0)}
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(lenient))
+	require.NoError(t, env.GetWorkflowError())
+	var st api.UpgradeStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, model.ClusterRunning, st.DetailedStatus)
+	require.Nil(t, st.Racks[0].ContinuedAt, "never paused")
+	require.Contains(t, st.Canary, "rack1-c2 succeeded")
+	require.Equal(t, 1, st.Racks[0].Failed)
+}
