@@ -41,7 +41,8 @@
 //     failover_nospare.go (a failed KCP with no usable spare),
 //     failover_resume.go (finishing an interrupted failover),
 //     failover_fallback.go (a spare that cannot be provisioned: the next
-//     healthy management server instead).
+//     healthy management server instead), failover_versions.go (its
+//     workflow.GetVersion gates).
 //   - ReplaceRolesWorkflow — replace-roles:<cluster> — replace_roles.go,
 //     replace_roles_steps.go (one role change).
 //

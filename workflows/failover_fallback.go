@@ -11,26 +11,11 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// fallsBack: a failover whose spare cannot be provisioned promotes the
-// next healthy management server instead and sends the spare to the
-// management ladder (version 1, docs/control-plane.md); before, the spare
-// was marked Unhealthy and the site stayed short of a KCP.
-func fallsBack(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, "failover-falls-back", workflow.DefaultVersion, 1) == 1
-}
-
 // provisionFailed: the server to promote could not be provisioned.
 type provisionFailed struct{ bmm, detail string }
 
 func (e *provisionFailed) Error() string {
 	return fmt.Sprintf("%s could not be provisioned (%s)", e.bmm, e.detail)
-}
-
-// standsInOnOneRack: on a site whose table keeps no spare (one rack), a
-// failed KCP is replaced by a healthy management server when there is one
-// (version 1); before, the control plane ran one short until a Replace.
-func standsInOnOneRack(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, "failover-one-rack-stand-in", workflow.DefaultVersion, 1) == 1
 }
 
 // keepsSpare: the placement table has a spare slot (two racks or more).

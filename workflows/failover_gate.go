@@ -9,13 +9,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// promoteGated reports whether the live gate is on for this failover's
-// promotion (version 1): a spare with a read-only root filesystem is
-// reprovisioned like a NotReady one, and the promotion is checked first.
-func promoteGated(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, "failover-promote-gate", workflow.DefaultVersion, 1) == 1
-}
-
 // spareServes is the promotion's readiness test of the spare's node: Ready
 // and, with the gate, a writable root filesystem (a spare that fell sick
 // while the KCP was down is provisioned again, not promoted as it is).
@@ -40,12 +33,6 @@ func (f *failover) gatePromotion(ctx workflow.Context, spare string) error {
 	}
 	return fmt.Errorf("promotion of the spare %s refused by the live control-plane check: %s; %s stays marked Unhealthy and no role changed",
 		spare, d.Reason, f.in.Failed)
-}
-
-// handsOverMember: the failover moves the etcd membership (version 1),
-// where the site exposes etcd.
-func handsOverMember(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, "failover-hands-over-member", workflow.DefaultVersion, 1) == 1
 }
 
 // removeFailedMember takes the failed KCP's member out before the spare

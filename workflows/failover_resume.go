@@ -4,15 +4,7 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/placement"
 	"github.com/rackroll/rackroll/internal/remediate"
-	"go.temporal.io/sdk/workflow"
 )
-
-// resumesFailover: a failover started again for a server an interrupted
-// run already worked on finishes that run (version 1) instead of planning
-// afresh, which would promote a second spare or refuse.
-func resumesFailover(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, "failover-resumes-interrupted", workflow.DefaultVersion, 1) == 1
-}
 
 // resumedFailover is the rest of a failover of failed that an earlier run
 // left half-done (cancelled, failed, terminated); ok is false when there
