@@ -13,7 +13,7 @@ import (
 )
 
 // The deployment this package runs, and docker-compose.yml describes in
-// container form (compose_production_test.go keeps the two in step).
+// container form (compose_test.go keeps the two in step).
 const (
 	// ServerVersion is the Temporal server of bin/temporal-server, the
 	// server inside the CLI of `make tools`, and the compose images' tag.
