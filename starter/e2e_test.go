@@ -16,6 +16,7 @@ import (
 	"github.com/rackroll/rackroll/internal/remediate"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"sigs.k8s.io/yaml"
 )
@@ -223,6 +224,24 @@ func TestE2EWatch(t *testing.T) {
 			require.NoError(t, yaml.Unmarshal([]byte(out), &v), "%v:\n%s", args, out)
 			require.NotNil(t, v, "%v printed nothing", args)
 		}
+	})
+
+	t.Run("upgrade start refused without its image", func(t *testing.T) {
+		env.Lab.SetImageMissing("4.2.0", true)
+		defer env.Lab.SetImageMissing("4.2.0", false)
+		url := strings.ReplaceAll(env.State().ImageURLTemplate, "{version}", "4.2.0")
+		out, _, err := cli("upgrade", "plan", "--cluster", env.Cluster, "--version", "4.2.0")
+		require.NoError(t, err, out)
+		require.Contains(t, out, "Image "+url+": 404 Not Found")
+		require.Contains(t, out, "the upgrade would be refused")
+		out, _, err = cli("upgrade", "start", "--cluster", env.Cluster, "--version", "4.2.0", "--wait-time-minutes", "0")
+		require.Error(t, err, out)
+		for _, want := range []string{"upgrade of " + env.Cluster + " to 4.2.0 refused", url, "404"} {
+			require.ErrorContains(t, err, want)
+		}
+		_, err = env.Client.DescribeWorkflowExecution(ctx, api.UpgradeID(env.Cluster), "")
+		var nf *serviceerror.NotFound
+		require.ErrorAs(t, err, &nf, "no upgrade was started")
 	})
 
 	// Last: it upgrades the whole site.
