@@ -231,9 +231,9 @@ func TestE2EWatch(t *testing.T) {
 		defer env.Lab.SetImageMissing("4.2.0", false)
 		url := strings.ReplaceAll(env.State().ImageURLTemplate, "{version}", "4.2.0")
 		out, _, err := cli("upgrade", "plan", "--cluster", env.Cluster, "--version", "4.2.0")
-		require.NoError(t, err, out)
-		require.Contains(t, out, "Image "+url+": 404 Not Found")
-		require.Contains(t, out, "the upgrade would be refused")
+		require.ErrorContains(t, err, "this upgrade would be refused", "the plan exits non-zero")
+		require.ErrorContains(t, err, url+" is not usable: 404 Not Found")
+		require.Contains(t, out+err.Error(), "Image "+url+": 404 Not Found: the upgrade would be refused")
 		out, _, err = cli("upgrade", "start", "--cluster", env.Cluster, "--version", "4.2.0", "--wait-time-minutes", "0")
 		require.Error(t, err, out)
 		for _, want := range []string{"upgrade of " + env.Cluster + " to 4.2.0 refused", url, "404"} {
