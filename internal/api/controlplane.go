@@ -13,10 +13,8 @@ import (
 // active KCPs serving (a KCP marked Unhealthy does not serve) against the
 // table's count, and the spare.
 func (st ClusterState) ControlPlaneLine() string {
-	racks := map[string]bool{}
 	var spares []string
 	for _, b := range st.Cluster.BMMs {
-		racks[b.Rack] = true
 		if b.HasRole(model.RoleKCPSpare) {
 			spares = append(spares, b.Name)
 		}
@@ -27,7 +25,7 @@ func (st ClusterState) ControlPlaneLine() string {
 			active = append(active, n)
 		}
 	}
-	want, _ := model.ControlPlaneSize(len(racks))
+	want, _ := st.Cluster.ControlPlaneSize()
 	spare := "no spare"
 	if len(spares) > 0 {
 		model.SortNatural(spares)

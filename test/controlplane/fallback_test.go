@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
@@ -70,4 +71,45 @@ func retireSpare(t *testing.T, env *e2e.Env, spare string) {
 	require.NoError(t, env.Update(ctx, api.ClusterID(env.Cluster), api.UpdateRecordBMM, nil,
 		api.BMMPatch{BMM: spare, DetailedStatus: api.Str(model.BMMAvailable), DetailedStatusMessage: api.Str("retired: powered off, waiting as the spare")}))
 	require.Equal(t, model.BMMAvailable, env.BMM(spare).DetailedStatus)
+}
+
+// Issue 27 on a one-rack site with a fourth management server: the table
+// keeps no spare, but the failover does not settle for two KCPs while a
+// healthy server can stand in. The KCP's node goes Unknown and its BMC
+// never powers it on: rack1-mgmt4 becomes the KCP, nobody the spare, and
+// `cluster show` says three active KCPs of three.
+func TestE2EOneRackFailoverPromotesAManagementServer(t *testing.T) {
+	env := e2e.Start(t, "../../examples/one-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
+		e2e.FastRemediation(inv)
+		r := &inv.Racks[0]
+		m4 := r.Servers[2]
+		m4.Name, m4.BMC.Address, m4.BootMACAddress, m4.SerialNumber = "rack1-mgmt4", "https://10.0.1.14", "52:54:00:01:00:04", "SN-R1M04"
+		r.Servers = append(r.Servers[:3], append([]model.ServerSpec{m4}, r.Servers[3:]...)...)
+	}})
+	const kcp, standIn = "rack1-mgmt2", "rack1-mgmt4"
+	require.Equal(t, model.RoleKCP, env.BMM(kcp).Roles[0])
+	require.Equal(t, model.RoleManagement, env.BMM(standIn).Roles[0])
+	require.NoError(t, env.Lab.SetFault(kcp, faults.PowerOnFails, 0, false))
+	require.NoError(t, env.Lab.SetFault(kcp, faults.NodeUnknown, 0, false))
+	env.StartMonitor()
+
+	ctx := env.Context(4 * time.Minute)
+	rs := env.Remediation(ctx, kcp)
+	require.Contains(t, rs.Outcome, "failed over", rs.Outcome)
+	var fs api.FailoverStatus
+	require.NoError(t, env.Client.GetWorkflow(ctx, api.FailoverID(env.Cluster), "").Get(ctx, &fs))
+	require.Empty(t, fs.Error)
+	require.True(t, fs.Promoted)
+	require.Equal(t, standIn, fs.Plan.Spare, "the management server stands in")
+	require.Empty(t, fs.NewSpare, "a one-rack site keeps no spare")
+	require.Equal(t, model.RoleKCP, env.BMM(standIn).Roles[0])
+	require.Equal(t, model.RoleManagement, env.BMM(kcp).Roles[0])
+
+	st := env.State()
+	require.Empty(t, st.Leases)
+	require.Equal(t, "control plane: 3 active KCP of 3 (rack1-mgmt1, rack1-mgmt3, rack1-mgmt4); no spare", st.ControlPlaneLine())
+	site, err := invariants.SiteFromInventory(env.Inventory)
+	require.NoError(t, err)
+	require.Empty(t, invariants.Check(env.Lab.Events.Events(), site), "starter lab check finds nothing wrong")
+	env.RecordHistoriesAs("onerack", api.FailoverID(env.Cluster))
 }
