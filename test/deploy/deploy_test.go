@@ -53,7 +53,11 @@ func TestDeployedWorkerNeedsOnlyItsClusterRole(t *testing.T) {
 			// Registration records this kubeconfig in the ledger: every
 			// Kubernetes activity of the worker uses it, and nothing else.
 			e.Inventory.Kubernetes = model.KubernetesSpec{Kubeconfig: worker}
-			e.StartWorker(&wiring.Options{PollInterval: 200 * time.Millisecond, BMCPowerOnTimeout: 15 * time.Second})
+			// The BMC passwords are in Secrets the worker reads with the
+			// same token, as its pod would (the management cluster).
+			useBMCSecrets(t, e)
+			e.StartWorker(&wiring.Options{PollInterval: 200 * time.Millisecond, BMCPowerOnTimeout: 15 * time.Second,
+				Management: func() (kubernetes.Interface, error) { return clientOf(t, worker), nil }})
 		},
 	})
 	require.Equal(t, worker, env.State().Kubeconfig, "the ledger holds the worker's own kubeconfig")
@@ -113,6 +117,15 @@ func TestDeployedWorkerNeedsOnlyItsClusterRole(t *testing.T) {
 	require.Contains(t, rs.Outcome, `cannot delete resource "nodes"`)
 	require.Contains(t, rs.Outcome, "system:serviceaccount:rackroll:rackroll-worker")
 	require.Contains(t, rs.Outcome, "deploy/clusterrole.yaml")
+
+	// Without its grant on the BMC Secrets, a BMC step fails at once,
+	// naming the Secret and what to grant, before any request to the BMC.
+	revokeBMCSecrets(t, env)
+	err = env.StartAction(ctx, 1, api.ActionInput{BMM: "rack2-c1", Action: api.ActionRestart}).Get(ctx, nil)
+	require.Error(t, err)
+	for _, want := range []string{"BMC of rack2-c1", "may not read the BMC credentials Secret rackroll/bmc-", "grant its ServiceAccount get on secrets in rackroll"} {
+		require.ErrorContains(t, err, want)
+	}
 }
 
 // siteCheck runs `starter site check`'s Kubernetes probes with cs (the
