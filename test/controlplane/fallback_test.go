@@ -24,17 +24,10 @@ func TestE2EFailoverFallsBackToAManagementServer(t *testing.T) {
 	const kcp, spare = "rack1-mgmt1", "rack2-mgmt1"
 	retireSpare(t, env, spare)
 	require.NoError(t, env.Lab.SetFault(spare, faults.ReimageFails, 0, false))
-	require.NoError(t, env.Lab.SetFault(kcp, faults.PowerOnFails, 0, false))
-	require.NoError(t, env.Lab.SetFault(kcp, faults.NodeUnknown, 0, false))
+	env.KillServer(kcp)
 	env.StartMonitor()
 
-	ctx := env.Context(5 * time.Minute)
-	rs := env.Remediation(ctx, kcp)
-	require.Contains(t, rs.Outcome, "failed over", rs.Outcome)
-	var fs api.FailoverStatus
-	require.NoError(t, env.Client.GetWorkflow(ctx, api.FailoverID(env.Cluster), "").Get(ctx, &fs))
-	require.Empty(t, fs.Error)
-	require.True(t, fs.Promoted)
+	_, fs := env.FailedOver(env.Context(5*time.Minute), kcp)
 	standIn := fs.Plan.Spare
 	require.NotEqual(t, spare, standIn)
 	sb := env.BMM(standIn)
@@ -89,17 +82,10 @@ func TestE2EOneRackFailoverPromotesAManagementServer(t *testing.T) {
 	const kcp, standIn = "rack1-mgmt2", "rack1-mgmt4"
 	require.Equal(t, model.RoleKCP, env.BMM(kcp).Roles[0])
 	require.Equal(t, model.RoleManagement, env.BMM(standIn).Roles[0])
-	require.NoError(t, env.Lab.SetFault(kcp, faults.PowerOnFails, 0, false))
-	require.NoError(t, env.Lab.SetFault(kcp, faults.NodeUnknown, 0, false))
+	env.KillServer(kcp)
 	env.StartMonitor()
 
-	ctx := env.Context(4 * time.Minute)
-	rs := env.Remediation(ctx, kcp)
-	require.Contains(t, rs.Outcome, "failed over", rs.Outcome)
-	var fs api.FailoverStatus
-	require.NoError(t, env.Client.GetWorkflow(ctx, api.FailoverID(env.Cluster), "").Get(ctx, &fs))
-	require.Empty(t, fs.Error)
-	require.True(t, fs.Promoted)
+	_, fs := env.FailedOver(env.Context(4*time.Minute), kcp)
 	require.Equal(t, standIn, fs.Plan.Spare, "the management server stands in")
 	require.Empty(t, fs.NewSpare, "a one-rack site keeps no spare")
 	require.Equal(t, model.RoleKCP, env.BMM(standIn).Roles[0])

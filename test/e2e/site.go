@@ -6,6 +6,7 @@ import (
 
 	"github.com/rackroll/rackroll/activities/etcd"
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/worker/wiring"
 	"github.com/stretchr/testify/require"
@@ -86,4 +87,26 @@ func (e *Env) RequireMembersAreActiveKCPs(ctx context.Context) {
 		names = append(names, m.Name)
 	}
 	require.ElementsMatch(e.T, kcps, names, "etcd's members are the active KCPs")
+}
+
+// KillServer makes bmm a dead machine: its node goes Unknown and its BMC
+// never powers it on again, so a reboot cannot bring it back.
+func (e *Env) KillServer(bmm string) {
+	e.T.Helper()
+	require.NoError(e.T, e.Lab.SetFault(bmm, faults.PowerOnFails, 0, false))
+	require.NoError(e.T, e.Lab.SetFault(bmm, faults.NodeUnknown, 0, false))
+}
+
+// FailedOver waits for the monitor's remediation of kcp to end in a
+// failover and returns both results; the failover promoted a server and
+// reported no error.
+func (e *Env) FailedOver(ctx context.Context, kcp string) (api.RemediationStatus, api.FailoverStatus) {
+	e.T.Helper()
+	rs := e.Remediation(ctx, kcp)
+	require.Contains(e.T, rs.Outcome, "failed over", rs.Outcome)
+	var fs api.FailoverStatus
+	require.NoError(e.T, e.Client.GetWorkflow(ctx, api.FailoverID(e.Cluster), "").Get(ctx, &fs))
+	require.Empty(e.T, fs.Error)
+	require.True(e.T, fs.Promoted)
+	return rs, fs
 }
