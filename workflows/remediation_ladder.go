@@ -248,7 +248,20 @@ func (l *remLadder) failover() (bool, string) {
 		}
 		return true, ""
 	}
-	return res.Promoted, ""
+	if !res.Promoted || res.Plan == nil {
+		return res.Promoted, ""
+	}
+	return true, promotedAs(l.cs.Cluster, res.Plan.Spare)
+}
+
+// promotedAs names the server a failover promoted for the outcome: the
+// spare, or a management server standing in (the spare could not serve,
+// or the site keeps none).
+func promotedAs(c model.Cluster, name string) string {
+	if b, ok := c.BMM(name); ok && remediate.RoleOf(*b) != model.RoleKCPSpare {
+		return name + ", a management server standing in"
+	}
+	return "the spare " + name
 }
 
 // mark is the Unhealthy mark this ladder leaves: why (the steps that did

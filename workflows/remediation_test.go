@@ -161,7 +161,7 @@ func TestRemediationKCPRebootFailsFailsOver(t *testing.T) {
 	r.rebootFails["rack2-mgmt1"] = true
 	st := runRemediation(t, r, "rack2-mgmt1", remediate.NodeUnknown)
 	require.Equal(t, []string{"reboot:failed", "mark-unhealthy:ok", "failover:ok"}, ranSteps(st.Steps))
-	require.Contains(t, st.Outcome, "reboot failed; marked Unhealthy; failed over to the spare")
+	require.Contains(t, st.Outcome, "reboot failed; marked Unhealthy; failed over to the spare rack")
 	require.Equal(t, model.RoleKCP, r.role("rack4-mgmt1"), "the spare is an active KCP")
 	require.Equal(t, model.RoleManagement, r.role("rack2-mgmt1"))
 	require.Equal(t, "restart rack2-mgmt1", r.log[0])

@@ -115,6 +115,8 @@ func gaveUp(role model.Role, failed []string, rung []Step, got map[Step]StepResu
 			b.WriteString("; powered off")
 		case r.OK && s == Failover && role == model.RoleKCPSpare:
 			b.WriteString("; a management server became the new spare")
+		case r.OK && s == Failover && r.Detail != "":
+			b.WriteString("; failed over to " + r.Detail)
 		case r.OK && s == Failover:
 			b.WriteString("; failed over to the spare")
 		case r.Detail != "":

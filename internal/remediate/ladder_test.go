@@ -62,6 +62,8 @@ func TestNext(t *testing.T) {
 			"reboot failed; next: mark-unhealthy + failover"},
 		{"kcp failed over", kcp, []StepResult{fail(Reboot), ok(MarkUnhealthy), ok(Failover)}, nil, true,
 			"reboot failed; marked Unhealthy; failed over to the spare" + replaceIt},
+		{"kcp failed over to a stand-in", kcp, []StepResult{fail(Reboot), ok(MarkUnhealthy), {Step: Failover, OK: true, Detail: "rack1-mgmt4, a management server standing in"}}, nil, true,
+			"reboot failed; marked Unhealthy; failed over to rack1-mgmt4, a management server standing in" + replaceIt},
 		{"kcp without a spare", kcp, []StepResult{fail(Reboot), ok(MarkUnhealthy), {Step: Failover, Detail: "no spare"}}, nil, true,
 			"reboot failed; marked Unhealthy; failover failed: no spare" + replaceIt},
 		{"spare replaced", spare, []StepResult{fail(Reboot), ok(MarkUnhealthy), ok(Failover)}, nil, true,

@@ -85,7 +85,8 @@ func TestE2EOneRackFailoverPromotesAManagementServer(t *testing.T) {
 	env.KillServer(kcp)
 	env.StartMonitor()
 
-	_, fs := env.FailedOver(env.Context(4*time.Minute), kcp)
+	rs, fs := env.FailedOver(env.Context(4*time.Minute), kcp)
+	require.Contains(t, rs.Outcome, "failed over to rack1-mgmt4, a management server standing in")
 	require.Equal(t, standIn, fs.Plan.Spare, "the management server stands in")
 	require.Empty(t, fs.NewSpare, "a one-rack site keeps no spare")
 	require.Equal(t, model.RoleKCP, env.BMM(standIn).Roles[0])
