@@ -61,6 +61,7 @@ type slot struct {
 	dataDir, logPath     string
 	proc                 *proc
 	id                   uint64 // the current incarnation's member ID (0: unknown)
+	left                 bool   // this incarnation's removal is in the log
 	up, bootKCP          bool   // machine powered and booted; KCP role at its last boot
 	boot, wipe           bool   // pending: a boot to act on, a reimage to wipe for
 	kick                 chan struct{}
@@ -185,15 +186,28 @@ func (c *EtcdCluster) launch(s *slot, initialCluster, state string) error {
 // the members again (seconds, when it was the endpoint the client used), and
 // the log must show the removal before the stop, in the order they happened,
 // or the checker sees quorum lost on a two-member set.
+//
+// A member removed before watchMembers first listed it (a lab seconds old)
+// is not known yet; its removal is logged all the same, once.
 func (c *EtcdCluster) removedItself(s *slot) {
 	c.mu.Lock()
 	id := s.id
 	name, known := c.known[id]
 	delete(c.known, id)
-	c.mu.Unlock()
-	if known {
-		c.sink.Emit(events.EtcdMemberRemove, s.BMM, s.Rack, map[string]any{"member": name, "id": fmt.Sprintf("%x", id), "by": "client"})
+	log := known || !s.left
+	if !known {
+		name = s.Name
 	}
+	s.left = true
+	c.mu.Unlock()
+	if !log {
+		return
+	}
+	d := map[string]any{"member": name, "by": "client"}
+	if id != 0 {
+		d["id"] = fmt.Sprintf("%x", id)
+	}
+	c.sink.Emit(events.EtcdMemberRemove, s.BMM, s.Rack, d)
 }
 
 // stopGrace bounds a member's graceful stop (its leadership transfer).

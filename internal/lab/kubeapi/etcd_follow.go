@@ -163,7 +163,7 @@ func (c *EtcdCluster) join(s *slot) error {
 		return err
 	}
 	c.mu.Lock()
-	s.id = add.Member.ID
+	s.id, s.left = add.Member.ID, false
 	c.known[add.Member.ID] = s.Name
 	c.mu.Unlock()
 	c.sink.Emit(events.EtcdMemberAdd, s.BMM, s.Rack, map[string]any{"member": s.Name, "id": fmt.Sprintf("%x", add.Member.ID), "learner": true})

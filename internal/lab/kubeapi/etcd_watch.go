@@ -119,6 +119,9 @@ func (c *EtcdCluster) watchMembers() {
 	for id, name := range c.known {
 		if !seen[id] {
 			delete(c.known, id)
+			if s := c.slotByName(name); s != nil {
+				s.left = true
+			}
 			changes = append(changes, change{events.EtcdMemberRemove, name, id, false})
 		}
 	}
