@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/placement"
 	"github.com/rackroll/rackroll/internal/remediate"
 )
 
@@ -31,26 +30,14 @@ func resumedFailover(c model.Cluster, failed string) (p remediate.FailoverPlan, 
 			spare = true
 		}
 	}
-	want, keeps := c.ControlPlaneSize()
-	spare = spare || keeps == 0 // a one-rack site wants no new spare
+	want, _ := c.ControlPlaneSize()
 	p.Failed = failed
 	switch role := remediate.RoleOf(*fb); {
 	case role == model.RoleKCP && others >= want:
 		if !spare {
-			if ns, err := placement.ChooseNewSpare(c.BMMs, failed); err != nil {
-				p.NoNewSpare = err.Error() + "; the spare slot stays empty until one is repaired or replaced"
-			} else {
-				p.NewSpare = ns
-				p.RoleChanges = append(p.RoleChanges, remediate.RoleChange{BMM: ns, From: model.RoleManagement, To: model.RoleKCPSpare})
-			}
+			p.ChooseNewSpare(c, c.BMMs)
 		}
-		after := append([]model.BMM(nil), c.BMMs...)
-		for i := range after {
-			if after[i].Name == p.NewSpare || after[i].Name == failed {
-				after[i].ManagementGroup = ""
-			}
-		}
-		p.FailedNewGroup = placement.ChooseGroup(after, fb.Rack)
+		p.ChooseFailedGroup(c)
 	case role == model.RoleManagement && fb.DetailedStatus != model.BMMProvisioned:
 		p.FailedNewGroup = fb.ManagementGroup
 	default:

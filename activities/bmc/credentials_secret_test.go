@@ -28,9 +28,9 @@ func TestSecretResolver(t *testing.T) {
 	gr := schema.GroupResource{Resource: "secrets"}
 	ctx := context.Background()
 
-	c, err := secret(map[string][]byte{"username": []byte("root\n"), "password": []byte("calvin")}, nil).Resolve(ctx, ref)
+	c, err := secret(map[string][]byte{"username": []byte("operator\n"), "password": []byte("fixture-only")}, nil).Resolve(ctx, ref)
 	require.NoError(t, err)
-	require.Equal(t, Credentials{Username: "root", Password: "calvin"}, c)
+	require.Equal(t, Credentials{Username: "operator", Password: "fixture-only"}, c)
 
 	for _, tc := range []struct {
 		name      string
@@ -42,7 +42,7 @@ func TestSecretResolver(t *testing.T) {
 		{"missing", secret(nil, apierrors.NewNotFound(gr, "bmc")), "does not exist: create it with keys username and password", false},
 		{"forbidden", secret(nil, apierrors.NewForbidden(gr, "bmc", errors.New("no"))), "grant its ServiceAccount get on secrets in rackroll", false},
 		{"apiserver away", secret(nil, errors.New("connection refused")), "read the BMC credentials Secret rackroll/bmc: connection refused", true},
-		{"no password", secret(map[string][]byte{"username": []byte("root")}, nil), "has no password key", false},
+		{"no password", secret(map[string][]byte{"username": []byte("operator")}, nil), "has no password key", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.r.Resolve(ctx, ref)
@@ -50,7 +50,7 @@ func TestSecretResolver(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 			var f *failure
 			require.Equal(t, tc.transient, errors.As(err, &f) && f.kind == kindTransient)
-			require.NotContains(t, err.Error(), "calvin")
+			require.NotContains(t, err.Error(), "fixture-only")
 		})
 	}
 }

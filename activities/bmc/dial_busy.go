@@ -13,7 +13,9 @@ import (
 // authenticated service root). A BMC whose web server is busy answers
 // some of them 5xx; starting the whole connect over on each would spend
 // the step's tries on requests that had already worked, so each request
-// gets a few quick tries of its own first.
+// gets a few quick tries of its own first. A session POST answered 5xx
+// that the BMC did carry out leaves a session behind, as a restarted
+// connect always did; it expires after the SessionService's timeout.
 const (
 	busyTries   = 3
 	busyBackoff = 250 * time.Millisecond

@@ -93,25 +93,39 @@ func planWith(c model.Cluster, failed, spare string) FailoverPlan {
 			}
 		}
 	}
+	p.ChooseNewSpare(c, bmms)
+	p.ChooseFailedGroup(c)
+	p.RoleChanges = append(p.RoleChanges, RoleChange{BMM: failed, From: role, To: model.RoleManagement, Group: p.FailedNewGroup})
+	return p
+}
+
+// ChooseNewSpare makes the healthy management server placement picks
+// among bmms the new spare, or says in NoNewSpare why none can be. A site
+// whose table keeps no spare (one rack) gets none.
+func (p *FailoverPlan) ChooseNewSpare(c model.Cluster, bmms []model.BMM) {
 	if _, keeps := c.ControlPlaneSize(); keeps == 0 {
-		// A one-rack site keeps no spare: a stand-in is promoted, nobody
-		// becomes the spare.
-	} else if ns, err := placement.ChooseNewSpare(bmms, failed); err != nil {
-		p.NoNewSpare = err.Error() + "; the spare slot stays empty until one is repaired or replaced"
-	} else {
-		p.NewSpare = ns
-		p.RoleChanges = append(p.RoleChanges, RoleChange{BMM: ns, From: model.RoleManagement, To: model.RoleKCPSpare})
+		return
 	}
-	// Groups as they will be once the new spare has left its group.
+	ns, err := placement.ChooseNewSpare(bmms, p.Failed)
+	if err != nil {
+		p.NoNewSpare = err.Error() + "; the spare slot stays empty until one is repaired or replaced"
+		return
+	}
+	p.NewSpare = ns
+	p.RoleChanges = append(p.RoleChanges, RoleChange{BMM: ns, From: model.RoleManagement, To: model.RoleKCPSpare})
+}
+
+// ChooseFailedGroup picks the management group the failed BMM joins, with
+// the groups as they will be once the new spare has left its own.
+func (p *FailoverPlan) ChooseFailedGroup(c model.Cluster) {
+	fb, _ := c.BMM(p.Failed)
 	after := append([]model.BMM(nil), c.BMMs...)
 	for i := range after {
-		if after[i].Name == p.NewSpare || after[i].Name == failed {
+		if after[i].Name == p.NewSpare || after[i].Name == p.Failed {
 			after[i].ManagementGroup = ""
 		}
 	}
 	p.FailedNewGroup = placement.ChooseGroup(after, fb.Rack)
-	p.RoleChanges = append(p.RoleChanges, RoleChange{BMM: failed, From: role, To: model.RoleManagement, Group: p.FailedNewGroup})
-	return p
 }
 
 // ErrNoSpare: a failed KCP has no usable spare (PlanStandIn may find a

@@ -56,8 +56,9 @@ func TestDeployedWorkerNeedsOnlyItsClusterRole(t *testing.T) {
 			// The BMC passwords are in Secrets the worker reads with the
 			// same token, as its pod would (the management cluster).
 			useBMCSecrets(t, e)
+			mc := clientOf(t, worker)
 			e.StartWorker(&wiring.Options{PollInterval: 200 * time.Millisecond, BMCPowerOnTimeout: 15 * time.Second,
-				Management: func() (kubernetes.Interface, error) { return clientOf(t, worker), nil }})
+				Management: func() (kubernetes.Interface, error) { return mc, nil }})
 		},
 	})
 	require.Equal(t, worker, env.State().Kubeconfig, "the ledger holds the worker's own kubeconfig")

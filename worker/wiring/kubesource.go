@@ -11,7 +11,6 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -121,20 +120,17 @@ func (s *secretKubeconfig) Clientset(ctx context.Context) (kubernetes.Interface,
 	if !ok {
 		return nil, fmt.Errorf("kubeconfigSecretRef %q: want namespace/name", s.ref)
 	}
-	if s.management == nil {
+	get := secretsIn(s.management)
+	if get == nil {
 		return nil, fmt.Errorf("kubeconfigSecretRef %s needs the worker to reach the cluster holding the Secret: run the worker in the cluster that holds it (its pod's ServiceAccount reads the Secret), or name a kubeconfig file in the inventory instead", s.ref)
 	}
-	mc, err := s.management()
-	if err != nil {
-		return nil, err
-	}
-	sec, err := mc.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+	sec, err := get(ctx, ns, name)
 	if err != nil {
 		return nil, fmt.Errorf("read kubeconfig Secret %s: %w", s.ref, err)
 	}
-	data := sec.Data["kubeconfig"]
+	data := sec["kubeconfig"]
 	if len(data) == 0 {
-		data = sec.Data["value"]
+		data = sec["value"]
 	}
 	if len(data) == 0 {
 		return nil, fmt.Errorf("Secret %s has no kubeconfig (or value) key", s.ref)

@@ -7,8 +7,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// secretsIn reads Secrets (the BMC credentials' secretRef) from the
-// cluster the worker runs in; nil when it runs in none.
+// secretsIn reads Secrets (kubeconfigSecretRef, the BMC credentials'
+// secretRef) from the cluster the worker runs in; nil when it runs in none.
 func secretsIn(management func() (kubernetes.Interface, error)) func(ctx context.Context, namespace, name string) (map[string][]byte, error) {
 	if management == nil {
 		return nil
