@@ -47,14 +47,28 @@ func TestHasQuorum(t *testing.T) {
 	}
 }
 
+// verdict is a case of a rule that answers yes or no with its reason.
+type verdict struct {
+	name    string
+	members []Member
+	target  string
+	want    bool
+	reason  string
+}
+
+func checkVerdicts(t *testing.T, rule string, decide func([]Member, string) (bool, string), cases []verdict) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, reason := decide(c.members, c.target)
+			if got != c.want || !strings.Contains(reason, c.reason) {
+				t.Errorf("%s = %v, %q; want %v, containing %q", rule, got, reason, c.want, c.reason)
+			}
+		})
+	}
+}
+
 func TestCanRemove(t *testing.T) {
-	for _, c := range []struct {
-		name    string
-		members []Member
-		target  string
-		want    bool
-		reason  string
-	}{
+	checkVerdicts(t, "CanRemove", CanRemove, []verdict{
 		{"absent is a no-op", ms("a", "b", "c"), "x", true, "not an etcd member"},
 		{"three healthy, remove one", ms("a", "b", "c"), "c", true, "leaves 2 healthy of 2"},
 		{"remove the unhealthy one", ms("a", "b", "c-"), "c", true, "leaves 2 healthy of 2"},
@@ -65,24 +79,11 @@ func TestCanRemove(t *testing.T) {
 		{"five, two down, remove healthy", ms("a", "b", "c", "d-", "e-"), "a", false, "below quorum 3"},
 		{"learner always goes", ms("a", "b~"), "b", true, "learner"},
 		{"learners do not count toward the floor", ms("a", "b", "c~"), "b", false, "below the minimum"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			got, reason := CanRemove(c.members, c.target)
-			if got != c.want || !strings.Contains(reason, c.reason) {
-				t.Errorf("CanRemove = %v, %q; want %v, containing %q", got, reason, c.want, c.reason)
-			}
-		})
-	}
+	})
 }
 
 func TestCanDisrupt(t *testing.T) {
-	for _, c := range []struct {
-		name    string
-		members []Member
-		target  string
-		want    bool
-		reason  string
-	}{
+	checkVerdicts(t, "CanDisrupt", CanDisrupt, []verdict{
 		{"all healthy", ms("a", "b", "c"), "a", true, "2 healthy of 3"},
 		{"another is down", ms("a", "b-", "c"), "a", false, "unhealthy: b"},
 		{"the target itself is down", ms("a-", "b", "c"), "a", true, "2 healthy of 3"},
@@ -90,12 +91,5 @@ func TestCanDisrupt(t *testing.T) {
 		{"two members", ms("a", "b"), "a", false, "1 healthy of 2"},
 		{"five, one down elsewhere", ms("a", "b", "c", "d", "e-"), "a", false, "unhealthy: e"},
 		{"learner ignored", ms("a", "b", "c", "d~"), "a", true, "2 healthy of 3"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			got, reason := CanDisrupt(c.members, c.target)
-			if got != c.want || !strings.Contains(reason, c.reason) {
-				t.Errorf("CanDisrupt = %v, %q; want %v, containing %q", got, reason, c.want, c.reason)
-			}
-		})
-	}
+	})
 }

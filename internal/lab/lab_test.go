@@ -3,8 +3,6 @@ package lab
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -18,6 +16,7 @@ import (
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/redfish"
+	"github.com/rackroll/rackroll/internal/lab/redfish/redfishtest"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
@@ -87,7 +86,7 @@ func TestLabUpFourRack(t *testing.T) {
 	user, _ := os.ReadFile(ref.UsernameFile)
 	pass, _ := os.ReadFile(ref.PasswordFile)
 	require.Equal(t, filepath.Join(dir, "lab", "bmc-ca.crt"), out.BMCCAFile)
-	hc := caClient(t, out.BMCCAFile)
+	hc := redfishtest.TrustingOnly(t, out.BMCCAFile)
 	get := func(url string) (int, map[string]any) {
 		req, _ := http.NewRequest(http.MethodGet, url, nil)
 		req.SetBasicAuth(strings.TrimSpace(string(user)), strings.TrimSpace(string(pass)))
@@ -206,16 +205,6 @@ func TestLabBadInput(t *testing.T) {
 	t.Setenv("RACKROLL_BIN", t.TempDir())
 	_, err = Start(context.Background(), Options{Inventory: inv, Timings: fastTimings()})
 	require.ErrorContains(t, err, "run `make tools`")
-}
-
-// caClient trusts only the CA in caFile.
-func caClient(t *testing.T, caFile string) *http.Client {
-	t.Helper()
-	pem, err := os.ReadFile(caFile)
-	require.NoError(t, err)
-	pool := x509.NewCertPool()
-	require.True(t, pool.AppendCertsFromPEM(pem))
-	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 }
 
 // processesUsing lists pids whose command line mentions dir.

@@ -1,9 +1,7 @@
 package redfish_test
 
 import (
-	"crypto/x509"
 	"net/http"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -17,23 +15,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// caClient trusts only the CA in caFile.
-func caClient(t *testing.T, caFile string) *http.Client {
-	t.Helper()
-	pem, err := os.ReadFile(caFile)
-	require.NoError(t, err)
-	pool := x509.NewCertPool()
-	require.True(t, pool.AppendCertsFromPEM(pem))
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig.RootCAs = pool
-	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
-}
-
 func TestHTTPSVerifiedWithTheLabCAOnly(t *testing.T) {
 	srv := redfishtest.StartTLS(t)
 	require.Regexp(t, `^https://127\.0\.0\.1:\d+$`, srv.URL)
 	c, err := gofish.Connect(gofish.ClientConfig{Endpoint: srv.URL, Username: redfishtest.Username, Password: redfishtest.Password,
-		HTTPClient: caClient(t, srv.CAFile)})
+		HTTPClient: redfishtest.TrustingOnly(t, srv.CAFile)})
 	require.NoError(t, err)
 	systems, err := c.Service.Systems()
 	require.NoError(t, err)
@@ -45,7 +31,7 @@ func TestHTTPSVerifiedWithTheLabCAOnly(t *testing.T) {
 	assert.Contains(t, err.Error(), "certificate")
 	other := redfishtest.StartTLS(t)
 	_, err = gofish.Connect(gofish.ClientConfig{Endpoint: srv.URL, Username: redfishtest.Username, Password: redfishtest.Password,
-		HTTPClient: caClient(t, other.CAFile)})
+		HTTPClient: redfishtest.TrustingOnly(t, other.CAFile)})
 	require.Error(t, err, "another lab's CA is not this one")
 	assert.Zero(t, srv.BMC.Sessions(), "the logout closed the session; the refused ones never opened one")
 }
@@ -57,7 +43,7 @@ func TestGofishReimageUnderEveryProfile(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := redfishtest.StartTLS(t, redfishtest.Profile(name))
 			c, err := gofish.Connect(gofish.ClientConfig{Endpoint: srv.URL, Username: redfishtest.Username, Password: redfishtest.Password,
-				HTTPClient: caClient(t, srv.CAFile)})
+				HTTPClient: redfishtest.TrustingOnly(t, srv.CAFile)})
 			require.NoError(t, err)
 			sys := system(t, c)
 			cd := virtualCD(t, c, sys)

@@ -7,7 +7,11 @@ package redfishtest
 
 import (
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
+	"net/http"
+	"os"
 	"testing"
 	"time"
 
@@ -99,4 +103,21 @@ func newServer(t testing.TB, mutate []func(*redfish.Config)) *Server {
 	s.BMC = redfish.New(cfg)
 	t.Cleanup(s.BMC.Close)
 	return s
+}
+
+// TrustingOnly is an HTTP client that trusts only the CA in caFile: a test
+// that reaches a BMC this way proves its certificate, not just its answer.
+func TrustingOnly(t testing.TB, caFile string) *http.Client {
+	t.Helper()
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		t.Fatalf("no certificate in %s", caFile)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{RootCAs: pool}
+	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
 }
