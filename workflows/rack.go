@@ -38,6 +38,10 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 			report.sendNow(unit.Servers)
 		})
 	}
+	check, held := rackCapacity(ctx, in)
+	if held {
+		return api.RackResult{Servers: unit.Servers, Capacity: check, Held: true}, nil
+	}
 	servers, parallel := in.Rack.Servers, len(in.Rack.FirstWave())
 	inFlight, next := 0, 0
 	report = newRackReport(ctx, sel, in.Rack)
@@ -69,7 +73,7 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 		sel.Select(ctx)
 	}
 	unit.CancelPending()
-	return api.RackResult{Succeeded: unit.Succeeded, Failed: unit.Failed, Servers: unit.Servers}, nil
+	return api.RackResult{Succeeded: unit.Succeeded, Failed: unit.Failed, Servers: unit.Servers, Capacity: check}, nil
 }
 
 // serverOutcome is a server's state from its child's result.

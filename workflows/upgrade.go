@@ -53,7 +53,7 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	u.server = api.ServerInput{Cluster: in.Cluster, TargetVersion: in.TargetVersion,
 		ImageURL:     strings.ReplaceAll(cmp.Or(in.ImageURLTemplate, cs.ImageURLTemplate), "{version}", in.TargetVersion),
 		DrainTimeout: in.DrainTimeout, VMShutdownTimeout: in.VMShutdownTimeout}
-	u.nodeOf, u.siteQueue = map[string]string{}, cs.SiteTaskQueue
+	u.nodeOf, u.siteQueue, u.capacityOf = map[string]string{}, cs.SiteTaskQueue, map[string]bool{}
 	for _, b := range cs.Cluster.BMMs {
 		u.nodeOf[b.Name] = b.NodeName
 	}
@@ -87,6 +87,8 @@ type upgrade struct {
 	// nodeOf maps a BMM to its node; siteQueue is where site activities run.
 	nodeOf    map[string]string
 	siteQueue string
+	// capacityOf: the rack children whose capacity check is in the status.
+	capacityOf map[string]bool
 
 	// current is the unit whose rack or stage child (st.CurrentRun) is in
 	// flight: its reports fold into it.
@@ -137,6 +139,9 @@ func (u *upgrade) handlers(ctx workflow.Context) error {
 			if u.current != nil && p.Run == u.st.CurrentRun {
 				u.current.Apply(p.Servers...)
 				u.show(ctx)
+			}
+			if p.Capacity != nil && p.Run == u.st.CurrentRun {
+				u.noteCapacity(ctx, p.Run, *p.Capacity)
 			}
 		}
 	})

@@ -46,12 +46,3 @@ func (u *upgrade) runRack(ctx workflow.Context, r upgradeplan.Rack, unit *api.Un
 	}
 	return u.drainAndRun(ctx, u.unitID(ctx, r.Name), rest, unit)
 }
-
-// drainAndRun runs batch as the child id once the capacity guard let it
-// (true: the operator cancelled in the guard's pause).
-func (u *upgrade) drainAndRun(ctx workflow.Context, id string, batch upgradeplan.Rack, unit *api.UnitStatus) (bool, error) {
-	if cancelled, err := u.capacityGuard(ctx, batch, unit); err != nil || cancelled {
-		return cancelled, err
-	}
-	return false, u.runUnit(ctx, id, batch, unit)
-}

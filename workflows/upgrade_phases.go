@@ -174,7 +174,7 @@ func (u *upgrade) settle(ctx workflow.Context, unit *api.UnitStatus, missed stri
 // reports its servers into unit as they change, then folds in its result.
 // A cancel request is passed on to the child, which then starts no new
 // servers.
-func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, unit *api.UnitStatus) error {
+func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, unit *api.UnitStatus, capacity *api.CapacityAsk) (api.RackResult, error) {
 	u.st.CurrentRun, u.current = id, unit
 	defer func() { u.st.CurrentRun, u.current = "", nil; u.show(ctx) }()
 	// The child starts these at once; it reports the rest (rackReport).
@@ -185,7 +185,7 @@ func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, u
 	cctx, cancelWatch := workflow.WithCancel(ctx)
 	fut := workflow.ExecuteChildWorkflow(childOpts(ctx, u.in.Cluster, id, fmt.Sprintf("Upgrade %s to %s", r.Name, u.in.TargetVersion),
 		fmt.Sprintf("%d servers, up to %d at a time, %d must succeed: %s", len(r.Servers), r.Parallel, unit.Required, strings.Join(r.Servers, ", "))),
-		api.RackUpgradeWorkflowName, api.RackInput{Cluster: u.in.Cluster, Rack: r, Server: u.server})
+		api.RackUpgradeWorkflowName, api.RackInput{Cluster: u.in.Cluster, Rack: r, Server: u.server, Capacity: capacity})
 	workflow.Go(cctx, func(gctx workflow.Context) {
 		if workflow.Await(gctx, func() bool { return u.cancelled }) == nil {
 			fut.SignalChildWorkflow(gctx, api.SignalCancel, nil)
@@ -203,10 +203,13 @@ func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, u
 	err := fut.Get(ctx, &res)
 	cancelWatch()
 	if err != nil {
-		return fmt.Errorf("%s: %w", r.Name, err)
+		return res, fmt.Errorf("%s: %w", r.Name, err)
+	}
+	if res.Capacity != nil {
+		u.noteCapacity(ctx, id, *res.Capacity)
 	}
 	unit.Apply(res.Servers...)
-	return nil
+	return res, nil
 }
 
 func (u *upgrade) record(ctx workflow.Context, p api.BMMPatch) error {

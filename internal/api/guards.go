@@ -32,3 +32,13 @@ type CapacityCheck struct {
 	Message string   `json:"message"`
 	Pending []string `json:"pending,omitempty"` // pods that would find no node
 }
+
+// CapacityAsk has a rack child run the capacity guard before it drains its
+// first wave, so the parent's history carries the check only when a batch
+// does not fit: the first wave's nodes, whether a shortfall holds the rack
+// for the operator (capacityPolicy Pause), and the site queue to ask on.
+type CapacityAsk struct {
+	Nodes []string `json:"nodes"`
+	Hold  bool     `json:"hold,omitempty"`
+	Queue string   `json:"queue,omitempty"`
+}

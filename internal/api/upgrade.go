@@ -84,6 +84,8 @@ type RackInput struct {
 	Cluster string           `json:"cluster"`
 	Rack    upgradeplan.Rack `json:"rack"`
 	Server  ServerInput      `json:"server"` // template: BMM and node filled per server
+	// Capacity, when set, is the guard to run before the first wave.
+	Capacity *CapacityAsk `json:"capacity,omitempty"`
 }
 
 // RackResult is what a rack returns.
@@ -91,6 +93,11 @@ type RackResult struct {
 	Succeeded int            `json:"succeeded"`
 	Failed    int            `json:"failed"`
 	Servers   []ServerStatus `json:"servers"`
+	// Capacity is what the capacity guard found (RackInput.Capacity).
+	// Held: it found a shortfall under capacityPolicy Pause, so the rack
+	// started no server; the parent pauses and runs it again when told.
+	Capacity *CapacityCheck `json:"capacity,omitempty"`
+	Held     bool           `json:"held,omitempty"`
 }
 
 // RackProgress is what a rack child signals its parent (SignalRackProgress)
@@ -99,6 +106,9 @@ type RackResult struct {
 type RackProgress struct {
 	Run     string         `json:"run"` // the rack child's workflow id
 	Servers []ServerStatus `json:"servers"`
+	// Capacity: the guard found a shortfall (or could not look) and the
+	// rack drains anyway; the parent's status names it at once.
+	Capacity *CapacityCheck `json:"capacity,omitempty"`
 }
 
 // ServerInput starts ServerUpgradeWorkflow (id upgrade:<cluster>:<bmm>).

@@ -130,12 +130,23 @@ func TestE2ECapacityGuard(t *testing.T) {
 		env.Continue(ctx)
 		require.NoError(t, run.Get(ctx, &st))
 		require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+		env.RecordHistoriesAs("capacity", api.UpgradeID(env.Cluster), api.RackUpgradeID(env.Cluster, "rack2"))
 	})
 	t.Run("Warn", func(t *testing.T) {
 		env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: fullSecondRack})
 		var st api.UpgradeStatus
 		ctx := env.Context(10 * time.Minute)
-		require.NoError(t, env.StartUpgradeWith(ctx, model.UpdateStrategy{CapacityPolicy: model.CapacityWarn, WaitTimeMinutes: new(int)}).Get(ctx, &st))
+		run := env.StartUpgradeWith(ctx, model.UpdateStrategy{CapacityPolicy: model.CapacityWarn, WaitTimeMinutes: new(int)})
+		// The rack reports its shortfall as it starts: the status names the
+		// pods while rack2 drains, not only once it is done.
+		var during api.UpgradeStatus
+		env.Eventually(8*time.Minute, "rack2's shortfall in the status", func() bool {
+			s, ok := env.UpgradeStatus(ctx)
+			during = s
+			return ok && slices.ContainsFunc(s.Capacity, func(c api.CapacityCheck) bool { return c.Unit == "rack2" && !c.Fits })
+		})
+		require.Equal(t, api.StateRunning, during.Racks[1].State, "seen while rack2 runs")
+		require.NoError(t, run.Get(ctx, &st))
 		require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
 		var rack2 *api.CapacityCheck
 		for i, c := range st.Capacity {
