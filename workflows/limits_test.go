@@ -129,3 +129,22 @@ func TestRemediationRebootEndsAtRebootTimeout(t *testing.T) {
 	require.LessOrEqual(t, reboot.FinishedAt.Sub(reboot.StartedAt), 20*time.Second+slack)
 	require.Equal(t, model.RoleKCP, r.role("rack4-mgmt1"), "the spare is an active KCP")
 }
+
+// The drain and VM-shutdown limits are passed on, and a drain that runs
+// out of time does not stop the server's upgrade (docs/behaviour.md#time-limits).
+func TestDrainAndVMShutdownLimitsThenProceed(t *testing.T) {
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
+	f.slowTenants = true
+	var res api.ServerResult
+	in := api.ServerInput{Cluster: "site-a", BMM: "rack1-c1", TargetVersion: "4.2.0", ImageURL: "http://images/rackroll-4.2.0.iso"}
+	env.ExecuteWorkflow(ServerUpgradeWorkflow, in)
+	require.NoError(t, env.GetWorkflowError())
+	require.NoError(t, env.GetWorkflowResult(&res))
+	require.True(t, res.Succeeded, res.Error)
+	require.True(t, res.DrainTimedOut && res.VMsTimedOut)
+	require.Len(t, f.drains, 1)
+	require.Equal(t, 20*time.Minute, f.drains[0].Timeout)
+	require.Len(t, f.vmStops, 1)
+	require.Equal(t, 10*time.Minute, f.vmStops[0].Timeout)
+	require.Equal(t, []string{"rack1-c1"}, f.reimages)
+}

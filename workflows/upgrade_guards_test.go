@@ -195,3 +195,31 @@ func TestOneCanaryFailureDoesNotPause(t *testing.T) {
 	require.Contains(t, st.Canary, "rack1-c2 succeeded")
 	require.Equal(t, 1, st.Racks[0].Failed)
 }
+
+// Preflight refusals happen before any side effect.
+func TestPreflightRefusesWithoutSideEffects(t *testing.T) {
+	for _, tc := range []struct {
+		name, version string
+		strategy      model.UpdateStrategy
+		want          string
+	}{
+		{"minor skip", "4.3.0", model.UpdateStrategy{}, "skips minor release 4.2"},
+		{"same version", "4.1.2", model.UpdateStrategy{}, "4.1.2"},
+		{"downgrade", "4.0.1", model.UpdateStrategy{}, "4.0.1"},
+		{"count above rack size", "4.2.0", model.UpdateStrategy{ThresholdType: model.ThresholdCountSuccess, ThresholdValue: 9}, "has only 8 compute servers"},
+		{"wait out of range", "4.2.0", model.UpdateStrategy{WaitTimeMinutes: intp(90)}, "waitTimeMinutes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, env := siteEnv(t, "../examples/four-rack.yaml")
+			in := upgradeInput(tc.strategy)
+			in.TargetVersion = tc.version
+			env.ExecuteWorkflow(RuntimeUpgradeWorkflow, in)
+			err := env.GetWorkflowError()
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tc.want)
+			require.Empty(t, f.reimages)
+			require.Equal(t, model.ClusterRunning, f.st.Cluster.DetailedStatus, "cluster untouched")
+			require.Empty(t, f.st.UpgradeTarget)
+		})
+	}
+}

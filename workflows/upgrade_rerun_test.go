@@ -58,3 +58,36 @@ func TestRerunAfterCancelKeepsOneKCPAndOneSpare(t *testing.T) {
 		require.Equal(t, model.RoleCompute, bm.Roles[0], "the re-run only finishes compute: %s", b)
 	}
 }
+
+// A KCP that fails its reimage fails the upgrade (Failed, message naming
+// the server); running the upgrade again resumes it, skipping servers at
+// the target.
+func TestKCPFailureFailsThenResumes(t *testing.T) {
+	f, env := siteEnv(t, "../examples/four-rack.yaml")
+	kcp, spare := placedRoles(f)
+	f.failing[kcp[1]] = "reimage failed: no bootable OS"
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{}))
+	err := env.GetWorkflowError()
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "KCP "+kcp[1]+" failed to upgrade")
+	require.Equal(t, model.ClusterFailed, f.st.Cluster.DetailedStatus)
+	require.Contains(t, f.st.Cluster.DetailedStatusMessage, kcp[1])
+	require.Equal(t, []string{spare, kcp[0], kcp[1]}, f.reimages)
+	require.Empty(t, f.st.Leases)
+
+	// The operator fixes the server and runs the upgrade again.
+	delete(f.failing, kcp[1])
+	f.reimages = nil
+	f.mu.Lock()
+	b := f.bmm(kcp[1])
+	b.DetailedStatus, b.DetailedStatusMessage = model.BMMProvisioned, ""
+	f.mu.Unlock()
+	env2 := f.newEnv()
+	env2.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0)}))
+	require.NoError(t, env2.GetWorkflowError())
+	require.Equal(t, kcp[1], f.reimages[0], "resumes at the failed KCP; the spare and the first KCP are skipped")
+	require.NotContains(t, f.reimages, spare)
+	require.NotContains(t, f.reimages, kcp[0])
+	require.Equal(t, model.RoleKCPSpare, f.role(kcp[2]))
+	require.Equal(t, "4.2.0", f.st.Cluster.RuntimeVersion)
+}

@@ -118,38 +118,3 @@ func TestRuntimeUpgradeHonoursMaxUnavailable(t *testing.T) {
 		require.Equal(t, 3, m, "rack %s: at most maxUnavailable servers at once, and that many", r)
 	}
 }
-
-// A rack that misses its threshold pauses the upgrade; continue-update goes
-// on to the next rack; the failed server stays cordoned and is listed.
-func TestRackMissingThresholdPausesThenContinues(t *testing.T) {
-	f, env := siteEnv(t, "../examples/four-rack.yaml")
-	// 8 servers at 80 % need 7: two failures miss it.
-	f.failing["rack2-c1"] = "image checksum mismatch"
-	f.failing["rack2-c2"] = "image checksum mismatch"
-	var paused api.UpgradeStatus
-	var early updateResult
-	env.RegisterDelayedCallback(func() {
-		sendUpdate(env, api.UpdateContinue, "early", &early, nil)
-	}, time.Second)
-	var cont updateResult
-	env.RegisterDelayedCallback(func() {
-		query(t, env, &paused)
-		sendUpdate(env, api.UpdateContinue, "c1", &cont, nil)
-	}, 3*time.Hour)
-	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{}))
-	require.NoError(t, env.GetWorkflowError())
-
-	require.ErrorContains(t, early.rejected, "is not paused")
-	require.Equal(t, model.ClusterUpdatePaused, paused.DetailedStatus)
-	require.Contains(t, paused.DetailedStatusMessage, "rack rack2 missed its threshold: 6 of 8")
-	require.Contains(t, paused.DetailedStatusMessage, "rack2-c1, rack2-c2")
-	require.NoError(t, cont.rejected)
-	require.True(t, f.cordoned["rack2-c1"], "a failed server stays cordoned")
-
-	var st api.UpgradeStatus
-	require.NoError(t, env.GetWorkflowResult(&st))
-	require.Equal(t, model.ClusterRunning, st.DetailedStatus)
-	require.Equal(t, api.StateFailed, st.Racks[1].State)
-	require.Equal(t, 2, st.Racks[1].Failed)
-	require.Equal(t, api.StateSucceeded, st.Racks[3].State)
-}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/stretchr/testify/require"
 )
 
 func st(name, state string) ServerStatus { return ServerStatus{Name: name, State: state} }
@@ -110,4 +111,15 @@ func TestRackFirstWave(t *testing.T) {
 			t.Errorf("Parallel %d: first wave %v, want %v", parallel, got, want)
 		}
 	}
+}
+
+// A unit whose failures already exceed what its threshold allows says so.
+func TestUnreachable(t *testing.T) {
+	u := UnitStatus{Name: "a", Total: 3, Required: 2, Servers: []ServerStatus{
+		{Name: "x", State: StatePending}, {Name: "y", State: StatePending}, {Name: "z", State: StatePending}}}
+	require.Empty(t, u.Unreachable(2), "nothing ran yet")
+	u.Apply(ServerStatus{Name: "x", State: StateFailed})
+	require.Empty(t, u.Unreachable(2), "one failed: the two left can still make it")
+	u.Apply(ServerStatus{Name: "y", State: StateFailed})
+	require.Contains(t, u.Unreachable(2), "2 of 3 servers failed (x, y), so it can no longer reach 2")
 }
