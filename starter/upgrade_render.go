@@ -93,7 +93,7 @@ func writeUpgradeStatus(w io.Writer, format string, st api.UpgradeStatus) error 
 	return output.Write(w, format, st, func() output.Table {
 		t := output.Table{Header: []string{"unit", "state", "progress", "succeeded", "failed", "required", "failed servers"}}
 		add := func(kind string, u api.UnitStatus) {
-			t.Rows = append(t.Rows, []string{kind + " " + u.Name, u.State, bar(u.Succeeded+u.Failed, u.Total, 20),
+			t.Rows = append(t.Rows, []string{strings.TrimSpace(kind + " " + u.Name), u.State, bar(u.Succeeded+u.Failed, u.Total, 20),
 				fmt.Sprint(u.Succeeded), fmt.Sprint(u.Failed), fmt.Sprint(u.Required), dash(strings.Join(u.FailedNames(), ","))})
 		}
 		add("", st.ControlPlane)
@@ -104,7 +104,7 @@ func writeUpgradeStatus(w io.Writer, format string, st api.UpgradeStatus) error 
 			add("rack", r)
 		}
 		for _, g := range st.Guards() {
-			t.Rows = append(t.Rows, []string{"guard", g, "", "", "", "", ""})
+			t.Notes = append(t.Notes, "guard "+g)
 		}
 		return t
 	})

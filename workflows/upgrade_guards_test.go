@@ -89,6 +89,7 @@ func TestCapacityPausePausesBeforeTheDrain(t *testing.T) {
 		require.Contains(t, paused.DetailedStatusMessage, want)
 	}
 	require.Equal(t, api.StatePaused, paused.Racks[1].State)
+	require.Empty(t, paused.Racks[1].Running(), "none of rack2's servers is in flight while it waits")
 	require.True(t, cont.done)
 	require.NoError(t, cont.rejected)
 	var st api.UpgradeStatus

@@ -208,6 +208,9 @@ func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, u
 	if res.Capacity != nil {
 		u.noteCapacity(ctx, id, *res.Capacity)
 	}
+	if res.Held {
+		unit.Unstart(r.FirstWave()...)
+	}
 	unit.Apply(res.Servers...)
 	return res, nil
 }

@@ -25,10 +25,13 @@ func Check(format string) error {
 	return fmt.Errorf("-o %q: allowed %s", format, strings.Join(Formats, ", "))
 }
 
-// Table is a header and rows for the table format.
+// Table is a header and rows for the table format. Notes follow the
+// table, one a line, outside its columns: a long line there would
+// otherwise widen a column of every row.
 type Table struct {
 	Header []string
 	Rows   [][]string
+	Notes  []string
 }
 
 // Write renders v as JSON or YAML, or t as an aligned table.
@@ -62,5 +65,13 @@ func WriteTable(w io.Writer, t Table) error {
 	for _, r := range t.Rows {
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range t.Notes {
+		if _, err := fmt.Fprintln(w, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -25,3 +25,17 @@ func TestFormats(t *testing.T) {
 		t.Fatalf("Check(xml) = %v", err)
 	}
 }
+
+// A note follows the table and leaves its columns as narrow as its rows.
+func TestNotesDoNotWidenColumns(t *testing.T) {
+	var b bytes.Buffer
+	tbl := Table{Header: []string{"unit", "state"}, Rows: [][]string{{"rack1", "Paused"}},
+		Notes: []string{"guard capacity SHORT: rack1: a message longer than any column"}}
+	if err := WriteTable(&b, tbl); err != nil {
+		t.Fatal(err)
+	}
+	want := "UNIT   STATE\nrack1  Paused\nguard capacity SHORT: rack1: a message longer than any column\n"
+	if b.String() != want {
+		t.Fatalf("got %q, want %q", b.String(), want)
+	}
+}

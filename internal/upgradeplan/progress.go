@@ -3,6 +3,7 @@ package upgradeplan
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,6 +114,17 @@ func (u *UnitStatus) CancelPending() {
 	for _, s := range u.Servers {
 		if s.State == StatePending {
 			u.Apply(ServerStatus{Name: s.Name, State: StateCancelled})
+		}
+	}
+}
+
+// Unstart returns names from Running to Pending: a batch marked Running as
+// its child started, which the capacity guard held before its drain,
+// touched none of them.
+func (u *UnitStatus) Unstart(names ...string) {
+	for i, s := range u.Servers {
+		if s.State == StateRunning && slices.Contains(names, s.Name) {
+			u.Servers[i] = ServerStatus{Name: s.Name, State: StatePending}
 		}
 	}
 }

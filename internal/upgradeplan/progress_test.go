@@ -123,3 +123,14 @@ func TestUnreachable(t *testing.T) {
 	u.Apply(ServerStatus{Name: "y", State: StateFailed})
 	require.Contains(t, u.Unreachable(2), "2 of 3 servers failed (x, y), so it can no longer reach 2")
 }
+
+// A held batch's servers are Pending again; a server that finished keeps
+// its state.
+func TestUnitUnstart(t *testing.T) {
+	u := NewUnit("rack2", []string{"s1", "s2", "s3"}, 3)
+	u.Apply(st("s1", StateRunning), st("s2", StateRunning), st("s3", StateSucceeded))
+	u.Unstart("s1", "s3")
+	if got := []string{u.StateOf("s1"), u.StateOf("s2"), u.StateOf("s3")}; !slices.Equal(got, []string{StatePending, StateRunning, StateSucceeded}) {
+		t.Fatalf("states after Unstart = %v", got)
+	}
+}
