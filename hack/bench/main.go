@@ -44,13 +44,14 @@ var groups = []group{
 	{"lab", "./internal/lab/", "^BenchmarkLabUp", "lab start time and heap"},
 	{"critical", "./test/bench/", "^BenchmarkUpgradeCriticalPath$", "critical-path ratio (four-rack, sixteen-rack)"},
 	{"storm", "./test/bench/", "^BenchmarkRemediationStorm$", "remediation storm"},
-	{"history", "./test/bench/", "^BenchmarkHistoryBounds$", "history bounds, 64 racks × 32 compute (~12 min)"},
+	{"history", "./test/bench/", "^BenchmarkHistoryBounds$", "history bounds, 64 racks × 32 compute (~30 min)"},
 }
 
 // The last measured `make test` wall time (warm build cache, fresh clone,
-// this 2-core machine), shown unless BENCH_SUITE=1 measures it again.
-const lastSuite = 5*time.Minute + 43*time.Second
-const lastSuiteDate = "2026-11-21"
+// this 2-core machine), shown unless BENCH_SUITE=1 measures it again. The
+// lab suites have grown since the goal was set: it is missed.
+const lastSuite = 36*time.Minute + 6*time.Second
+const lastSuiteDate = "2026-11-25"
 
 // Figure is one row of the table.
 type Figure struct {
