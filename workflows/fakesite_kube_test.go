@@ -20,6 +20,9 @@ func (f *fakeSite) mockKube(env *testsuite.TestWorkflowEnvironment) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.capacityChecks = append(f.capacityChecks, in.Nodes)
+		if msg := f.fail["CheckCapacity"]; msg != "" {
+			return capacity.Report{}, temporal.NewNonRetryableApplicationError(msg, "Injected", nil)
+		}
 		r := capacity.Report{Batch: in.Nodes, Evicted: 2 * len(in.Nodes)}
 		for _, n := range in.Nodes {
 			if f.noRoom[n] {

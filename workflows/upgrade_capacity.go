@@ -118,7 +118,7 @@ func checkCapacity(ctx workflow.Context, unit string, nodes []string, queue stri
 	var r capacity.Report
 	check.Unit = unit
 	if err := workflow.ExecuteActivity(actx, ka.CheckCapacity, kube.CapacityInput{Nodes: nodes}).Get(ctx, &r); err != nil {
-		check.Message = unit + ": capacity not checked: " + temporalerr.Message(err)
+		check.Message, check.NotChecked = unit+": capacity not checked: "+temporalerr.Message(err), true
 		return check, false
 	}
 	check.Fits, check.Message, check.Pending = r.Fits(), r.Describe(unit), r.Pending

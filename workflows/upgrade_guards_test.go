@@ -123,6 +123,24 @@ func TestCapacityWarnProceedsAndNamesThePods(t *testing.T) {
 		{"rack2-c1", "rack2-c2", "rack2-c3", "rack2-c4"}}, f.capacityChecks)
 }
 
+// A capacity guard that cannot read the cluster says so and does not stop
+// the upgrade, not even under capacityPolicy Pause.
+func TestCapacityNotCheckedDoesNotStop(t *testing.T) {
+	f, env := siteEnv(t, "../examples/two-rack.yaml")
+	f.fail["CheckCapacity"] = `pods is forbidden: cannot list resource "pods"`
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0), CapacityPolicy: model.CapacityPause}))
+	require.NoError(t, env.GetWorkflowError())
+	var st api.UpgradeStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+	require.Len(t, st.Capacity, len(f.capacityChecks), "every batch's check is in the status, once")
+	for _, c := range st.Capacity {
+		require.True(t, c.NotChecked, "%+v", c)
+		require.Contains(t, c.Message, "capacity not checked: pods is forbidden")
+	}
+	require.Contains(t, strings.Join(st.Guards(), "\n"), "capacity NOT CHECKED: rack2: capacity not checked")
+}
+
 func computeReimages(f *fakeSite) []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()

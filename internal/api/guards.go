@@ -14,7 +14,10 @@ func (s UpgradeStatus) Guards() []string {
 	}
 	for _, c := range s.Capacity {
 		verdict := "ok"
-		if !c.Fits {
+		switch {
+		case c.NotChecked:
+			verdict = "NOT CHECKED"
+		case !c.Fits:
 			verdict = "SHORT"
 		}
 		out = append(out, "capacity "+verdict+": "+c.Message)
@@ -31,6 +34,9 @@ type CapacityCheck struct {
 	Fits    bool     `json:"fits"`
 	Message string   `json:"message"`
 	Pending []string `json:"pending,omitempty"` // pods that would find no node
+	// NotChecked: the guard could not read the cluster (Message says why)
+	// and did not stop the drain.
+	NotChecked bool `json:"notChecked,omitempty"`
 }
 
 // CapacityAsk has a rack child run the capacity guard before it drains its
