@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/lab/redfish/redfishtest"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
@@ -28,9 +29,10 @@ func TestSecretResolver(t *testing.T) {
 	gr := schema.GroupResource{Resource: "secrets"}
 	ctx := context.Background()
 
-	c, err := secret(map[string][]byte{"username": []byte("operator\n"), "password": []byte("fixture-only")}, nil).Resolve(ctx, ref)
+	// The password is made per run (redfishtest.Password): none lives in the code.
+	c, err := secret(map[string][]byte{"username": []byte("operator\n"), "password": []byte(redfishtest.Password)}, nil).Resolve(ctx, ref)
 	require.NoError(t, err)
-	require.Equal(t, Credentials{Username: "operator", Password: "fixture-only"}, c)
+	require.Equal(t, Credentials{Username: "operator", Password: redfishtest.Password}, c)
 
 	for _, tc := range []struct {
 		name      string
@@ -50,17 +52,19 @@ func TestSecretResolver(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 			var f *failure
 			require.Equal(t, tc.transient, errors.As(err, &f) && f.kind == kindTransient)
-			require.NotContains(t, err.Error(), "fixture-only")
+			require.NotContains(t, err.Error(), redfishtest.Password)
 		})
 	}
 }
 
 // Any other reference is read from the environment or files, as before.
 func TestSecretResolverFallsBackToEnvAndFiles(t *testing.T) {
-	r := SecretResolver{Files: EnvFileResolver{LookupEnv: func(k string) (string, bool) { return map[string]string{"U": "admin", "P": "pw"}[k], true }}}
+	r := SecretResolver{Files: EnvFileResolver{LookupEnv: func(k string) (string, bool) {
+		return map[string]string{"U": "admin", "P": redfishtest.Password}[k], true
+	}}}
 	c, err := r.Resolve(context.Background(), RefOf(model.CredentialRef{UsernameEnv: "U", PasswordEnv: "P"}))
 	require.NoError(t, err)
-	require.Equal(t, Credentials{Username: "admin", Password: "pw"}, c)
+	require.Equal(t, Credentials{Username: "admin", Password: redfishtest.Password}, c)
 }
 
 // A Secret the worker cannot read now fails the step retryably; one that
