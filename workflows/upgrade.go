@@ -136,11 +136,14 @@ func (u *upgrade) handlers(ctx workflow.Context) error {
 		for {
 			var p api.RackProgress
 			ch.Receive(ctx, &p)
-			if u.current != nil && p.Run == u.st.CurrentRun {
+			if p.Run != u.st.CurrentRun {
+				continue // a child that has already ended: its result says it all
+			}
+			if u.current != nil {
 				u.current.Apply(p.Servers...)
 				u.show(ctx)
 			}
-			if p.Capacity != nil && p.Run == u.st.CurrentRun {
+			if p.Capacity != nil {
 				u.noteCapacity(ctx, p.Run, *p.Capacity)
 			}
 		}
