@@ -22,7 +22,8 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 	sel := workflow.NewSelector(ctx)
 	var report *rackReport
 	cancel := workflow.GetSignalChannel(ctx, api.SignalCancel)
-	if workflow.GetVersion(ctx, "rack-cancel-wakes", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	wakes := workflow.GetVersion(ctx, "rack-cancel-wakes", workflow.DefaultVersion, 1) != workflow.DefaultVersion
+	if !wakes {
 		// Older histories: the cancel was seen when a server finished.
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			cancel.Receive(ctx, nil)
@@ -41,6 +42,11 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 	check, held := rackCapacity(ctx, in)
 	if held {
 		return api.RackResult{Servers: unit.Servers, Capacity: check, Held: true}, nil
+	}
+	if check != nil && wakes && workflow.GetVersion(ctx, "rack-cancel-after-check", workflow.DefaultVersion, 1) == 1 &&
+		cancel.ReceiveAsync(nil) {
+		// The operator cancelled while the check ran: drain nothing.
+		cancelled = true
 	}
 	servers, parallel := in.Rack.Servers, len(in.Rack.FirstWave())
 	inFlight, next := 0, 0

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/stretchr/testify/require"
 )
 
@@ -87,4 +88,38 @@ func TestServerUpgradeCancelledAfterReimageRecordsVersion(t *testing.T) {
 	require.Equal(t, "4.2.0", b.RuntimeVersion, "the reimage happened: the ledger says so")
 	require.Equal(t, model.BMMProvisioned, b.DetailedStatus)
 	require.Empty(t, f.leases(), "the lease is released")
+}
+
+// A cancel that reaches a rack while its capacity check runs starts no
+// server: the rack takes it before its first wave, so nothing is drained
+// after the operator said stop.
+func TestRackCancelledDuringItsCapacityCheckStartsNoServer(t *testing.T) {
+	f := newFakeSite(t, "../examples/two-rack.yaml")
+	env := f.newEnv()
+	servers := []string{"rack2-c1", "rack2-c2", "rack2-c3"}
+	sent := false
+	f.afterAnswer = func() {
+		f.mu.Lock()
+		now := !sent && len(f.capacityChecks) == 1
+		sent = sent || now
+		f.mu.Unlock()
+		if now {
+			env.SignalWorkflow(api.SignalCancel, nil)
+		}
+	}
+	env.ExecuteWorkflow(RackUpgradeWorkflow, api.RackInput{Cluster: "site-a",
+		Rack:     upgradeplan.Rack{Name: "rack2", Servers: servers, Required: 3, Parallel: 2},
+		Server:   api.ServerInput{Cluster: "site-a", TargetVersion: "4.2.0", ImageURL: "http://images/rackroll-4.2.0.iso"},
+		Capacity: &api.CapacityAsk{Nodes: []string{f.bmm("rack2-c1").NodeName, f.bmm("rack2-c2").NodeName}}})
+	require.NoError(t, env.GetWorkflowError())
+	require.True(t, sent, "the cancel came during the capacity check")
+	var res api.RackResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	require.Empty(t, f.cordoned, "no node was drained")
+	require.Empty(t, f.reimages)
+	require.Len(t, res.Servers, len(servers))
+	for _, s := range res.Servers {
+		require.Equal(t, api.StateCancelled, s.State, "%s", s.Name)
+	}
+	require.NotNil(t, res.Capacity, "the check's verdict is still returned")
 }
