@@ -23,6 +23,8 @@ const (
 	// ErrTypeNoEffect: non-retryable: the BMC accepted a request but never
 	// showed its effect (a reset ignored, an image that does not mount).
 	ErrTypeNoEffect = "BMCNoEffect"
+	// ErrTypeWatchStopped: WatchReimage's caller stopped it (benign).
+	ErrTypeWatchStopped = "WatchStopped"
 )
 
 type kind int

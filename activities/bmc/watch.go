@@ -2,10 +2,12 @@ package bmc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 )
 
 // Defaults of WatchInput's limits.
@@ -49,13 +51,13 @@ func (a *Activities) WatchReimage(ctx context.Context, in WatchInput) error {
 	defer w.close()
 	for {
 		if err := w.poll(time.Now()); err != nil {
-			return w.r.result(err)
+			return w.end(err)
 		}
 		if activity.IsActivity(ctx) {
 			activity.RecordHeartbeat(ctx, w.p)
 		}
 		if !w.r.sleep(a.pollInterval()) {
-			return w.r.result(&stepError{"watch the reimage", ctx.Err()})
+			return w.end(&stepError{"watch the reimage", ctx.Err()})
 		}
 	}
 }
@@ -69,6 +71,18 @@ type watcher struct {
 }
 
 func (w *watcher) close() { w.r.close() }
+
+// end is the watch's result. A healthy watch ends with its caller
+// cancelling it (the node came back first): that is said as a benign
+// error, which the SDK logs at debug, not as an activity error.
+func (w *watcher) end(err error) error {
+	if errors.Is(w.r.ctx.Err(), context.Canceled) {
+		return temporal.NewApplicationErrorWithOptions("the watch of "+w.in.Endpoint.BMM+"'s BMC was stopped by its caller",
+			ErrTypeWatchStopped, temporal.ApplicationErrorOptions{NonRetryable: true, Cause: context.Canceled,
+				Category: temporal.ApplicationErrorCategoryBenign})
+	}
+	return w.r.result(err)
+}
 
 // poll makes one observation: dial if needed, the task, the System. Each
 // request is tried once: the silence limit is the retry budget.
