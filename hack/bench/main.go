@@ -271,6 +271,8 @@ func figures(res Results) []Figure {
 		add("  wall / critical path, "+site, "—", b, "s-wall", "s", nil)
 		add("  critical path, "+site, "—", b, "s-critical", "s", nil)
 		add("  overhead per serial step, "+site, "—", b, "ms-overhead/step", "ms", nil)
+		add("  guards' cost (image, capacity checks, canary step), "+site, "< 2 % of the critical path", b, "%-guards", "%", lt(2))
+		add("  canary's servers (waited for by design), "+site, "—", b, "s-canary-wait", "s", nil)
 		for _, part := range []struct{ unit, what string }{
 			{"ms-in-racks/step", "inside rack workflows"},
 			{"ms-parent/step", "in the parent"},

@@ -127,17 +127,33 @@ func benchUpgrade(b *testing.B, inventory string) {
 		// the start latency of its children (racks and KCP servers) and
 		// its workflow tasks; "parent-other" is what remains (task
 		// dispatch and the gaps between the parent's events).
-		var inRacks time.Duration
+		var inRacks, checks, canary, canaryWait time.Duration
 		for _, run := range runs {
 			d, err := env.Client.DescribeWorkflowExecution(ctx, run.id, "")
 			if err != nil {
 				b.Fatal(err)
 			}
 			info := d.GetWorkflowExecutionInfo()
-			inRacks += info.GetCloseTime().AsTime().Sub(info.GetStartTime().AsTime()) - slowest(run.servers)
+			own := info.GetCloseTime().AsTime().Sub(info.GetStartTime().AsTime()) - slowest(run.servers)
+			check := overheadBreakdown(b, env.Client, []string{run.id})["activity:CheckCapacity"]
+			inRacks, checks = inRacks+own, checks+check
+			if strings.HasSuffix(run.id, "-canary") {
+				canary, canaryWait = own-check, slowest(run.servers)
+			}
 		}
 		parent := wall - critical - inRacks
 		per := func(d time.Duration) float64 { return float64(d.Milliseconds()) / float64(steps) }
+		// What the guards add to the serial path, measured: the image
+		// preflight, each batch's capacity check (the batches run one after
+		// another) and the canary's extra step (its rack workflow's own time
+		// and the parent's mean cost of a step). The canary's servers are
+		// critical path: the guard waits for them by design.
+		if canary > 0 {
+			canary += parent / time.Duration(steps)
+		}
+		guards := bd["activity:CheckImage"] + checks + canary
+		b.ReportMetric(100*guards.Seconds()/critical.Seconds(), "%-guards")
+		b.ReportMetric(canaryWait.Seconds(), "s-canary-wait")
 		b.ReportMetric(per(inRacks), "ms-in-racks/step")
 		b.ReportMetric(per(parent), "ms-parent/step")
 		b.ReportMetric(per(bd["ledger-activity"]), "ms-parent-ledger/step")
