@@ -3,8 +3,10 @@
 package logging
 
 import (
+	"errors"
 	"fmt"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/log"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -54,8 +56,31 @@ func fields(keyvals []any) []zap.Field {
 
 func (l *Zap) Debug(msg string, keyvals ...any) { l.z.Debug(msg, fields(keyvals)...) }
 func (l *Zap) Info(msg string, keyvals ...any)  { l.z.Info(msg, fields(keyvals)...) }
-func (l *Zap) Warn(msg string, keyvals ...any)  { l.z.Warn(msg, fields(keyvals)...) }
+func (l *Zap) Warn(msg string, keyvals ...any) {
+	if msg == heartbeatFailed && abandoned(keyvals) {
+		l.z.Debug(msg, fields(keyvals)...)
+		return
+	}
+	l.z.Warn(msg, fields(keyvals)...)
+}
 func (l *Zap) Error(msg string, keyvals ...any) { l.z.Error(msg, fields(keyvals)...) }
+
+// heartbeatFailed is the SDK's warning for a heartbeat the server refused.
+// When the server no longer knows the activity (NotFound: its workflow has
+// completed, or stopped waiting for it), the activity was abandoned on
+// purpose — the reimage watch once the node is back — and the refusal is
+// how it learns to stop: expected, so logged at debug.
+const heartbeatFailed = "RecordActivityHeartbeat with error"
+
+func abandoned(keyvals []any) bool {
+	for i := 1; i < len(keyvals); i += 2 {
+		if err, ok := keyvals[i].(error); ok {
+			var nf *serviceerror.NotFound
+			return errors.As(err, &nf)
+		}
+	}
+	return false
+}
 
 // With returns a logger that adds keyvals to every line.
 func (l *Zap) With(keyvals ...any) log.Logger { return &Zap{z: l.z.With(fields(keyvals)...)} }

@@ -3,6 +3,7 @@ package logging
 import (
 	"testing"
 
+	"go.temporal.io/api/serviceerror"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 )
@@ -32,5 +33,20 @@ func TestNewRejectsUnknownLevel(t *testing.T) {
 	}
 	if _, err := New("info", false); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A heartbeat refused because the activity's workflow has completed is the
+// way an abandoned activity learns to stop: debug, not a warning. Other
+// heartbeat failures stay warnings.
+func TestAbandonedActivityHeartbeatIsDebug(t *testing.T) {
+	core, logs := observer.New(zap.DebugLevel)
+	l := NewZap(zap.New(core))
+	l.Warn(heartbeatFailed, "ActivityType", "WatchReimage", "Error", serviceerror.NewNotFound("workflow execution already completed"))
+	l.Warn(heartbeatFailed, "ActivityType", "WatchReimage", "Error", serviceerror.NewUnavailable("connection refused"))
+
+	entries := logs.All()
+	if len(entries) != 2 || entries[0].Level != zap.DebugLevel || entries[1].Level != zap.WarnLevel {
+		t.Fatalf("levels: %+v", entries)
 	}
 }
