@@ -100,9 +100,16 @@ func (u *upgrade) noteCapacity(ctx workflow.Context, run string, check api.Capac
 func (u *upgrade) holdForRoom(ctx workflow.Context, unit *api.UnitStatus, check api.CapacityCheck) (bool, error) {
 	prev := unit.State
 	unit.State = api.StatePaused
+	// The check noted last is this one: the status says it held the batch,
+	// and when the operator let it go (the lab checker holds drains to it).
+	last := len(u.st.Capacity) - 1
+	u.st.Capacity[last].Held = true
 	cancelled, err := u.pause(ctx, unit, "not enough room to drain "+check.Message+
 		". Make room (or accept the Pending pods), then continue-update; cancel-update stops")
 	unit.State = prev
+	if !cancelled && err == nil {
+		u.st.Capacity[last].ContinuedAt = unit.ContinuedAt
+	}
 	return cancelled, err
 }
 

@@ -96,6 +96,10 @@ func TestCapacityPausePausesBeforeTheDrain(t *testing.T) {
 	require.NoError(t, env.GetWorkflowResult(&st))
 	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
 	require.Positive(t, rackReimages(f, "rack2"), "continued: drained and upgraded")
+	held := st.Capacity[len(st.Capacity)-1]
+	require.Equal(t, "rack2", held.Unit)
+	require.True(t, held.Held, "the status says the guard held rack2")
+	require.Equal(t, st.Racks[1].ContinuedAt, held.ContinuedAt, "and when the operator let it go")
 }
 
 // capacityPolicy Warn (the default): the upgrade proceeds, and its status

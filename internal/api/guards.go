@@ -1,5 +1,7 @@
 package api
 
+import "time"
+
 // Guards says what the upgrade's guards saw, one line each, for `upgrade
 // status` and the Temporal UI (docs/behaviour.md#guards). Nothing before
 // they ran.
@@ -37,6 +39,11 @@ type CapacityCheck struct {
 	// NotChecked: the guard could not read the cluster (Message says why)
 	// and did not stop the drain.
 	NotChecked bool `json:"notChecked,omitempty"`
+	// Held: under capacityPolicy Pause the batch waited for the operator
+	// before its drain; ContinuedAt is when continue-update let it go (nil:
+	// cancelled, or still waiting).
+	Held        bool       `json:"held,omitempty"`
+	ContinuedAt *time.Time `json:"continuedAt,omitempty"`
 }
 
 // CapacityAsk has a rack child run the capacity guard before it drains its

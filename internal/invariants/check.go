@@ -71,6 +71,7 @@ func (c *checker) event(i int, e events.Event) {
 	if e.Kind == events.ReimageStart {
 		c.pauses(i, e)
 	}
+	c.roomHolds(e)
 	c.healthyFirst(e, isDisruption(e.Kind) && !st.disrupted[e.BMM])
 	st.apply(e)
 	c.etcdEvent(e)

@@ -21,6 +21,9 @@
 //   - threshold / pause-after-rack: after a unit (rack or management group)
 //     that missed its threshold or paused after the rack, no server of
 //     another unit starts its upgrade reimage before continue-update.
+//   - capacity-pause: no server of a batch the capacity guard held for
+//     room (capacityPolicy Pause) is cordoned or has a pod evicted before
+//     the operator's continue-update.
 //   - storm-guard: no control-plane remediation starts while more than one
 //     control-plane node is unhealthy.
 //   - ladder-step-once: each ladder step at most once per remediation, and

@@ -31,6 +31,9 @@ type Site struct {
 	// Units are the upgrade's racks and management groups with their
 	// outcomes; empty skips the threshold and pause rules.
 	Units []Unit
+	// Holds are the batches the capacity guard held for room (empty skips
+	// capacity-pause).
+	Holds []Hold
 	// Remediations are the remediations that ran; empty skips the storm
 	// guard and ladder rules.
 	Remediations []Remediation

@@ -10,9 +10,11 @@ import (
 // `starter upgrade status -o json`) says to s: its target version, so only
 // upgrade reimages count for the rack rules, and its management groups
 // and racks with their outcomes, pause-after-rack and the moment the
-// operator continued, for the threshold and pause rules.
+// operator continued, for the threshold and pause rules, and the batches
+// the capacity guard held, for capacity-pause.
 func WithUpgrade(s Site, st api.UpgradeStatus) Site {
 	s.TargetVersion = st.TargetVersion
+	s.Holds = append(s.Holds, holds(st)...)
 	add := func(u api.UnitStatus, pauseAfter bool) {
 		unit := Unit{Name: u.Name, Succeeded: u.Succeeded, Required: u.Required, PauseAfter: pauseAfter, ContinuedAt: u.ContinuedAt}
 		for _, sv := range u.Servers {

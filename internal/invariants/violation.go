@@ -21,6 +21,7 @@ const (
 	RuleEtcdMemberSet            = "etcd-member-set"
 	RuleEtcdMemberStale          = "etcd-member-stale"
 	RulePlacementTable           = "placement-table"
+	RuleCapacityPause            = "capacity-pause"
 )
 
 // Violation is one broken rule, at the event (or remediation start) that

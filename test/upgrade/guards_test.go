@@ -130,6 +130,14 @@ func TestE2ECapacityGuard(t *testing.T) {
 		env.Continue(ctx)
 		require.NoError(t, run.Get(ctx, &st))
 		require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+		// The lab checker holds rack2's drain to the operator's word.
+		site, err := invariants.SiteFromInventory(env.Inventory)
+		require.NoError(t, err)
+		site = invariants.WithUpgrade(site, st)
+		require.Len(t, site.Holds, 1, "%+v", st.Capacity)
+		require.Equal(t, "rack2", site.Holds[0].Unit)
+		require.NotNil(t, site.Holds[0].ContinuedAt)
+		require.Empty(t, invariants.Check(env.Lab.Events.Events(), site))
 		env.RecordHistoriesAs("capacity", api.UpgradeID(env.Cluster), api.RackUpgradeID(env.Cluster, "rack2"))
 	})
 	t.Run("Warn", func(t *testing.T) {
