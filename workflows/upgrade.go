@@ -221,6 +221,24 @@ func (u *upgrade) fail(ctx workflow.Context, touched bool, msg string) (api.Upgr
 	return u.st, temporal.NewNonRetryableApplicationError(msg, "UpgradeFailed", nil)
 }
 
+// cancelUnstarted marks the units a cancel left unstarted Cancelled, with
+// their servers: a cancelled upgrade's status shows nothing still to come.
+func (u *upgrade) cancelUnstarted() {
+	units := []*api.UnitStatus{&u.st.ControlPlane}
+	for i := range u.st.ManagementGroups {
+		units = append(units, &u.st.ManagementGroups[i])
+	}
+	for i := range u.st.Racks {
+		units = append(units, &u.st.Racks[i])
+	}
+	for _, unit := range units {
+		if unit.State == "" || unit.State == api.StatePending {
+			unit.CancelPending()
+			unit.State = api.StateCancelled
+		}
+	}
+}
+
 // finish returns the cluster to Running: at the target when every phase
 // completed, at its old version (mixed) when the operator cancelled or
 // servers failed (leftBehind).
@@ -233,6 +251,7 @@ func (u *upgrade) finish(ctx workflow.Context, err error) (api.UpgradeStatus, er
 	if u.cancelled {
 		p.DetailedStatusMessage = "Runtime upgrade to " + u.in.TargetVersion + " cancelled by the operator; servers keep the version they reached"
 		u.st.DetailedStatus = api.StateCancelled
+		u.cancelUnstarted()
 	} else {
 		p.RuntimeVersion = u.in.TargetVersion
 		p.DetailedStatusMessage = "Runtime upgrade to " + u.in.TargetVersion + " completed"

@@ -57,6 +57,12 @@ func TestCancelUpdateShowsWithinSeconds(t *testing.T) {
 	require.NoError(t, env.GetWorkflowResult(&st))
 	require.Equal(t, api.StateCancelled, st.DetailedStatus)
 	require.Equal(t, 2, st.Racks[0].Succeeded, "the servers in flight finished")
+	for _, r := range st.Racks[1:] {
+		require.Equal(t, api.StateCancelled, r.State, "%s never started: shown Cancelled, not Pending", r.Name)
+		for _, s := range r.Servers {
+			require.Equal(t, api.StateCancelled, s.State, "%s", s.Name)
+		}
+	}
 }
 
 // A server upgrade cancelled after its reimage and uncordon (here as its

@@ -65,7 +65,8 @@ func TestRackMissingThresholdThenCancel(t *testing.T) {
 	var st api.UpgradeStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
 	require.Equal(t, api.StateCancelled, st.DetailedStatus)
-	require.Equal(t, api.StatePending, st.Racks[1].State, "rack2 never started")
+	require.Equal(t, api.StateCancelled, st.Racks[1].State, "rack2 never started: shown Cancelled")
+	require.Nil(t, st.Racks[1].StartedAt)
 	for _, b := range f.reimages {
 		if f.bmm(b).HasRole(model.RoleCompute) {
 			require.Equal(t, "rack1", f.bmm(b).Rack, "no compute server past rack1 after cancel")
