@@ -23,7 +23,8 @@ const (
 	// ErrTypeNoEffect: non-retryable: the BMC accepted a request but never
 	// showed its effect (a reset ignored, an image that does not mount).
 	ErrTypeNoEffect = "BMCNoEffect"
-	// ErrTypeWatchStopped: WatchReimage's caller stopped it (benign).
+	// ErrTypeWatchStopped: retryable, benign: WatchReimage was cancelled
+	// (its caller stopped it, or its worker shut down).
 	ErrTypeWatchStopped = "WatchStopped"
 )
 

@@ -74,11 +74,12 @@ func (w *watcher) close() { w.r.close() }
 
 // end is the watch's result. A healthy watch ends with its caller
 // cancelling it (the node came back first): that is said as a benign
-// error, which the SDK logs at debug, not as an activity error.
+// error, which the SDK logs at debug, not as an activity error. It stays
+// retryable: a watch cut by its worker's shutdown resumes on another.
 func (w *watcher) end(err error) error {
 	if errors.Is(w.r.ctx.Err(), context.Canceled) {
-		return temporal.NewApplicationErrorWithOptions("the watch of "+w.in.Endpoint.BMM+"'s BMC was stopped by its caller",
-			ErrTypeWatchStopped, temporal.ApplicationErrorOptions{NonRetryable: true, Cause: context.Canceled,
+		return temporal.NewApplicationErrorWithOptions("the watch of "+w.in.Endpoint.BMM+"'s BMC was stopped",
+			ErrTypeWatchStopped, temporal.ApplicationErrorOptions{Cause: context.Canceled,
 				Category: temporal.ApplicationErrorCategoryBenign})
 	}
 	return w.r.result(err)

@@ -172,13 +172,14 @@ func (f *fakeClient) setBootProgress(p string) {
 
 // A watch its caller stops (the node came back first) ends as the SDK's
 // benign kind of error, still a cancellation, so the worker does not log
-// a healthy reimage as an activity error.
+// a healthy reimage as an activity error; retryable, so one cut by a
+// worker's shutdown is tried again.
 func TestWatchStoppedByItsCallerIsBenign(t *testing.T) {
 	f := newFake()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	err := activitiesWith(f).WatchReimage(ctx, watchInput())
-	ae := appError(t, err, ErrTypeWatchStopped, false)
+	ae := appError(t, err, ErrTypeWatchStopped, true)
 	assert.Equal(t, temporal.ApplicationErrorCategoryBenign, ae.Category())
 	assert.True(t, errors.Is(err, context.Canceled), "answered to the server as cancelled: %v", err)
 	assert.NotContains(t, err.Error(), testEndpoint.Address)
