@@ -12,7 +12,8 @@ import (
 // in parallel, at most Parallel at a time, each through
 // ServerUpgradeWorkflow, and returns its servers' outcomes. It reports
 // them to its parent as they change (rackReport). On cancel-update it
-// starts no new server and waits for those in flight.
+// starts no new server and waits for those in flight. When asked, it runs
+// the capacity guard before its first wave and before each later server.
 func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult, error) {
 	unit := upgradeplan.NewUnit(in.Rack.Name, in.Rack.Servers, in.Rack.Required)
 	cancelled := false
@@ -48,12 +49,22 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 		// The operator cancelled while the check ran: drain nothing.
 		cancelled = true
 	}
+	// Each server after the first wave is a batch of its own: checked too.
+	eachServer := check != nil && len(in.Capacity.Later) > 0 &&
+		workflow.GetVersion(ctx, "capacity-each-server", workflow.DefaultVersion, 1) == 1
+	var hold *api.CapacityCheck // a later server's shortfall under Pause
 	servers, parallel := in.Rack.Servers, len(in.Rack.FirstWave())
 	inFlight, next := 0, 0
 	report = newRackReport(ctx, sel, in.Rack)
 	for next < len(servers) || inFlight > 0 {
-		for !cancelled && inFlight < parallel && next < len(servers) {
+		for !cancelled && hold == nil && inFlight < parallel && next < len(servers) {
 			name := servers[next]
+			if eachServer && next >= parallel {
+				if c, held := laterCapacity(ctx, in, name); held {
+					hold, c.Servers = c, servers[next:]
+					break
+				}
+			}
 			next++
 			inFlight++
 			unit.Apply(api.ServerStatus{Name: name, State: api.StateRunning})
@@ -67,7 +78,7 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 				unit.Apply(serverOutcome(name, f.Get(ctx, &r), r))
 			})
 		}
-		if cancelled && inFlight == 0 {
+		if (cancelled || hold != nil) && inFlight == 0 {
 			break
 		}
 		if inFlight == 0 && next >= len(servers) {
@@ -77,6 +88,10 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 		// Wake on a finished server, on cancel so no new one starts, or
 		// when a held-back report is due.
 		sel.Select(ctx)
+	}
+	if hold != nil && !cancelled {
+		// The servers not started wait, Pending, for the operator.
+		return api.RackResult{Succeeded: unit.Succeeded, Failed: unit.Failed, Servers: unit.Servers, Capacity: hold, Held: true}, nil
 	}
 	unit.CancelPending()
 	return api.RackResult{Succeeded: unit.Succeeded, Failed: unit.Failed, Servers: unit.Servers, Capacity: check}, nil

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"slices"
 	"time"
 
 	"github.com/rackroll/rackroll/activities/kube"
@@ -36,7 +37,8 @@ func (u *upgrade) drainAndRun(ctx workflow.Context, id string, batch upgradeplan
 	}
 	var ask *api.CapacityAsk
 	if nodes := u.firstWaveNodes(batch); len(nodes) > 0 {
-		ask = &api.CapacityAsk{Nodes: nodes, Hold: u.plan.Strategy.CapacityPolicy == model.CapacityPause, Queue: u.siteQueue}
+		ask = &api.CapacityAsk{Nodes: nodes, Hold: u.plan.Strategy.CapacityPolicy == model.CapacityPause, Queue: u.siteQueue,
+			Later: u.laterNodes(batch)}
 	}
 	for {
 		res, err := u.runUnit(ctx, id, batch, unit, ask)
@@ -49,8 +51,33 @@ func (u *upgrade) drainAndRun(ctx workflow.Context, id string, batch upgradeplan
 		if cancelled, err := u.holdForRoom(ctx, unit, *res.Capacity); err != nil || cancelled {
 			return cancelled, err
 		}
-		ask = nil // the operator's word: drain without asking again
+		// The operator's word: drain what the hold kept back (the whole
+		// batch when its first wave was held) without asking again.
+		batch.Servers = notStarted(batch.Servers, unit)
+		ask = nil
 	}
+}
+
+// notStarted are the servers of names unit still shows Pending.
+func notStarted(names []string, unit *api.UnitStatus) []string {
+	var out []string
+	for _, s := range unit.Servers {
+		if s.State == api.StatePending && slices.Contains(names, s.Name) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// laterNodes are the nodes of batch's servers after its first wave.
+func (u *upgrade) laterNodes(batch upgradeplan.Rack) map[string]string {
+	out := map[string]string{}
+	for _, s := range batch.Servers[len(batch.FirstWave()):] {
+		if n := u.nodeOf[s]; n != "" {
+			out[s] = n
+		}
+	}
+	return out
 }
 
 // capacityGuard is the guard as the parent ran it before capacity-in-rack
@@ -82,14 +109,15 @@ func (u *upgrade) firstWaveNodes(batch upgradeplan.Rack) []string {
 }
 
 // noteCapacity adds a check to the status once: a rack child's shortfall
-// comes both as a report and with its result (run is the child's id; ""
-// for the parent's own check).
+// comes both as a report and with its result (run is the child's id, a
+// child may check several batches; "" for the parent's own check).
 func (u *upgrade) noteCapacity(ctx workflow.Context, run string, check api.CapacityCheck) {
 	if run != "" {
-		if u.capacityOf[run] {
+		key := run + "/" + check.Unit
+		if u.capacityOf[key] {
 			return
 		}
-		u.capacityOf[run] = true
+		u.capacityOf[key] = true
 	}
 	u.st.Capacity = append(u.st.Capacity, check)
 	u.show(ctx)
@@ -143,13 +171,39 @@ func rackCapacity(ctx workflow.Context, in api.RackInput) (check *api.CapacityCh
 	}
 	c, seen := checkCapacity(ctx, in.Rack.Name, ask.Nodes, ask.Queue)
 	if seen && !c.Fits && ask.Hold {
+		c.Servers = in.Rack.Servers
 		return &c, true
 	}
+	reportShortfall(ctx, c)
+	return &c, false
+}
+
+// laterCapacity is the guard before a server after the rack's first wave
+// starts: its drain is a batch of its own (the servers in flight are
+// cordoned, so the check counts their nodes out). held: a shortfall under
+// Pause; the rack starts no more servers and returns it.
+func laterCapacity(ctx workflow.Context, in api.RackInput, server string) (check *api.CapacityCheck, held bool) {
+	ask := in.Capacity
+	node := ask.Later[server]
+	if node == "" {
+		return nil, false
+	}
+	c, seen := checkCapacity(ctx, in.Rack.Name+" "+server, []string{node}, ask.Queue)
+	if seen && !c.Fits && ask.Hold {
+		return &c, true
+	}
+	reportShortfall(ctx, c)
+	return &c, false
+}
+
+// reportShortfall tells the parent at once of a batch drained although it
+// does not fit (or could not be checked), so `upgrade status` names the
+// Pending pods while the rack runs.
+func reportShortfall(ctx workflow.Context, c api.CapacityCheck) {
 	info := workflow.GetInfo(ctx)
 	if !c.Fits && info.ParentWorkflowExecution != nil {
 		// Waited on, so the parent has it before the rack's result.
 		_ = workflow.SignalExternalWorkflow(ctx, info.ParentWorkflowExecution.ID, info.ParentWorkflowExecution.RunID,
 			api.SignalRackProgress, api.RackProgress{Run: info.WorkflowExecution.ID, Capacity: &c}).Get(ctx, nil)
 	}
-	return &c, false
 }

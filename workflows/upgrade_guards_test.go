@@ -59,18 +59,6 @@ func urlsOf(f *fakeSite) []string {
 	return out
 }
 
-func rackReimages(f *fakeSite, rack string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := 0
-	for _, b := range f.reimages {
-		if f.bmm(b).Rack == rack && f.bmm(b).HasRole(model.RoleCompute) {
-			n++
-		}
-	}
-	return n
-}
-
 // capacityPolicy Pause: rack2's pods have no room elsewhere, so the
 // upgrade pauses before draining it, naming the rack, the shortfall and
 // the pods; continue-update drains it anyway.
@@ -79,7 +67,7 @@ func TestCapacityPausePausesBeforeTheDrain(t *testing.T) {
 	f.noRoom[f.bmm("rack2-c1").NodeName] = true
 	var paused *api.UpgradeStatus
 	var rack2AtPause int
-	cont := onFirstPause(t, env, func(st api.UpgradeStatus) { paused, rack2AtPause = &st, rackReimages(f, "rack2") })
+	cont := onFirstPause(t, env, func(st api.UpgradeStatus) { paused, rack2AtPause = &st, len(reimagesIn(f, "rack2")) })
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0), CapacityPolicy: model.CapacityPause}))
 	require.NoError(t, env.GetWorkflowError())
 
@@ -95,7 +83,7 @@ func TestCapacityPausePausesBeforeTheDrain(t *testing.T) {
 	var st api.UpgradeStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
 	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
-	require.Positive(t, rackReimages(f, "rack2"), "continued: drained and upgraded")
+	require.Positive(t, len(reimagesIn(f, "rack2")), "continued: drained and upgraded")
 	held := st.Capacity[len(st.Capacity)-1]
 	require.Equal(t, "rack2", held.Unit)
 	require.True(t, held.Held, "the status says the guard held rack2")

@@ -44,6 +44,8 @@ type CapacityCheck struct {
 	// cancelled, or still waiting).
 	Held        bool       `json:"held,omitempty"`
 	ContinuedAt *time.Time `json:"continuedAt,omitempty"`
+	// Servers are the servers a hold kept back (none was started).
+	Servers []string `json:"servers,omitempty"`
 }
 
 // CapacityAsk has a rack child run the capacity guard before it drains its
@@ -54,4 +56,8 @@ type CapacityAsk struct {
 	Nodes []string `json:"nodes"`
 	Hold  bool     `json:"hold,omitempty"`
 	Queue string   `json:"queue,omitempty"`
+	// Later are the nodes of the servers after the first wave, by server:
+	// each is drained as a batch of its own when a slot frees, and checked
+	// before it.
+	Later map[string]string `json:"later,omitempty"`
 }

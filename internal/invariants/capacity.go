@@ -2,7 +2,6 @@ package invariants
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
@@ -19,17 +18,18 @@ type Hold struct {
 	ContinuedAt *time.Time `json:"continuedAt,omitempty"`
 }
 
-// holds are the upgrade's held batches, each with the servers of the unit
-// it belongs to (a rack, or a management group for one of its stages).
+// holds are the upgrade's held batches with the servers each kept back
+// (older statuses do not name them: then the servers of the rack of that
+// name).
 func holds(st api.UpgradeStatus) []Hold {
 	var out []Hold
 	for _, c := range st.Capacity {
 		if !c.Held {
 			continue
 		}
-		h := Hold{Unit: c.Unit, Since: st.StartedAt, ContinuedAt: c.ContinuedAt}
-		for _, u := range append(append([]api.UnitStatus(nil), st.Racks...), st.ManagementGroups...) {
-			if u.Name == c.Unit || strings.HasPrefix(c.Unit, "management group "+u.Name+" stage ") {
+		h := Hold{Unit: c.Unit, Servers: c.Servers, Since: st.StartedAt, ContinuedAt: c.ContinuedAt}
+		for _, u := range st.Racks {
+			if len(c.Servers) == 0 && u.Name == c.Unit {
 				for _, s := range u.Servers {
 					h.Servers = append(h.Servers, s.Name)
 				}

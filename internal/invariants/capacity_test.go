@@ -22,7 +22,7 @@ func heldStatus(continuedAt int) api.UpgradeStatus {
 		ManagementGroups: []api.UnitStatus{unit("a", "rack1-m2")},
 		Racks:            []api.UnitStatus{unit("rack1", "rack1-c1", "rack1-c2"), unit("rack2", "rack2-c1", "rack2-c2")},
 		Capacity: []api.CapacityCheck{{Unit: "management group a stage 1", Fits: true},
-			{Unit: "rack1", Fits: true}, {Unit: "rack2", Held: true}, {Unit: "management group a stage 1", Held: true}}}
+			{Unit: "rack1", Fits: true}, {Unit: "rack2", Held: true}, {Unit: "management group a stage 1", Held: true, Servers: []string{"rack1-m2"}}}}
 	if continuedAt > 0 {
 		st.Capacity[2].ContinuedAt, st.Capacity[3].ContinuedAt = tp(continuedAt), tp(continuedAt)
 	}
@@ -32,8 +32,8 @@ func heldStatus(continuedAt int) api.UpgradeStatus {
 func TestHoldsNameTheirUnitsServers(t *testing.T) {
 	hs := holds(heldStatus(0))
 	require.Len(t, hs, 2, "only the checks that held a batch")
-	require.Equal(t, []string{"rack2-c1", "rack2-c2"}, hs[0].Servers)
-	require.Equal(t, []string{"rack1-m2"}, hs[1].Servers, "a stage's hold covers its group")
+	require.Equal(t, []string{"rack2-c1", "rack2-c2"}, hs[0].Servers, "a hold that names no servers: its rack's")
+	require.Equal(t, []string{"rack1-m2"}, hs[1].Servers, "the servers the hold kept back")
 	require.Equal(t, t0, hs[0].Since)
 }
 
@@ -60,5 +60,20 @@ func TestCapacityPause(t *testing.T) {
 				require.Contains(t, v.Detail, "held rack2 for room")
 			}
 		})
+	}
+}
+
+// A hold on a server after its rack's first wave keeps back only that
+// server and those after it: the first wave's drain before it is no
+// violation.
+func TestCapacityPauseOfALaterServer(t *testing.T) {
+	st := heldStatus(0)
+	st.Capacity = []api.CapacityCheck{{Unit: "rack2 rack2-c2", Held: true, Servers: []string{"rack2-c2"}, ContinuedAt: tp(3)}}
+	log := new(logb).ev(events.Cordon, "rack2-c1", nil).ev(events.Cordon, "rack2-c2", nil).ev(events.Cordon, "rack2-c2", nil).
+		ev(events.Cordon, "rack2-c2", nil)
+	got := Check(log.evs, WithUpgrade(site(), st))
+	require.Len(t, got, 2, "rack2-c2 at 1 s and 2 s, before the continue at 3 s: %v", got)
+	for _, v := range got {
+		require.Equal(t, "rack2-c2", v.BMM)
 	}
 }
