@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,92 +60,6 @@ func urlsOf(f *fakeSite) []string {
 	return out
 }
 
-// capacityPolicy Pause: rack2's pods have no room elsewhere, so the
-// upgrade pauses before draining it, naming the rack, the shortfall and
-// the pods; continue-update drains it anyway.
-func TestCapacityPausePausesBeforeTheDrain(t *testing.T) {
-	f, env := siteEnv(t, "../examples/two-rack.yaml")
-	f.noRoom[f.bmm("rack2-c1").NodeName] = true
-	var paused *api.UpgradeStatus
-	var rack2AtPause int
-	cont := onFirstPause(t, env, func(st api.UpgradeStatus) { paused, rack2AtPause = &st, len(reimagesIn(f, "rack2")) })
-	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0), CapacityPolicy: model.CapacityPause}))
-	require.NoError(t, env.GetWorkflowError())
-
-	require.NotNil(t, paused)
-	require.Zero(t, rack2AtPause, "paused before rack2 was drained")
-	for _, want := range []string{"rack2", "short by 40.0 CPU", "tenant/app-" + f.bmm("rack2-c1").NodeName + "-0", "continue-update"} {
-		require.Contains(t, paused.DetailedStatusMessage, want)
-	}
-	require.Equal(t, api.StatePaused, paused.Racks[1].State)
-	require.Empty(t, paused.Racks[1].Running(), "none of rack2's servers is in flight while it waits")
-	require.True(t, cont.done)
-	require.NoError(t, cont.rejected)
-	var st api.UpgradeStatus
-	require.NoError(t, env.GetWorkflowResult(&st))
-	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
-	require.Positive(t, len(reimagesIn(f, "rack2")), "continued: drained and upgraded")
-	held := st.Capacity[len(st.Capacity)-1]
-	require.Equal(t, "rack2", held.Unit)
-	require.True(t, held.Held, "the status says the guard held rack2")
-	require.Equal(t, st.Racks[1].ContinuedAt, held.ContinuedAt, "and when the operator let it go")
-}
-
-// capacityPolicy Warn (the default): the upgrade proceeds, and its status
-// names the pods that will be left Pending; every batch was checked.
-func TestCapacityWarnProceedsAndNamesThePods(t *testing.T) {
-	f, env := siteEnv(t, "../examples/two-rack.yaml")
-	f.noRoom[f.bmm("rack2-c1").NodeName] = true
-	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0)}))
-	require.NoError(t, env.GetWorkflowError())
-	var st api.UpgradeStatus
-	require.NoError(t, env.GetWorkflowResult(&st))
-	require.Equal(t, model.ClusterRunning, st.DetailedStatus)
-	var short []api.CapacityCheck
-	for _, c := range st.Capacity {
-		if !c.Fits {
-			short = append(short, c)
-		}
-	}
-	require.Len(t, short, 1, "%+v", st.Capacity)
-	require.Equal(t, "rack2", short[0].Unit)
-	require.Equal(t, []string{"tenant/app-" + f.bmm("rack2-c1").NodeName + "-0"}, short[0].Pending)
-	require.True(t, strings.Contains(strings.Join(st.Guards(), "\n"), "capacity SHORT: rack2"))
-	// A management stage per group here, the canary, the rest of rack1, rack2.
-	require.Equal(t, [][]string{{"rack1-mgmt2"}, {"rack2-mgmt2"}, {"rack1-c1", "rack1-c2"}, {"rack1-c3", "rack1-c4"},
-		{"rack2-c1", "rack2-c2", "rack2-c3", "rack2-c4"}}, f.capacityChecks)
-}
-
-// A capacity guard that cannot read the cluster says so and does not stop
-// the upgrade, not even under capacityPolicy Pause.
-func TestCapacityNotCheckedDoesNotStop(t *testing.T) {
-	f, env := siteEnv(t, "../examples/two-rack.yaml")
-	f.fail["CheckCapacity"] = `pods is forbidden: cannot list resource "pods"`
-	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0), CapacityPolicy: model.CapacityPause}))
-	require.NoError(t, env.GetWorkflowError())
-	var st api.UpgradeStatus
-	require.NoError(t, env.GetWorkflowResult(&st))
-	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
-	require.Len(t, st.Capacity, len(f.capacityChecks), "every batch's check is in the status, once")
-	for _, c := range st.Capacity {
-		require.True(t, c.NotChecked, "%+v", c)
-		require.Contains(t, c.Message, "capacity not checked: pods is forbidden")
-	}
-	require.Contains(t, strings.Join(st.Guards(), "\n"), "capacity NOT CHECKED: rack2: capacity not checked")
-}
-
-func computeReimages(f *fakeSite) []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []string
-	for _, b := range f.reimages {
-		if f.bmm(b).HasRole(model.RoleCompute) {
-			out = append(out, b)
-		}
-	}
-	return out
-}
-
 // onFirstPause checks the upgrade's status every simulated minute; at its
 // first pause it calls at, then continues the upgrade.
 func onFirstPause(t *testing.T, env *testsuite.TestWorkflowEnvironment, at func(api.UpgradeStatus)) *updateResult {
@@ -168,7 +83,7 @@ func TestSystemicFailurePausesAfterTheCanary(t *testing.T) {
 	f.failing["rack1-c1"], f.failing["rack1-c2"] = "the installer found no disk", "the installer found no disk"
 	var paused *api.UpgradeStatus
 	var atPause []string
-	cont := onFirstPause(t, env, func(st api.UpgradeStatus) { paused, atPause = &st, computeReimages(f) })
+	cont := onFirstPause(t, env, func(st api.UpgradeStatus) { paused, atPause = &st, reimagesIn(f, "") })
 	lenient := model.UpdateStrategy{ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: intp(0)}
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(lenient))
 	require.NoError(t, env.GetWorkflowError())
@@ -186,7 +101,7 @@ func TestSystemicFailurePausesAfterTheCanary(t *testing.T) {
 	var st api.UpgradeStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
 	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
-	require.Greater(t, len(computeReimages(f)), 2, "continue went on with the rest")
+	require.Greater(t, len(reimagesIn(f, "")), 2, "continue went on with the rest")
 	require.NotNil(t, st.Racks[0].ContinuedAt, "the operator's word is on record")
 	require.Equal(t, "reimage", st.Racks[0].Servers[0].Step)
 }
@@ -233,4 +148,151 @@ func TestPreflightRefusesWithoutSideEffects(t *testing.T) {
 			require.Empty(t, f.st.UpgradeTarget)
 		})
 	}
+}
+
+// capacityPolicy Pause: rack2's pods have no room elsewhere, so the
+// upgrade pauses before draining it, naming the rack, the shortfall and
+// the pods; continue-update drains it anyway.
+func TestCapacityPausePausesBeforeTheDrain(t *testing.T) {
+	f, env := siteEnv(t, "../examples/two-rack.yaml")
+	f.noRoom[f.bmm("rack2-c1").NodeName] = true
+	var paused *api.UpgradeStatus
+	var rack2AtPause int
+	cont := onFirstPause(t, env, func(st api.UpgradeStatus) { paused, rack2AtPause = &st, len(reimagesIn(f, "rack2")) })
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0), CapacityPolicy: model.CapacityPause}))
+	require.NoError(t, env.GetWorkflowError())
+
+	require.NotNil(t, paused)
+	require.Zero(t, rack2AtPause, "paused before rack2 was drained")
+	for _, want := range []string{"rack2", "short by 40.0 CPU", "tenant/app-" + f.bmm("rack2-c1").NodeName + "-0", "continue-update"} {
+		require.Contains(t, paused.DetailedStatusMessage, want)
+	}
+	require.Equal(t, api.StatePaused, paused.Racks[1].State)
+	require.Empty(t, paused.Racks[1].Running(), "none of rack2's servers is in flight while it waits")
+	require.True(t, cont.done)
+	require.NoError(t, cont.rejected)
+	var st api.UpgradeStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+	require.Positive(t, len(reimagesIn(f, "rack2")), "continued: drained and upgraded")
+	held := st.Capacity[len(st.Capacity)-1]
+	require.Equal(t, "rack2", held.Unit)
+	require.True(t, held.Held, "the status says the guard held rack2")
+	require.Equal(t, st.Racks[1].ContinuedAt, held.ContinuedAt, "and when the operator let it go")
+}
+
+// capacityPolicy Warn (the default): the upgrade proceeds, and its status
+// names the pods that will be left Pending — of rack2's first wave, or of
+// a server it starts after it (a batch of its own); every batch was
+// checked, and those that fit add nothing but their line.
+func TestCapacityWarnProceedsAndNamesThePods(t *testing.T) {
+	rack1 := [][]string{{"rack1-mgmt2"}, {"rack2-mgmt2"}, {"rack1-c1", "rack1-c2"}, {"rack1-c3", "rack1-c4"}}
+	for _, c := range []struct {
+		server, unit   string
+		maxUnavailable int
+		rack2Batches   [][]string
+	}{
+		{"rack2-c1", "rack2", 0, [][]string{{"rack2-c1", "rack2-c2", "rack2-c3", "rack2-c4"}}},
+		{"rack2-c3", "rack2 rack2-c3", 2, [][]string{{"rack2-c1", "rack2-c2"}, {"rack2-c3"}, {"rack2-c4"}}},
+	} {
+		t.Run(c.unit, func(t *testing.T) {
+			f, env := siteEnv(t, "../examples/two-rack.yaml")
+			f.noRoom[f.bmm(c.server).NodeName] = true
+			env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{MaxUnavailable: c.maxUnavailable, WaitTimeMinutes: intp(0)}))
+			require.NoError(t, env.GetWorkflowError())
+			var st api.UpgradeStatus
+			require.NoError(t, env.GetWorkflowResult(&st))
+			require.Equal(t, model.ClusterRunning, st.DetailedStatus)
+			short := shortfalls(st)
+			require.Len(t, short, 1, "%+v", st.Capacity)
+			require.Equal(t, c.unit, short[0].Unit)
+			require.Equal(t, []string{"tenant/app-" + f.bmm(c.server).NodeName + "-0"}, short[0].Pending)
+			require.Contains(t, strings.Join(st.Guards(), "\n"), "capacity SHORT: "+c.unit+":")
+			var want [][]string
+			for _, batch := range append(rack1, c.rack2Batches...) {
+				var nodes []string
+				for _, s := range batch {
+					nodes = append(nodes, f.bmm(s).NodeName)
+				}
+				want = append(want, nodes)
+			}
+			require.Equal(t, want, f.capacityChecks)
+		})
+	}
+}
+
+// A capacity guard that cannot read the cluster says so and does not stop
+// the upgrade, not even under capacityPolicy Pause.
+func TestCapacityNotCheckedDoesNotStop(t *testing.T) {
+	f, env := siteEnv(t, "../examples/two-rack.yaml")
+	f.fail["CheckCapacity"] = `pods is forbidden: cannot list resource "pods"`
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0), CapacityPolicy: model.CapacityPause}))
+	require.NoError(t, env.GetWorkflowError())
+	var st api.UpgradeStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+	require.Len(t, st.Capacity, len(f.capacityChecks), "every batch's check is in the status, once")
+	for _, c := range st.Capacity {
+		require.True(t, c.NotChecked, "%+v", c)
+		require.Contains(t, c.Message, "capacity not checked: pods is forbidden")
+	}
+	require.Contains(t, strings.Join(st.Guards(), "\n"), "capacity NOT CHECKED: rack2: capacity not checked")
+}
+
+// A server after its rack's first wave is a batch of its own: rack2's
+// first wave (c1, c2) fits, rack2-c3's pods do not. Under Pause the rack
+// finishes its first wave, starts nothing more and the upgrade pauses
+// naming rack2-c3; continue-update runs the servers kept back.
+func TestCapacityPauseHoldsALaterServer(t *testing.T) {
+	f, env := siteEnv(t, "../examples/two-rack.yaml")
+	f.noRoom[f.bmm("rack2-c3").NodeName] = true
+	var paused *api.UpgradeStatus
+	var atPause []string
+	cont := onFirstPause(t, env, func(st api.UpgradeStatus) { paused, atPause = &st, reimagesIn(f, "rack2") })
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{MaxUnavailable: 2, WaitTimeMinutes: intp(0),
+		CapacityPolicy: model.CapacityPause}))
+	require.NoError(t, env.GetWorkflowError())
+
+	require.NotNil(t, paused)
+	require.ElementsMatch(t, []string{"rack2-c1", "rack2-c2"}, atPause, "the first wave ran, nothing after it")
+	require.Contains(t, paused.DetailedStatusMessage, "rack2 rack2-c3")
+	require.Contains(t, paused.DetailedStatusMessage, "tenant/app-"+f.bmm("rack2-c3").NodeName+"-0")
+	require.Empty(t, paused.Racks[1].Running())
+	require.True(t, cont.done)
+	require.NoError(t, cont.rejected)
+
+	var st api.UpgradeStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+	require.Equal(t, 4, st.Racks[1].Succeeded, "continued: the servers kept back ran")
+	require.Len(t, reimagesIn(f, "rack2"), 4, "each once")
+	i := slices.IndexFunc(st.Capacity, func(c api.CapacityCheck) bool { return c.Held })
+	require.GreaterOrEqual(t, i, 0, "%+v", st.Capacity)
+	require.Equal(t, "rack2 rack2-c3", st.Capacity[i].Unit)
+	require.Equal(t, []string{"rack2-c3", "rack2-c4"}, st.Capacity[i].Servers)
+	require.NotNil(t, st.Capacity[i].ContinuedAt)
+}
+
+// shortfalls are the capacity checks that found the batch does not fit.
+func shortfalls(st api.UpgradeStatus) []api.CapacityCheck {
+	var out []api.CapacityCheck
+	for _, c := range st.Capacity {
+		if !c.Fits {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// reimagesIn are the compute servers reimaged so far, of rack ("": all).
+func reimagesIn(f *fakeSite, rack string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, b := range f.reimages {
+		if (rack == "" || f.bmm(b).Rack == rack) && f.bmm(b).HasRole(model.RoleCompute) {
+			out = append(out, b)
+		}
+	}
+	return out
 }
