@@ -1,10 +1,13 @@
 package kubesim
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // bootOf is the boot the simulator holds for BMM name.
@@ -71,5 +74,25 @@ func TestNodeShowsItsBoot(t *testing.T) {
 	next := newBoot("4.2.0")
 	if !applyBoot(&info, next) || info.BootID != next.ID || info.OSImage != OSImage("4.2.0") {
 		t.Fatalf("a new boot must be written: %+v", info)
+	}
+}
+
+// A reboot quicker than the simulator's sync still shows on the node: the
+// kubelet on the new boot reports NotReady first, as a real one does, then
+// Ready — so the log has the node-ready a waiter looks for.
+func TestAQuickRebootStillShowsNotReadyThenReady(t *testing.T) {
+	s := startSite(t, Options{}, "compute", "compute")
+	bmm := s.prefix + "-compute0"
+	s.SetMachineState(bmm, MachineState{Powered: false})
+	s.SetMachineState(bmm, MachineState{Powered: true, OSRunning: true, RuntimeVersion: "4.2.0"})
+	eventually(t, "Ready on the new version", func() (bool, string) {
+		n := s.node(t, bmm)
+		return readyStatus(n) == corev1.ConditionTrue && n.Labels[model.LabelRuntimeVersion] == "4.2.0", fmt.Sprint(n.Labels)
+	})
+	eventually(t, "node-ready logged", func() (bool, string) {
+		return s.log.Count(events.NodeReady, bmm) == 1, fmt.Sprint(s.log.Count(events.NodeReady, bmm))
+	})
+	if down := s.log.Count(events.NodeNotReady, bmm) + s.log.Count(events.NodeUnknown, bmm); down == 0 {
+		t.Fatal("the reboot left no trace of the node going down")
 	}
 }

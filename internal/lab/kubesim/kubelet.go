@@ -49,6 +49,13 @@ func (s *Sim) reconcileNode(ctx context.Context, name string) error {
 	beat := v.posting && heartbeatDue(name, lastHeartbeat(node), now, s.opts.Heartbeat)
 	// A posting kubelet reports the boot it runs on.
 	booted := v.posting && applyBoot(&status.NodeInfo, m.boot)
+	if booted && v.ready == corev1.ConditionTrue && readyStatus(node) == corev1.ConditionTrue {
+		// A kubelet on a new boot reports NotReady until its runtime is up,
+		// as a real one does: a reboot quicker than this simulator's sync
+		// still shows on the node. Ready follows at the next sync (the
+		// status update queues one).
+		v.ready, v.reason, v.message = corev1.ConditionFalse, reasonNotReady, msgBooting
+	}
 	if applyView(status, v, now, beat) || booted {
 		n := node.DeepCopy()
 		n.Status = *status
