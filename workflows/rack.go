@@ -23,21 +23,24 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 	sel := workflow.NewSelector(ctx)
 	var report *rackReport
 	cancel := workflow.GetSignalChannel(ctx, api.SignalCancel)
+	// The cancel wakes the loop: the servers not started are Cancelled and
+	// reported at once, those in flight finish.
+	onCancel := func() {
+		cancelled = true
+		unit.CancelPending()
+		report.sendNow(unit.Servers)
+	}
 	wakes := workflow.GetVersion(ctx, "rack-cancel-wakes", workflow.DefaultVersion, 1) != workflow.DefaultVersion
-	if !wakes {
+	if wakes {
+		sel.AddReceive(cancel, func(c workflow.ReceiveChannel, _ bool) {
+			c.Receive(ctx, nil)
+			onCancel()
+		})
+	} else {
 		// Older histories: the cancel was seen when a server finished.
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			cancel.Receive(ctx, nil)
 			cancelled = true
-		})
-	} else {
-		// The cancel wakes the loop: the servers not started are Cancelled
-		// and reported at once, those in flight finish.
-		sel.AddReceive(cancel, func(c workflow.ReceiveChannel, _ bool) {
-			c.Receive(ctx, nil)
-			cancelled = true
-			unit.CancelPending()
-			report.sendNow(unit.Servers)
 		})
 	}
 	check, held := rackCapacity(ctx, in)
@@ -60,8 +63,13 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 		for !cancelled && hold == nil && inFlight < parallel && next < len(servers) {
 			name := servers[next]
 			if eachServer && next >= parallel {
-				if c, held := laterCapacity(ctx, in, name); held {
+				c, held := laterCapacity(ctx, in, name)
+				if held {
 					hold, c.Servers = c, servers[next:]
+					break
+				}
+				if cancel.ReceiveAsync(nil) {
+					onCancel() // it came while the check ran
 					break
 				}
 			}
