@@ -33,7 +33,8 @@ at the start of the log (without it roles come only from node-label events);
 --remediation FILE (the output of 'starter remediation show -o json', repeatable)
 adds the remediations to check; --upgrade FILE (the output of 'starter upgrade
 status -o json') adds the upgrade's racks and management groups with their
-outcomes and when the operator continued, for the threshold and pause rules.`,
+outcomes and when the operator continued, for the threshold, pause, systemic
+canary and capacity-pause rules.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if eventsPath == "" {
 				return fmt.Errorf("--events is required: the JSON Lines log written by `starter lab up --events FILE`")

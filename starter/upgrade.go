@@ -44,7 +44,7 @@ func (s *strategyFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&s.thresholdValue, "threshold-value", model.DefaultThresholdValue, "servers (CountSuccess) or percent (PercentSuccess) of a rack that must succeed")
 	cmd.Flags().IntVar(&s.maxUnavailable, "max-unavailable", 0, "servers of a rack upgraded at once (0: the whole rack)")
 	cmd.Flags().IntVar(&s.waitTime, "wait-time-minutes", model.DefaultWaitTimeMinutes, "minutes to wait after each rack (0–60)")
-	cmd.Flags().StringVar(&s.capacity, "capacity-policy", model.CapacityWarn, "when a rack's pods cannot all land elsewhere: Warn (proceed, naming the pods left Pending) or Pause (before the drain)")
+	cmd.Flags().StringVar(&s.capacity, "capacity-policy", model.CapacityWarn, "when the pods a drain evicts (a rack's first wave, each server after it, a management stage) cannot all land elsewhere: Warn (proceed, naming the pods left Pending) or Pause (before the drain)")
 	cmd.Flags().IntVar(&s.systemic, "systemic-failures", model.DefaultSystemicFailures, "compute servers that go first: when all fail at the same step the upgrade pauses (0: off)")
 }
 
