@@ -50,8 +50,8 @@ var groups = []group{
 // The last measured `make test` wall time (warm build cache, fresh clone,
 // this 2-core machine), shown unless BENCH_SUITE=1 measures it again. The
 // lab suites have grown since the goal was set: it is missed.
-const lastSuite = 36*time.Minute + 6*time.Second
-const lastSuiteDate = "2026-11-25"
+const lastSuite = 33*time.Minute + 16*time.Second
+const lastSuiteDate = "2026-11-26"
 
 // Figure is one row of the table.
 type Figure struct {
