@@ -60,13 +60,7 @@ func (u *upgrade) drainAndRun(ctx workflow.Context, id string, batch upgradeplan
 
 // notStarted are the servers of names unit still shows Pending.
 func notStarted(names []string, unit *api.UnitStatus) []string {
-	var out []string
-	for _, s := range unit.Servers {
-		if s.State == api.StatePending && slices.Contains(names, s.Name) {
-			out = append(out, s.Name)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return unit.StateOf(n) != api.StatePending })
 }
 
 // laterNodes are the nodes of batch's servers after its first wave.
