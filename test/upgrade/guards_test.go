@@ -1,6 +1,7 @@
 package upgrade_test
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/converter"
 )
 
 // Issue 24, the image preflight: with the target's installer missing from
@@ -138,7 +141,8 @@ func TestE2ECapacityGuard(t *testing.T) {
 		require.Equal(t, "rack2", site.Holds[0].Unit)
 		require.NotNil(t, site.Holds[0].ContinuedAt)
 		require.Empty(t, invariants.Check(env.Lab.Events.Events(), site))
-		env.RecordHistoriesAs("capacity", api.UpgradeID(env.Cluster), api.RackUpgradeID(env.Cluster, "rack2"))
+		env.RecordHistoriesAs("capacity", api.UpgradeID(env.Cluster), api.RackUpgradeID(env.Cluster, "rack2"),
+			api.RackUpgradeID(env.Cluster, "rack1-canary"))
 	})
 	t.Run("Warn", func(t *testing.T) {
 		env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: fullSecondRack})
@@ -168,4 +172,37 @@ func TestE2ECapacityGuard(t *testing.T) {
 		require.True(t, strings.HasPrefix(rack2.Pending[0], "tenant/app-rack2-"), rack2.Pending[0])
 		require.Contains(t, strings.Join(st.Guards(), "\n"), "capacity SHORT: rack2")
 	})
+	t.Run("each server", func(t *testing.T) {
+		// A server at a time: each rack2 server after the first is a batch
+		// of its own, checked before it starts.
+		env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: fullSecondRack})
+		ctx := env.Context(10 * time.Minute)
+		run := env.StartUpgradeWith(ctx, model.UpdateStrategy{MaxUnavailable: 1, WaitTimeMinutes: new(int)})
+		var st api.UpgradeStatus
+		require.NoError(t, run.Get(ctx, &st))
+		require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+		id := api.RackUpgradeID(env.Cluster, "rack2")
+		require.Equal(t, []string{"Check capacity for rack2", "Check capacity for rack2 rack2-c2", "Check capacity for rack2 rack2-c3",
+			"Check capacity for rack2 rack2-c4"}, activitySummaries(t, env, id, "CheckCapacity"))
+		env.RecordHistoriesAs("capacity-each", id)
+	})
+}
+
+// activitySummaries are the UI summaries of the activities of type name the
+// workflow id scheduled, in order.
+func activitySummaries(t *testing.T, env *e2e.Env, id, name string) []string {
+	t.Helper()
+	it := env.Client.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var out []string
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		if ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() != name {
+			continue
+		}
+		var summary string
+		require.NoError(t, converter.GetDefaultDataConverter().FromPayload(ev.GetUserMetadata().GetSummary(), &summary))
+		out = append(out, summary)
+	}
+	return out
 }
