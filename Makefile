@@ -13,7 +13,7 @@ SEARCH_ATTRS := --search-attribute RackrollCluster=Keyword \
 
 export RACKROLL_BIN := $(BIN)
 
-.PHONY: all build tools test test-short soak vet dev-server worker clean help histories bench bench-once demo postgres
+.PHONY: all build tools test test-short test-profile soak vet dev-server worker clean help histories bench demo postgres
 
 all: build
 
@@ -21,6 +21,7 @@ help:
 	@echo "make tools       build bin/temporal, bin/temporal-server, bin/etcd, bin/kube-apiserver, bin/kubectl, … (once; ~15 min cold)"
 	@echo "make postgres    install PostgreSQL's server binaries (Debian package) when missing"
 	@echo "make test        go vet + every test, integration tests included (what CI runs)"
+	@echo "make test-profile  make test, timed: bench/results.json and docs/performance.md"
 	@echo "make soak        the convergence property test over 10,000 scenarios (SEED=S to start elsewhere)"
 	@echo "make dev-server  Temporal dev server on 127.0.0.1:7233, UI on :8233, data in .data/"
 	@echo "make worker      run the rackroll worker against \$$TEMPORAL_ADDRESS (default 127.0.0.1:7233)"
@@ -59,22 +60,31 @@ postgres:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
 	else echo "PostgreSQL's server binaries are missing: install the postgresql package (apt-get install postgresql)" >&2; exit 1; fi
 
-$(BIN)/etcd: hack/k8s/go.mod
+# The tools modules' pins, as stamps named by their content: a fresh clone
+# (new mtimes) with bin/ present relinks nothing; a changed pin makes a new
+# stamp, newer than the binaries, and they are rebuilt.
+pin = $(BIN)/.pin-$(1)-$(shell cat hack/$(1)/go.mod hack/$(1)/go.sum | sha256sum | cut -c1-16)
+K8S_PIN  := $(call pin,k8s)
+TCTL_PIN := $(call pin,tctl)
+$(BIN)/.pin-%:
+	@mkdir -p $(BIN) && rm -f $(BIN)/.pin-$(firstword $(subst -, ,$*))-* && touch $@
+
+$(BIN)/etcd: $(K8S_PIN)
 	@echo ">> building etcd into bin/ (about 2 minutes the first time)"
 	cd hack/k8s && $(GO) build -ldflags '-s -w' -o $(BIN)/etcd go.etcd.io/etcd/server/v3
 
-$(BIN)/kube-apiserver: hack/k8s/go.mod
+$(BIN)/kube-apiserver: $(K8S_PIN)
 	@echo ">> building kube-apiserver into bin/ (about 5 minutes the first time)"
 	cd hack/k8s && $(GO) build -ldflags '-s -w' -o $(BIN)/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
 
-$(BIN)/kubectl: hack/k8s/go.mod
+$(BIN)/kubectl: $(K8S_PIN)
 	@echo ">> building kubectl into bin/ (about a minute the first time)"
 	cd hack/k8s && $(GO) build -ldflags '-s -w' -o $(BIN)/kubectl k8s.io/kubernetes/cmd/kubectl
 
 # tctl (the legacy CLI) is built inside its own tools module: `go install
 # …@v1.18.0` fails through the module proxy, `go build` from a module that
 # requires it works.
-$(BIN)/tctl: hack/tctl/go.mod
+$(BIN)/tctl: $(TCTL_PIN)
 	@echo ">> building tctl v1.18.0 into bin/ (about a minute the first time)"
 	cd hack/tctl && $(GO) build -ldflags '-s -w' -o $(BIN)/tctl github.com/temporalio/tctl/cmd/tctl
 
@@ -83,15 +93,26 @@ vet:
 
 # The test command of the README and of CI. Integration tests start the
 # dev server and the lab from bin/, the production test also PostgreSQL,
-# so the tools come first.
-# Then every benchmark once at its smallest size: a benchmark that no
-# longer runs fails the suite, not only make bench.
+# so the tools come first; the worker and starter binaries that tests run
+# as processes are linked once, into a per-run directory (RACKROLL_CMD_DIR).
+# One go test runs the tests and every benchmark once at its smallest size
+# (RACKROLL_BENCH_SMALL=1): a benchmark that no longer runs fails the suite,
+# and the benchmarks run beside the other packages, not after them all.
+# The lab packages sleep on simulated hardware most of the time, so more
+# packages run at once (-p) than there are cores, the heaviest first.
+# TEST_JSON=file writes go test -json there (make test-profile).
+TEST_P     ?= 4
+HEAVY_PKGS := ./test/upgrade ./test/controlplane ./test/reliability ./starter ./test/production ./test/actions ./test/bench ./workflows
 test: tools postgres vet
-	$(GO) test -count=1 -timeout 45m ./...
-	$(MAKE) bench-once
+	@d=$$(mktemp -d /tmp/rackroll-cmds-XXXXXX) && trap 'rm -rf $$d' EXIT && \
+	$(GO) build -o $$d/worker ./worker && $(GO) build -o $$d/starter ./starter && \
+	RACKROLL_CMD_DIR=$$d RACKROLL_BENCH_SMALL=1 $(GO) test -count=1 -timeout 30m -p $(TEST_P) \
+		-bench . -benchtime 1x $(if $(TEST_JSON),-json) $(HEAVY_PKGS) ./... $(if $(TEST_JSON),> $(TEST_JSON))
 
-bench-once:
-	RACKROLL_BENCH_SMALL=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 20m ./...
+# make test, timed: the wall time and the slowest packages and tests go
+# into bench/results.json and docs/performance.md with the date and commit.
+test-profile:
+	$(GO) run ./hack/bench suite
 
 # Quick local loop: unit tests only (integration tests skip under -short).
 test-short:
@@ -159,4 +180,4 @@ fuzz:
 # runs the same package at a reduced size.
 .PHONY: reliability
 reliability: tools
-	RACKROLL_RELIABILITY=full $(GO) test -count=1 -v -timeout 90m ./test/reliability/
+	$(GO) test -tags reliability_full -count=1 -v -timeout 90m ./test/reliability/

@@ -27,6 +27,7 @@ import (
 // Running (and the storm guard leaves it so); `cluster history` and the
 // ledger's Temporal history carry both reasons.
 func TestE2EBreakGlass(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../examples/one-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
 		s := func(d time.Duration) model.Duration { return model.Duration(d) }
 		inv.Remediation = &model.RemediationSpec{Interval: s(time.Second), NodeUnknownFor: s(3 * time.Second),
@@ -159,6 +160,7 @@ func writeInventory(t *testing.T, env *e2e.Env, name string, edit func(inv *mode
 // before any side effect; replace-roles undoes an extra spare that the old
 // merge could leave, and a second run has nothing to do.
 func TestE2ERegisterPlanAndReplaceRoles(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../examples/four-rack.yaml", e2e.Options{})
 	ctx := env.Context(3 * time.Minute)
 	cli := func(args ...string) (string, error) {

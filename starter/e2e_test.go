@@ -23,6 +23,7 @@ import (
 
 // End to end through the starter's own code path (lease first, then start).
 func TestE2EBMMStarter(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../examples/four-rack.yaml", e2e.Options{})
 	ctx := env.Context(3 * time.Minute)
 	var kcp []string
@@ -104,6 +105,7 @@ func TestE2EBMMStarter(t *testing.T) {
 // both, the upgrade with the rack and runtime upgrades it ran under, and
 // nothing of rack1-c2.
 func TestE2EClusterHistory(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../examples/two-rack.yaml", e2e.Options{})
 	ctx := env.Context(5 * time.Minute)
 	const bmm = "rack1-c3"
@@ -154,6 +156,7 @@ func TestE2EClusterHistory(t *testing.T) {
 // CLI. Assertions are on outcomes and exit codes, never on how many
 // progress lines a run happened to print.
 func TestE2EWatch(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../examples/two-rack.yaml", e2e.Options{})
 	ctx := env.Context(5 * time.Minute)
 	cli := func(args ...string) (string, string, error) {

@@ -8,9 +8,6 @@
 //	BENCH_ONLY=lab,critical,history,storm  run only these groups; the others
 //	                                       keep their figures from the previous
 //	                                       bench/results.json (marked "prev")
-//	BENCH_SUITE=1                          also time `go test -count=1 ./...`
-//	                                       (about 6 minutes); otherwise the
-//	                                       last measured suite time is shown
 //	RACKROLL_STORM_N=1000                  the remediation storm's size
 //	                                       (default 200)
 //	BENCH_OUT=path                         results file (default bench/results.json)
@@ -19,14 +16,11 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,41 +41,6 @@ var groups = []group{
 	{"history", "./test/bench/", "^BenchmarkHistoryBounds$", "history bounds, 64 racks × 32 compute (~30 min)"},
 }
 
-// The last measured `make test` wall time (warm build cache, fresh clone,
-// this 2-core machine), shown unless BENCH_SUITE=1 measures it again. The
-// lab suites have grown since the goal was set: it is missed.
-const lastSuite = 33*time.Minute + 16*time.Second
-const lastSuiteDate = "2026-11-26"
-
-// Figure is one row of the table.
-type Figure struct {
-	Name   string   `json:"name"`
-	Goal   string   `json:"goal"`
-	Value  *float64 `json:"value,omitempty"`
-	Unit   string   `json:"unit"`
-	Met    *bool    `json:"met,omitempty"` // nil: no goal, or not measured
-	Source string   `json:"source"`        // "run", "prev <date>", "recorded <date>", "not run"
-	Note   string   `json:"note,omitempty"`
-}
-
-// Results is bench/results.json.
-type Results struct {
-	Date    string                        `json:"date"`
-	Machine Machine                       `json:"machine"`
-	Figures []Figure                      `json:"figures"`
-	Metrics map[string]map[string]float64 `json:"metrics"` // benchmark → unit → value
-	Sources map[string]string             `json:"sources"` // benchmark → "run" or "prev <date>"
-}
-
-// Machine describes where the figures were taken.
-type Machine struct {
-	NProc     int    `json:"nproc"`
-	MemTotal  string `json:"memTotal"`
-	CPUModel  string `json:"cpuModel"`
-	GoVersion string `json:"goVersion"`
-	OS        string `json:"os"`
-}
-
 func main() {
 	out := os.Getenv("BENCH_OUT")
 	if out == "" {
@@ -93,8 +52,11 @@ func main() {
 			only[g] = true
 		}
 	}
+	if len(os.Args) > 1 && os.Args[1] == "suite" {
+		os.Exit(profileSuite(out))
+	}
 	prev := readPrev(out)
-	res := Results{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(),
+	res := Results{Date: time.Now().UTC().Format(time.RFC3339), Commit: commit(), Machine: machine(),
 		Metrics: map[string]map[string]float64{}, Sources: map[string]string{}}
 	failed := false
 	for _, g := range groups {
@@ -113,28 +75,12 @@ func main() {
 			failed = true
 		}
 	}
-	suite := Figure{Name: "suite: make test wall time, warm", Goal: "< 10 min", Unit: "min"}
-	if os.Getenv("BENCH_SUITE") != "" {
-		fmt.Fprintln(os.Stderr, ">> suite: go test -count=1 -timeout 45m ./...")
-		start := time.Now()
-		cmd := exec.Command("go", "test", "-count=1", "-timeout", "45m", "./...")
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		err := cmd.Run()
-		d := time.Since(start)
-		suite.Source = "run"
-		if err != nil {
-			suite.Note = "the suite failed: " + err.Error()
-			failed = true
-		}
-		setValue(&suite, d.Minutes(), d.Minutes() < 10)
-	} else if p := prevFigure(prev, suite.Name); p != nil && p.Value != nil && strings.HasPrefix(p.Source, "run") {
-		suite = *p
-		suite.Source = "prev " + prev.Date[:10]
-	} else {
-		setValue(&suite, lastSuite.Minutes(), lastSuite < 10*time.Minute)
-		suite.Source = "recorded " + lastSuiteDate
+	// The suite's figure is make test-profile's, carried with its own date
+	// and commit: make bench does not run the suite.
+	if prev != nil {
+		res.Suite = prev.Suite
 	}
-	res.Figures = append(figures(res), suite)
+	res.Figures = append(figures(res), suiteFigure(res.Suite))
 	for _, f := range res.Figures {
 		if f.Source == "not run" { // a benchmark that stopped reporting is a failure, not a blank
 			fmt.Fprintf(os.Stderr, ">> not run: %s\n", f.Name)
@@ -142,12 +88,7 @@ func main() {
 		}
 	}
 	printTable(os.Stdout, res)
-	data, _ := json.MarshalIndent(res, "", "  ")
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if err := os.WriteFile(out, append(data, '\n'), 0o644); err != nil {
+	if err := write(out, res); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -191,18 +132,6 @@ func parse(r io.Reader) map[string]map[string]float64 {
 		out[m[1]] = vals
 	}
 	return out
-}
-
-func readPrev(path string) *Results {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var r Results
-	if json.Unmarshal(data, &r) != nil {
-		return nil
-	}
-	return &r
 }
 
 // carry keeps a group's previous figures when it is not run this time.
@@ -356,34 +285,4 @@ func prec(v float64) int {
 	default:
 		return 1
 	}
-}
-
-func machine() Machine {
-	m := Machine{NProc: runtime.NumCPU(), OS: runtime.GOOS + "/" + runtime.GOARCH}
-	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
-		m.GoVersion = strings.TrimSpace(string(out))
-	}
-	if out, err := exec.Command("nproc").Output(); err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
-			m.NProc = n
-		}
-	}
-	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(data), "\n") {
-			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-				m.CPUModel = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, l := range strings.Split(string(data), "\n") {
-			if f := strings.Fields(l); len(f) >= 2 && f[0] == "MemTotal:" {
-				if kb, err := strconv.Atoi(f[1]); err == nil {
-					m.MemTotal = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
-				}
-			}
-		}
-	}
-	return m
 }

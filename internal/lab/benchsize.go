@@ -7,9 +7,12 @@ import "os"
 // suite instead of waiting for make bench to notice.
 const SmallBenchEnv = "RACKROLL_BENCH_SMALL"
 
+// SmallBench reports whether benchmarks run at their smallest size.
+func SmallBench() bool { return os.Getenv(SmallBenchEnv) == "1" }
+
 // BenchSize is full, or small when SmallBenchEnv is set.
 func BenchSize(full, small int) int {
-	if os.Getenv(SmallBenchEnv) == "1" {
+	if SmallBench() {
 		return small
 	}
 	return full

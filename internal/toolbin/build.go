@@ -2,14 +2,28 @@ package toolbin
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 )
+
+// CmdDirEnv names a directory where make test has linked rackroll's
+// commands once for the whole run (worker, starter, from the same
+// checkout): Build returns those instead of linking them again in every
+// test package that runs them as processes.
+const CmdDirEnv = "RACKROLL_CMD_DIR"
 
 // Build compiles rackroll's own commands (package directories of the
 // checkout, e.g. "worker", "starter") into dir, for tests that must run
-// them as separate processes, and returns their paths in order.
+// them as separate processes, and returns their paths in order. Commands
+// make test linked already (CmdDirEnv) are returned as they are.
 func Build(dir string, commands ...string) ([]string, error) {
+	if pre := os.Getenv(CmdDirEnv); pre != "" {
+		if paths, ok := prebuilt(pre, commands); ok {
+			return paths, nil
+		}
+	}
 	root, err := Checkout()
 	if err != nil {
 		return nil, err
@@ -25,4 +39,44 @@ func Build(dir string, commands ...string) ([]string, error) {
 		paths = append(paths, out)
 	}
 	return paths, nil
+}
+
+// prebuilt returns the paths of commands in dir when every one is there.
+func prebuilt(dir string, commands []string) ([]string, bool) {
+	paths := make([]string, 0, len(commands))
+	for _, c := range commands {
+		p := filepath.Join(dir, filepath.Base(c))
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+			return nil, false
+		}
+		paths = append(paths, p)
+	}
+	return paths, true
+}
+
+// Commands builds rackroll's commands once per test process, for the
+// tests of a package that run them as processes; Remove deletes them.
+type Commands struct {
+	once  sync.Once
+	dir   string
+	paths []string
+	err   error
+}
+
+// Paths builds the named commands (Build) on the first call and returns
+// their paths; later calls return the same.
+func (c *Commands) Paths(commands ...string) ([]string, error) {
+	c.once.Do(func() {
+		if c.dir, c.err = os.MkdirTemp("", "rackroll-cmds-"); c.err == nil {
+			c.paths, c.err = Build(c.dir, commands...)
+		}
+	})
+	return c.paths, c.err
+}
+
+// Remove deletes what Paths built (call it from TestMain after m.Run).
+func (c *Commands) Remove() {
+	if c.dir != "" {
+		os.RemoveAll(c.dir)
+	}
 }

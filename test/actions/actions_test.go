@@ -18,6 +18,7 @@ import (
 // action scenario (each env start costs seconds; the actions take about
 // one each with the e2e lab timings). Subtests act on different BMMs.
 func TestE2EActions(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{})
 	ctx := env.Context(5 * time.Minute)
 	kc := env.Clientset(ctx)

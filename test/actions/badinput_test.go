@@ -29,6 +29,7 @@ import (
 // the lab. One site for all cases (one-rack: three KCPs, so two KCP
 // disruptions can collide).
 func TestBadInputEndToEnd(t *testing.T) {
+	t.Parallel()
 	e := e2e.Start(t, "../../examples/one-rack.yaml", e2e.Options{})
 	before := e.Lab.ReimageCounts()
 	kcps := kcpNames(e.State())

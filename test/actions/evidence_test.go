@@ -17,6 +17,7 @@ import (
 // and ignores fails within 3 minutes, naming the BMM and what the BMC
 // showed, and the ledger never says it restarted.
 func TestE2ERestartNeedsEvidence(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{})
 	ctx := env.Context(5 * time.Minute)
 	kc := env.Clientset(ctx)

@@ -14,6 +14,7 @@ import (
 // site (two racks). The steps share the site and run in order: starting a
 // dev server and a lab per step would triple the time.
 func TestCLIs(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: twoComputePerRack})
 	c := newCLIs(t, env)
 	step := func(name string, f func(*testing.T, *clis)) {

@@ -20,6 +20,7 @@ import (
 // the spare and the failed KCP each go down the management ladder and end
 // marked Unhealthy. `cluster show` says one active KCP and names both.
 func TestE2EFailoverFallsBackToAManagementServer(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: e2e.FastRemediation})
 	const kcp, spare = "rack1-mgmt1", "rack2-mgmt1"
 	retireSpare(t, env, spare)
@@ -72,6 +73,7 @@ func retireSpare(t *testing.T, env *e2e.Env, spare string) {
 // never powers it on: rack1-mgmt4 becomes the KCP, nobody the spare, and
 // `cluster show` says three active KCPs of three.
 func TestE2EOneRackFailoverPromotesAManagementServer(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/one-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
 		e2e.FastRemediation(inv)
 		r := &inv.Racks[0]

@@ -18,6 +18,7 @@ import (
 // refused naming rack1-mgmt2, and an upgrade touches no KCP while the fault
 // lasts: it pauses naming the server.
 func TestE2EGateRefusesWhileAnotherKCPIsUnknown(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/one-rack.yaml", e2e.Options{})
 	ctx := env.Context(5 * time.Minute)
 	require.NoError(t, env.Lab.SetFault("rack1-mgmt2", faults.NodeUnknown, 0, false))
@@ -77,6 +78,7 @@ func TestE2EGateRefusesWhileAnotherKCPIsUnknown(t *testing.T) {
 // server until the failover — whose member joins in turn: the member set
 // is again the active KCPs.
 func TestE2EFailoverLeavesTheActiveKCPsAsMembers(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
 		e2e.FastRemediation(inv)
 		inv.Lab = nil // etcd attached: the failover must keep quorum itself
@@ -117,6 +119,7 @@ func TestE2EFailoverLeavesTheActiveKCPsAsMembers(t *testing.T) {
 // plane pauses the upgrade at the next KCP step, naming it, instead of it
 // going on; once the KCP is back, continue-update finishes the upgrade.
 func TestE2ESecondKCPDownPausesTheUpgrade(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/one-rack.yaml", e2e.Options{})
 	ctx := env.Context(8 * time.Minute)
 	run, err := env.StartUpgrade(ctx, "4.2.0")

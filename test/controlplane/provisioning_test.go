@@ -19,6 +19,7 @@ import (
 // recorded its provisioning start; every other BMM, seen Ready by the
 // monitor's first rounds, has its start cleared and is left alone.
 func TestE2ERemediationProvisioningTimeout(t *testing.T) {
+	t.Parallel()
 	const c = "rack2-c2"
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{
 		Mutate: func(inv *model.Inventory) {

@@ -17,6 +17,7 @@ import (
 // Unhealthy); the node labels follow, and the lab's log never shows fewer
 // KCP-labelled nodes than the cluster's one.
 func TestE2ERemediationKCPFailover(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: e2e.FastRemediation}).StartMonitor()
 	const kcp, spare = "rack1-mgmt1", "rack2-mgmt1"
 	require.Equal(t, model.RoleKCP, env.BMM(kcp).Roles[0])
@@ -97,6 +98,7 @@ func TestE2ERemediationKCPFailover(t *testing.T) {
 // (b) A compute node with a read-only root filesystem whose reprovision
 // fails ends Unhealthy, removed from Kubernetes and powered off.
 func TestE2ERemediationComputeReprovisionFails(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: e2e.FastRemediation}).StartMonitor()
 	const c = "rack1-c1"
 	require.NoError(t, env.Lab.SetFault(c, "reimage-fails", 0, false))

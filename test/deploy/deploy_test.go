@@ -34,6 +34,7 @@ import (
 // nodes rule: site check names it, and the next remediation fails at
 // "delete node", saying which permission is missing.
 func TestDeployedWorkerNeedsOnlyItsClusterRole(t *testing.T) {
+	t.Parallel()
 	var worker string // the restricted kubeconfig
 	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{
 		Mutate: func(inv *model.Inventory) {

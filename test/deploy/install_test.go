@@ -54,6 +54,7 @@ func grants(rules []rbacv1.PolicyRule) []string {
 // The ClusterRole grants exactly what `site check` asks for, with no
 // wildcard: the list and the manifest cannot drift apart.
 func TestClusterRoleIsWhatSiteCheckAsks(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(deployDir, "clusterrole.yaml"))
 	require.NoError(t, err)
 	var cr rbacv1.ClusterRole

@@ -7,6 +7,7 @@ package e2e
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -87,19 +88,30 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 			t.Fatal(err)
 		}
 	}
-	if e.Server, err = devserver.Start(ctx, e.serverOpts); err != nil {
-		t.Fatal(err)
-	}
-	// The closure reads e.Server at cleanup time: a restart replaces it.
-	t.Cleanup(func() { e.Server.Stop() })
+	// The dev server and the lab start side by side: neither needs the
+	// other until the worker starts, and both spend their start waiting.
+	serverUp := make(chan error, 1)
+	go func() {
+		var err error
+		e.Server, err = devserver.Start(ctx, e.serverOpts)
+		serverUp <- err
+	}()
 	timings := opts.Timings
 	if timings == (lab.Timings{}) {
 		timings = lab.FastTimings()
 	}
-	if e.Lab, err = lab.Start(ctx, lab.Options{Inventory: inv, Dir: filepath.Join(dir, "lab"), EventsPath: e.EventsPath, Timings: timings}); err != nil {
+	e.Lab, err = lab.Start(ctx, lab.Options{Inventory: inv, Dir: filepath.Join(dir, "lab"), EventsPath: e.EventsPath, Timings: timings})
+	serverErr := <-serverUp
+	if e.Server != nil {
+		// The closure reads e.Server at cleanup time: a restart replaces it.
+		t.Cleanup(func() { e.Server.Stop() })
+	}
+	if e.Lab != nil {
+		t.Cleanup(e.Lab.Stop)
+	}
+	if err := errors.Join(serverErr, err); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(e.Lab.Stop)
 	if err := e.Lab.WriteOutInventory(e.InvPath); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -181,30 +180,19 @@ func (s *site) reimages() int {
 
 // The worker and starter binaries, built once per test process: a killed
 // worker must be a process of its own.
-var (
-	buildOnce sync.Once
-	binDir    string
-	built     []string
-	buildErr  error
-)
+var commands toolbin.Commands
 
 func binaries(t *testing.T) (worker, starter string) {
 	t.Helper()
-	buildOnce.Do(func() {
-		if binDir, buildErr = os.MkdirTemp("", "rackroll-production-"); buildErr == nil {
-			built, buildErr = toolbin.Build(binDir, "worker", "starter")
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	paths, err := commands.Paths("worker", "starter")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return built[0], built[1]
+	return paths[0], paths[1]
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	commands.Remove()
 	os.Exit(code)
 }

@@ -20,6 +20,7 @@ import (
 // server fails within the activities' retry budget, counts against its
 // rack's threshold (which tolerates one failure) and the upgrade goes on.
 func TestBMCFaultsDuringUpgrade(t *testing.T) {
+	t.Parallel()
 	inventory, unreachable, threshold := "../../examples/one-rack.yaml", "", 75
 	if full {
 		// Eight compute servers a rack: 7/8 is above 80 %.

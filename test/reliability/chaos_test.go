@@ -49,9 +49,6 @@ func startChaos(w *workerProc, rng *rand.Rand, kills int, minGap, maxGap time.Du
 	return c
 }
 
-// wait blocks until the chaos has made its kills (or the operation ended).
-func (c *chaos) wait() { <-c.done }
-
 // stop ends the kills and returns how many there were.
 func (c *chaos) stop() int {
 	select {

@@ -35,6 +35,7 @@ func fastRemediation(inv *model.Inventory) {
 // together so their stalls overlap, and each operation costs about one
 // minute more than without kills, whatever the size.
 func TestCrashDuringRemediationAndReimage(t *testing.T) {
+	t.Parallel()
 	kills, goal := 2, 1
 	if full {
 		kills, goal = 4, 3

@@ -4,7 +4,7 @@
 // every BMC; and no BMC password in any history, log or CLI output.
 //
 // `go test ./test/reliability/` (and so `make test`) runs a reduced size;
-// `make reliability` sets RACKROLL_RELIABILITY=full for the full size and
+// `make reliability` builds it with -tags reliability_full for the full size and
 // prints a table of figures at the end. RACKROLL_RELIABILITY_SEED replays
 // the kill moments of an earlier run (every run prints its seed).
 package reliability

@@ -12,9 +12,6 @@ import (
 	"time"
 )
 
-// full is true under `make reliability` (RACKROLL_RELIABILITY=full).
-var full = os.Getenv("RACKROLL_RELIABILITY") == "full"
-
 // seed drives every random choice (kill moments); printed so a failing run
 // can be replayed with RACKROLL_RELIABILITY_SEED.
 var seed = func() uint64 {
@@ -34,7 +31,7 @@ func TestMain(m *testing.M) {
 	fmt.Printf("reliability: size=%s seed=%d (RACKROLL_RELIABILITY_SEED=%d replays the kill moments)\n", mode, seed, seed)
 	code := m.Run()
 	table.print()
-	removeBinaries()
+	commands.Remove()
 	os.Exit(code)
 }
 

@@ -4,46 +4,25 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/rackroll/rackroll/internal/toolbin"
 )
 
 // The real worker and starter binaries, built once per test process: the
 // crash tests must kill a separate process (SIGKILL gives it no chance to
 // clean up), and the secret scan must read what the real binaries print.
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
-)
+var commands toolbin.Commands
 
 func binaries(t *testing.T) (worker, starter string) {
 	t.Helper()
-	buildOnce.Do(func() {
-		if binDir, buildErr = os.MkdirTemp("", "rackroll-reliability-"); buildErr != nil {
-			return
-		}
-		for _, pkg := range []string{"worker", "starter"} {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, pkg), "./"+pkg)
-			cmd.Dir = "../.."
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("go build ./%s: %v\n%s", pkg, err, out)
-				return
-			}
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	paths, err := commands.Paths("worker", "starter")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return filepath.Join(binDir, "worker"), filepath.Join(binDir, "starter")
-}
-
-func removeBinaries() {
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	return paths[0], paths[1]
 }
 
 // workerProc is the worker binary run as a subprocess against one server.

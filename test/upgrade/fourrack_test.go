@@ -20,6 +20,7 @@ import (
 // examples/four-rack.yaml. The lab's event log must show the KCP order,
 // the management stages, the racks in order and no overlap.
 func TestE2EFullUpgradeFourRack(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{})
 	ctx := env.Context(10 * time.Minute)
 	failed := probeAPI(t, env, 200*time.Millisecond)

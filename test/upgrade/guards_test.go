@@ -22,6 +22,7 @@ import (
 // touched, naming the URL and the answer; once the image is there, the
 // same upgrade runs to its end.
 func TestE2EUpgradeRefusedWithoutItsImage(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
 		inv.Lab = []byte(`{"missingImages": ["4.2.0"]}`)
 	}})
@@ -54,8 +55,9 @@ func TestE2EUpgradeRefusedWithoutItsImage(t *testing.T) {
 // pauses after those two, before any other compute is reimaged, naming
 // the step and the servers. Continue goes on with the rest.
 func TestE2ESystemicFailurePausesTheUpgrade(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
-		inv.Timeouts = &model.TimeoutsSpec{Reimage: durationOf(40 * time.Second)}
+		inv.Timeouts = &model.TimeoutsSpec{Reimage: durationOf(30 * time.Second)}
 		inv.Lab = []byte(`{"timings": {"boot": "3s", "reimage": "5s", "powerTransition": "1s", "drain": "1s"},
 			"faults": [{"bmm": "rack1-c1", "kind": "reimage-fails"}, {"bmm": "rack1-c2", "kind": "reimage-fails"}]}`)
 	}})
@@ -120,6 +122,7 @@ func computeCordons(env *e2e.Env, rack string) int {
 // naming the shortfall and the pods; Warn proceeds and its status names
 // the pods left Pending.
 func TestE2ECapacityGuard(t *testing.T) {
+	t.Parallel()
 	t.Run("Pause", func(t *testing.T) {
 		env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: fullSecondRack})
 		ctx := env.Context(10 * time.Minute)

@@ -40,6 +40,7 @@ func upgradeHalf(ctx context.Context, t *testing.T, env *e2e.Env) api.UpgradeSta
 // on the lab the upgrade does not see the BMC's reimage-failed task and
 // waits out its reimage limit.)
 func TestE2EOutOfServiceComputeSkippedByAFullUpgrade(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: e2e.FastRemediation}).StartMonitor()
 	const off = "rack1-c1"
 	ctx := env.Context(12 * time.Minute)

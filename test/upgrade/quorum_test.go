@@ -21,6 +21,7 @@ import (
 // No read fails, quorum holds at every event of the lab's log, and at the
 // end etcd's member set is the three active KCPs.
 func TestE2EUpgradeKeepsQuorumOneRack(t *testing.T) {
+	t.Parallel()
 	upgradeKeepsQuorum(t, "../../examples/one-rack.yaml")
 }
 

@@ -19,6 +19,7 @@ import (
 // fails that server within a minute of its insert, saying the installer
 // was not mounted; the rest of the rack goes on and the threshold judges.
 func TestE2EUpgradeWithAnUnmountableInstaller(t *testing.T) {
+	t.Parallel()
 	const bad = "rack2-c3"
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
 		inv.Lab = []byte(`{"faults": [{"bmm": "` + bad + `", "kind": "media-unmountable"}]}`)

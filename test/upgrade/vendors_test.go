@@ -29,6 +29,7 @@ var vendorProfiles = map[string]string{
 // fails at its limit naming the node and the BMC's last state — no false
 // success.
 func TestE2EMixedVendorSite(t *testing.T) {
+	t.Parallel()
 	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
 		inv.Lab, _ = json.Marshal(map[string]any{"bmcProfiles": vendorProfiles})
 	}})
@@ -89,7 +90,7 @@ func TestE2EMixedVendorSite(t *testing.T) {
 				defer wg.Done()
 				r, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.ActionID(env.Cluster, name, 7000), TaskQueue: api.TaskQueue},
 					api.BMMActionWorkflowName, api.ActionInput{Cluster: env.Cluster, BMM: name, Action: api.ActionReimage,
-						EvacuateTimeout: 3 * time.Second, TimeLimit: 40 * time.Second})
+						EvacuateTimeout: 3 * time.Second, TimeLimit: 25 * time.Second})
 				if err == nil {
 					err = r.Get(ctx, nil)
 				}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // freePorts finds n distinct free loopback ports below the kernel's
@@ -15,7 +16,9 @@ import (
 // and a spare's etcd member binds its ports minutes after the lab chose
 // them. Outside the range only another listener can take it. There is
 // still a small window between closing the listeners and the child binding
-// them; portBusy turns a lost race into a clear error instead of a hang.
+// them; portBusy turns a lost race into a clear error instead of a hang,
+// and Start retries. Within this process a port is handed out once, so
+// labs started side by side never draw the same one.
 func freePorts(n int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
@@ -26,7 +29,11 @@ func freePorts(n int) ([]int, error) {
 	lo, hi := belowEphemeral()
 	ports := make([]int, 0, n)
 	for tries := 0; len(ports) < n && tries < 100*n; tries++ {
-		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(lo+rand.IntN(hi-lo))))
+		port := lo + rand.IntN(hi-lo)
+		if !handOut(port) {
+			continue // given to another lab of this process
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
 			continue // taken: draw another
 		}
@@ -42,6 +49,24 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// handedOut are the ports freePorts has returned in this process.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// handOut reserves port for the caller, or reports that it was handed out
+// before.
+func handOut(port int) bool {
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	if handedOut.ports[port] {
+		return false
+	}
+	handedOut.ports[port] = true
+	return true
 }
 
 // belowEphemeral is the port range the lab draws from: from 20000 up to the

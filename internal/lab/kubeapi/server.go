@@ -63,7 +63,20 @@ type Server struct {
 // Start launches etcd and kube-apiserver, waits until the API is ready and
 // writes a kubeconfig. On error nothing is left running. Cancelling ctx
 // stops the server too, so a failed test cannot leak the processes.
-func Start(ctx context.Context, opts Options) (_ *Server, err error) {
+// A free port can be taken by another process before the child binds it
+// (labs start side by side in the tests): when ports were chosen here and
+// one was lost that way, Start tries again with others.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	fixed := opts.APIServerPort != 0 || opts.EtcdClientPort != 0 || opts.EtcdPeerPort != 0
+	for attempt := 1; ; attempt++ {
+		s, err := start(ctx, opts)
+		if err == nil || fixed || attempt == 3 || !errors.Is(err, errPortTaken) {
+			return s, err
+		}
+	}
+}
+
+func start(ctx context.Context, opts Options) (_ *Server, err error) {
 	etcdBin, err := toolbin.Path("etcd")
 	if err != nil {
 		return nil, err
@@ -301,10 +314,12 @@ func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 	}
 }
 
+var errPortTaken = errors.New("a port was taken by another process between choosing and binding it: retry, or pass fixed free ports")
+
 // startError adds the log tail of p and names a busy port when the log says so.
 func (s *Server) startError(err error, p *proc) error {
 	if p.tail.contains("address already in use") {
-		err = errors.Join(err, errors.New("a port was taken by another process between choosing and binding it: retry, or pass fixed free ports"))
+		err = errors.Join(err, errPortTaken)
 	}
 	return fmt.Errorf("%w\n--- last lines of the %s log (all logs in %s) ---\n%s", err, p.name, s.dir, p.tail.lastLines(25))
 }
