@@ -38,7 +38,7 @@ func BenchmarkRemediationStorm(b *testing.B) {
 		}
 		n = v
 	}
-	perRack := min(32, n) // the small storm's site is small too
+	perRack := min(32, n)                  // the small storm's site is small too
 	racks := max(2, (n+perRack-1)/perRack) // one rack would need three management servers
 	for i := 0; i < b.N; i++ {
 		env := e2e.Start(b, syntheticSite(b, "storm", racks, 2, perRack), e2e.Options{Mutate: func(inv *model.Inventory) {
