@@ -95,19 +95,27 @@ vet:
 # dev server and the lab from bin/, the production test also PostgreSQL,
 # so the tools come first; the worker and starter binaries that tests run
 # as processes are linked once, into a per-run directory (RACKROLL_CMD_DIR).
-# One go test runs the tests and every benchmark once at its smallest size
-# (RACKROLL_BENCH_SMALL=1): a benchmark that no longer runs fails the suite,
-# and the benchmarks run beside the other packages, not after them all.
-# The lab packages sleep on simulated hardware most of the time, so more
-# packages run at once (-p) than there are cores, the heaviest first.
-# TEST_JSON=file writes go test -json there (make test-profile).
+# Two go tests run at once:
+#  - the tests: the lab packages sleep on simulated hardware most of the
+#    time, so more packages run at once (-p) than there are cores, the
+#    heaviest first on the line (go test starts them in that order);
+#  - every benchmark once at its smallest size (RACKROLL_BENCH_SMALL=1), in
+#    the packages that have benchmarks: a benchmark that no longer runs
+#    fails the suite. Apart, because -bench makes go test run its packages
+#    one after another.
+# TEST_JSON=file writes go test -json to file and file.bench (test-profile).
 TEST_P     ?= 4
-HEAVY_PKGS := ./test/upgrade ./test/controlplane ./test/reliability ./starter ./test/production ./test/actions ./test/bench ./workflows
+HEAVY_PKGS := ./test/controlplane ./test/upgrade ./test/reliability ./test/demo ./test/production ./starter ./test/actions ./test/deploy ./test/cli ./workflows
+BENCH_PKGS  = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmark' . | grep -v '^./hack/')))
 test: tools postgres vet
 	@d=$$(mktemp -d /tmp/rackroll-cmds-XXXXXX) && trap 'rm -rf $$d' EXIT && \
 	$(GO) build -o $$d/worker ./worker && $(GO) build -o $$d/starter ./starter && \
-	RACKROLL_CMD_DIR=$$d RACKROLL_BENCH_SMALL=1 $(GO) test -count=1 -timeout 30m -p $(TEST_P) \
-		-bench . -benchtime 1x $(if $(TEST_JSON),-json) $(HEAVY_PKGS) ./... $(if $(TEST_JSON),> $(TEST_JSON))
+	{ RACKROLL_CMD_DIR=$$d $(GO) test -count=1 -timeout 30m -p $(TEST_P) $(if $(TEST_JSON),-json) \
+		$(HEAVY_PKGS) ./... $(if $(TEST_JSON),> $(TEST_JSON)) & tests=$$!; } && \
+	{ RACKROLL_BENCH_SMALL=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m $(if $(TEST_JSON),-json) \
+		$(BENCH_PKGS) $(if $(TEST_JSON),> $(TEST_JSON).bench) & bench=$$!; } && \
+	t=0 && b=0 && { wait $$tests || t=$$?; } && { wait $$bench || b=$$?; } && \
+	if [ $$t != 0 ] || [ $$b != 0 ]; then echo "make test: tests exit $$t, benchmarks exit $$b" >&2; exit 1; fi
 
 # make test, timed: the wall time and the slowest packages and tests go
 # into bench/results.json and docs/performance.md with the date and commit.

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -53,7 +55,8 @@ type testEvent struct {
 }
 
 // profileSuite runs make test with TEST_JSON set, times it, and writes the
-// profile into out and docs/performance.md. It returns the exit code.
+// profile into out and docs/performance.md (the streams themselves into
+// .data/test-profile*.json). It returns the exit code.
 func profileSuite(out string) int {
 	f, err := os.CreateTemp("", "rackroll-test-*.json")
 	if err != nil {
@@ -61,7 +64,6 @@ func profileSuite(out string) int {
 		return 1
 	}
 	f.Close()
-	defer os.Remove(f.Name())
 	p := SuiteProfile{Date: time.Now().UTC().Format(time.RFC3339), Commit: commit(), Machine: machine()}
 	fmt.Fprintf(os.Stderr, ">> make test TEST_JSON=%s (commit %s)\n", f.Name(), p.Commit)
 	start := time.Now()
@@ -70,13 +72,23 @@ func profileSuite(out string) int {
 	runErr := cmd.Run()
 	p.WallMinutes = round2(time.Since(start).Minutes())
 	p.Passed = runErr == nil
-	events, err := os.Open(f.Name())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+	// The tests' stream, then the benchmarks' (make test writes file.bench);
+	// both are kept in .data/ for a closer look.
+	var streams []io.Reader
+	for _, name := range []string{f.Name(), f.Name() + ".bench"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		os.Remove(name)
+		streams = append(streams, bytes.NewReader(data))
+		keep := filepath.Join(".data", "test-profile"+strings.TrimPrefix(name, f.Name())+".json")
+		if os.MkdirAll(".data", 0o755) == nil {
+			os.WriteFile(keep, data, 0o644)
+		}
 	}
-	defer events.Close()
-	p.read(events, os.Stderr)
+	p.read(io.MultiReader(streams...), os.Stderr)
 
 	res := readPrev(out)
 	if res == nil {
