@@ -1,6 +1,6 @@
 // Package devserver starts the Temporal dev server from bin/temporal for
-// integration tests and the demo: loopback only, free ports, a sqlite file
-// in a temp dir, and rackroll's search attributes registered.
+// integration tests and the demo: loopback only, free ports, sqlite in
+// memory (or a given file), and rackroll's search attributes registered.
 package devserver
 
 import (
@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,7 +25,7 @@ var SearchAttributes = []string{"RackrollCluster", "RackrollOperation", "Rackrol
 type Options struct {
 	Port     int    // frontend port; 0 = free port
 	UIPort   int    // 0 = headless (no UI)
-	DBFile   string // sqlite file; "" = a file in a temp dir (removed on Stop)
+	DBFile   string // sqlite file; "" = in memory (no disk writes: cheaper for the many test servers)
 	LogLevel string // default "error"
 	Log      io.Writer
 }
@@ -37,7 +35,6 @@ type Server struct {
 	Address string // host:port of the frontend
 	UIURL   string // "" when headless
 	cmd     *exec.Cmd
-	tmp     string
 	done    chan struct{}
 }
 
@@ -75,17 +72,14 @@ func startOnce(ctx context.Context, opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	if opts.DBFile == "" {
-		if s.tmp, err = os.MkdirTemp("", "rackroll-temporal-"); err != nil {
-			return nil, err
-		}
-		opts.DBFile = filepath.Join(s.tmp, "temporal.db")
-	}
 	if opts.LogLevel == "" {
 		opts.LogLevel = "error"
 	}
 	args := []string{"server", "start-dev", "--ip", "127.0.0.1",
-		"--port", strconv.Itoa(opts.Port), "--db-filename", opts.DBFile, "--log-level", opts.LogLevel}
+		"--port", strconv.Itoa(opts.Port), "--log-level", opts.LogLevel}
+	if opts.DBFile != "" {
+		args = append(args, "--db-filename", opts.DBFile)
+	}
 	// The dev server also listens on port+1000 for HTTP and picks a metrics
 	// port; pin them to free ports so parallel servers do not collide.
 	httpPort, err := FreePort()
@@ -113,7 +107,6 @@ func startOnce(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s.cmd.Stderr = s.cmd.Stdout
 	if err := s.cmd.Start(); err != nil {
-		s.cleanup()
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	go func() { s.cmd.Wait(); close(s.done) }()
@@ -130,7 +123,6 @@ func startOnce(ctx context.Context, opts Options) (*Server, error) {
 		}
 		select {
 		case <-s.done:
-			s.cleanup()
 			return nil, fmt.Errorf("temporal dev server exited early: %s", logTail.String())
 		case <-ctx.Done():
 			s.Stop()
@@ -144,8 +136,8 @@ func startOnce(ctx context.Context, opts Options) (*Server, error) {
 	}
 }
 
-// Stop terminates the server (SIGTERM, then SIGKILL) and removes its temp
-// dir. The sqlite file given in Options is kept.
+// Stop terminates the server (SIGTERM, then SIGKILL). The sqlite file
+// given in Options is kept.
 func (s *Server) Stop() {
 	if s.cmd != nil && s.cmd.Process != nil {
 		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
@@ -155,13 +147,6 @@ func (s *Server) Stop() {
 			syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 			<-s.done
 		}
-	}
-	s.cleanup()
-}
-
-func (s *Server) cleanup() {
-	if s.tmp != "" {
-		os.RemoveAll(s.tmp)
 	}
 }
 
