@@ -36,7 +36,7 @@ func (s *inCluster) Clientset(context.Context) (kubernetes.Interface, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes.inCluster: the pod's ServiceAccount credentials: %w", err)
 	}
-	cfg.QPS, cfg.Burst = clientQPS, clientBurst
+	Tune(cfg)
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes.inCluster: %w", err)

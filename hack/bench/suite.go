@@ -132,15 +132,16 @@ func (p *SuiteProfile) read(r io.Reader, log io.Writer) {
 		case e.Test == "" && (e.Action == "pass" || e.Action == "fail"):
 			pkgs = append(pkgs, Timing{e.Package, e.Elapsed})
 			p.Packages++
-		case strings.Contains(e.Test, "/"):
-			// subtests are counted in their parent
+		case e.Test == "" || strings.Contains(e.Test, "/"):
+			// a package with no tests ("skip"), or a subtest: counted in its parent
+		case strings.HasPrefix(e.Test, "Benchmark"):
+			// go test -json reports a benchmark's run, not its pass
+			if e.Action == "run" {
+				p.Benchmarks++
+			}
 		case e.Action == "pass" || e.Action == "fail":
 			tests = append(tests, Timing{key, e.Elapsed})
-			if strings.HasPrefix(e.Test, "Benchmark") {
-				p.Benchmarks++
-			} else {
-				p.Tests++
-			}
+			p.Tests++
 			if e.Action == "fail" {
 				p.Failed = append(p.Failed, key)
 				fmt.Fprintf(log, "---- %s\n%s", key, strings.Join(output[key], ""))

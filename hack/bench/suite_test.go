@@ -9,8 +9,9 @@ import (
 )
 
 // A go test -json stream of two packages: one test passes, one fails
-// (its output is echoed), a subtest is counted in its parent, a skip is
-// listed and a benchmark is counted apart.
+// (its output is echoed), a subtest is counted in its parent, a skipped
+// test is listed (a package without tests is not) and a benchmark, which
+// -json reports as run only, is counted apart.
 const stream = `{"Action":"start","Package":"a"}
 {"Action":"run","Package":"a","Test":"TestSlow"}
 {"Action":"output","Package":"a","Test":"TestSlow/sub","Output":"sub ok\n"}
@@ -19,11 +20,13 @@ const stream = `{"Action":"start","Package":"a"}
 {"Action":"output","Package":"a","Test":"TestBroken","Output":"boom\n"}
 {"Action":"fail","Package":"a","Test":"TestBroken","Elapsed":1}
 {"Action":"skip","Package":"a","Test":"TestSkipped","Elapsed":0}
-{"Action":"pass","Package":"a","Test":"BenchmarkX","Elapsed":7}
+{"Action":"run","Package":"a","Test":"BenchmarkX"}
+{"Action":"output","Package":"a","Test":"BenchmarkX","Output":"BenchmarkX-2 1 7 ns/op\n"}
 {"Action":"fail","Package":"a","Elapsed":50}
 not json: a build error line
 {"Action":"pass","Package":"b","Test":"TestQuick","Elapsed":0.2}
 {"Action":"pass","Package":"b","Elapsed":0.3}
+{"Action":"skip","Package":"c","Elapsed":0}
 `
 
 func TestReadProfile(t *testing.T) {

@@ -139,7 +139,7 @@ func (s *secretKubeconfig) Clientset(ctx context.Context) (kubernetes.Interface,
 	if err != nil {
 		return nil, fmt.Errorf("Secret %s: %w", s.ref, err)
 	}
-	cfg.QPS, cfg.Burst = 50, 100
+	kube.Tune(cfg)
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -169,7 +170,7 @@ func (c *EtcdCluster) launch(s *slot, initialCluster, state string) error {
 		}
 		closing := c.closing
 		c.mu.Unlock()
-		if mine && !closing && p.tail.contains("must be removed") {
+		if mine && !closing && (p.tail.contains("must be removed") || c.listedNoMore(s)) {
 			c.removedItself(s)
 		}
 		if mine && !closing {
@@ -208,6 +209,25 @@ func (c *EtcdCluster) removedItself(s *slot) {
 		d["id"] = fmt.Sprintf("%x", id)
 	}
 	c.sink.Emit(events.EtcdMemberRemove, s.BMM, s.Rack, d)
+}
+
+// listedNoMore reports whether the member list, read now, no longer holds
+// s (by its ID once known, else by name): a removed member on a busy
+// machine may exit before it logs why, and its removal must still be
+// logged before its stop.
+func (c *EtcdCluster) listedNoMore(s *slot) bool {
+	c.mu.Lock()
+	id := s.id
+	c.mu.Unlock()
+	ctx, cancel := c.call(2 * time.Second)
+	defer cancel()
+	resp, err := c.client.MemberList(ctx)
+	if err != nil {
+		return false
+	}
+	return !slices.ContainsFunc(resp.Members, func(m *memberT) bool {
+		return (id != 0 && m.ID == id) || (id == 0 && m.Name == s.Name)
+	})
 }
 
 // stopGrace bounds a member's graceful stop (its leadership transfer).

@@ -91,17 +91,33 @@ func (p *proc) stop(grace time.Duration) {
 	}
 }
 
-// tailBuffer keeps the last max bytes written, for error messages.
+// tailBuffer keeps the last max bytes written, for error messages, and
+// remembers the markers it was ever written: a busy etcd member can log
+// more than max after saying it was removed, before it exits.
 type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
+	mu   sync.Mutex
+	max  int
+	buf  []byte
+	seen map[string]bool
 }
+
+// markers are the phrases contains is asked about.
+var markers = []string{"must be removed", "address already in use"}
 
 func (t *tailBuffer) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = append(t.buf, b...)
+	for _, m := range markers {
+		// Only the new bytes and the seam before them can hold a new mention.
+		from := max(0, len(t.buf)-len(b)-len(m))
+		if bytes.Contains(t.buf[from:], []byte(m)) {
+			if t.seen == nil {
+				t.seen = map[string]bool{}
+			}
+			t.seen[m] = true
+		}
+	}
 	if over := len(t.buf) - t.max; over > 0 {
 		t.buf = append(t.buf[:0], t.buf[over:]...)
 	}
@@ -119,9 +135,10 @@ func (t *tailBuffer) lastLines(n int) string {
 	return string(bytes.Join(lines, []byte("\n")))
 }
 
-// contains reports whether the kept output mentions s.
+// contains reports whether the output mentions s: a marker ever, anything
+// else within the kept tail.
 func (t *tailBuffer) contains(s string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return bytes.Contains(t.buf, []byte(s))
+	return t.seen[s] || bytes.Contains(t.buf, []byte(s))
 }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -239,6 +240,11 @@ func (s *Server) RESTConfig() *rest.Config {
 		TLSClientConfig: rest.TLSClientConfig{CAData: s.pki.caPEM},
 		QPS:             2000,
 		Burst:           4000,
+		// Protobuf, as kubelets and controllers speak: JSON would make the
+		// lab's apiserver spend most of its CPU encoding the simulator's
+		// lists and watches.
+		ContentConfig: rest.ContentConfig{ContentType: runtime.ContentTypeProtobuf,
+			AcceptContentTypes: runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON},
 	}
 }
 
