@@ -140,7 +140,7 @@ func (l *clusterLedger) validateRecord(ctx workflow.Context, p api.BMMPatch) err
 func (l *clusterLedger) record(ctx workflow.Context, p api.BMMPatch) error {
 	b, _ := l.st.Cluster.BMM(p.BMM)
 	before := nodeLabels(*b)
-	applyPatchAs(b, p, workflow.Now(ctx), l.marks)
+	api.ApplyPatchAs(b, p, workflow.Now(ctx), l.marks)
 	l.touch(ctx)
 	after := nodeLabels(*b)
 	if p.Roles == nil && p.ManagementGroup == nil || equalLabels(before, after) {
@@ -183,45 +183,6 @@ func equalLabels(a, b map[string]string) bool {
 		}
 	}
 	return true
-}
-
-// applyPatch applies p as the ledger does today: the mark is state.
-func applyPatch(b *model.BMM, p api.BMMPatch, now time.Time) { applyPatchAs(b, p, now, true) }
-
-func applyPatchAs(b *model.BMM, p api.BMMPatch, now time.Time, marks bool) {
-	prev := b.DetailedStatus
-	if marks { // a mark an older ledger kept in the message is converted first
-		b.ApplyMark(nil, false, now)
-	}
-	defer applyRemediationFacts(b, p, prev, now, marks)
-	if p.Roles != nil {
-		b.Roles = append([]model.Role(nil), p.Roles...)
-	}
-	set := func(dst *string, v *string) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	set(&b.ManagementGroup, p.ManagementGroup)
-	set(&b.RuntimeVersion, p.RuntimeVersion)
-	set(&b.DetailedStatus, p.DetailedStatus)
-	set(&b.DetailedStatusMessage, p.DetailedStatusMessage)
-	set(&b.PowerState, p.PowerState)
-	set(&b.CordonStatus, p.CordonStatus)
-	set(&b.ReadyState, p.ReadyState)
-	if p.ReadySince != nil {
-		t := *p.ReadySince
-		b.ReadySince = &t
-	}
-	if p.ReadOnlyRootFS != nil {
-		b.ReadOnlyRootFS = *p.ReadOnlyRootFS
-	}
-	set(&b.BootMACAddress, p.BootMACAddress)
-	set(&b.BMCMACAddress, p.BMCMACAddress)
-	set(&b.SerialNumber, p.SerialNumber)
-	if p.BMC != nil {
-		b.BMC = *p.BMC
-	}
 }
 
 func (l *clusterLedger) validateRegister(ctx workflow.Context, r api.RegisterRequest) error {

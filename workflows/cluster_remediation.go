@@ -1,34 +1,10 @@
 package workflows
 
 import (
-	"slices"
-	"time"
-
-	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/placement"
 	"go.temporal.io/sdk/workflow"
 )
-
-// applyRemediationFacts is the part of a patch the remediation rules read:
-// the provisioning start (model.TrackProvisioning, from the status change
-// the patch made) and the ladder's position.
-func applyRemediationFacts(b *model.BMM, p api.BMMPatch, prev string, now time.Time, marks bool) {
-	b.TrackProvisioning(prev, p.DetailedStatus != nil, p.ProvisioningOver, now)
-	if marks {
-		b.ApplyMark(p.MarkUnhealthy, p.ClearUnhealthy, now)
-	} else {
-		legacyMark(b, p)
-	}
-	if p.ClearLadder {
-		b.Ladder = nil
-	}
-	if p.Ladder != nil {
-		m := *p.Ladder
-		m.Steps = slices.Clone(m.Steps)
-		b.Ladder = &m
-	}
-}
 
 // registerStamped registers the inventory and starts the provisioning
 // clock of every BMM new to the ledger: registration is its initial
@@ -61,22 +37,5 @@ func (l *clusterLedger) marksAreState(ctx workflow.Context) {
 	}
 	for i := range l.st.Cluster.BMMs {
 		l.st.Cluster.BMMs[i].ApplyMark(nil, false, workflow.Now(ctx))
-	}
-}
-
-// legacyMark is the mark as a ledger before the change kept it: the status
-// message is the mark, any write of another message erases it.
-func legacyMark(b *model.BMM, p api.BMMPatch) {
-	switch {
-	case p.ClearUnhealthy && b.DetailedStatusMessage == model.UnhealthyMessage:
-		b.DetailedStatusMessage = ""
-	case p.MarkUnhealthy != nil:
-		b.DetailedStatusMessage = model.UnhealthyMessage
-	}
-	if b.DetailedStatusMessage != model.UnhealthyMessage {
-		b.Unhealthy = nil
-	} else if b.Unhealthy == nil && p.MarkUnhealthy != nil {
-		m := *p.MarkUnhealthy
-		b.Unhealthy = &m
 	}
 }

@@ -103,7 +103,7 @@ func (f *fakeSite) mockLedger(env *testsuite.TestWorkflowEnvironment) {
 
 // recordPatch applies a patch as the ledger does (mu held).
 func (f *fakeSite) recordPatch(p api.BMMPatch, now time.Time) {
-	applyPatch(f.bmm(p.BMM), p, now)
+	api.ApplyPatch(f.bmm(p.BMM), p, now)
 	if p.BMC != nil {
 		delete(f.broken, p.BMM) // the repaired hardware is in
 	}

@@ -82,32 +82,32 @@ func TestTheLedgerKeepsTheMark(t *testing.T) {
 	now := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
 	m := &model.UnhealthyMark{Reason: "gave up", Since: now, By: "remediate:site-a:x"}
 	b := model.BMM{Name: "x", DetailedStatus: model.BMMProvisioned}
-	applyPatch(&b, api.BMMPatch{DetailedStatus: api.Str(model.BMMError), MarkUnhealthy: m}, now)
+	api.ApplyPatch(&b, api.BMMPatch{DetailedStatus: api.Str(model.BMMError), MarkUnhealthy: m}, now)
 	for _, p := range []api.BMMPatch{
 		{DetailedStatusMessage: api.Str("Upgrade to 4.2.0 waits for remediate:site-a:x (remediation)")},
 		{DetailedStatus: api.Str(model.BMMProvisioned), DetailedStatusMessage: api.Str("")},
 		{MarkUnhealthy: &model.UnhealthyMark{Reason: "later", By: "failover:site-a"}},
 	} {
-		applyPatch(&b, p, now.Add(time.Hour))
+		api.ApplyPatch(&b, p, now.Add(time.Hour))
 		require.True(t, b.MarkedUnhealthy())
 		require.Equal(t, *m, *b.Unhealthy, "the first mark stays")
 		require.Equal(t, model.UnhealthyMessage, b.DetailedStatusMessage)
 	}
-	applyPatch(&b, api.BMMPatch{ClearUnhealthy: true, DetailedStatusMessage: api.Str("")}, now)
+	api.ApplyPatch(&b, api.BMMPatch{ClearUnhealthy: true, DetailedStatusMessage: api.Str("")}, now)
 	require.False(t, b.MarkedUnhealthy())
 	require.Nil(t, b.Unhealthy)
 
 	// Before unhealthy-mark-state: the message was the mark.
 	old := model.BMM{Name: "x", DetailedStatusMessage: model.UnhealthyMessage}
-	applyPatchAs(&old, api.BMMPatch{DetailedStatusMessage: api.Str("something else")}, now, false)
+	api.ApplyPatchAs(&old, api.BMMPatch{DetailedStatusMessage: api.Str("something else")}, now, false)
 	require.False(t, old.MarkedUnhealthy())
-	applyPatchAs(&old, api.BMMPatch{MarkUnhealthy: m}, now, false)
+	api.ApplyPatchAs(&old, api.BMMPatch{MarkUnhealthy: m}, now, false)
 	require.True(t, old.MarkedUnhealthy())
 	require.Equal(t, model.UnhealthyMessage, old.DetailedStatusMessage)
 
 	// A message-mark of an old ledger becomes a mark on the next write.
 	conv := model.BMM{Name: "x", DetailedStatusMessage: model.UnhealthyMessage}
-	applyPatch(&conv, api.BMMPatch{DetailedStatusMessage: api.Str("")}, now)
+	api.ApplyPatch(&conv, api.BMMPatch{DetailedStatusMessage: api.Str("")}, now)
 	require.NotNil(t, conv.Unhealthy)
 	require.Equal(t, model.LegacyMarkBy, conv.Unhealthy.By)
 	require.True(t, conv.MarkedUnhealthy())

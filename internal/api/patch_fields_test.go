@@ -1,11 +1,10 @@
-package workflows
+package api
 
 import (
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 )
 
@@ -15,7 +14,7 @@ func sampleValue(t *testing.T, typ reflect.Type) reflect.Value {
 	case reflect.TypeFor[string]():
 		return reflect.ValueOf("sample")
 	case reflect.TypeFor[*string]():
-		return reflect.ValueOf(api.Str("sample"))
+		return reflect.ValueOf(Str("sample"))
 	case reflect.TypeFor[bool]():
 		return reflect.ValueOf(true)
 	case reflect.TypeFor[*bool]():
@@ -33,12 +32,12 @@ func sampleValue(t *testing.T, typ reflect.Type) reflect.Value {
 	case reflect.TypeFor[*model.BMCSpec]():
 		return reflect.ValueOf(&model.BMCSpec{Address: "https://sample"})
 	}
-	t.Fatalf("BMMPatch has a field of type %v this test has no sample for: add one, and make sure applyPatch and Merge handle it", typ)
+	t.Fatalf("BMMPatch has a field of type %v this test has no sample for: add one, and make sure ApplyPatch and Merge handle it", typ)
 	return reflect.Value{}
 }
 
 // Every BMMPatch field is merged by Merge and applied by the ledger: a field
-// added to the patch and forgotten in applyPatch fails here.
+// added to the patch and forgotten in ApplyPatch fails here.
 func TestEveryPatchFieldIsMergedAndApplied(t *testing.T) {
 	now := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
 	bare := func() model.BMM { return model.BMM{Name: "b1"} }
@@ -48,15 +47,15 @@ func TestEveryPatchFieldIsMergedAndApplied(t *testing.T) {
 		b.ApplyMark(&model.UnhealthyMark{Reason: "earlier", Since: now, By: "test"}, false, now)
 		return b
 	}
-	typ := reflect.TypeFor[api.BMMPatch]()
+	typ := reflect.TypeFor[BMMPatch]()
 	for i := range typ.NumField() {
 		f := typ.Field(i)
-		var p api.BMMPatch
+		var p BMMPatch
 		reflect.ValueOf(&p).Elem().Field(i).Set(sampleValue(t, f.Type))
-		if got := (api.BMMPatch{}).Merge(p); !reflect.DeepEqual(got, p) {
+		if got := (BMMPatch{}).Merge(p); !reflect.DeepEqual(got, p) {
 			t.Errorf("%s: Merge onto an empty patch dropped it: %+v", f.Name, got)
 		}
-		if got := p.Merge(api.BMMPatch{}); !reflect.DeepEqual(got, p) {
+		if got := p.Merge(BMMPatch{}); !reflect.DeepEqual(got, p) {
 			t.Errorf("%s: Merge of an empty patch cleared it: %+v", f.Name, got)
 		}
 		if f.Name == "BMM" { // the key, not a fact
@@ -65,11 +64,11 @@ func TestEveryPatchFieldIsMergedAndApplied(t *testing.T) {
 		changed := false
 		for _, base := range []func() model.BMM{bare, full} {
 			b := base()
-			applyPatch(&b, p, now)
+			ApplyPatch(&b, p, now)
 			changed = changed || !reflect.DeepEqual(b, base())
 		}
 		if !changed {
-			t.Errorf("%s: the ledger's applyPatch ignores it (workflows/cluster.go)", f.Name)
+			t.Errorf("%s: the ledger's ApplyPatch ignores it (internal/api/patch_apply.go)", f.Name)
 		}
 	}
 }
