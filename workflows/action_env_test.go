@@ -19,13 +19,12 @@ func newActionSite(t *testing.T) *fakeSite {
 	return f
 }
 
-// env returns a test environment with the action workflows and every mock;
+// env returns a test environment with testWorkflows (the action tests add
+// the action workflows) and every mock;
 // the top-level workflow runs under id.
 func (f *fakeSite) env(t *testing.T, id string) *testsuite.TestWorkflowEnvironment {
 	env := newEnv()
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: id})
-	env.RegisterWorkflowWithOptions(BMMActionWorkflow, workflow.RegisterOptions{Name: api.BMMActionWorkflowName})
-	env.RegisterWorkflowWithOptions(TroubleshootWorkflow, workflow.RegisterOptions{Name: api.TroubleshootWorkflowName})
 	env.SetOnChildWorkflowStartedListener(func(info *workflow.Info, _ workflow.Context, _ converter.EncodedValues) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -35,10 +34,10 @@ func (f *fakeSite) env(t *testing.T, id string) *testsuite.TestWorkflowEnvironme
 	return env
 }
 
-// runAction runs BMMActionWorkflow to its end.
+// runAction runs BMMActionWorkflow (registered in testWorkflows) to its end.
 func (f *fakeSite) runAction(t *testing.T, in api.ActionInput) (api.ActionResult, error) {
 	env := f.env(t, api.ActionID(in.Cluster, in.BMM, 1))
-	env.ExecuteWorkflow(BMMActionWorkflow, in)
+	env.ExecuteWorkflow(api.BMMActionWorkflowName, in)
 	require.True(t, env.IsWorkflowCompleted())
 	var res api.ActionResult
 	if err := env.GetWorkflowError(); err != nil {
@@ -46,4 +45,9 @@ func (f *fakeSite) runAction(t *testing.T, in api.ActionInput) (api.ActionResult
 	}
 	require.NoError(t, env.GetWorkflowResult(&res))
 	return res, nil
+}
+
+func init() {
+	testWorkflows[api.BMMActionWorkflowName] = BMMActionWorkflow
+	testWorkflows[api.TroubleshootWorkflowName] = TroubleshootWorkflow
 }

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"go.temporal.io/sdk/workflow"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -254,11 +255,18 @@ func (f *fakeSite) holdLease(t *testing.T, bmm, holder, op string) {
 	f.st.Leases = lease.Grant(f.st.Leases, r, f.bmm(bmm).HasRole(model.RoleKCP), time.Time{})
 }
 
-// register registers the upgrade's child workflows, the activities and
-// the fake's answers to all of them.
+// testWorkflows are the workflows every environment of the fake site
+// registers, by type name. The fake imports no workflow package; a family's
+// tests add the workflows they start by name (an upgrade's children, the
+// action a test runs) in an init.
+var testWorkflows = map[string]any{}
+
+// register registers testWorkflows, the activities and the fake's answers
+// to all of them.
 func (f *fakeSite) register(env *testsuite.TestWorkflowEnvironment) {
-	env.RegisterWorkflow(RackUpgradeWorkflow)
-	env.RegisterWorkflow(ServerUpgradeWorkflow)
+	for name, fn := range testWorkflows {
+		env.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name})
+	}
 	env.RegisterActivity(la)
 	env.RegisterActivity(ka)
 	env.RegisterActivity(ba)

@@ -122,7 +122,7 @@ func TestRemediationRebootEndsAtRebootTimeout(t *testing.T) {
 	r.st.Remediation.RebootTimeout = model.Duration(20 * time.Second)
 	r.set("rack2-mgmt1", func(n *fakeNode) { n.ready = model.ReadyUnknown })
 	r.delay["Restart"] = hung
-	st := runRemediation(t, r, "rack2-mgmt1", remediate.NodeUnknown)
+	st := runRemediation(t, r, "rack2-mgmt1", remediate.NodeUnknown, RemediationWorkflow, KCPFailoverWorkflow)
 	require.Equal(t, []string{"reboot:failed", "mark-unhealthy:ok", "failover:ok"}, ranSteps(st.Steps))
 	reboot := st.Steps[0]
 	require.Contains(t, reboot.Detail, "restart of rack2-mgmt1 did not bring its node back within 20s (remediation.rebootTimeout)")

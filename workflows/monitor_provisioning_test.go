@@ -63,8 +63,8 @@ func TestRemediationProvisioningClock(t *testing.T) {
 	r.set("rack1-c1", func(n *fakeNode) { n.rofs = true })
 	r.failing["rack1-c1"] = "the installer failed"
 	r.set("rack1-c2", func(n *fakeNode) { n.rofs = true })
-	runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
-	runRemediation(t, r, "rack1-c2", remediate.ReadOnlyRootFS)
+	runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS, RemediationWorkflow, KCPFailoverWorkflow)
+	runRemediation(t, r, "rack1-c2", remediate.ReadOnlyRootFS, RemediationWorkflow, KCPFailoverWorkflow)
 	require.NotNil(t, r.bmm("rack1-c1").ProvisioningSince, "a failed reprovision is a provisioning whose node never came")
 	require.Nil(t, r.bmm("rack1-c2").ProvisioningSince, "the node came back: provisioning over")
 }
@@ -78,7 +78,7 @@ func TestRemediationProvisioningStillDue(t *testing.T) {
 	b := r.bmm("rack1-c1")
 	b.DetailedStatus, b.ProvisioningSince = model.BMMError, &since
 	r.nodes["rack1-c1"].exists = false
-	st := runRemediation(t, r, "rack1-c1", remediate.ProvisioningTimeout)
+	st := runRemediation(t, r, "rack1-c1", remediate.ProvisioningTimeout, RemediationWorkflow, KCPFailoverWorkflow)
 	require.Empty(t, st.Refused)
 	require.Equal(t, []string{"reprovision:ok"}, ranSteps(st.Steps))
 	require.Nil(t, r.bmm("rack1-c1").ProvisioningSince)

@@ -113,7 +113,7 @@ func TestReprovisionIsJudgedInBand(t *testing.T) {
 	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.set(compute, func(n *fakeNode) { n.rofs = true })
 	r.noBoot[compute] = true // reset, never booted again: the read-only node stays
-	st := runRemediation(t, r, compute, remediate.ReadOnlyRootFS)
+	st := runRemediation(t, r, compute, remediate.ReadOnlyRootFS, RemediationWorkflow, KCPFailoverWorkflow)
 	require.Equal(t, []string{"reprovision:failed", "mark-unhealthy:ok", "power-off:ok"}, ranSteps(st.Steps))
 	require.True(t, strings.Contains(st.Steps[0].Detail, "still the boot from before the reset"), st.Steps[0].Detail)
 	require.Equal(t, compute+" not-back", r.ejects[0])

@@ -38,7 +38,7 @@ func TestRemediationDampedLadder(t *testing.T) {
 			r := newFakeSite(t, "../examples/four-rack.yaml")
 			for i, want := range tc.incidents {
 				r.set(tc.bmm, tc.sicken)
-				st := runRemediation(t, r, tc.bmm, tc.trig)
+				st := runRemediation(t, r, tc.bmm, tc.trig, RemediationWorkflow, KCPFailoverWorkflow)
 				require.Equal(t, want, ranSteps(st.Steps), "incident %d", i+1)
 				var carried []remediate.Step
 				for _, c := range st.Continued {
@@ -67,12 +67,12 @@ func TestRemediationDampedKCP(t *testing.T) {
 	r := newFakeSite(t, "../examples/four-rack.yaml")
 	const kcp = "rack2-mgmt1"
 	r.set(kcp, func(n *fakeNode) { n.ready = model.ReadyUnknown })
-	st := runRemediation(t, r, kcp, remediate.NodeUnknown)
+	st := runRemediation(t, r, kcp, remediate.NodeUnknown, RemediationWorkflow, KCPFailoverWorkflow)
 	require.Equal(t, []string{"reboot:ok"}, ranSteps(st.Steps))
 	require.Equal(t, &model.LadderMark{Role: model.RoleKCP, Steps: []string{"reboot"}, At: r.bmm(kcp).Ladder.At}, r.bmm(kcp).Ladder)
 
 	r.set(kcp, func(n *fakeNode) { n.ready = model.ReadyUnknown })
-	st = runRemediation(t, r, kcp, remediate.NodeUnknown)
+	st = runRemediation(t, r, kcp, remediate.NodeUnknown, RemediationWorkflow, KCPFailoverWorkflow)
 	require.Equal(t, []string{"mark-unhealthy:ok", "failover:ok"}, ranSteps(st.Steps))
 	require.Equal(t, model.RoleManagement, r.role(kcp), "relabelled by the failover")
 	requireKCPCount(t, r, 3)
@@ -84,7 +84,7 @@ func TestRemediationLadderAfresh(t *testing.T) {
 	old := time.Now().Add(-25 * time.Hour)
 	r.bmm("rack1-c1").Ladder = &model.LadderMark{Role: model.RoleCompute, Steps: []string{"reprovision"}, At: old}
 	r.set("rack1-c1", func(n *fakeNode) { n.rofs = true })
-	st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
+	st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS, RemediationWorkflow, KCPFailoverWorkflow)
 	require.Empty(t, st.Continued)
 	require.Equal(t, []string{"reprovision:ok"}, ranSteps(st.Steps))
 
@@ -97,7 +97,7 @@ func TestReplaceClearsLadder(t *testing.T) {
 	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.set("rack1-c1", func(n *fakeNode) { n.rofs = true })
 	r.failing["rack1-c1"] = "the installer failed"
-	runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
+	runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS, RemediationWorkflow, KCPFailoverWorkflow)
 	b := r.bmm("rack1-c1")
 	require.True(t, b.MarkedUnhealthy())
 	require.Equal(t, []string{"reprovision", "mark-unhealthy", "power-off"}, b.Ladder.Steps)

@@ -12,12 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// remediate runs RemediationWorkflow for bmm on r and returns its result.
-func runRemediation(t *testing.T, r *fakeSite, bmm string, trig remediate.Trigger) api.RemediationStatus {
+// runRemediation runs remediation (RemediationWorkflow) for bmm on r, with
+// failover (KCPFailoverWorkflow) registered, and returns its result.
+func runRemediation(t *testing.T, r *fakeSite, bmm string, trig remediate.Trigger, remediation, failover any) api.RemediationStatus {
 	t.Helper()
 	env := r.newEnv()
-	env.RegisterWorkflow(KCPFailoverWorkflow)
-	env.ExecuteWorkflow(RemediationWorkflow, api.RemediationInput{Cluster: "site-a", BMM: bmm, Trigger: trig, Since: env.Now()})
+	env.RegisterWorkflow(failover)
+	env.ExecuteWorkflow(remediation, api.RemediationInput{Cluster: "site-a", BMM: bmm, Trigger: trig, Since: env.Now()})
 	require.NoError(t, env.GetWorkflowError())
 	var st api.RemediationStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
@@ -43,7 +44,7 @@ func TestRemediationCompute(t *testing.T) {
 	t.Run("reprovision recovers", func(t *testing.T) {
 		r := newFakeSite(t, "../examples/four-rack.yaml")
 		r.set("rack1-c1", func(n *fakeNode) { n.rofs = true })
-		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
+		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS, RemediationWorkflow, KCPFailoverWorkflow)
 		require.Equal(t, []string{"reprovision:ok"}, ranSteps(st.Steps))
 		require.True(t, st.Recovered)
 		require.Equal(t, "recovered by reprovision", st.Outcome)
@@ -57,7 +58,7 @@ func TestRemediationCompute(t *testing.T) {
 		r := newFakeSite(t, "../examples/four-rack.yaml")
 		r.set("rack1-c1", func(n *fakeNode) { n.rofs = true })
 		r.failing["rack1-c1"] = "the installer failed"
-		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
+		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS, RemediationWorkflow, KCPFailoverWorkflow)
 		require.Equal(t, []string{"reprovision:failed", "mark-unhealthy:ok", "power-off:ok"}, ranSteps(st.Steps))
 		require.False(t, st.Recovered)
 		require.Contains(t, st.Outcome, "reprovision failed; marked Unhealthy; powered off")
@@ -74,7 +75,7 @@ func TestRemediationCompute(t *testing.T) {
 // remediation reads the ledger it has finished: nothing is reprovisioned.
 func TestRemediationProvisioningFinishedMeanwhile(t *testing.T) {
 	r := newFakeSite(t, "../examples/four-rack.yaml")
-	st := runRemediation(t, r, "rack1-c1", remediate.ProvisioningTimeout)
+	st := runRemediation(t, r, "rack1-c1", remediate.ProvisioningTimeout, RemediationWorkflow, KCPFailoverWorkflow)
 	require.Contains(t, st.Refused, "provisioning finished before the remediation started")
 	require.Empty(t, st.Steps)
 	require.Empty(t, r.log, "no reimage, no reboot")
@@ -83,7 +84,7 @@ func TestRemediationProvisioningFinishedMeanwhile(t *testing.T) {
 	// Still provisioning: the ladder runs.
 	r = newFakeSite(t, "../examples/four-rack.yaml")
 	r.bmm("rack1-c1").DetailedStatus = model.BMMProvisioning
-	st = runRemediation(t, r, "rack1-c1", remediate.ProvisioningTimeout)
+	st = runRemediation(t, r, "rack1-c1", remediate.ProvisioningTimeout, RemediationWorkflow, KCPFailoverWorkflow)
 	require.Empty(t, st.Refused)
 	require.Equal(t, []string{"reprovision:ok"}, ranSteps(st.Steps))
 }
@@ -94,7 +95,7 @@ func TestRemediationProvisioningFinishedMeanwhile(t *testing.T) {
 func TestRemediationRebootEndsProvisioning(t *testing.T) {
 	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.bmm("rack1-mgmt2").DetailedStatus = model.BMMProvisioning
-	st := runRemediation(t, r, "rack1-mgmt2", remediate.ProvisioningTimeout)
+	st := runRemediation(t, r, "rack1-mgmt2", remediate.ProvisioningTimeout, RemediationWorkflow, KCPFailoverWorkflow)
 	require.Equal(t, []string{"reboot:ok"}, ranSteps(st.Steps))
 	require.True(t, st.Recovered)
 	require.Equal(t, model.BMMProvisioned, r.bmm("rack1-mgmt2").DetailedStatus)
@@ -130,7 +131,7 @@ func TestRemediationManagement(t *testing.T) {
 			if tc.reimageFails {
 				r.failing[m] = "the installer failed"
 			}
-			st := runRemediation(t, r, m, remediate.NodeUnknown)
+			st := runRemediation(t, r, m, remediate.NodeUnknown, RemediationWorkflow, KCPFailoverWorkflow)
 			require.Equal(t, model.RoleManagement, st.Role)
 			require.Equal(t, tc.steps, ranSteps(st.Steps))
 			require.Equal(t, tc.recovered, st.Recovered)
@@ -145,7 +146,7 @@ func TestRemediationManagement(t *testing.T) {
 func TestRemediationKCPRebootRecovers(t *testing.T) {
 	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.set("rack2-mgmt1", func(n *fakeNode) { n.ready = model.ReadyUnknown })
-	st := runRemediation(t, r, "rack2-mgmt1", remediate.NodeUnknown)
+	st := runRemediation(t, r, "rack2-mgmt1", remediate.NodeUnknown, RemediationWorkflow, KCPFailoverWorkflow)
 	require.Equal(t, []string{"reboot:ok"}, ranSteps(st.Steps))
 	require.True(t, st.Recovered)
 	require.Equal(t, model.RoleKCP, r.role("rack2-mgmt1"))
@@ -159,7 +160,7 @@ func TestRemediationKCPRebootFailsFailsOver(t *testing.T) {
 	r := newFakeSite(t, "../examples/four-rack.yaml")
 	r.set("rack2-mgmt1", func(n *fakeNode) { n.ready = model.ReadyUnknown })
 	r.rebootFails["rack2-mgmt1"] = true
-	st := runRemediation(t, r, "rack2-mgmt1", remediate.NodeUnknown)
+	st := runRemediation(t, r, "rack2-mgmt1", remediate.NodeUnknown, RemediationWorkflow, KCPFailoverWorkflow)
 	require.Equal(t, []string{"reboot:failed", "mark-unhealthy:ok", "failover:ok"}, ranSteps(st.Steps))
 	require.Contains(t, st.Outcome, "reboot failed; marked Unhealthy; failed over to the spare rack")
 	require.Equal(t, model.RoleKCP, r.role("rack4-mgmt1"), "the spare is an active KCP")
@@ -205,7 +206,7 @@ func TestRemediationRefusals(t *testing.T) {
 	t.Run("leased by someone else", func(t *testing.T) {
 		r := newFakeSite(t, "../examples/four-rack.yaml")
 		r.st.Leases = []lease.Lease{{BMM: "rack1-c1", Holder: "action:site-a:rack1-c1:1", Operation: "reimage", Disruptive: true, Since: time.Unix(0, 0)}}
-		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
+		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS, RemediationWorkflow, KCPFailoverWorkflow)
 		require.Contains(t, st.Refused, "bmm rack1-c1 is busy: action:site-a:rack1-c1:1 (reimage)")
 		require.Contains(t, st.Outcome, "not started")
 		require.Empty(t, st.Steps)
@@ -214,7 +215,7 @@ func TestRemediationRefusals(t *testing.T) {
 	t.Run("already Unhealthy", func(t *testing.T) {
 		r := newFakeSite(t, "../examples/four-rack.yaml")
 		r.bmm("rack1-c1").DetailedStatusMessage = model.UnhealthyMessage
-		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS)
+		st := runRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS, RemediationWorkflow, KCPFailoverWorkflow)
 		require.Contains(t, st.Refused, "already marked Unhealthy")
 		require.Empty(t, r.log)
 	})

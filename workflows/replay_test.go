@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"github.com/rackroll/rackroll/internal/api"
 	"path/filepath"
 	"testing"
 
@@ -27,4 +28,12 @@ func TestReplayRecordedHistories(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The cross-family tests start the upgrade's children and the actions by name.
+func init() {
+	testWorkflows[api.RackUpgradeWorkflowName] = RackUpgradeWorkflow
+	testWorkflows[api.ServerUpgradeWorkflowName] = ServerUpgradeWorkflow
+	testWorkflows[api.BMMActionWorkflowName] = BMMActionWorkflow
+	testWorkflows[api.TroubleshootWorkflowName] = TroubleshootWorkflow
 }

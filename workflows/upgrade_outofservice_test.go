@@ -10,11 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// runUpgrade runs a whole upgrade to 4.2.0 on f in a fresh environment.
-func runUpgrade(t *testing.T, f *fakeSite) api.UpgradeStatus {
+// runUpgrade runs a whole upgrade (wf, RuntimeUpgradeWorkflow) to 4.2.0
+// on f in a fresh environment.
+func runUpgrade(t *testing.T, f *fakeSite, wf any) api.UpgradeStatus {
 	t.Helper()
 	env := f.newEnv()
-	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0)}))
+	env.ExecuteWorkflow(wf, upgradeInput(model.UpdateStrategy{WaitTimeMinutes: intp(0)}))
 	require.NoError(t, env.GetWorkflowError())
 	var st api.UpgradeStatus
 	require.NoError(t, env.GetWorkflowResult(&st))
@@ -42,7 +43,7 @@ func TestUpgradeLeavesAnOutOfServiceComputeAlone(t *testing.T) {
 	b.DetailedStatus, b.DetailedStatusMessage, b.PowerState, b.ReadyState = model.BMMError, model.UnhealthyMessage, model.PowerOff, model.ReadyUnknown
 	f.nodes[marked].exists = false // the ladder deleted its node
 
-	st := runUpgrade(t, f)
+	st := runUpgrade(t, f, RuntimeUpgradeWorkflow)
 	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
 	require.Equal(t, []upgradeplan.Skipped{{BMM: marked, Role: "compute",
 		Reason: "marked Unhealthy and powered off by remediation: only replace returns it to service"}}, st.Plan.Skipped)
@@ -67,7 +68,7 @@ func TestSameTargetAgainFinishesTheServerLeftBehind(t *testing.T) {
 	const left = "rack3-c2"
 	f.failing[left] = "image checksum mismatch"
 
-	first := runUpgrade(t, f)
+	first := runUpgrade(t, f, RuntimeUpgradeWorkflow)
 	require.Equal(t, model.ClusterRunning, first.DetailedStatus)
 	require.Contains(t, first.DetailedStatusMessage, "completed except "+left+" (failed; runtime mixed: 4.1.2 and 4.2.0)")
 	require.Equal(t, "4.1.2", f.st.Cluster.RuntimeVersion, "the cluster does not run the target yet")
@@ -77,7 +78,7 @@ func TestSameTargetAgainFinishesTheServerLeftBehind(t *testing.T) {
 
 	delete(f.failing, left)
 	before := len(f.reimages)
-	second := runUpgrade(t, f)
+	second := runUpgrade(t, f, RuntimeUpgradeWorkflow)
 	require.Equal(t, model.ClusterRunning, second.DetailedStatus, second.DetailedStatusMessage)
 	require.True(t, second.Plan.Resume)
 	require.Equal(t, []string{left}, second.Plan.Finishing)
@@ -96,7 +97,7 @@ func TestSameTargetAgainFinishesTheServerLeftBehind(t *testing.T) {
 func TestReimageInstallsTheVersionTheClusterConvergesTo(t *testing.T) {
 	f := newActionSite(t)
 	f.failing[compute] = "image checksum mismatch"
-	runUpgrade(t, f)
+	runUpgrade(t, f, RuntimeUpgradeWorkflow)
 	require.Equal(t, "4.1.2", f.ledgerBMM(compute).RuntimeVersion)
 	delete(f.failing, compute)
 	b := f.bmm(compute)
@@ -116,7 +117,7 @@ func TestSameTargetAgainUncordonsTheServerBroughtBack(t *testing.T) {
 	f := newFakeSite(t, "../examples/four-rack.yaml")
 	const left = "rack3-c2"
 	f.failing[left] = "image checksum mismatch"
-	runUpgrade(t, f)
+	runUpgrade(t, f, RuntimeUpgradeWorkflow)
 	require.Equal(t, model.Cordoned, f.ledgerBMM(left).CordonStatus, "left cordoned")
 
 	delete(f.failing, left)
@@ -124,7 +125,7 @@ func TestSameTargetAgainUncordonsTheServerBroughtBack(t *testing.T) {
 	b := f.bmm(left) // as a remediation's reprovision leaves it
 	b.RuntimeVersion, b.DetailedStatus, b.DetailedStatusMessage, b.ReadyState = "4.2.0", model.BMMProvisioned, "", model.ReadyTrue
 	before := len(f.reimages)
-	second := runUpgrade(t, f)
+	second := runUpgrade(t, f, RuntimeUpgradeWorkflow)
 	require.Equal(t, "Runtime upgrade to 4.2.0 completed", second.DetailedStatusMessage)
 	require.Len(t, f.reimages, before, "nothing reimaged")
 	require.Equal(t, model.Uncordoned, f.ledgerBMM(left).CordonStatus)

@@ -118,3 +118,8 @@ func TestRuntimeUpgradeHonoursMaxUnavailable(t *testing.T) {
 		require.Equal(t, 3, m, "rack %s: at most maxUnavailable servers at once, and that many", r)
 	}
 }
+
+func init() {
+	testWorkflows[api.RackUpgradeWorkflowName] = RackUpgradeWorkflow
+	testWorkflows[api.ServerUpgradeWorkflowName] = ServerUpgradeWorkflow
+}
