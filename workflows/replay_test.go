@@ -2,10 +2,12 @@ package workflows
 
 import (
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/workflows/actions"
+	"github.com/rackroll/rackroll/workflows/internal/wftest"
+	"github.com/rackroll/rackroll/workflows/upgrade"
+	"go.temporal.io/sdk/worker"
 	"path/filepath"
 	"testing"
-
-	"go.temporal.io/sdk/worker"
 )
 
 // Every recorded history (make histories) must replay with today's code:
@@ -32,8 +34,8 @@ func TestReplayRecordedHistories(t *testing.T) {
 
 // The cross-family tests start the upgrade's children and the actions by name.
 func init() {
-	testWorkflows[api.RackUpgradeWorkflowName] = RackUpgradeWorkflow
-	testWorkflows[api.ServerUpgradeWorkflowName] = ServerUpgradeWorkflow
-	testWorkflows[api.BMMActionWorkflowName] = BMMActionWorkflow
-	testWorkflows[api.TroubleshootWorkflowName] = TroubleshootWorkflow
+	wftest.Workflows[api.RackUpgradeWorkflowName] = upgrade.RackUpgradeWorkflow
+	wftest.Workflows[api.ServerUpgradeWorkflowName] = upgrade.ServerUpgradeWorkflow
+	wftest.Workflows[api.BMMActionWorkflowName] = actions.BMMActionWorkflow
+	wftest.Workflows[api.TroubleshootWorkflowName] = actions.TroubleshootWorkflow
 }
