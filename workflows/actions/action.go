@@ -72,7 +72,7 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	req := lease.Request{BMM: in.BMM, Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: lease.Operation(in.Action)}
 	// Break-glass: the lease may be granted on a Degraded or Failed
 	// cluster. open still runs the live control-plane gate.
-	if in.Force && workflow.GetVersion(ctx, "action-force", workflow.DefaultVersion, 1) == 1 {
+	if in.Force && workflow.GetVersion(ctx, changeActionForce, workflow.DefaultVersion, 1) == 1 {
 		req.Force, req.Reason, req.By = true, in.Reason, in.By
 	}
 	h, stage, err := kernel.LedgerOf(in.Cluster).Open(ctx, kernel.Opening{

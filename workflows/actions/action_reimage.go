@@ -143,7 +143,7 @@ func (a *action) noteEvacuation(ev kernel.Evacuation) {
 // gateBeforeWipe asks the live gate again just before the disk is wiped
 // (a no-op for a BMM that is not a control-plane member).
 func (a *action) gateBeforeWipe() error {
-	if a.recheck == nil || workflow.GetVersion(a.st.Ctx, "action-recheck-before-wipe", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if a.recheck == nil || workflow.GetVersion(a.st.Ctx, changeActionRecheckBeforeWipe, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil
 	}
 	return a.recheck(a.st.Ctx)

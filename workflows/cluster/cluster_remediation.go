@@ -31,7 +31,7 @@ func (l *clusterLedger) registerStamped(ctx workflow.Context, inv model.Inventor
 // A ledger whose history predates the change keeps the message as the
 // mark for the rest of its run (legacyMark); its next run converts.
 func (l *clusterLedger) marksAreState(ctx workflow.Context) {
-	l.marks = workflow.GetVersion(ctx, "unhealthy-mark-state", workflow.DefaultVersion, 1) == 1
+	l.marks = workflow.GetVersion(ctx, changeUnhealthyMarkState, workflow.DefaultVersion, 1) == 1
 	if !l.marks {
 		return
 	}

@@ -6,15 +6,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// changeRegisterReplans versions the roles new BMMs join a running ledger
-// with: the re-placement plan's (never an extra KCP or spare) instead of
-// the placement of the new inventory on its own. Each registration Update
-// has its own change id (this plus ":" and the Update's id): a ledger that
-// ran before the change replays its old registrations the old way, and
-// takes the new one for every registration after it, without waiting for
-// a continue-as-new (a version, once read in a run, holds for the run).
-const changeRegisterReplans = "register-replans"
-
 // registerUpdateChangeID is the change id of the registration Update in
 // ctx (an Update handler's context only).
 func registerUpdateChangeID(ctx workflow.Context) string {

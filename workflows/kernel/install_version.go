@@ -17,7 +17,7 @@ func InstallVersion(ctx workflow.Context, cs api.ClusterState, b model.BMM) stri
 }
 
 func InstallVersionOr(ctx workflow.Context, cs api.ClusterState, b model.BMM, fallback string) string {
-	if workflow.GetVersion(ctx, "install-converging-version", workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, changeInstallConvergingVersion, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
 		return upgradeplan.InstallVersion(cs.Cluster, cs.UpgradeTarget, b)
 	}
 	if fallback == "" {

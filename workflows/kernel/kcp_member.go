@@ -16,10 +16,6 @@ import (
 // healthy, caught-up voter.
 const MemberJoinTimeout = 10 * time.Minute
 
-// changeMemberOutBeforeWipe versions the commands of a KCP reimage: its
-// member removed before the reset, awaited once the node is back.
-const changeMemberOutBeforeWipe = "kcp-member-out-before-wipe"
-
 // kcpMember is a control-plane machine's etcd member on a site that exposes
 // etcd (controlPlane.etcd). Cluster API's way: a machine whose disk is
 // about to be wiped, or which leaves the control plane, has its member

@@ -80,7 +80,7 @@ func (l LedgerOf) Open(ctx workflow.Context, o Opening) (Held, openStage, error)
 	// site (liveGate says where it is made and why), never on the ledger's
 	// memory alone. The ledger sees when it was made (lease.Fresh).
 	live := bm.HasRole(model.RoleKCP) && o.Req.Operation.Disruptive() &&
-		workflow.GetVersion(ctx, "cp-live-gate", workflow.DefaultVersion, 1) == 1
+		workflow.GetVersion(ctx, changeCpLiveGate, workflow.DefaultVersion, 1) == 1
 	whole := cs
 	if live {
 		if whole, err = l.wholeFor(ctx, cs, o.OneBMM); err != nil {
@@ -107,7 +107,7 @@ func (l LedgerOf) Open(ctx workflow.Context, o Opening) (Held, openStage, error)
 	h := Held{CS: cs, Whole: whole, BM: bm, Release: release}
 	if live {
 		h.Recheck = func(ctx workflow.Context) error {
-			if workflow.GetVersion(ctx, "cp-recheck-before-disruption", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			if workflow.GetVersion(ctx, changeCpRecheckBeforeDisruption, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 				return nil
 			}
 			_, err := gateOpen(ctx, whole, o.Req)

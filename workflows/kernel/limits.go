@@ -16,11 +16,6 @@ import (
 // N minutes ends within N minutes, retries included, and its failure says
 // which limit ran out and where it is set.
 
-// changeSiteLimits: the limits are the site's table in the ledger (the
-// inventory's timeouts: section) instead of constants of the code, and
-// each bounds its step's activities with a ScheduleToClose.
-const changeSiteLimits = "site-time-limits"
-
 // ErrStepTimedOut is the type of a step that ran out of its limit.
 const ErrStepTimedOut = "StepTimedOut"
 

@@ -14,11 +14,6 @@ import (
 // before is not "back" until it booted again, and a reset the BMC accepted
 // but showed no sign of is settled by the node alone.
 
-// changeBootEvidence versions the commands: the node is read before the
-// reset. Histories recorded before it replay without that read and wait
-// for any Ready node.
-const changeBootEvidence = "restart-boot-evidence"
-
 // reboot is a reset sent and the boot it must replace.
 type Reboot struct {
 	Previous string          // the node's boot ID before the reset; "": any boot counts

@@ -20,10 +20,6 @@ import (
 // the target version. BMC signals are hints that end the wait early when
 // the install failed. The installer is ejected only once the node is back.
 
-// changeReimageInBand versions the commands: histories recorded before it
-// replay the BMC-judged reimage followed by a separate wait.
-const ChangeReimageInBand = "reimage-in-band"
-
 // The BMC hints WatchReimage fails on (capped by the reimage's limit): a
 // machine still Off this long after the reset is not installing, a BMC
 // silent this long cannot tell us anything, and a machine back in POST

@@ -214,7 +214,7 @@ func (f *failover) reprovisionFailed(ctx workflow.Context, failed string) {
 	}
 	l := newRemLadder(ctx, f.cs, bm, "", &f.st.Steps, &f.cur, &f.st.FailedOutcome)
 	var done []remediate.StepResult
-	if l.marks = workflow.GetVersion(ctx, "failover-management-ladder", workflow.DefaultVersion, 1) == 1; !l.marks {
+	if l.marks = workflow.GetVersion(ctx, changeFailoverManagementLadder, workflow.DefaultVersion, 1) == 1; !l.marks {
 		// Before: the provisioning counted as the ladder's reprovision and
 		// the KCP ladder's reboot as its reboot, so it went straight to
 		// Unhealthy.

@@ -20,7 +20,7 @@ import (
 func (f *failover) withoutSpare(ctx workflow.Context, why error) error {
 	b, ok := f.cs.Cluster.BMM(f.in.Failed)
 	if !ok || remediate.RoleOf(*b) != model.RoleKCP ||
-		workflow.GetVersion(ctx, "failover-no-spare-removes-node", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		workflow.GetVersion(ctx, changeFailoverNoSpareRemovesNode, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return why
 	}
 	if f.in.Holder == "" {
@@ -51,7 +51,7 @@ func (f *failover) withoutSpare(ctx workflow.Context, why error) error {
 // with two control-plane servers lost, the storm guard waits for an
 // operator.
 func (f *failover) spareFailed(ctx workflow.Context, st *kernel.Steps, spare, detail string) error {
-	if workflow.GetVersion(ctx, "failover-marks-failed-spare", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, changeFailoverMarksFailedSpare, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return fmt.Errorf("the spare %s could not be provisioned (%s); %s stays marked Unhealthy and no role changed", spare, detail, f.in.Failed)
 	}
 	m := remediate.Mark(model.RoleKCPSpare, []remediate.StepResult{{Step: remediate.Reprovision}, {Step: remediate.MarkUnhealthy}}, workflow.Now(ctx))

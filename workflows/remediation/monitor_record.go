@@ -18,7 +18,7 @@ import (
 // registration but an upgrade step, so `cluster show`, the lease
 // (lease.MissingKCP) and the upgrade preflight trusted a stale Ready.
 func (m *monitor) recordHealth(ctx workflow.Context, c model.Cluster, ns []kube.NodeStatus) {
-	if workflow.GetVersion(ctx, "monitor-records-health", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, changeMonitorRecordsHealth, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return
 	}
 	for _, p := range healthPatches(c, ns) {
@@ -77,7 +77,7 @@ const provisioningClearsPerRound = 200
 // provisioning. Histories before the change (DefaultVersion) wrote nothing.
 func (m *monitor) endProvisioning(ctx workflow.Context, c model.Cluster, obs []remediate.Observation) {
 	over := remediate.ProvisioningOver(c, obs)
-	if len(over) == 0 || workflow.GetVersion(ctx, "monitor-ends-provisioning", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if len(over) == 0 || workflow.GetVersion(ctx, changeMonitorEndsProvisioning, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return
 	}
 	over = over[:min(len(over), provisioningClearsPerRound)]

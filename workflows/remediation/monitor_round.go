@@ -228,5 +228,5 @@ func (m *monitor) surfaceStorm(ctx workflow.Context, c model.Cluster, unhealthy 
 // stormResumed reports whether the cluster was resumed by an operator
 // while the storm guard said exactly msg.
 func stormResumed(ctx workflow.Context, c model.Cluster, msg string) bool {
-	return breakglass.ResumedDuring(c, model.ClusterDegraded, msg) && workflow.GetVersion(ctx, "storm-respects-resume", workflow.DefaultVersion, 1) == 1
+	return breakglass.ResumedDuring(c, model.ClusterDegraded, msg) && workflow.GetVersion(ctx, changeStormRespectsResume, workflow.DefaultVersion, 1) == 1
 }

@@ -81,23 +81,18 @@ func RemediationWorkflow(ctx workflow.Context, in api.RemediationInput) (api.Rem
 // ledger records the provisioning start, that is what is read; histories
 // before it read the Provisioning status.
 func provisioningStillDue(ctx workflow.Context, bm model.BMM) error {
-	if workflow.GetVersion(ctx, "remediation-provisioning-since", workflow.DefaultVersion, 1) == 1 {
+	if workflow.GetVersion(ctx, changeRemediationProvisioningSince, workflow.DefaultVersion, 1) == 1 {
 		if bm.ProvisioningSince == nil && bm.DetailedStatus != model.BMMProvisioning {
 			return errors.New("provisioning finished before the remediation started (its node was seen Ready; detailedStatus " + bm.DetailedStatus + ")")
 		}
 		return nil
 	}
 	if bm.DetailedStatus != model.BMMProvisioning &&
-		workflow.GetVersion(ctx, "remediation-recheck-provisioning", workflow.DefaultVersion, 1) == 1 {
+		workflow.GetVersion(ctx, changeRemediationRecheckProvisioning, workflow.DefaultVersion, 1) == 1 {
 		return errors.New("provisioning finished before the remediation started (detailedStatus " + bm.DetailedStatus + ")")
 	}
 	return nil
 }
-
-// changeDampedLadder versions the damped ladder: a remediation continues
-// the ladder an earlier one left within the damping window, and records
-// its position in the ledger after each step.
-const changeDampedLadder = "remediation-damped-ladder"
 
 // dampingWindow is the ledger's, or the default for a ledger registered
 // before the setting existed.

@@ -29,7 +29,7 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 		unit.CancelPending()
 		report.sendNow(unit.Servers)
 	}
-	wakes := workflow.GetVersion(ctx, "rack-cancel-wakes", workflow.DefaultVersion, 1) != workflow.DefaultVersion
+	wakes := workflow.GetVersion(ctx, changeRackCancelWakes, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 	if wakes {
 		sel.AddReceive(cancel, func(c workflow.ReceiveChannel, _ bool) {
 			c.Receive(ctx, nil)
@@ -46,14 +46,14 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 	if held {
 		return api.RackResult{Servers: unit.Servers, Capacity: check, Held: true}, nil
 	}
-	if check != nil && wakes && workflow.GetVersion(ctx, "rack-cancel-after-check", workflow.DefaultVersion, 1) == 1 &&
+	if check != nil && wakes && workflow.GetVersion(ctx, changeRackCancelAfterCheck, workflow.DefaultVersion, 1) == 1 &&
 		cancel.ReceiveAsync(nil) {
 		// The operator cancelled while the check ran: drain nothing.
 		cancelled = true
 	}
 	// Each server after the first wave is a batch of its own: checked too.
 	eachServer := check != nil && len(in.Capacity.Later) > 0 &&
-		workflow.GetVersion(ctx, "capacity-each-server", workflow.DefaultVersion, 1) == 1
+		workflow.GetVersion(ctx, changeCapacityEachServer, workflow.DefaultVersion, 1) == 1
 	var hold *api.CapacityCheck // a later server's shortfall under Pause
 	servers, parallel := in.Rack.Servers, len(in.Rack.FirstWave())
 	inFlight, next := 0, 0

@@ -33,7 +33,7 @@ type rackReport struct {
 
 func newRackReport(ctx workflow.Context, sel workflow.Selector, rack upgradeplan.Rack) *rackReport {
 	parent := workflow.GetInfo(ctx).ParentWorkflowExecution
-	if parent == nil || workflow.GetVersion(ctx, "rack-reports-progress", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if parent == nil || workflow.GetVersion(ctx, changeRackReportsProgress, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil
 	}
 	r := &rackReport{ctx: ctx, sel: sel, parent: parent, sent: map[string]string{}, last: workflow.Now(ctx)}

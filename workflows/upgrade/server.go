@@ -46,12 +46,12 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	res := api.ServerResult{BMM: in.BMM}
 	// Version 1 reads only this BMM's slice of the ledger: the whole site
 	// made every server's history as large as the ledger.
-	oneBMM := workflow.GetVersion(ctx, "server-reads-one-bmm", workflow.DefaultVersion, 1) != workflow.DefaultVersion
+	oneBMM := workflow.GetVersion(ctx, changeServerReadsOneBmm, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 	o := kernel.Opening{OneBMM: oneBMM, Req: lease.Request{
 		BMM: in.BMM, Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: lease.OpUpgrade, AllowWhileUpdating: true}}
 	h, stage, err := kernel.LedgerOf(in.Cluster).Open(ctx, o)
 	// Refused because a remediation holds the server: wait for it, once.
-	if stage == kernel.OpenLease && workflow.GetVersion(ctx, "server-waits-for-remediation", workflow.DefaultVersion, 1) == 1 {
+	if stage == kernel.OpenLease && workflow.GetVersion(ctx, changeServerWaitsForRemediation, workflow.DefaultVersion, 1) == 1 {
 		waited, werr := awaitRemediation(ctx, in)
 		if werr != nil {
 			res.Error = werr.Error()
@@ -77,7 +77,7 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	// Marked after the plan was made: never touched (its node may be gone,
 	// and a failure recorded now would overwrite the mark).
 	if why := upgradeplan.OutOfService(bm); why != "" &&
-		workflow.GetVersion(ctx, "server-skips-out-of-service", workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		workflow.GetVersion(ctx, changeServerSkipsOutOfService, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
 		res.Error = "bmm " + in.BMM + " is out of service, not upgraded: " + why
 		return res, nil
 	}
@@ -87,7 +87,7 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 		// back on the target (a remediation, a reimage): finishing it is
 		// giving its node back, as a successful upgrade would have.
 		if bm.CordonStatus == model.Cordoned &&
-			workflow.GetVersion(ctx, "server-uncordons-left-behind", workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+			workflow.GetVersion(ctx, changeServerUncordonsLeftBehind, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
 			if err := kernel.NewSteps(ctx, in.Cluster, t).Uncordon(); err != nil {
 				res.Error = fmt.Sprintf("%s is at %s but uncordon failed: %v", in.BMM, in.TargetVersion, temporalerr.Message(err))
 				return res, nil
@@ -141,7 +141,7 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 		res.Error = "VMs not restarted: " + err.Error()
 	}
 	done := st
-	if workflow.GetVersion(ctx, "server-records-version-when-cancelled", workflow.DefaultVersion, 1) == 1 {
+	if workflow.GetVersion(ctx, changeServerRecordsVersionWhenCancelled, workflow.DefaultVersion, 1) == 1 {
 		// The reimage is done: the ledger learns the version even when the
 		// run is being cancelled now, else the upgrade may finish at the
 		// target with this server recorded on the old version, which no

@@ -36,10 +36,10 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	}
 	resume := cs.UpgradeTarget == in.TargetVersion
 	var opts []upgradeplan.Option
-	if workflow.GetVersion(ctx, "upgrade-resume-redoes-interrupted-kcp", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, changeUpgradeResumeRedoesInterruptedKcp, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		opts = append(opts, upgradeplan.LegacyControlPlane())
 	}
-	if workflow.GetVersion(ctx, "retire-in-spares-rack", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, changeRetireInSparesRack, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		opts = append(opts, upgradeplan.RetireLastKCP())
 	}
 	p, err := upgradeplan.Build(cs.Cluster, in.TargetVersion, in.UpdateStrategy, resume, opts...)
@@ -57,7 +57,7 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	for _, b := range cs.Cluster.BMMs {
 		u.nodeOf[b.Name] = b.NodeName
 	}
-	if workflow.GetVersion(ctx, "image-preflight", workflow.DefaultVersion, 1) == 1 {
+	if workflow.GetVersion(ctx, changeImagePreflight, workflow.DefaultVersion, 1) == 1 {
 		if msg := u.checkImage(ctx, cs); msg != "" {
 			return u.fail(ctx, false, "preflight: "+msg)
 		}
@@ -308,7 +308,7 @@ func childOpts(ctx workflow.Context, cluster, id, summary, details string) workf
 // failed: the cluster does not run the target until they do, and starting
 // the same target again finishes exactly them (Plan.Finishing).
 func (u *upgrade) leftBehind(ctx workflow.Context, p *api.ClusterStatusPatch) {
-	if workflow.GetVersion(ctx, "upgrade-leaves-failed-behind", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, changeUpgradeLeavesFailedBehind, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return
 	}
 	units := append(append([]api.UnitStatus{u.st.ControlPlane}, u.st.ManagementGroups...), u.st.Racks...)

@@ -9,7 +9,7 @@ import (
 // canary is the plan's canary when this run uses it (version 1 of
 // systemic-canary; older histories ran every rack whole).
 func (u *upgrade) canary(ctx workflow.Context) *upgradeplan.Canary {
-	if u.plan.Canary == nil || workflow.GetVersion(ctx, "systemic-canary", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if u.plan.Canary == nil || workflow.GetVersion(ctx, changeSystemicCanary, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil
 	}
 	return u.plan.Canary

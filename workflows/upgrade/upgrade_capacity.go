@@ -28,7 +28,7 @@ import (
 // drainAndRun runs batch as the child id once the capacity guard let it
 // (true: the operator cancelled in the guard's pause).
 func (u *upgrade) drainAndRun(ctx workflow.Context, id string, batch upgradeplan.Rack, unit *api.UnitStatus) (bool, error) {
-	if workflow.GetVersion(ctx, "capacity-in-rack", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, changeCapacityInRack, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		if cancelled, err := u.capacityGuard(ctx, batch, unit); err != nil || cancelled {
 			return cancelled, err
 		}
@@ -77,7 +77,7 @@ func (u *upgrade) laterNodes(batch upgradeplan.Rack) map[string]string {
 // capacityGuard is the guard as the parent ran it before capacity-in-rack
 // (true when the operator cancelled).
 func (u *upgrade) capacityGuard(ctx workflow.Context, batch upgradeplan.Rack, unit *api.UnitStatus) (bool, error) {
-	if workflow.GetVersion(ctx, "capacity-guard", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, changeCapacityGuard, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return false, nil
 	}
 	nodes := u.firstWaveNodes(batch)

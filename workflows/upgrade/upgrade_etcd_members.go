@@ -10,7 +10,7 @@ import (
 // then the member set has not grown, and the step after a swap (the retire
 // of the KCP it replaces) would leave the control plane short.
 func (u *upgrade) awaitMember(ctx workflow.Context, bmm string) error {
-	if workflow.GetVersion(ctx, "upgrade-waits-member-join", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, changeUpgradeWaitsMemberJoin, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil
 	}
 	m, err := u.memberOf(ctx, bmm)
@@ -26,7 +26,7 @@ func (u *upgrade) awaitMember(ctx workflow.Context, bmm string) error {
 // reimaged or powered off. The set may shrink to the table's active count
 // — one on a two-rack site.
 func (u *upgrade) removeMember(ctx workflow.Context, bmm string) error {
-	if workflow.GetVersion(ctx, "upgrade-retire-removes-member", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, changeUpgradeRetireRemovesMember, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil
 	}
 	m, err := u.memberOf(ctx, bmm)

@@ -27,7 +27,7 @@ func gatesKCP(step upgradeplan.KCPStep) bool {
 // step, and the upgrade rules (docs/behaviour.md#upgrade) pause (not fails) on what the operator must look
 // at; failing would be for a KCP that the upgrade itself broke.
 func (u *upgrade) gateKCPStep(ctx workflow.Context, unit *api.UnitStatus, step upgradeplan.KCPStep) (bool, error) {
-	if !gatesKCP(step) || workflow.GetVersion(ctx, "upgrade-kcp-live-gate", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !gatesKCP(step) || workflow.GetVersion(ctx, changeUpgradeKcpLiveGate, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return false, nil
 	}
 	// A swap or in-place step runs in a server workflow whose lease
@@ -36,7 +36,7 @@ func (u *upgrade) gateKCPStep(ctx workflow.Context, unit *api.UnitStatus, step u
 	// would (kcpChild). Asking here too only cost each step a ledger read
 	// and an observation. The retire runs here and keeps its gate.
 	if step.Action != upgradeplan.KCPRetire &&
-		workflow.GetVersion(ctx, "upgrade-kcp-gate-in-child", workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		workflow.GetVersion(ctx, changeUpgradeKcpGateInChild, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
 		return false, nil
 	}
 	for {

@@ -91,7 +91,7 @@ func (u *upgrade) management(ctx workflow.Context) (bool, error) {
 				}
 				return cancelled, err
 			}
-			if si == len(g.Stages)-1 || workflow.GetVersion(ctx, "management-stage-needs-threshold", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			if si == len(g.Stages)-1 || workflow.GetVersion(ctx, changeManagementStageNeedsThreshold, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 				continue
 			}
 			if msg := unit.Unreachable(si + 2); msg != "" {
@@ -248,7 +248,7 @@ func (u *upgrade) serverFailed(ctx workflow.Context, unit *api.UnitStatus, bmm, 
 // segment no BMM name can have), so a rack named like a server cannot
 // collide with it; older histories used "upgrade:<cluster>:<name>".
 func (u *upgrade) unitID(ctx workflow.Context, name string) string {
-	if workflow.GetVersion(ctx, "unit-ids-apart", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, changeUnitIdsApart, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return "upgrade:" + u.in.Cluster + ":" + name
 	}
 	return api.RackUpgradeID(u.in.Cluster, name)

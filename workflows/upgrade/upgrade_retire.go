@@ -17,7 +17,7 @@ import (
 // when it is needed. Older histories only relabel it (and remove its
 // member).
 func (u *upgrade) retire(ctx workflow.Context, bmm string) error {
-	if workflow.GetVersion(ctx, "upgrade-retire-powers-off", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, changeUpgradeRetirePowersOff, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		if err := u.removeMember(ctx, bmm); err != nil {
 			return err
 		}
