@@ -34,7 +34,7 @@ func TestLayers(t *testing.T) {
 func TestCheckCatchesUpwardImports(t *testing.T) {
 	const m = "example.com/rr"
 	imports := map[string][]string{
-		m + "/workflows":                 {m + "/worker/wiring"},
+		m + "/workflows":                 {m + "/worker/wiring", m + "/workflows/upgrade", m + "/workflows/kernel"},
 		m + "/activities/kube":           {m + "/workflows", m + "/activities/bmc"},
 		m + "/internal/model":            {"go.temporal.io/sdk/workflow", m + "/internal/api"},
 		m + "/worker/wiring":             {m + "/internal/lab/kubesim", m + "/test/e2e"},
