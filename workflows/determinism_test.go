@@ -1,17 +1,18 @@
 package workflows
 
 import (
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/workflows/kernel"
 	"github.com/rackroll/rackroll/workflows/upgrade"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
-	"log/slog"
-	"os"
-	"strings"
-	"testing"
-	"time"
 )
 
 const upgradeHistory = "testdata/histories/upgrade_site-a.json"

@@ -2,10 +2,11 @@ package workflows
 
 import (
 	"fmt"
-	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/internal/wftest"
 )
 
 // The generator of TestPropertyConvergeAfterInterruptions: a site, one

@@ -2,9 +2,10 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
+
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/model"
-	"slices"
 )
 
 // The oracle of TestPropertyConvergeAfterInterruptions: what must hold

@@ -3,6 +3,12 @@ package workflows
 import (
 	"flag"
 	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/lab/events"
@@ -15,11 +21,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
-	"math/rand/v2"
-	"slices"
-	"sync/atomic"
-	"testing"
-	"time"
 )
 
 // Property (issue 15, part 7; issue 27): an upgrade, a KCP failover or a

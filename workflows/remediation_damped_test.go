@@ -1,13 +1,14 @@
 package workflows
 
 import (
+	"testing"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/rackroll/rackroll/workflows/remediation"
 	"github.com/stretchr/testify/require"
-	"testing"
 )
 
 // The failed spare, and any BMM remediation gave up on, returns to service

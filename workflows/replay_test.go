@@ -1,13 +1,14 @@
 package workflows
 
 import (
+	"path/filepath"
+	"testing"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/workflows/actions"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/rackroll/rackroll/workflows/upgrade"
 	"go.temporal.io/sdk/worker"
-	"path/filepath"
-	"testing"
 )
 
 // Every recorded history (make histories) must replay with today's code:

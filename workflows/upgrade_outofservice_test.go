@@ -1,12 +1,13 @@
 package workflows
 
 import (
+	"testing"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/rackroll/rackroll/workflows/upgrade"
 	"github.com/stretchr/testify/require"
-	"testing"
 )
 
 // While an upgrade owes servers, a reimage action installs the target on

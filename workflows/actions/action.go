@@ -2,6 +2,10 @@ package actions
 
 import (
 	"fmt"
+	"sort"
+	"strings"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
@@ -10,9 +14,6 @@ import (
 	"github.com/rackroll/rackroll/workflows/kernel"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"sort"
-	"strings"
-	"time"
 )
 
 // actionKeys: the row of the site's time limits each action runs within.

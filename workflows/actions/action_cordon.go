@@ -2,6 +2,7 @@ package actions
 
 import (
 	"fmt"
+
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/temporalerr"
 )

@@ -1,13 +1,14 @@
 package actions
 
 import (
+	"testing"
+
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/rackroll/rackroll/workflows/kernel"
 	"github.com/stretchr/testify/require"
-	"testing"
 )
 
 // A restart or start is over only on the node's new boot: the wait names

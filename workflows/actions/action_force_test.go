@@ -1,12 +1,13 @@
 package actions
 
 import (
+	"testing"
+
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"testing"
 )
 
 func forced(in api.ActionInput, reason string) api.ActionInput {

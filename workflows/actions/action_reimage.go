@@ -2,13 +2,14 @@ package actions
 
 import (
 	"fmt"
+	"strings"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/temporalerr"
 	"github.com/rackroll/rackroll/workflows/kernel"
 	"go.temporal.io/sdk/workflow"
-	"strings"
-	"time"
 )
 
 // Reimage and replace (docs/behaviour.md#actions). Both evacuate the BMM first (cordon,

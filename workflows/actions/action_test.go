@@ -1,14 +1,15 @@
 package actions
 
 import (
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
-	"testing"
-	"time"
 )
 
 // Every action's happy path: the steps it takes, what the ledger says

@@ -2,6 +2,9 @@ package actions
 
 import (
 	"context"
+	"sync"
+	"testing"
+
 	"github.com/rackroll/rackroll/activities/etcd"
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
@@ -9,8 +12,6 @@ import (
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
-	"sync"
-	"testing"
 )
 
 // The reproduction of issue 14 in the SDK's test environment: another KCP's

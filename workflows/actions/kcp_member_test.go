@@ -1,10 +1,11 @@
 package actions
 
 import (
+	"testing"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"testing"
 )
 
 // A reimage of an active KCP on a site exposing etcd removes its member

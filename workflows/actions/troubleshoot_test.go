@@ -1,12 +1,13 @@
 package actions
 
 import (
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"testing"
-	"time"
 )
 
 func TestTroubleshootLadder(t *testing.T) {

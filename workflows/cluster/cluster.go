@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"fmt"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
@@ -9,7 +11,6 @@ import (
 	"github.com/rackroll/rackroll/workflows/kernel"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"time"
 )
 
 // ClusterWorkflow is the long-running ledger of one cluster (id

@@ -1,6 +1,9 @@
 package cluster
 
 import (
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
@@ -8,8 +11,6 @@ import (
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
-	"testing"
-	"time"
 )
 
 // On a Degraded ledger: an unforced action is refused, a forced one without

@@ -1,13 +1,14 @@
 package cluster
 
 import (
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/placement"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"testing"
-	"time"
 )
 
 // twoRackInput is the ledger input of examples/two-rack.yaml.

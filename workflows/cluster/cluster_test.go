@@ -2,6 +2,10 @@ package cluster
 
 import (
 	"errors"
+	"strings"
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
@@ -12,9 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
-	"strings"
-	"testing"
-	"time"
 )
 
 func fourRackInput(t *testing.T) api.ClusterInput {

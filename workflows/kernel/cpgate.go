@@ -3,6 +3,9 @@ package kernel
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/etcd"
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
@@ -11,8 +14,6 @@ import (
 	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"slices"
-	"time"
 )
 
 // ea names the etcd activities by reference.

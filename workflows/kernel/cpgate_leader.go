@@ -2,12 +2,13 @@ package kernel
 
 import (
 	"fmt"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/etcd"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/cpgate"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"time"
 )
 
 // moveLeader moves etcd leadership off the target as d says (Cluster API's

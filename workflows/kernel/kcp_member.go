@@ -2,6 +2,8 @@ package kernel
 
 import (
 	"fmt"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/etcd"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/etcdquorum"
@@ -9,7 +11,6 @@ import (
 	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"time"
 )
 
 // MemberJoinTimeout bounds the wait for a KCP's etcd member to join as a

@@ -2,11 +2,12 @@ package kernel
 
 import (
 	"fmt"
+	"strings"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"go.temporal.io/sdk/workflow"
-	"strings"
 )
 
 // opening is what a disruptive workflow asks of the ledger before it

@@ -2,12 +2,13 @@ package kernel
 
 import (
 	"fmt"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"time"
 )
 
 // la names the ledger activities by reference; only this file (and the

@@ -4,12 +4,13 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"strings"
-	"time"
 )
 
 // A limit is a promise to the operator (docs/time-limits.md): a step given

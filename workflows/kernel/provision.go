@@ -2,13 +2,14 @@ package kernel
 
 import (
 	"fmt"
+	"strings"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/workflow"
-	"strings"
-	"time"
 )
 
 // spareServes is the promotion's readiness test of the spare's node: Ready

@@ -2,11 +2,12 @@ package kernel
 
 import (
 	"errors"
-	"github.com/rackroll/rackroll/activities/kube"
-	"go.temporal.io/sdk/temporal"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rackroll/rackroll/activities/kube"
+	"go.temporal.io/sdk/temporal"
 )
 
 func TestOnlyANonRetryableWatchFailureIsAHint(t *testing.T) {

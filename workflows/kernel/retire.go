@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"

@@ -2,6 +2,8 @@ package kernel
 
 import (
 	"fmt"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
@@ -9,7 +11,6 @@ import (
 	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"time"
 )
 
 // Activity receivers, used only as function references.

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/kube"
 	"go.temporal.io/sdk/workflow"

@@ -4,13 +4,14 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"strings"
-	"time"
 )
 
 // A reimage is judged in band (issue 13): BMCs do not reliably say when an

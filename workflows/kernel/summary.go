@@ -2,9 +2,10 @@ package kernel
 
 import (
 	"fmt"
+	"strings"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"go.temporal.io/sdk/workflow"
-	"strings"
 )
 
 // summarize names the next activity in the Temporal UI (timeline and

@@ -1,11 +1,12 @@
 package kernel
 
 import (
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
-	"testing"
-	"time"
 )
 
 func TestPatchSummary(t *testing.T) {

@@ -1,14 +1,15 @@
 package remediation
 
 import (
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/model/modeltest"
 	"github.com/rackroll/rackroll/internal/remediate"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"testing"
-	"time"
 )
 
 // What a failover started again finishes of an interrupted one

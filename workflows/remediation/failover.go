@@ -3,6 +3,7 @@ package remediation
 import (
 	"errors"
 	"fmt"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"

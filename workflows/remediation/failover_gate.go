@@ -2,6 +2,7 @@ package remediation
 
 import (
 	"fmt"
+
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/kernel"

@@ -2,6 +2,7 @@ package remediation
 
 import (
 	"fmt"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"

@@ -1,12 +1,13 @@
 package remediation
 
 import (
+	"testing"
+
 	"github.com/rackroll/rackroll/activities/etcd"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"testing"
 )
 
 // etcdFailover fails over the KCP pick names (from the placed KCPs) on

@@ -1,10 +1,11 @@
 package remediation
 
 import (
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/remediate"
 	"go.temporal.io/sdk/workflow"
-	"time"
 )
 
 // Monitor bookkeeping limits.

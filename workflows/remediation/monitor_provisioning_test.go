@@ -1,12 +1,13 @@
 package remediation
 
 import (
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"testing"
-	"time"
 )
 
 // The provisioning trigger fires from the ledger's provisioning start,

@@ -1,13 +1,14 @@
 package remediation
 
 import (
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/breakglass"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"testing"
-	"time"
 )
 
 // An operator resumes a cluster the storm guard set Degraded: the guard

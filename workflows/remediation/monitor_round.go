@@ -2,6 +2,9 @@ package remediation
 
 import (
 	"fmt"
+	"strings"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/breakglass"
@@ -12,8 +15,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"strings"
-	"time"
 )
 
 // stormPrefix starts the ledger message the storm guard sets, so the

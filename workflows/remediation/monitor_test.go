@@ -2,6 +2,9 @@ package remediation
 
 import (
 	"errors"
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
@@ -10,8 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
-	"testing"
-	"time"
 )
 
 // monRun drives HealthMonitorWorkflow on a fakeSite with a stand-in

@@ -2,13 +2,14 @@ package remediation
 
 import (
 	"fmt"
-	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/remediate"
-	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/rackroll/rackroll/workflows/internal/wftest"
 )
 
 // The generator of TestPropertyRandomRemediations: what falls sick, when,

@@ -2,12 +2,13 @@ package remediation
 
 import (
 	"fmt"
-	"github.com/rackroll/rackroll/internal/lab/events"
-	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/remediate"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/remediate"
 )
 
 // The oracle of TestPropertyRandomRemediations: what must hold when a

@@ -2,6 +2,11 @@ package remediation
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/lab/events"
@@ -11,10 +16,6 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
-	"math/rand/v2"
-	"os"
-	"testing"
-	"time"
 )
 
 // Property: whatever falls sick, when, and whether it comes back, the

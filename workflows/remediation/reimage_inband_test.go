@@ -1,11 +1,12 @@
 package remediation
 
 import (
+	"strings"
+	"testing"
+
 	"github.com/rackroll/rackroll/internal/remediate"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"strings"
-	"testing"
 )
 
 func TestReprovisionIsJudgedInBand(t *testing.T) {

@@ -2,6 +2,8 @@ package remediation
 
 import (
 	"errors"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/metrics"
@@ -10,7 +12,6 @@ import (
 	"github.com/rackroll/rackroll/internal/temporalerr"
 	"github.com/rackroll/rackroll/workflows/kernel"
 	"go.temporal.io/sdk/workflow"
-	"time"
 )
 
 // RemediationWorkflow remediates one BMM (id remediate:<cluster>:<bmm>;

@@ -2,6 +2,8 @@ package remediation
 
 import (
 	"fmt"
+	"strings"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
@@ -9,7 +11,6 @@ import (
 	"github.com/rackroll/rackroll/workflows/kernel"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/workflow"
-	"strings"
 )
 
 // remLadder climbs one BMM's remediation ladder: it runs the steps

@@ -1,11 +1,12 @@
 package replaceroles
 
 import (
+	"testing"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"testing"
 )
 
 func runReplaceRoles(t *testing.T, f *wftest.FakeSite) api.ReplaceRolesStatus {

@@ -1,11 +1,12 @@
 package upgrade
 
 import (
+	"testing"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"testing"
 )
 
 // An upgrade of the one-rack site while a KCP is Unknown touches no KCP:

@@ -1,13 +1,14 @@
 package upgrade
 
 import (
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
-	"testing"
-	"time"
 )
 
 func TestUpgradeStepsEndWithinTheSiteLimits(t *testing.T) {

@@ -1,15 +1,16 @@
 package upgrade
 
 import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"slices"
-	"strings"
-	"testing"
-	"time"
 )
 
 // Issue 27: a remediation marks rack2-c3 Unhealthy while it holds the

@@ -2,16 +2,17 @@ package upgrade
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
-	"math/rand/v2"
-	"strconv"
-	"testing"
-	"time"
 )
 
 // Property: whatever fails and whatever the operator decides, a runtime

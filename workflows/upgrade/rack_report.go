@@ -1,10 +1,11 @@
 package upgrade
 
 import (
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"go.temporal.io/sdk/workflow"
-	"time"
 )
 
 // reportEvery spaces a rack's reports to its parent. Each report costs the

@@ -1,6 +1,9 @@
 package upgrade
 
 import (
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
@@ -8,8 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
-	"testing"
-	"time"
 )
 
 // A reimage is judged in band: it is over when the node is back on a new

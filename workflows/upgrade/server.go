@@ -2,6 +2,8 @@ package upgrade
 
 import (
 	"fmt"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/metrics"
@@ -10,7 +12,6 @@ import (
 	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/rackroll/rackroll/workflows/kernel"
 	"go.temporal.io/sdk/workflow"
-	"time"
 )
 
 // The server's limits are the site's (docs/time-limits.md): drain and VM

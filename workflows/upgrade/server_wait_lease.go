@@ -2,11 +2,12 @@ package upgrade
 
 import (
 	"fmt"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/workflows/kernel"
 	"go.temporal.io/sdk/workflow"
-	"time"
 )
 
 // RemediationWaitLimit bounds how long an upgrade step waits for a

@@ -3,6 +3,10 @@ package upgrade
 import (
 	"cmp"
 	"fmt"
+	"slices"
+	"strings"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
@@ -10,9 +14,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"slices"
-	"strings"
-	"time"
 )
 
 // RuntimeUpgradeWorkflow upgrades a cluster to a new runtime (see

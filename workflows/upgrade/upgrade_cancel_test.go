@@ -1,14 +1,15 @@
 package upgrade
 
 import (
+	"slices"
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"slices"
-	"testing"
-	"time"
 )
 
 // cancel-update takes effect within seconds: the rack in flight marks its

@@ -1,6 +1,9 @@
 package upgrade
 
 import (
+	"slices"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/capacity"
@@ -10,8 +13,6 @@ import (
 	"github.com/rackroll/rackroll/workflows/kernel"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"slices"
-	"time"
 )
 
 // The capacity guard runs before a batch of servers is drained (a rack's

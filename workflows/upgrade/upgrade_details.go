@@ -3,9 +3,10 @@ package upgrade
 import (
 	"cmp"
 	"fmt"
+	"strings"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"go.temporal.io/sdk/workflow"
-	"strings"
 )
 
 // show keeps the upgrade's "Current Details" in the Temporal UI (the

@@ -1,10 +1,11 @@
 package upgrade
 
 import (
+	"testing"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
-	"testing"
 )
 
 func TestUpgradeDetails(t *testing.T) {

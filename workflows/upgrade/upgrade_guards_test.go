@@ -1,14 +1,15 @@
 package upgrade
 
 import (
+	"slices"
+	"strings"
+	"testing"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
-	"slices"
-	"strings"
-	"testing"
 )
 
 // An image that does not answer refuses the upgrade in its preflight,

@@ -1,13 +1,14 @@
 package upgrade
 
 import (
+	"time"
+
 	"github.com/rackroll/rackroll/activities/image"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/temporalerr"
 	"github.com/rackroll/rackroll/workflows/kernel"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-	"time"
 )
 
 var ia *image.Activities

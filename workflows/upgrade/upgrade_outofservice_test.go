@@ -1,12 +1,13 @@
 package upgrade
 
 import (
+	"strings"
+	"testing"
+
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"strings"
-	"testing"
 )
 
 // touched lists the steps the fake site saw on bmm.

@@ -2,14 +2,15 @@ package upgrade
 
 import (
 	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/metrics"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/rackroll/rackroll/workflows/kernel"
 	"go.temporal.io/sdk/workflow"
-	"slices"
-	"strings"
 )
 
 // controlPlane upgrades the KCP servers serially. Each step holds a

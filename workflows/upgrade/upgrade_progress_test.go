@@ -1,6 +1,10 @@
 package upgrade
 
 import (
+	"strings"
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
@@ -8,9 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
-	"strings"
-	"testing"
-	"time"
 )
 
 // slowCompute makes each compute server's upgrade take d (rack1-c2 takes

@@ -1,16 +1,17 @@
 package upgrade
 
 import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
-	"strings"
-	"sync"
-	"testing"
-	"time"
 )
 
 func rackOf(f *wftest.FakeSite, bmm string) string { return f.Bmm(bmm).Rack }

@@ -1,12 +1,13 @@
 package upgrade
 
 import (
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
-	"testing"
-	"time"
 )
 
 // A rack that misses its threshold pauses the upgrade; continue-update goes

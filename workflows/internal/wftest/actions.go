@@ -1,13 +1,14 @@
 package wftest
 
 import (
+	"testing"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
-	"testing"
 )
 
 // newActionSite is the fake site of the BMM action tests: four racks, and

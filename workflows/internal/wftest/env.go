@@ -1,14 +1,15 @@
 package wftest
 
 import (
+	"log/slog"
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
-	"log/slog"
-	"testing"
-	"time"
 )
 
 // The one way a workflow test gets its SDK test environment.

@@ -2,12 +2,13 @@ package wftest
 
 import (
 	"context"
+	"sync"
+	"testing"
+
 	"github.com/rackroll/rackroll/activities/etcd"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/testsuite"
-	"sync"
-	"testing"
 )
 
 // etcdSite gives the fake site an etcd section and mocks the etcd

@@ -1,12 +1,13 @@
 package wftest
 
 import (
+	"sync"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
 	"go.temporal.io/sdk/testsuite"
-	"sync"
 )
 
 // eventRecorder turns the fake site's effects into the lab's event log, on

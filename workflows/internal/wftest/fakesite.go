@@ -2,6 +2,12 @@ package wftest
 
 import (
 	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/image"
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
@@ -14,11 +20,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
-	"reflect"
-	"sync"
-	"sync/atomic"
-	"testing"
-	"time"
 )
 
 // fakeSite stands in for the ledger, the BMCs and the Kubernetes API in the

@@ -3,6 +3,9 @@ package wftest
 import (
 	"cmp"
 	"context"
+	"reflect"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/faults"
@@ -11,8 +14,6 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
-	"reflect"
-	"time"
 )
 
 // The fake site's BMCs: power, reboots and reimages that heal a node or

@@ -2,6 +2,7 @@ package wftest
 
 import (
 	"context"
+
 	"github.com/rackroll/rackroll/activities/image"
 	"github.com/rackroll/rackroll/internal/api"
 	"go.temporal.io/sdk/testsuite"

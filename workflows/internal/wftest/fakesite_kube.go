@@ -3,6 +3,7 @@ package wftest
 import (
 	"context"
 	"fmt"
+
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/capacity"
 	"github.com/rackroll/rackroll/internal/model"

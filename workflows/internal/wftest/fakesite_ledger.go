@@ -2,6 +2,8 @@ package wftest
 
 import (
 	"context"
+	"time"
+
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/breakglass"
@@ -10,7 +12,6 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
-	"time"
 )
 
 // The fake site's ledger: the cluster state, leases as the ledger grants

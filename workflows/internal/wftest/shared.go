@@ -1,18 +1,19 @@
 package wftest
 
 import (
-	"github.com/rackroll/rackroll/internal/api"
-	"github.com/rackroll/rackroll/internal/lab/events"
-	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/internal/remediate"
-	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
 )
 
 const Compute = "rack1-c1"
