@@ -62,7 +62,7 @@ type convScenario struct {
 	inventory string
 	op        convOp
 	strategy  model.UpdateStrategy // upgrade
-	// target is the failed KCP (failover) or the BMM replaced (replace).
+	// Target is the failed KCP (failover) or the BMM replaced (replace).
 	target string
 	// unhealthy: the replaced BMM is marked Unhealthy first (its node
 	// deleted, or Unknown for a control-plane server), as remediation

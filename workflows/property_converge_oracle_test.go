@@ -143,7 +143,7 @@ func racksOf(s invariants.Site) map[string]bool {
 // deleted) when fewer are left. A run cut short (terminated, killed,
 // cancelled) left its work to the next run, and so does an upgrade or a
 // replace whose step failed (the operator's to act on): the floor holds
-// after the runs that ended on their own, and after any failover.
+// After the runs that ended on their own, and after any failover.
 func (p *convProp) floor(r *convRun) {
 	if r.hit && r.cut.Kind != cutCrash && (r.cut.Kind != cutFail || p.sc.op != opFailover) {
 		return

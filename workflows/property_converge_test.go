@@ -92,7 +92,7 @@ func convScenarios() int {
 	return *convSeeds
 }
 
-// convProp runs one scenario on one fakeSite, run after run.
+// convProp runs one scenario on one FakeSite, run after run.
 type convProp struct {
 	t     *testing.T
 	sc    *convScenario

@@ -19,7 +19,7 @@ import (
 // ea names the etcd activities by reference.
 var ea *etcd.Activities
 
-// gateAsk is one question to the live gate from a workflow.
+// GateAsk is one question to the live gate from a workflow.
 type GateAsk struct {
 	Target    string
 	Op        lease.Operation
@@ -28,7 +28,7 @@ type GateAsk struct {
 	Removes   bool
 }
 
-// liveGate observes the control plane now and asks cpgate.Decide. Where the
+// LiveGate observes the control plane now and asks cpgate.Decide. Where the
 // observation is made: by the requester, here, on the site's task queue,
 // just before it asks the ledger for the lease (and again once granted).
 // The ledger only checks that the observation it is shown is fresh
@@ -123,13 +123,13 @@ func oldestSeen(o cpgate.Observation) time.Time {
 	return t
 }
 
-// gateRefusal is a disruption the live gate refused; callers that pause
+// GateRefusal is a disruption the live gate refused; callers that pause
 // instead of failing (the upgrade) tell it from other refusals.
 type GateRefusal struct{ Decision cpgate.Decision }
 
 func (g GateRefusal) Error() string { return "live control-plane check: " + g.Decision.Reason }
 
-// gateReason reports whether err is (or wraps) a gate refusal and, if so,
+// GateReason reports whether err is (or wraps) a gate refusal and, if so,
 // its reason after where.
 func GateReason(err error, where string) (bool, string) {
 	var g GateRefusal
@@ -140,7 +140,7 @@ func GateReason(err error, where string) (bool, string) {
 }
 
 // gateOpen runs the gate for a lease request and returns when the site was
-// observed, or a gateRefusal. A "move etcd leadership first" answer moves
+// observed, or a GateRefusal. A "move etcd leadership first" answer moves
 // it and asks again (once: a second move would chase an election).
 func gateOpen(ctx workflow.Context, cs api.ClusterState, req lease.Request) (time.Time, error) {
 	ask := GateAsk{Target: req.BMM, Op: req.Operation}

@@ -3,7 +3,7 @@
 // it and nothing of each other:
 //
 //   - steps.go, steps_action.go, steps_boot.go, steps_reimage.go: activity
-//     steps on one BMM (cordon, drain, power, reimage judged in band);
+//     Steps on one BMM (cordon, drain, power, reimage judged in band);
 //   - limits.go: the site's time limits and the step timeout;
 //   - ledger.go: the one client the workflows use to talk to the ledger
 //     (ClusterWorkflow); lease_prologue.go: the opening every disruptive

@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// installVersion is the runtime a reimage, replace, remediation or
+// InstallVersion is the runtime a reimage, replace, remediation or
 // failover installs on b: the version the cluster converges to for b's
 // phase (upgradeplan.InstallVersion). Histories recorded before this rule
 // keep the one they ran with: the server's own version, else the

@@ -17,7 +17,7 @@ import (
 // healthy, caught-up voter.
 const MemberJoinTimeout = 10 * time.Minute
 
-// kcpMember is a control-plane machine's etcd member on a site that exposes
+// KCPMember is a control-plane machine's etcd member on a site that exposes
 // etcd (controlPlane.etcd). Cluster API's way: a machine whose disk is
 // about to be wiped, or which leaves the control plane, has its member
 // removed first (RemoveEtcdMemberForMachine), so the member set stays the
@@ -37,7 +37,7 @@ type KCPMember struct {
 	Sole bool
 }
 
-// memberOf returns bmm's member, or nil where the site exposes no etcd.
+// MemberOf returns bmm's member, or nil where the site exposes no etcd.
 // cs must be the whole ledger (the rack count sets keepAtLeast).
 func MemberOf(cs api.ClusterState, bmm string) *KCPMember {
 	if cs.ControlPlane == nil || cs.ControlPlane.Etcd == nil {
@@ -54,7 +54,7 @@ func MemberOf(cs api.ClusterState, bmm string) *KCPMember {
 		keepAtLeast: max(1, min(active, etcdquorum.MinMembers)), Sole: active == 1}
 }
 
-// wipedMemberOf is the member a reimage of bm takes down with its disk:
+// WipedMemberOf is the member a reimage of bm takes down with its disk:
 // an active KCP's, where the site exposes etcd; else nil.
 func WipedMemberOf(cs api.ClusterState, bm model.BMM) *KCPMember {
 	if !bm.HasRole(model.RoleKCP) {

@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// opening is what a disruptive workflow asks of the ledger before it
+// Opening is what a disruptive workflow asks of the ledger before it
 // touches a machine: read the ledger, find the BMM, run the pre-checks that
 // need no side effect, take the lease.
 type Opening struct {
@@ -21,7 +21,7 @@ type Opening struct {
 	Check func(cs api.ClusterState, bm model.BMM) error
 }
 
-// held is a granted opening: the ledger as read and the lease to give back.
+// Held is a granted opening: the ledger as read and the lease to give back.
 type Held struct {
 	CS api.ClusterState
 	// whole is the whole ledger where the opening read it (always for a
@@ -78,7 +78,7 @@ func (l LedgerOf) Open(ctx workflow.Context, o Opening) (Held, openStage, error)
 	}
 	// The live checks of the control plane, before the lease: a disruption
 	// of a member (an active KCP) is decided on a fresh observation of the
-	// site (liveGate says where it is made and why), never on the ledger's
+	// site (LiveGate says where it is made and why), never on the ledger's
 	// memory alone. The ledger sees when it was made (lease.Fresh).
 	live := bm.HasRole(model.RoleKCP) && o.Req.Operation.Disruptive() &&
 		workflow.GetVersion(ctx, changeCpLiveGate, workflow.DefaultVersion, 1) == 1
@@ -127,7 +127,7 @@ func (l LedgerOf) wholeFor(ctx workflow.Context, cs api.ClusterState, oneBMM boo
 	return l.Read(ctx)
 }
 
-// findBMM returns the ledger's record of name.
+// FindBMM returns the ledger's record of name.
 func FindBMM(cs api.ClusterState, name string) (model.BMM, error) {
 	b, ok := cs.Cluster.BMM(name)
 	if !ok {

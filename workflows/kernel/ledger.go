@@ -15,7 +15,7 @@ import (
 // ledger workflow itself) schedules them.
 var la *ledger.Activities
 
-// ledgerOf is how a workflow talks to the ledger (ClusterWorkflow) of its
+// LedgerOf is how a workflow talks to the ledger (ClusterWorkflow) of its
 // cluster: typed calls with one set of options. Ledger calls are short
 // Updates of another workflow; they are retried for a while because the
 // ledger may be continuing as new.

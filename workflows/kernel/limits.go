@@ -20,7 +20,7 @@ import (
 // ErrStepTimedOut is the type of a step that ran out of its limit.
 const ErrStepTimedOut = "StepTimedOut"
 
-// limit is a step's time limit and the inventory key that sets it.
+// Limit is a step's time limit and the inventory key that sets it.
 type Limit struct {
 	D   time.Duration
 	Key string
@@ -36,7 +36,7 @@ func (l Limit) Left(ctx workflow.Context, start time.Time) Limit {
 	return Limit{D: max(l.D-workflow.Now(ctx).Sub(start), time.Second), Key: l.Key, of: cmp.Or(l.of, l.D)}
 }
 
-// siteLimits are the time limits a workflow applies: the site's, or the
+// SiteLimits are the time limits a workflow applies: the site's, or the
 // constants histories recorded before them ran with (the same defaults).
 func SiteLimits(ctx workflow.Context, cs api.ClusterState) model.Timeouts {
 	if workflow.GetVersion(ctx, changeSiteLimits, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
@@ -45,7 +45,7 @@ func SiteLimits(ctx workflow.Context, cs api.ClusterState) model.Timeouts {
 	return cs.Limits()
 }
 
-// timeoutLimit is the limit of one row of the table.
+// TimeoutLimit is the limit of one row of the table.
 func TimeoutLimit(t model.Timeouts, key string) Limit {
 	for _, f := range model.TimeoutFields {
 		if f.Key == key {
@@ -55,7 +55,7 @@ func TimeoutLimit(t model.Timeouts, key string) Limit {
 	panic("no time limit " + key) // a programming error: the keys are the table's
 }
 
-// remediationLimit is a remediation clock as a limit.
+// RemediationLimit is a remediation clock as a limit.
 func RemediationLimit(d model.Duration, key string) Limit {
 	return Limit{D: d.Std(), Key: "remediation." + key}
 }
@@ -81,7 +81,7 @@ func isTimeout(err error) bool {
 	return errors.Is(err, errOverLimit) || errors.As(err, &te) || strings.Contains(err.Error(), "context deadline exceeded")
 }
 
-// isStepTimeout: err is (or wraps) a step's overLimit failure.
+// IsStepTimeout: err is (or wraps) a step's overLimit failure.
 func IsStepTimeout(err error) bool {
 	var ae *temporal.ApplicationError
 	return errors.As(err, &ae) && ae.Type() == ErrStepTimedOut

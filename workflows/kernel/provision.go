@@ -12,21 +12,21 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// spareServes is the promotion's readiness test of the spare's node: Ready
+// SpareServes is the promotion's readiness test of the spare's node: Ready
 // and, with the gate, a writable root filesystem (a spare that fell sick
 // while the KCP was down is provisioned again, not promoted as it is).
 func SpareServes(ns kube.NodeStatus, gated bool) bool {
 	return ns.IsReady() && (!gated || !ns.ReadOnlyRootFS)
 }
 
-// remProvision reimages st's BMM to version and waits until its node is
+// Provision reimages st's BMM to version and waits until its node is
 // Ready on it, within limit, recording each phase in the ledger. The
 // failover uses it for the spare and for the failed KCP.
 func Provision(ctx workflow.Context, st *Steps, cs api.ClusterState, version string, lim Limit) (bool, string) {
 	return ProvisionClearing(ctx, st, cs, version, lim, false)
 }
 
-// remProvisionClearing is remProvision; clear lifts the Unhealthy mark with
+// ProvisionClearing is Provision; clear lifts the Unhealthy mark with
 // the success (the failover's provisioning of the relabelled KCP).
 func ProvisionClearing(ctx workflow.Context, st *Steps, cs api.ClusterState, version string, lim Limit, clear bool) (bool, string) {
 	start := workflow.Now(ctx)

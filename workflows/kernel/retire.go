@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// retireKCP takes bmm, an active KCP the live gate allowed to leave, out of
+// RetireKCP takes bmm, an active KCP the live gate allowed to leave, out of
 // the control plane: its member is removed and it is relabelled spare;
 // then, under a lease (req's operation and flags; this workflow holds it)
 // on the spare it now is, cordoned, powered off and recorded Available

@@ -4,7 +4,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// onSite routes the activities scheduled from ctx to a site's task queue.
+// OnSite routes the activities scheduled from ctx to a site's task queue.
 //
 // BMC and Kubernetes activities must run where the BMCs and the Kubernetes
 // API are reachable. For a site on its own network that is a site worker

@@ -19,7 +19,7 @@ var (
 	ka *kube.Activities
 )
 
-// target is where a BMM's steps act: its node and its BMC (address and a
+// Target is where a BMM's steps act: its node and its BMC (address and a
 // credentials reference — never the secret).
 type Target struct {
 	BMM      string
@@ -40,7 +40,7 @@ func TargetsFor(cs api.ClusterState, b model.BMM) Target {
 	}, Queue: cs.SiteTaskQueue, VersionFrom: cs.NodeVersion}
 }
 
-// steps are the building blocks every BMM workflow is made of. Each runs
+// Steps are the building blocks every BMM workflow is made of. Each runs
 // one activity with timeouts fitted to it and records what it changed in
 // the ledger, so `starter cluster show` follows along.
 type Steps struct {

@@ -12,8 +12,8 @@ import (
 // from the action (its time limit is enforced by the workflow as a whole;
 // an activity's own timeout only guards against a lost worker).
 
-// evacuation is what an evacuate did: the drain and VM shutdown proceed
-// after their limits, so a timeout is reported, not failed.
+// Evacuation is what an evacuate did: the drain and VM shutdown proceed
+// After their limits, so a timeout is reported, not failed.
 type Evacuation struct {
 	DrainTimedOut bool
 	VMsTimedOut   bool

@@ -15,7 +15,7 @@ import (
 // before is not "back" until it booted again, and a reset the BMC accepted
 // but showed no sign of is settled by the node alone.
 
-// reboot is a reset sent and the boot it must replace.
+// Reboot is a reset sent and the boot it must replace.
 type Reboot struct {
 	Previous string          // the node's boot ID before the reset; "": any boot counts
 	reset    bmc.PowerResult // what the BMC did and showed
@@ -34,7 +34,7 @@ func (s *Steps) BootBefore() (string, error) {
 	return ns.BootID, nil
 }
 
-// after is the boot to wait for once res is known: no reset sent (the
+// After is the boot to wait for once res is known: no reset sent (the
 // machine was already on) means the current boot counts.
 func After(previous string, res bmc.PowerResult) Reboot {
 	if res.ResetType == "" {

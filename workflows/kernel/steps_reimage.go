@@ -33,10 +33,10 @@ const (
 	ReimageStuckLimit   = 10 * time.Minute
 )
 
-// reimageJob is one reimage of the steps' BMM and the wait for its node.
+// ReimageJob is one reimage of the steps' BMM and the wait for its node.
 type ReimageJob struct {
 	Verb, ImageURL, Version string
-	// limit bounds the whole reimage: the reset, the install and the node
+	// Limit bounds the whole reimage: the reset, the install and the node
 	// coming back.
 	Limit Limit
 	Force bool // see steps.reimage
@@ -47,7 +47,7 @@ type ReimageJob struct {
 	// awaited (the ledger's Provisioning status).
 	Provisioning func()
 	// member is the etcd member the wipe takes down (an active KCP's, see
-	// wipedMemberOf), or nil.
+	// WipedMemberOf), or nil.
 	Member *KCPMember
 }
 

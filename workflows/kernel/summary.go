@@ -8,7 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// summarize names the next activity in the Temporal UI (timeline and
+// Summarize names the next activity in the Temporal UI (timeline and
 // pending activities) and keeps ctx's other options. Summaries are user
 // metadata: adding or rewording one does not change what replays.
 func Summarize(ctx workflow.Context, summary string) workflow.Context {

@@ -25,7 +25,7 @@ const (
 // RemediationWorkflow for each due BMM that remediate.AdmitAll admits: not
 // already remediated or leased, the storm guard (no control-plane
 // remediation while more than one control-plane node is unhealthy) and the
-// compute cap. The storm guard is surfaced on the ledger as Degraded. It
+// Compute cap. The storm guard is surfaced on the ledger as Degraded. It
 // runs until terminated, continuing as new every RoundsPerRun rounds with
 // its clocks and the remediations in flight.
 func HealthMonitorWorkflow(ctx workflow.Context, in api.MonitorInput) error {

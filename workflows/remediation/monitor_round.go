@@ -23,7 +23,7 @@ const stormPrefix = "storm guard: "
 
 // round is one look at the cluster. A round that cannot read the ledger or
 // the nodes changes nothing (clocks keep their start) and says why in
-// query `status`; the next round tries again.
+// Query `status`; the next round tries again.
 func (m *monitor) round(ctx workflow.Context) {
 	cs, err := kernel.LedgerOf(m.in.Cluster).Read(ctx)
 	if err != nil {

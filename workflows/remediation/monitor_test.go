@@ -15,7 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// monRun drives HealthMonitorWorkflow on a fakeSite with a stand-in
+// monRun drives HealthMonitorWorkflow on a FakeSite with a stand-in
 // RemediationWorkflow that records its start, holds for hold and heals.
 type monRun struct {
 	t       *testing.T

@@ -130,7 +130,7 @@ func drawRemScenario(rnd *rand.Rand, inventory string, r *wftest.FakeSite) *remS
 	}
 	if len(cp) >= 2 && rnd.IntN(10) < 3 {
 		// Control-plane nodes falling sick together (a storm), or one
-		// after another, some while another is being remediated.
+		// After another, some while another is being remediated.
 		sc.storm = true
 		at, spread := mins(0, 10, 30, 60), []int{8, 8, 45}[rnd.IntN(3)]
 		for _, i := range rnd.Perm(len(cp))[:2+rnd.IntN(min(2, len(cp)-1))] {

@@ -76,7 +76,7 @@ func TestPropertyRemediationRegressions(t *testing.T) {
 	}
 }
 
-// remProp runs one scenario: a fakeSite whose BMC effects take simulated
+// remProp runs one scenario: a FakeSite whose BMC effects take simulated
 // time and whose effects are written to a lab event log, and the child
 // workflows as they start and end.
 type remProp struct {

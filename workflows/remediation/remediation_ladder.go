@@ -27,7 +27,7 @@ type remLadder struct {
 	// marks: record the ladder's position on b in the ledger after each
 	// step (changeDampedLadder).
 	marks bool
-	// steps and current are shared with the workflow's status.
+	// Steps and current are shared with the workflow's status.
 	records *[]api.StepRecord
 	current *remediate.Step
 	outcome *string
@@ -99,7 +99,7 @@ func (l *remLadder) run(s remediate.Step) remediate.StepResult {
 	return remediate.StepResult{Step: s, OK: ok, Detail: detail}
 }
 
-// reboot restarts the server and waits for its node to be Ready, all
+// Reboot restarts the server and waits for its node to be Ready, all
 // within rebootTimeout. A node Ready with its root filesystem still
 // read-only has not recovered: the trigger would only fire again.
 func (l *remLadder) reboot() (bool, string) {

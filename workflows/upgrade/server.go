@@ -145,7 +145,7 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	if workflow.GetVersion(ctx, changeServerRecordsVersionWhenCancelled, workflow.DefaultVersion, 1) == 1 {
 		// The reimage is done: the ledger learns the version even when the
 		// run is being cancelled now, else the upgrade may finish at the
-		// target with this server recorded on the old version, which no
+		// Target with this server recorded on the old version, which no
 		// re-run would ever find.
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
 		done = kernel.NewSteps(dctx, in.Cluster, t)

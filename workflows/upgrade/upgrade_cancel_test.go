@@ -99,7 +99,7 @@ func TestServerUpgradeCancelledAfterReimageRecordsVersion(t *testing.T) {
 }
 
 // A cancel that reaches a rack while a capacity check runs starts no server
-// after it: during the first wave's check nothing is drained, during a
+// After it: during the first wave's check nothing is drained, during a
 // later server's check only the first wave ran.
 func TestRackCancelledDuringACapacityCheckStartsNoServer(t *testing.T) {
 	servers := []string{"rack2-c1", "rack2-c2", "rack2-c3"}

@@ -156,7 +156,7 @@ func checkCapacity(ctx workflow.Context, unit string, nodes []string, queue stri
 }
 
 // rackCapacity is the guard as a rack child runs it: nil when not asked;
-// held when a shortfall must wait for the operator. A shortfall the rack
+// Held when a shortfall must wait for the operator. A shortfall the rack
 // drains anyway is reported to the parent at once, so `upgrade status`
 // names the Pending pods while the rack runs.
 func rackCapacity(ctx workflow.Context, in api.RackInput) (check *api.CapacityCheck, held bool) {

@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// newActionSite is the fake site of the BMM action tests: four racks, and
+// NewActionSite is the fake site of the BMM action tests: four racks, and
 // reimages logged with their version (an action reimages to the current one).
 func NewActionSite(t *testing.T) *FakeSite {
 	f := NewFakeSite(t, Example("four-rack.yaml"))
@@ -19,7 +19,7 @@ func NewActionSite(t *testing.T) *FakeSite {
 	return f
 }
 
-// env returns a test environment with testWorkflows (the action tests add
+// env returns a test environment with Workflows (the action tests add
 // the action workflows) and every mock;
 // the top-level workflow runs under id.
 func (f *FakeSite) Env(t *testing.T, id string) *testsuite.TestWorkflowEnvironment {
@@ -34,7 +34,7 @@ func (f *FakeSite) Env(t *testing.T, id string) *testsuite.TestWorkflowEnvironme
 	return env
 }
 
-// runAction runs BMMActionWorkflow (registered in testWorkflows) to its end.
+// runAction runs BMMActionWorkflow (registered in Workflows) to its end.
 func (f *FakeSite) RunAction(t *testing.T, in api.ActionInput) (api.ActionResult, error) {
 	env := f.Env(t, api.ActionID(in.Cluster, in.BMM, 1))
 	env.ExecuteWorkflow(api.BMMActionWorkflowName, in)

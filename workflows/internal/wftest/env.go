@@ -14,13 +14,13 @@ import (
 
 // The one way a workflow test gets its SDK test environment.
 
-// newEnv is a fresh test environment, nothing registered.
+// NewEnv is a fresh test environment, nothing registered.
 func NewEnv() *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
 	return s.NewTestWorkflowEnvironment()
 }
 
-// quietEnv is newEnv without the SDK's log: the property tests run
+// QuietEnv is NewEnv without the SDK's log: the property tests run
 // thousands of scenarios.
 func QuietEnv() *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
@@ -28,14 +28,14 @@ func QuietEnv() *testsuite.TestWorkflowEnvironment {
 	return s.NewTestWorkflowEnvironment()
 }
 
-// newEnv is a test environment with the fake site's activities registered.
+// NewEnv is a test environment with the fake site's activities registered.
 func (f *FakeSite) NewEnv() *testsuite.TestWorkflowEnvironment {
 	env := NewEnv()
 	f.Register(env)
 	return env
 }
 
-// siteEnv is the usual start of a workflow test: the fake site placed from
+// SiteEnv is the usual start of a workflow test: the fake site placed from
 // the inventory at path, and an environment over it.
 func SiteEnv(t *testing.T, path string) (*FakeSite, *testsuite.TestWorkflowEnvironment) {
 	t.Helper()
@@ -43,7 +43,7 @@ func SiteEnv(t *testing.T, path string) (*FakeSite, *testsuite.TestWorkflowEnvir
 	return f, f.NewEnv()
 }
 
-// query reads the running workflow's status query into out.
+// Query reads the running workflow's status query into out.
 func Query(t *testing.T, env *testsuite.TestWorkflowEnvironment, out any) {
 	t.Helper()
 	v, err := env.QueryWorkflow(api.QueryStatus)
@@ -51,7 +51,7 @@ func Query(t *testing.T, env *testsuite.TestWorkflowEnvironment, out any) {
 	require.NoError(t, v.Get(out))
 }
 
-// eachPause calls fn with the upgrade's status at each simulated minute,
+// EachPause calls fn with the upgrade's status at each simulated minute,
 // up to minutes, that finds it paused (an operator watching it).
 func EachPause(t *testing.T, env *testsuite.TestWorkflowEnvironment, minutes int, fn func(st api.UpgradeStatus)) {
 	for i := 1; i <= minutes; i++ {

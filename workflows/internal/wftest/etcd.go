@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 )
 
-// etcdSite gives the fake site an etcd section and mocks the etcd
+// EtcdSite gives the fake site an etcd section and mocks the etcd
 // activities: every member healthy (but the one sick names at the nth
 // observation, when sick is set), removals and waits logged among the
 // site's calls.
@@ -57,7 +57,7 @@ func EtcdSite(t *testing.T, s *FakeSite, env *testsuite.TestWorkflowEnvironment,
 	return &rm
 }
 
-// withEtcd gives the fake site a controlPlane.etcd section.
+// WithEtcd gives the fake site a controlPlane.etcd section.
 func WithEtcd(s *FakeSite) {
 	s.St.ControlPlane = &model.ControlPlaneSpec{Etcd: &model.EtcdSpec{Endpoints: []string{"https://10.0.0.1:2379"}}}
 }

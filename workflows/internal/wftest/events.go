@@ -35,7 +35,7 @@ func (r *eventRecorder) Events() []events.Event {
 	return append([]events.Event(nil), r.evs...)
 }
 
-// siteOf describes the fake site as it is now (call before the run): the
+// SiteOf describes the fake site as it is now (call before the run): the
 // roles placement gave and the racks.
 func SiteOf(f *FakeSite, target string) invariants.Site {
 	f.Mu.Lock()
@@ -47,7 +47,7 @@ func SiteOf(f *FakeSite, target string) invariants.Site {
 	return s
 }
 
-// unitsOf turns an upgrade's final status into the units whose pauses the
+// UnitsOf turns an upgrade's final status into the units whose pauses the
 // invariants check: management groups and racks, with when continue-update
 // released each (continued, by unit name).
 func UnitsOf(st api.UpgradeStatus, continued map[string]invariants.Unit) []invariants.Unit {
@@ -71,7 +71,7 @@ func UnitsOf(st api.UpgradeStatus, continued map[string]invariants.Unit) []invar
 	return out
 }
 
-// pausedUnit names the unit an upgrade is paused at: the one marked Paused
+// PausedUnit names the unit an upgrade is paused at: the one marked Paused
 // (missed threshold), else the last rack that finished (PauseAfterRack).
 func PausedUnit(st api.UpgradeStatus) string {
 	for _, u := range append(append([]api.UnitStatus(nil), st.ManagementGroups...), st.Racks...) {

@@ -22,7 +22,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// fakeSite stands in for the ledger, the BMCs and the Kubernetes API in the
+// FakeSite stands in for the ledger, the BMCs and the Kubernetes API in the
 // SDK test environment, for every workflow test: it keeps the cluster state,
 // the machines and their nodes, and records every step so tests can check
 // order and overlap. The ledger activities are in fakesite_ledger_test.go,
@@ -105,7 +105,7 @@ type FakeSite struct {
 	MaxKCP      int
 }
 
-// fakeNode is a node as the fake Kubernetes API shows it.
+// FakeNode is a node as the fake Kubernetes API shows it.
 type FakeNode struct {
 	Exists  bool
 	Ready   string
@@ -116,7 +116,7 @@ type FakeNode struct {
 	since int
 }
 
-// newFakeSite places the inventory at path and records every server
+// NewFakeSite places the inventory at path and records every server
 // provisioned, on, Ready and uncordoned on the inventory's runtime.
 func NewFakeSite(t *testing.T, path string) *FakeSite {
 	t.Helper()
@@ -203,7 +203,7 @@ func (f *FakeSite) logf(format string, args ...any) {
 	f.Log = append(f.Log, fmt.Sprintf(format, args...))
 }
 
-// after is the activity's delay on the workflow clock.
+// After is the activity's delay on the workflow clock.
 func (f *FakeSite) after(activity string) func() time.Duration {
 	return func() time.Duration {
 		f.Mu.Lock()
@@ -255,13 +255,13 @@ func (f *FakeSite) HoldLease(t *testing.T, bmm, holder, op string) {
 	f.St.Leases = lease.Grant(f.St.Leases, r, f.Bmm(bmm).HasRole(model.RoleKCP), time.Time{})
 }
 
-// testWorkflows are the workflows every environment of the fake site
+// Workflows are the workflows every environment of the fake site
 // registers, by type name. The fake imports no workflow package; a family's
 // tests add the workflows they start by name (an upgrade's children, the
 // action a test runs) in an init.
 var Workflows = map[string]any{}
 
-// register registers testWorkflows, the activities and the fake's answers
+// register registers Workflows, the activities and the fake's answers
 // to all of them.
 func (f *FakeSite) Register(env *testsuite.TestWorkflowEnvironment) {
 	for name, fn := range Workflows {

@@ -45,17 +45,17 @@ func SendUpdate(env *testsuite.TestWorkflowEnvironment, name string, id string, 
 // hang far past every limit on the workflow clock (time-skipping).
 const Hung = 100 * time.Hour
 
-// slack is what a step may take past its limit in these tests: the
+// Slack is what a step may take past its limit in these tests: the
 // activities after it (ledger records, the eject) answer at once.
 const Slack = 5 * time.Second
 
 func LimitOf(d time.Duration) *model.Duration { v := model.Duration(d); return &v }
 
-// noUpgrade is the invariants' target version for a log without an
+// NoUpgrade is the invariants' target version for a log without an
 // upgrade: no reimage goes to it, so none counts for the rack rules.
 const NoUpgrade = "none (no upgrade runs)"
 
-// propertyN is how many scenarios a property test draws: 200, or
+// PropertyN is how many scenarios a property test draws: 200, or
 // RACKROLL_PROPERTY_N.
 func PropertyN(t *testing.T) int {
 	s := os.Getenv("RACKROLL_PROPERTY_N")
@@ -84,10 +84,10 @@ func PropertySeed(t *testing.T) uint64 {
 	}
 }
 
-// index is where step is in calls (-1 when absent).
+// Index is where step is in calls (-1 when absent).
 func Index(calls []string, step string) int { return slices.Index(calls, step+" "+Compute) }
 
-// runRemediation runs remediation (RemediationWorkflow) for bmm on r, with
+// RunRemediation runs remediation (RemediationWorkflow) for bmm on r, with
 // failover (KCPFailoverWorkflow) registered, and returns its result.
 func RunRemediation(t *testing.T, r *FakeSite, bmm string, trig remediate.Trigger, remediation, failover any) api.RemediationStatus {
 	t.Helper()
@@ -117,7 +117,7 @@ func (f *FakeSite) Grow(entries ...string) {
 	}
 }
 
-// runUpgrade runs a whole upgrade (wf, RuntimeUpgradeWorkflow) to 4.2.0
+// RunUpgrade runs a whole upgrade (wf, RuntimeUpgradeWorkflow) to 4.2.0
 // on f in a fresh environment.
 func RunUpgrade(t *testing.T, f *FakeSite, wf any) api.UpgradeStatus {
 	t.Helper()
