@@ -62,7 +62,7 @@ func TestKCPReimageAsksTheGateAgainBeforeTheWipe(t *testing.T) {
 	wftest.WithEtcd(s)
 	env := s.Env(t, api.ActionID("site-a", kcp[0], 1))
 	// Healthy at the lease's two looks; another member down at the third,
-	// After the evacuation.
+	// after the evacuation.
 	wftest.EtcdSite(t, s, env, func(n int) string {
 		if n >= 3 {
 			return s.Bmm(kcp[1]).NodeName
