@@ -57,7 +57,7 @@ func TestPropertyRandomRemediations(t *testing.T) {
 			p := newRemProp(t, seed)
 			p.replay = n == 1
 			if !p.run(&stats) {
-				t.Logf("replay alone: RACKROLL_PROPERTY_SEED=%d RACKROLL_PROPERTY_N=1 go test ./workflows -run TestPropertyRandomRemediations; scenario %s", seed, p.sc)
+				t.Logf("replay alone: RACKROLL_PROPERTY_SEED=%d RACKROLL_PROPERTY_N=1 go test ./workflows/remediation -run TestPropertyRandomRemediations; scenario %s", seed, p.sc)
 			}
 		})
 	}

@@ -39,7 +39,7 @@ func TestPropertyRandomUpgrades(t *testing.T) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			sc := newScenario(seed)
 			if !runScenario(t, sc, &stats) {
-				t.Logf("replay alone: RACKROLL_PROPERTY_SEED=%d RACKROLL_PROPERTY_N=1 go test ./workflows -run TestPropertyRandomUpgrades; scenario %s", seed, sc)
+				t.Logf("replay alone: RACKROLL_PROPERTY_SEED=%d RACKROLL_PROPERTY_N=1 go test ./workflows/upgrade -run TestPropertyRandomUpgrades; scenario %s", seed, sc)
 			}
 		})
 	}
