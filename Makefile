@@ -102,7 +102,7 @@ vet:
 # packages run at once (-p) than there are cores, the heaviest first.
 # TEST_JSON=file writes go test -json there (make test-profile).
 TEST_P     ?= 4
-HEAVY_PKGS := ./test/upgrade ./test/controlplane ./test/reliability ./starter ./test/production ./test/actions ./test/bench ./workflows
+HEAVY_PKGS := ./test/upgrade ./test/controlplane ./test/reliability ./starter ./test/production ./test/actions ./test/bench ./workflows ./workflows/upgrade ./workflows/remediation
 test: tools postgres vet
 	@d=$$(mktemp -d /tmp/rackroll-cmds-XXXXXX) && trap 'rm -rf $$d' EXIT && \
 	$(GO) build -o $$d/worker ./worker && $(GO) build -o $$d/starter ./starter && \
