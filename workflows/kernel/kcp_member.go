@@ -63,7 +63,7 @@ func WipedMemberOf(cs api.ClusterState, bm model.BMM) *KCPMember {
 	return MemberOf(cs, bm.Name)
 }
 
-// remove takes the member out of etcd, refused (by the activity, on a
+// Remove takes the member out of etcd, refused (by the activity, on a
 // fresh member list) when the rest would not keep quorum. A member already
 // gone is fine: removal is idempotent.
 func (m *KCPMember) Remove(ctx workflow.Context) error {
@@ -78,7 +78,7 @@ func (m *KCPMember) Remove(ctx workflow.Context) error {
 	return nil
 }
 
-// await waits until the member has joined as a voter, answers and has
+// Await waits until the member has joined as a voter, answers and has
 // caught up with the leader.
 func (m *KCPMember) Await(ctx workflow.Context) error {
 	wctx := OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{

@@ -36,7 +36,7 @@ type Held struct {
 	Recheck func(workflow.Context) error
 }
 
-// gateAgain runs recheck when the opening was gated, else allows.
+// GateAgain runs recheck when the opening was gated, else allows.
 func (h Held) GateAgain(ctx workflow.Context) error {
 	if h.Recheck == nil {
 		return nil
@@ -55,7 +55,7 @@ const (
 	OpenLease                     // the ledger refused the lease
 )
 
-// open runs the prologue every disruptive workflow shares. Once opened, the
+// Open runs the prologue every disruptive workflow shares. Once opened, the
 // caller defers h.release(), which runs however the workflow ends,
 // cancellation included.
 func (l LedgerOf) Open(ctx workflow.Context, o Opening) (Held, openStage, error) {

@@ -34,14 +34,14 @@ func (l LedgerOf) opts(ctx workflow.Context, summary string) workflow.Context {
 	})
 }
 
-// read returns the whole ledger.
+// Read returns the whole ledger.
 func (l LedgerOf) Read(ctx workflow.Context) (api.ClusterState, error) {
 	var cs api.ClusterState
 	err := workflow.ExecuteActivity(l.opts(ctx, "Read the ledger of "+string(l)), la.ReadCluster, string(l)).Get(ctx, &cs)
 	return cs, err
 }
 
-// readBMM returns the ledger with only bmm in it: a server's history stays
+// ReadBMM returns the ledger with only bmm in it: a server's history stays
 // small however large the site.
 func (l LedgerOf) ReadBMM(ctx workflow.Context, bmm string) (api.ClusterState, error) {
 	var cs api.ClusterState
@@ -50,7 +50,7 @@ func (l LedgerOf) ReadBMM(ctx workflow.Context, bmm string) (api.ClusterState, e
 	return cs, err
 }
 
-// acquire asks for a lease; a refusal is a non-retryable error carrying the
+// Acquire asks for a lease; a refusal is a non-retryable error carrying the
 // ledger's reason.
 func (l LedgerOf) Acquire(ctx workflow.Context, req lease.Request) (api.AcquireResult, error) {
 	var got api.AcquireResult
@@ -59,7 +59,7 @@ func (l LedgerOf) Acquire(ctx workflow.Context, req lease.Request) (api.AcquireR
 	return got, err
 }
 
-// release drops the leases of holder (on bmm, or all of them when bmm is
+// Release drops the leases of holder (on bmm, or all of them when bmm is
 // ""). It runs on a disconnected context so that it happens however the
 // caller ends, cancellation included; a failed release is left to the
 // ledger's sweep.
@@ -73,25 +73,25 @@ func (l LedgerOf) Release(ctx workflow.Context, bmm, holder string) {
 		ledger.ReleaseInput{Cluster: string(l), Request: api.ReleaseRequest{BMM: bmm, Holder: holder}}).Get(dctx, nil)
 }
 
-// record writes facts observed about one BMM.
+// Record writes facts observed about one BMM.
 func (l LedgerOf) Record(ctx workflow.Context, p api.BMMPatch) error {
 	return workflow.ExecuteActivity(l.opts(ctx, patchSummary(p)), la.RecordBMM,
 		ledger.RecordInput{Cluster: string(l), Patch: p}).Get(ctx, nil)
 }
 
-// recordMany writes facts about several BMMs in one activity.
+// RecordMany writes facts about several BMMs in one activity.
 func (l LedgerOf) RecordMany(ctx workflow.Context, ps []api.BMMPatch) error {
 	return workflow.ExecuteActivity(l.opts(ctx, fmt.Sprintf("Record %d BMMs of %s", len(ps), string(l))), la.RecordBMMs,
 		ledger.RecordManyInput{Cluster: string(l), Patches: ps}).Get(ctx, nil)
 }
 
-// setStatus writes the cluster's detailed status.
+// SetStatus writes the cluster's detailed status.
 func (l LedgerOf) SetStatus(ctx workflow.Context, p api.ClusterStatusPatch) error {
 	return workflow.ExecuteActivity(l.opts(ctx, clusterStatusSummary(string(l), p)), la.SetClusterStatus,
 		ledger.ClusterStatusInput{Cluster: string(l), Status: p}).Get(ctx, nil)
 }
 
-// running tells which of the workflow ids still run.
+// Running tells which of the workflow ids still run.
 func (l LedgerOf) Running(ctx workflow.Context, ids []string) (map[string]bool, error) {
 	var running map[string]bool
 	err := workflow.ExecuteActivity(l.opts(ctx, fmt.Sprintf("Check %d lease holders", len(ids))), la.HolderStates, ids).Get(ctx, &running)

@@ -30,7 +30,7 @@ type Limit struct {
 // String is the limit the operator set, not what was left of it.
 func (l Limit) String() string { return fmt.Sprintf("%v (%s)", cmp.Or(l.of, l.D), l.Key) }
 
-// left is what remains of l after start, at least a second, keeping its key
+// Left is what remains of l after start, at least a second, keeping its key
 // and the whole limit for messages.
 func (l Limit) Left(ctx workflow.Context, start time.Time) Limit {
 	return Limit{D: max(l.D-workflow.Now(ctx).Sub(start), time.Second), Key: l.Key, of: cmp.Or(l.of, l.D)}

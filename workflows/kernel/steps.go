@@ -95,7 +95,7 @@ func (s *Steps) Status(detailed, msg string) {
 	s.Record(api.BMMPatch{DetailedStatus: api.Str(detailed), DetailedStatusMessage: api.Str(msg)})
 }
 
-// failed records the failure on the BMM and returns the result to report.
+// Failed records the failure on the BMM and returns the result to report.
 func (s *Steps) Failed(res api.ServerResult, step string, err error) api.ServerResult {
 	res.Error = fmt.Sprintf("%s of %s failed: %v", step, s.T.BMM, temporalerr.Message(err))
 	res.Step = step
@@ -119,7 +119,7 @@ func (s *Steps) Uncordon() error {
 	return nil
 }
 
-// drain evicts the node's pods; at its limit it proceeds (TimedOut).
+// Drain evicts the node's pods; at its limit it proceeds (TimedOut).
 // drain evicts the node's pods; at its limit it proceeds (TimedOut).
 func (s *Steps) Drain(l Limit) (kube.DrainResult, error) {
 	var r kube.DrainResult
@@ -130,7 +130,7 @@ func (s *Steps) Drain(l Limit) (kube.DrainResult, error) {
 	return r, overLimit(err, "drain of "+s.T.Node+" did not end", l)
 }
 
-// shutdownVMs stops the node's VMs; at its limit it proceeds (TimedOut).
+// ShutdownVMs stops the node's VMs; at its limit it proceeds (TimedOut).
 func (s *Steps) ShutdownVMs(l Limit) (kube.ShutdownResult, error) {
 	var r kube.ShutdownResult
 	err := s.run(l, "Shut down VMs on "+s.T.Node, &r, ka.ShutdownVMs, kube.ShutdownInput{Node: s.T.Node, Timeout: l.D})
@@ -149,7 +149,7 @@ func (s *Steps) proceedsAtLimit(err error) bool {
 	return isTimeout(err) && workflow.GetVersion(s.Ctx, changeSiteLimits, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 }
 
-// restart power-cycles the machine; an Unconfirmed result is settled by
+// Restart power-cycles the machine; an Unconfirmed result is settled by
 // the node's new boot (waitBack).
 func (s *Steps) Restart(l Limit) (bmc.PowerResult, error) {
 	var r bmc.PowerResult

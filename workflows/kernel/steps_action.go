@@ -20,7 +20,7 @@ type Evacuation struct {
 	Stopped       []string
 }
 
-// evacuate cordons the node, drains tenant pods and shuts down the VMs,
+// Evacuate cordons the node, drains tenant pods and shuts down the VMs,
 // each within its limit (evacuateLimits).
 func (s *Steps) Evacuate(drainLimit, vmLimit Limit) (Evacuation, error) {
 	var ev Evacuation
@@ -72,7 +72,7 @@ func (s *Steps) StartVMs() (kube.StartResult, error) {
 	return r, err
 }
 
-// checkPower is a post-check: the BMC must report want.
+// CheckPower is a post-check: the BMC must report want.
 func (s *Steps) CheckPower(want string) error {
 	p, err := s.readPower()
 	if err != nil {
@@ -84,7 +84,7 @@ func (s *Steps) CheckPower(want string) error {
 	return nil
 }
 
-// checkReady is a post-check: the node must exist and be Ready now.
+// CheckReady is a post-check: the node must exist and be Ready now.
 func (s *Steps) CheckReady() error {
 	ns, err := s.ReadNode()
 	if err != nil {

@@ -21,7 +21,7 @@ type Reboot struct {
 	reset    bmc.PowerResult // what the BMC did and showed
 }
 
-// bootBefore reads the node's boot ID before a reset ("" for histories
+// BootBefore reads the node's boot ID before a reset ("" for histories
 // recorded before changeBootEvidence, or a node that has none).
 func (s *Steps) BootBefore() (string, error) {
 	if workflow.GetVersion(s.Ctx, changeBootEvidence, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
@@ -43,7 +43,7 @@ func After(previous string, res bmc.PowerResult) Reboot {
 	return Reboot{Previous: previous, reset: res}
 }
 
-// waitBack waits within l for the node Ready (on version, unless "") on a
+// WaitBack waits within l for the node Ready (on version, unless "") on a
 // boot other than rb.previous. When the BMC showed no sign of the reset
 // either, the failure says so: what was asked, the answer, what it showed.
 func (s *Steps) WaitBack(rb Reboot, version string, l Limit) (kube.NodeStatus, error) {

@@ -58,7 +58,7 @@ type reimageOutcome struct {
 	Waiting bool
 }
 
-// reimageUntilBack reimages and waits for the node: the one place a
+// ReimageUntilBack reimages and waits for the node: the one place a
 // reimage is judged (server upgrade, BMM reimage/replace, remediation's
 // reprovision and the failover's provisioning all come here).
 func (s *Steps) ReimageUntilBack(j ReimageJob) (reimageOutcome, error) {

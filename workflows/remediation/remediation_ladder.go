@@ -99,7 +99,7 @@ func (l *remLadder) run(s remediate.Step) remediate.StepResult {
 	return remediate.StepResult{Step: s, OK: ok, Detail: detail}
 }
 
-// Reboot restarts the server and waits for its node to be Ready, all
+// reboot restarts the server and waits for its node to be Ready, all
 // within rebootTimeout. A node Ready with its root filesystem still
 // read-only has not recovered: the trigger would only fire again.
 func (l *remLadder) reboot() (bool, string) {

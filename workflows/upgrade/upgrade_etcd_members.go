@@ -36,7 +36,7 @@ func (u *upgrade) removeMember(ctx workflow.Context, bmm string) error {
 	return m.Remove(ctx)
 }
 
-// MemberOf reads the ledger and returns bmm's member (nil when the site has
+// memberOf reads the ledger and returns bmm's member (nil when the site has
 // no etcd section).
 func (u *upgrade) memberOf(ctx workflow.Context, bmm string) (*kernel.KCPMember, error) {
 	cs, err := kernel.LedgerOf(u.in.Cluster).Read(ctx)

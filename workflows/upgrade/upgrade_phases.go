@@ -115,7 +115,7 @@ func (u *upgrade) management(ctx workflow.Context) (bool, error) {
 	return false, nil
 }
 
-// Compute upgrades the racks in natural order, one at a time.
+// compute upgrades the racks in natural order, one at a time.
 func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 	u.setPhase(ctx, api.PhaseCompute)
 	canary := u.canary(ctx)

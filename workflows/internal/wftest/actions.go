@@ -19,7 +19,7 @@ func NewActionSite(t *testing.T) *FakeSite {
 	return f
 }
 
-// env returns a test environment with Workflows (the action tests add
+// Env returns a test environment with Workflows (the action tests add
 // the action workflows) and every mock;
 // the top-level workflow runs under id.
 func (f *FakeSite) Env(t *testing.T, id string) *testsuite.TestWorkflowEnvironment {
@@ -34,7 +34,7 @@ func (f *FakeSite) Env(t *testing.T, id string) *testsuite.TestWorkflowEnvironme
 	return env
 }
 
-// runAction runs BMMActionWorkflow (registered in Workflows) to its end.
+// RunAction runs BMMActionWorkflow (registered in Workflows) to its end.
 func (f *FakeSite) RunAction(t *testing.T, in api.ActionInput) (api.ActionResult, error) {
 	env := f.Env(t, api.ActionID(in.Cluster, in.BMM, 1))
 	env.ExecuteWorkflow(api.BMMActionWorkflowName, in)

@@ -168,7 +168,7 @@ func (f *FakeSite) Set(bmm string, mod func(n *FakeNode)) {
 	mod(f.Nodes[bmm])
 }
 
-// status is what the Kubernetes API says about bmm's node: a machine that
+// Status is what the Kubernetes API says about bmm's node: a machine that
 // is off, or broken, has no Ready node.
 func (f *FakeSite) Status(bmm string) kube.NodeStatus {
 	n, b := f.Nodes[bmm], f.Bmm(bmm)
@@ -203,7 +203,7 @@ func (f *FakeSite) logf(format string, args ...any) {
 	f.Log = append(f.Log, fmt.Sprintf(format, args...))
 }
 
-// After is the activity's delay on the workflow clock.
+// after is the activity's delay on the workflow clock.
 func (f *FakeSite) after(activity string) func() time.Duration {
 	return func() time.Duration {
 		f.Mu.Lock()
@@ -246,7 +246,7 @@ func (f *FakeSite) LedgerBMM(name string) model.BMM {
 	return *f.Bmm(name)
 }
 
-// holdLease puts a lease in the ledger as another workflow would.
+// HoldLease puts a lease in the ledger as another workflow would.
 func (f *FakeSite) HoldLease(t *testing.T, bmm, holder, op string) {
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
@@ -261,7 +261,7 @@ func (f *FakeSite) HoldLease(t *testing.T, bmm, holder, op string) {
 // action a test runs) in an init.
 var Workflows = map[string]any{}
 
-// register registers Workflows, the activities and the fake's answers
+// Register registers Workflows, the activities and the fake's answers
 // to all of them.
 func (f *FakeSite) Register(env *testsuite.TestWorkflowEnvironment) {
 	for name, fn := range Workflows {

@@ -153,7 +153,7 @@ func (f *FakeSite) watchAfter() time.Duration {
 	return max(cmp.Or(f.WatchHold, 10000*time.Hour), 0)
 }
 
-// activityStarted logs resets and reimages as they begin, and counts the
+// ActivityStarted logs resets and reimages as they begin, and counts the
 // reimages in flight.
 func (f *FakeSite) ActivityStarted(info *activity.Info, _ context.Context, args converter.EncodedValues) {
 	switch info.ActivityType.Name {
@@ -244,14 +244,14 @@ func (f *FakeSite) booted(bmm string) {
 	f.Sync(bmm)
 }
 
-// event hands an event to emit, if set (mu held).
+// Event hands an event to emit, if set (mu held).
 func (f *FakeSite) Event(kind, bmm string, detail map[string]any) {
 	if f.Emit != nil {
 		f.Emit(kind, bmm, f.Bmm(bmm).Rack, detail)
 	}
 }
 
-// sync logs a change of the node's readiness, as the lab's kubelet
+// Sync logs a change of the node's readiness, as the lab's kubelet
 // simulator does (mu held).
 func (f *FakeSite) Sync(bmm string) {
 	n := f.Nodes[bmm]

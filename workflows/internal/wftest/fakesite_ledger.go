@@ -101,7 +101,7 @@ func (f *FakeSite) mockLedger(env *testsuite.TestWorkflowEnvironment) {
 	})
 }
 
-// recordPatch applies a patch as the ledger does (mu held).
+// RecordPatch applies a patch as the ledger does (mu held).
 func (f *FakeSite) RecordPatch(p api.BMMPatch, now time.Time) {
 	api.ApplyPatch(f.Bmm(p.BMM), p, now)
 	if p.BMC != nil {

@@ -101,7 +101,7 @@ func RunRemediation(t *testing.T, r *FakeSite, bmm string, trig remediate.Trigge
 	return st
 }
 
-// grow adds servers to the fake site as a registration joins them: running,
+// Grow adds servers to the fake site as a registration joins them: running,
 // Ready, on the site's runtime, with the role given ("rack3-mgmt1:management/a").
 func (f *FakeSite) Grow(entries ...string) {
 	for _, e := range entries {
