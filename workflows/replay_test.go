@@ -4,10 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rackroll/rackroll/internal/api"
-	"github.com/rackroll/rackroll/workflows/actions"
-	"github.com/rackroll/rackroll/workflows/internal/wftest"
-	"github.com/rackroll/rackroll/workflows/upgrade"
 	"go.temporal.io/sdk/worker"
 )
 
@@ -31,12 +27,4 @@ func TestReplayRecordedHistories(t *testing.T) {
 			}
 		})
 	}
-}
-
-// The cross-family tests start the upgrade's children and the actions by name.
-func init() {
-	wftest.Workflows[api.RackUpgradeWorkflowName] = upgrade.RackUpgradeWorkflow
-	wftest.Workflows[api.ServerUpgradeWorkflowName] = upgrade.ServerUpgradeWorkflow
-	wftest.Workflows[api.BMMActionWorkflowName] = actions.BMMActionWorkflow
-	wftest.Workflows[api.TroubleshootWorkflowName] = actions.TroubleshootWorkflow
 }
