@@ -35,10 +35,11 @@
 //
 // Tests: unit tests run in the SDK's test environment beside the code, on
 // the fake site of internal/wftest (test harness only). This package keeps
-// the tests that span families: replay_test.go and determinism_test.go
-// replay the recorded histories in testdata/histories
-// (docs/reliability.md#workflow-histories), versions_test.go checks the
-// change IDs, and the property tests that run upgrades, actions and
-// failovers together. The end-to-end tests that need the lab live under
-// test/, set up by test/e2e.
+// the tests that span families: crossfamily_test.go and the convergence
+// property tests (property_converge*_test.go) run workflows of several
+// families on one fake site; replay_test.go and determinism_test.go replay
+// the recorded histories in testdata/histories
+// (docs/reliability.md#workflow-histories); versions_test.go checks the
+// change IDs. The end-to-end tests that need the lab live under test/, set
+// up by test/e2e.
 package workflows
