@@ -127,6 +127,7 @@ func oldestSeen(o cpgate.Observation) time.Time {
 // instead of failing (the upgrade) tell it from other refusals.
 type GateRefusal struct{ Decision cpgate.Decision }
 
+// Error says the gate refused, and why.
 func (g GateRefusal) Error() string { return "live control-plane check: " + g.Decision.Reason }
 
 // GateReason reports whether err is (or wraps) a gate refusal and, if so,

@@ -16,6 +16,8 @@ func InstallVersion(ctx workflow.Context, cs api.ClusterState, b model.BMM) stri
 	return InstallVersionOr(ctx, cs, b, b.RuntimeVersion)
 }
 
+// InstallVersionOr is InstallVersion with the version a history from before
+// install-converging-version installed (fallback).
 func InstallVersionOr(ctx workflow.Context, cs api.ClusterState, b model.BMM, fallback string) string {
 	if workflow.GetVersion(ctx, changeInstallConvergingVersion, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
 		return upgradeplan.InstallVersion(cs.Cluster, cs.UpgradeTarget, b)

@@ -32,6 +32,8 @@ type Target struct {
 	VersionFrom model.NodeVersionSource
 }
 
+// TargetsFor is the Target of BMM b in the ledger cs: its node, its BMC
+// with the credential reference, and the site's task queue.
 func TargetsFor(cs api.ClusterState, b model.BMM) Target {
 	ref := cs.BMCCredentials[b.BMC.Credentials]
 	return Target{BMM: b.Name, Node: b.NodeName, Endpoint: bmc.Endpoint{
@@ -49,6 +51,7 @@ type Steps struct {
 	T       Target
 }
 
+// NewSteps are the steps on t for a workflow of cluster, running in ctx.
 func NewSteps(ctx workflow.Context, cluster string, t Target) *Steps {
 	return &Steps{Ctx: ctx, cluster: cluster, T: t}
 }
@@ -84,6 +87,8 @@ func heartbeatTimeout(l Limit) time.Duration {
 	return min(time.Minute, max(l.D/4, 10*time.Second))
 }
 
+// Record writes p for the steps' BMM to the ledger; a failed write is
+// logged, not returned (the ledger is told again by the next step).
 func (s *Steps) Record(p api.BMMPatch) {
 	p.BMM = s.T.BMM
 	if err := LedgerOf(s.cluster).Record(s.Ctx, p); err != nil {
@@ -91,6 +96,7 @@ func (s *Steps) Record(p api.BMMPatch) {
 	}
 }
 
+// Status records the BMM's detailed status and its message.
 func (s *Steps) Status(detailed, msg string) {
 	s.Record(api.BMMPatch{DetailedStatus: api.Str(detailed), DetailedStatusMessage: api.Str(msg)})
 }
@@ -103,6 +109,7 @@ func (s *Steps) Failed(res api.ServerResult, step string, err error) api.ServerR
 	return res
 }
 
+// Cordon cordons the node and records it.
 func (s *Steps) Cordon() error {
 	if err := workflow.ExecuteActivity(s.short("Cordon "+s.T.Node), ka.Cordon, s.T.Node).Get(s.Ctx, nil); err != nil {
 		return err
@@ -111,6 +118,7 @@ func (s *Steps) Cordon() error {
 	return nil
 }
 
+// Uncordon uncordons the node and records it.
 func (s *Steps) Uncordon() error {
 	if err := workflow.ExecuteActivity(s.short("Uncordon "+s.T.Node), ka.Uncordon, s.T.Node).Get(s.Ctx, nil); err != nil {
 		return err
@@ -157,6 +165,7 @@ func (s *Steps) Restart(l Limit) (bmc.PowerResult, error) {
 	return r, overLimit(err, "the BMC of "+s.T.BMM+" did not power-cycle it", l)
 }
 
+// PowerOff powers the machine off through its BMC (within l) and records it.
 func (s *Steps) PowerOff(skipShutdown bool, l Limit) error {
 	err := s.run(l, "Power off "+s.T.BMM, nil, ba.PowerOff, bmc.PowerOffInput{Endpoint: s.T.Endpoint, SkipShutdown: skipShutdown})
 	if err == nil {
@@ -165,6 +174,7 @@ func (s *Steps) PowerOff(skipShutdown bool, l Limit) error {
 	return overLimit(err, "the BMC of "+s.T.BMM+" did not power it off", l)
 }
 
+// PowerOn powers the machine on through its BMC (within l) and records it.
 func (s *Steps) PowerOn(l Limit) (bmc.PowerResult, error) {
 	var r bmc.PowerResult
 	err := s.run(l, "Power on "+s.T.BMM, &r, ba.PowerOn, s.T.Endpoint)
@@ -174,12 +184,14 @@ func (s *Steps) PowerOn(l Limit) (bmc.PowerResult, error) {
 	return r, overLimit(err, "the BMC of "+s.T.BMM+" did not power it on", l)
 }
 
+// ReadNode reads the node's status from the Kubernetes API.
 func (s *Steps) ReadNode() (kube.NodeStatus, error) {
 	var ns kube.NodeStatus
 	err := workflow.ExecuteActivity(s.short("Read node "+s.T.Node), ka.ReadNode, s.T.Node, s.T.VersionFrom).Get(s.Ctx, &ns)
 	return ns, err
 }
 
+// DeleteNode deletes the node object from the Kubernetes API.
 func (s *Steps) DeleteNode() error {
 	return workflow.ExecuteActivity(s.short("Delete node "+s.T.Node), ka.DeleteNode, s.T.Node).Get(s.Ctx, nil)
 }

@@ -66,6 +66,7 @@ func (s *Steps) readPower() (bmc.PowerStatus, error) {
 	return p, err
 }
 
+// StartVMs starts the VMs on the node again.
 func (s *Steps) StartVMs() (kube.StartResult, error) {
 	var r kube.StartResult
 	err := workflow.ExecuteActivity(s.short("Start VMs on "+s.T.Node), ka.StartVMs, s.T.Node).Get(s.Ctx, &r)
