@@ -88,7 +88,7 @@ func heartbeatTimeout(l Limit) time.Duration {
 }
 
 // Record writes p for the steps' BMM to the ledger; a failed write is
-// logged, not returned (the ledger is told again by the next step).
+// logged, not returned.
 func (s *Steps) Record(p api.BMMPatch) {
 	p.BMM = s.T.BMM
 	if err := LedgerOf(s.cluster).Record(s.Ctx, p); err != nil {
