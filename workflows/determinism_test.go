@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/workflows/kernel"
+	"github.com/rackroll/rackroll/workflows/upgrade"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -29,7 +31,7 @@ func TestDeterminismReplayerCatchesUnversionedChanges(t *testing.T) {
 		wf     func(workflow.Context, api.UpgradeInput) (api.UpgradeStatus, error)
 		breaks bool
 	}{
-		{"unchanged", RuntimeUpgradeWorkflow, false},
+		{"unchanged", upgrade.RuntimeUpgradeWorkflow, false},
 		{"extra timer behind GetVersion", upgradeWithVersionedTimer, false},
 		{"extra timer first", upgradeWithExtraTimer, true},
 		{"extra activity first", upgradeWithExtraActivity, true},
@@ -65,16 +67,16 @@ func upgradeWithExtraTimer(ctx workflow.Context, in api.UpgradeInput) (api.Upgra
 	if err := workflow.Sleep(ctx, time.Second); err != nil {
 		return api.UpgradeStatus{}, err
 	}
-	return RuntimeUpgradeWorkflow(ctx, in)
+	return upgrade.RuntimeUpgradeWorkflow(ctx, in)
 }
 
 // upgradeWithExtraActivity reads the ledger once more before the upgrade:
 // every activity after it shifts by one.
 func upgradeWithExtraActivity(ctx workflow.Context, in api.UpgradeInput) (api.UpgradeStatus, error) {
-	if _, err := ledgerOf(in.Cluster).read(ctx); err != nil {
+	if _, err := kernel.LedgerOf(in.Cluster).Read(ctx); err != nil {
 		return api.UpgradeStatus{}, err
 	}
-	return RuntimeUpgradeWorkflow(ctx, in)
+	return upgrade.RuntimeUpgradeWorkflow(ctx, in)
 }
 
 // upgradeWithTimerForPreflight waits instead of reading the ledger first,
@@ -92,5 +94,5 @@ func upgradeWithVersionedTimer(ctx workflow.Context, in api.UpgradeInput) (api.U
 			return api.UpgradeStatus{}, err
 		}
 	}
-	return RuntimeUpgradeWorkflow(ctx, in)
+	return upgrade.RuntimeUpgradeWorkflow(ctx, in)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/internal/wftest"
 )
 
 // The generator of TestPropertyConvergeAfterInterruptions: a site, one
@@ -61,7 +62,7 @@ type convScenario struct {
 	inventory string
 	op        convOp
 	strategy  model.UpdateStrategy // upgrade
-	// target is the failed KCP (failover) or the BMM replaced (replace).
+	// Target is the failed KCP (failover) or the BMM replaced (replace).
 	target string
 	// unhealthy: the replaced BMM is marked Unhealthy first (its node
 	// deleted, or Unknown for a control-plane server), as remediation
@@ -91,12 +92,12 @@ func (sc *convScenario) String() string {
 }
 
 // drawConvScenario draws a scenario on f's site (placed already).
-func drawConvScenario(seed uint64, inventory string, f *fakeSite) *convScenario {
+func drawConvScenario(seed uint64, inventory string, f *wftest.FakeSite) *convScenario {
 	rnd := rand.New(rand.NewPCG(seed, seed^0x2545f4914f6cdd1d))
 	sc := &convScenario{seed: seed, inventory: inventory}
 	var kcps, all []string
 	spare := false
-	for _, b := range f.st.Cluster.BMMs {
+	for _, b := range f.St.Cluster.BMMs {
 		all = append(all, b.Name)
 		switch b.Roles[0] {
 		case model.RoleKCP:
@@ -147,6 +148,6 @@ func drawConvScenario(seed uint64, inventory string, f *fakeSite) *convScenario 
 // the case), four racks, or one rack (three KCPs, no spare).
 func convInventory(seed uint64) string {
 	rnd := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	return []string{"../examples/two-rack.yaml", "../examples/two-rack.yaml", "../examples/two-rack.yaml",
-		"../examples/four-rack.yaml", "../examples/one-rack.yaml"}[rnd.IntN(5)]
+	return []string{wftest.Example("two-rack.yaml"), wftest.Example("two-rack.yaml"), wftest.Example("two-rack.yaml"),
+		wftest.Example("four-rack.yaml"), wftest.Example("one-rack.yaml")}[rnd.IntN(5)]
 }

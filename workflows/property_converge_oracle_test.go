@@ -14,8 +14,8 @@ import (
 // check returns every property the scenario broke.
 func (p *convProp) check() []string {
 	f := p.f
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
@@ -44,27 +44,27 @@ func (p *convProp) check() []string {
 	}
 
 	// Every in-service server on the version the operation converges to.
-	for _, b := range f.st.Cluster.BMMs {
+	for _, b := range f.St.Cluster.BMMs {
 		if b.MarkedUnhealthy() || b.HasRole(model.RoleKCPSpare) && b.DetailedStatus == model.BMMAvailable {
 			continue // out of service; the retired spare waits, powered off, on its version
 		}
-		n, st := f.nodes[b.Name], f.status(b.Name)
+		n, st := f.Nodes[b.Name], f.Status(b.Name)
 		switch {
-		case b.RuntimeVersion != p.want || n.version != p.want:
-			add("%s (%s) runs %s (ledger %s), want %s", b.Name, b.Roles[0], n.version, b.RuntimeVersion, p.want)
-		case !st.IsReady() || f.cordoned[b.NodeName]:
-			add("%s (%s) is out of service: node %s, cordoned %v, ledger %s %q", b.Name, b.Roles[0], st, f.cordoned[b.NodeName], b.DetailedStatus, b.DetailedStatusMessage)
+		case b.RuntimeVersion != p.want || n.Version != p.want:
+			add("%s (%s) runs %s (ledger %s), want %s", b.Name, b.Roles[0], n.Version, b.RuntimeVersion, p.want)
+		case !st.IsReady() || f.Cordoned[b.NodeName]:
+			add("%s (%s) is out of service: node %s, cordoned %v, ledger %s %q", b.Name, b.Roles[0], st, f.Cordoned[b.NodeName], b.DetailedStatus, b.DetailedStatusMessage)
 		}
 	}
-	switch c := f.st.Cluster; p.sc.op {
+	switch c := f.St.Cluster; p.sc.op {
 	case opUpgrade:
-		if c.RuntimeVersion != p.want || f.st.UpgradeTarget != "" || c.DetailedStatus != model.ClusterRunning {
-			add("the cluster is %s on %s (upgrade target %q): %s; want Running on %s", c.DetailedStatus, c.RuntimeVersion, f.st.UpgradeTarget, c.DetailedStatusMessage, p.want)
+		if c.RuntimeVersion != p.want || f.St.UpgradeTarget != "" || c.DetailedStatus != model.ClusterRunning {
+			add("the cluster is %s on %s (upgrade target %q): %s; want Running on %s", c.DetailedStatus, c.RuntimeVersion, f.St.UpgradeTarget, c.DetailedStatusMessage, p.want)
 		}
 	case opFailover, opReplace:
 		// The failed KCP serves as management; the replaced BMM serves in
 		// its role, its mark cleared.
-		b := f.bmm(p.sc.target)
+		b := f.Bmm(p.sc.target)
 		if b.MarkedUnhealthy() {
 			add("%s is still marked Unhealthy", b.Name)
 		}
@@ -82,7 +82,7 @@ func (p *convProp) nothingLeft(last *convRun) bool {
 	if p.sc.op == opUpgrade {
 		return last.fromVersion == p.want && last.fromTarget == ""
 	}
-	b := p.f.bmm(p.sc.target)
+	b := p.f.Bmm(p.sc.target)
 	return p.sc.op == opFailover && b != nil && b.Roles[0] == model.RoleManagement && !b.MarkedUnhealthy()
 }
 
@@ -143,24 +143,24 @@ func racksOf(s invariants.Site) map[string]bool {
 // deleted) when fewer are left. A run cut short (terminated, killed,
 // cancelled) left its work to the next run, and so does an upgrade or a
 // replace whose step failed (the operator's to act on): the floor holds
-// after the runs that ended on their own, and after any failover.
+// After the runs that ended on their own, and after any failover.
 func (p *convProp) floor(r *convRun) {
 	if r.hit && r.cut.Kind != cutCrash && (r.cut.Kind != cutFail || p.sc.op != opFailover) {
 		return
 	}
 	f := p.f
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
 	racks := map[string]bool{}
 	active, able := 0, 0
-	for _, b := range f.st.Cluster.BMMs {
+	for _, b := range f.St.Cluster.BMMs {
 		racks[b.Rack] = true
 		role := b.Roles[0]
-		if role == model.RoleCompute || b.MarkedUnhealthy() || !f.nodes[b.Name].exists {
+		if role == model.RoleCompute || b.MarkedUnhealthy() || !f.Nodes[b.Name].Exists {
 			continue
 		}
 		able++
-		if role == model.RoleKCP && f.status(b.Name).IsReady() {
+		if role == model.RoleKCP && f.Status(b.Name).IsReady() {
 			active++
 		}
 	}

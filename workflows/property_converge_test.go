@@ -14,6 +14,10 @@ import (
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/actions"
+	"github.com/rackroll/rackroll/workflows/internal/wftest"
+	"github.com/rackroll/rackroll/workflows/remediation"
+	"github.com/rackroll/rackroll/workflows/upgrade"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -88,11 +92,11 @@ func convScenarios() int {
 	return *convSeeds
 }
 
-// convProp runs one scenario on one fakeSite, run after run.
+// convProp runs one scenario on one FakeSite, run after run.
 type convProp struct {
 	t     *testing.T
 	sc    *convScenario
-	f     *fakeSite
+	f     *wftest.FakeSite
 	env   *testsuite.TestWorkflowEnvironment // the run going on
 	clock time.Time                          // where the next run starts
 	site  invariants.Site
@@ -130,19 +134,19 @@ func (r *convRun) String() string {
 // newConvProp sets up seed's scenario; cuts, when given, replace the drawn ones.
 func newConvProp(t *testing.T, seed uint64, cuts []convCut) *convProp {
 	inventory := convInventory(seed)
-	f := newFakeSite(t, inventory)
-	f.watchHold = -1 // no BMC hints here; a watch left holding would leak its environment
+	f := wftest.NewFakeSite(t, inventory)
+	f.WatchHold = -1 // no BMC hints here; a watch left holding would leak its environment
 	p := &convProp{t: t, f: f, sc: drawConvScenario(seed, inventory, f), clock: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)}
 	if cuts != nil {
 		p.sc.cuts = cuts
 	}
-	p.want = f.st.Cluster.RuntimeVersion
-	target := noUpgrade
+	p.want = f.St.Cluster.RuntimeVersion
+	target := wftest.NoUpgrade
 	if p.sc.op == opUpgrade {
 		p.want, target = "4.2.0", "4.2.0"
 	}
 	p.prepare()
-	p.site = siteOf(f, target)
+	p.site = wftest.SiteOf(f, target)
 	p.site.PlacementTable = true
 	if p.sc.op == opReplace && p.site.Roles[p.sc.target] == model.RoleKCP {
 		// An operator's action on a KCP may take it out while the set is
@@ -150,7 +154,7 @@ func newConvProp(t *testing.T, seed uint64, cuts []convCut) *convProp {
 		active, _ := model.ControlPlaneSize(len(racksOf(p.site)))
 		p.site.ActiveKCP = active - 1
 	}
-	f.emit = func(kind, bmm, rack string, detail map[string]any) {
+	f.Emit = func(kind, bmm, rack string, detail map[string]any) {
 		p.evs = append(p.evs, events.Event{Time: p.env.Now(), Kind: kind, BMM: bmm, Rack: rack, Detail: detail})
 	}
 	return p
@@ -162,12 +166,12 @@ func newConvProp(t *testing.T, seed uint64, cuts []convCut) *convProp {
 func (p *convProp) prepare() {
 	f, sc := p.f, p.sc
 	mark := func(bmm string) {
-		b := f.bmm(bmm)
+		b := f.Bmm(bmm)
 		b.DetailedStatus, b.DetailedStatusMessage, b.ReadyState = model.BMMError, model.UnhealthyMessage, model.ReadyUnknown
 		if b.Roles[0].IsControlPlane() {
-			f.nodes[bmm].ready = model.ReadyUnknown
+			f.Nodes[bmm].Ready = model.ReadyUnknown
 		} else {
-			f.nodes[bmm].exists = false
+			f.Nodes[bmm].Exists = false
 		}
 	}
 	switch {
@@ -177,11 +181,11 @@ func (p *convProp) prepare() {
 		mark(sc.target)
 	}
 	if sc.spareDown {
-		for i := range f.st.Cluster.BMMs {
-			if b := &f.st.Cluster.BMMs[i]; b.Roles[0] == model.RoleKCPSpare {
+		for i := range f.St.Cluster.BMMs {
+			if b := &f.St.Cluster.BMMs[i]; b.Roles[0] == model.RoleKCPSpare {
 				b.DetailedStatus, b.PowerState = model.BMMAvailable, model.PowerOff
-				f.power[b.Name] = model.PowerOff
-				f.nodes[b.Name].ready = model.ReadyUnknown
+				f.Power[b.Name] = model.PowerOff
+				f.Nodes[b.Name].Ready = model.ReadyUnknown
 			}
 		}
 	}
@@ -235,22 +239,22 @@ const (
 // runOnce runs the operation in a fresh test environment on the same site,
 // cut as cut says, and returns how many steps the run took.
 func (p *convProp) runOnce(i int, cut *convCut) int {
-	env := quietEnv()
+	env := wftest.QuietEnv()
 	env.SetStartTime(p.clock)
 	env.SetTestTimeout(time.Minute) // wall clock, for a loaded machine
 	run := &convRun{cut: cut}
 	p.runs = append(p.runs, run)
 	f := p.f
-	f.mu.Lock()
+	f.Mu.Lock()
 	p.env = env
-	reimagedBefore := len(f.reimages)
-	run.fromVersion, run.fromTarget = f.st.Cluster.RuntimeVersion, f.st.UpgradeTarget
-	f.mu.Unlock()
-	f.register(env)
+	reimagedBefore := len(f.Reimages)
+	run.fromVersion, run.fromTarget = f.St.Cluster.RuntimeVersion, f.St.UpgradeTarget
+	f.Mu.Unlock()
+	f.Register(env)
 
 	steps := 0
 	var pending atomic.Int32
-	f.onStep = func(activity, who string) error {
+	f.OnStep = func(activity, who string) error {
 		if steps++; cut == nil || steps != cut.Step {
 			return nil
 		}
@@ -265,13 +269,13 @@ func (p *convProp) runOnce(i int, cut *convCut) int {
 		case cutFail:
 			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("injected failure of %s %s", activity, who), "Injected", nil)
 		case cutTerminate:
-			f.cut.Store(true)
+			f.Cut.Store(true)
 			pending.Store(pendCancel)
 			return temporal.NewNonRetryableApplicationError("the run was terminated", "Injected", nil)
 		case cutKill:
 			pending.Store(pendKill)
 		case cutCrash:
-			f.loseAnswer.Store(true)
+			f.LoseAnswer.Store(true)
 			if activity == "Reimage" {
 				run.retried = who
 			}
@@ -282,10 +286,10 @@ func (p *convProp) runOnce(i int, cut *convCut) int {
 		}
 		return nil
 	}
-	f.afterAnswer = func() {
+	f.AfterAnswer = func() {
 		switch pending.Swap(pendNone) {
 		case pendKill:
-			f.cut.Store(true)
+			f.Cut.Store(true)
 			env.CancelWorkflow()
 		case pendCancel:
 			env.CancelWorkflow()
@@ -299,12 +303,12 @@ func (p *convProp) runOnce(i int, cut *convCut) int {
 		run.err = fmt.Errorf("the run did not end (wall-clock test timeout): %v", run.err)
 	}
 
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.onStep, f.afterAnswer = nil, nil
-	f.cut.Store(false)
-	run.reimaged = append([]string(nil), f.reimages[reimagedBefore:]...)
-	run.left = append([]lease.Lease(nil), f.st.Leases...)
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	f.OnStep, f.AfterAnswer = nil, nil
+	f.Cut.Store(false)
+	run.reimaged = append([]string(nil), f.Reimages[reimagedBefore:]...)
+	run.left = append([]lease.Lease(nil), f.St.Leases...)
 	p.clock = env.Now().Add(time.Minute)
 	return steps
 }
@@ -332,11 +336,11 @@ func (p *convProp) operator(env *testsuite.TestWorkflowEnvironment) {
 // execute runs the operation under the id the starter gives it and returns
 // its failure, or why it did not complete, as the operator reads it.
 func (p *convProp) execute(env *testsuite.TestWorkflowEnvironment, i int) error {
-	cluster := p.f.st.Cluster.Name
+	cluster := p.f.St.Cluster.Name
 	switch p.sc.op {
 	case opUpgrade:
 		env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: api.UpgradeID(cluster)})
-		env.ExecuteWorkflow(RuntimeUpgradeWorkflow, upgradeInput(p.sc.strategy))
+		env.ExecuteWorkflow(upgrade.RuntimeUpgradeWorkflow, wftest.UpgradeInput(p.sc.strategy))
 		if err := env.GetWorkflowError(); err != nil {
 			return err
 		}
@@ -350,7 +354,7 @@ func (p *convProp) execute(env *testsuite.TestWorkflowEnvironment, i int) error 
 		return nil
 	case opFailover:
 		env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: api.FailoverID(cluster)})
-		env.ExecuteWorkflow(KCPFailoverWorkflow, api.FailoverInput{Cluster: cluster, Failed: p.sc.target})
+		env.ExecuteWorkflow(remediation.KCPFailoverWorkflow, api.FailoverInput{Cluster: cluster, Failed: p.sc.target})
 		if err := env.GetWorkflowError(); err != nil {
 			return err
 		}
@@ -364,7 +368,7 @@ func (p *convProp) execute(env *testsuite.TestWorkflowEnvironment, i int) error 
 		return nil
 	default:
 		env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: api.ActionID(cluster, p.sc.target, i+1)})
-		env.ExecuteWorkflow(BMMActionWorkflow, api.ActionInput{Cluster: cluster, BMM: p.sc.target, Action: api.ActionReplace,
+		env.ExecuteWorkflow(actions.BMMActionWorkflow, api.ActionInput{Cluster: cluster, BMM: p.sc.target, Action: api.ActionReplace,
 			ReplaceParams: api.ReplaceParams{SafeguardMode: api.SafeguardNone}})
 		return env.GetWorkflowError()
 	}
@@ -378,13 +382,13 @@ func (p *convProp) execute(env *testsuite.TestWorkflowEnvironment, i int) error 
 // how many leases were swept.
 func (p *convProp) between() int {
 	f := p.f
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	swept := len(f.st.Leases)
-	for _, h := range lease.Holders(f.st.Leases) {
-		f.st.Leases = lease.Release(f.st.Leases, "", h)
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	swept := len(f.St.Leases)
+	for _, h := range lease.Holders(f.St.Leases) {
+		f.St.Leases = lease.Release(f.St.Leases, "", h)
 	}
-	if c := &f.st.Cluster; p.sc.op != opUpgrade && (c.DetailedStatus == model.ClusterDegraded || c.DetailedStatus == model.ClusterFailed) {
+	if c := &f.St.Cluster; p.sc.op != opUpgrade && (c.DetailedStatus == model.ClusterDegraded || c.DetailedStatus == model.ClusterFailed) {
 		c.DetailedStatus, c.DetailedStatusMessage = model.ClusterRunning, "resumed by the operator"
 	}
 	return swept

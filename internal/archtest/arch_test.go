@@ -34,17 +34,24 @@ func TestLayers(t *testing.T) {
 func TestCheckCatchesUpwardImports(t *testing.T) {
 	const m = "example.com/rr"
 	imports := map[string][]string{
-		m + "/workflows":              {m + "/worker/wiring"},
-		m + "/activities/kube":        {m + "/workflows", m + "/activities/bmc"},
-		m + "/internal/model":         {"go.temporal.io/sdk/workflow", m + "/internal/api"},
-		m + "/worker/wiring":          {m + "/internal/lab/kubesim", m + "/test/e2e"},
-		m + "/starter":                {m + "/workflows"},
-		m + "/internal/lab/kubesim":   {m + "/activities/kube"},
-		m + "/internal/somethingnew":  nil,
-		m + "/internal/upgradeplan":   {m + "/internal/model/modeltest"},
-		m + "/internal/api":           {"net/http"},
-		m + "/activities/bmc/profile": {m + "/activities/bmc"}, // inside one activity package: fine
-		m + "/workflows/upgrade":      {m + "/workflows", m + "/activities/kube"},
+		m + "/workflows":                 {m + "/worker/wiring", m + "/workflows/upgrade", m + "/workflows/kernel"},
+		m + "/activities/kube":           {m + "/workflows", m + "/activities/bmc"},
+		m + "/internal/model":            {"go.temporal.io/sdk/workflow", m + "/internal/api"},
+		m + "/worker/wiring":             {m + "/internal/lab/kubesim", m + "/test/e2e"},
+		m + "/starter":                   {m + "/workflows"},
+		m + "/internal/lab/kubesim":      {m + "/activities/kube"},
+		m + "/internal/somethingnew":     nil,
+		m + "/internal/upgradeplan":      {m + "/internal/model/modeltest"},
+		m + "/internal/api":              {"net/http"},
+		m + "/activities/bmc/profile":    {m + "/activities/bmc"}, // inside one activity package: fine
+		m + "/workflows/upgrade":         {m + "/workflows", m + "/activities/kube", m + "/workflows/kernel"},
+		m + "/workflows/remediation":     {m + "/workflows/actions"},
+		m + "/workflows/kernel":          {m + "/workflows/cluster"},
+		m + "/workflows/actions":         {m + "/workflows/internal/wftest", m + "/workflows/kernel"},
+		m + "/workflows/cluster/sub":     {m + "/workflows/kernel"},
+		m + "/workflows/newfamily":       {m + "/workflows/kernel"},
+		m + "/workflows/internal/wftest": {m + "/activities/kube", m + "/internal/api"},
+		m + "/internal/sitecheck":        {m + "/internal/lab/kubesim"},
 	}
 	got := strings.Join(check(m, imports), "\n")
 	for _, want := range []string{
@@ -60,12 +67,19 @@ func TestCheckCatchesUpwardImports(t *testing.T) {
 		"internal/somethingnew is in no layer",
 		"internal/upgradeplan imports internal/model/modeltest (harness)",
 		"internal/api imports net/http",
+		"workflows/upgrade imports workflows (workflow family workflows)",
+		"workflows/remediation imports workflows/actions (workflow family workflows/actions)",
+		"workflows/kernel imports workflows/cluster (workflow family workflows/cluster)",
+		"workflows/actions imports workflows/internal/wftest (harness)",
+		"workflows/newfamily is in no workflow family",
+		"internal/sitecheck imports internal/lab/kubesim (lab)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("check missed %q; it reported:\n%s", want, got)
 		}
 	}
-	for _, fine := range []string{"activities/bmc/profile imports", "workflows/upgrade imports"} {
+	for _, fine := range []string{"activities/bmc/profile imports", "workflows/upgrade imports activities/kube", "workflows/upgrade imports workflows/kernel",
+		"workflows/actions imports workflows/kernel", "workflows/cluster/sub imports", "workflows imports workflows/", "workflows/internal/wftest imports"} {
 		if strings.Contains(got, fine) {
 			t.Errorf("check reported an allowed import (%s…):\n%s", fine, got)
 		}
@@ -94,6 +108,10 @@ func check(module string, imports map[string][]string) []string {
 				continue
 			}
 			to := relative(module, imp)
+			if from == workflows && layer(to) == workflows {
+				out = append(out, checkFamily(rel, to)...)
+				continue
+			}
 			if allowed(from, rel, to) {
 				continue
 			}
@@ -103,6 +121,24 @@ func check(module string, imports map[string][]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// checkFamily applies familyImports to an import inside the workflows
+// layer.
+func checkFamily(rel, to string) []string {
+	ff, ft := family(rel), family(to)
+	switch {
+	case ff == "":
+		return []string{fmt.Sprintf("%s is in no workflow family: add it to familyImports (internal/archtest/layers_test.go) and to %s", rel, rule)}
+	case ft == "" || ff == ft || slices.Contains(familyImports[ff], ft):
+		return nil // a target in no family is reported on its own
+	}
+	may := "no other workflow package"
+	if l := familyImports[ff]; len(l) > 0 {
+		may = strings.Join(l, ", ")
+	}
+	return []string{fmt.Sprintf("%s imports %s (workflow family %s): %s may import only %s; what one family needs of another goes through kernel (%s)",
+		rel, to, ft, ff, may, rule)}
 }
 
 func allowed(from, rel, to string) bool {

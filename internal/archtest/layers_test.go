@@ -35,17 +35,16 @@ var layerOf = map[string]string{
 	"internal/api":        contract,
 	"internal/breakglass": contract,
 
-	"internal/temporalerr":     support,
-	"internal/metrics":         support,
-	"internal/logging":         support,
-	"internal/output":          support,
-	"internal/version":         support,
-	"internal/codec":           support,
-	"internal/temporalconn":    support,
-	"internal/sitecheck":       support,
-	"internal/toolbin":         support,
-	"internal/devserver":       support,
-	"internal/temporalcluster": support,
+	"internal/temporalerr":  support,
+	"internal/metrics":      support,
+	"internal/logging":      support,
+	"internal/output":       support,
+	"internal/version":      support,
+	"internal/codec":        support,
+	"internal/temporalconn": support,
+	"internal/sitecheck":    support,
+	"internal/toolbin":      support,
+	"internal/devserver":    support,
 
 	"activities": activities,
 	"workflows":  workflows,
@@ -56,6 +55,8 @@ var layerOf = map[string]string{
 	"internal/invariants": labcheck,
 
 	"test/e2e":                         harness,
+	"internal/temporalcluster":         harness,
+	"workflows/internal/wftest":        harness,
 	"internal/model/modeltest":         harness,
 	"internal/lab/kubeapi/kubeapitest": harness,
 	"internal/lab/redfish/redfishtest": harness,
@@ -81,6 +82,37 @@ var mayImport = map[string][]string{
 	harness:    {domain, contract, support, activities, workflows, wiring, lab, labcheck, harness},
 	tests:      {domain, contract, support, activities, workflows, wiring, lab, labcheck, harness, tests},
 	tools:      {domain, contract, support, activities, workflows, wiring, lab, labcheck, harness, tools},
+}
+
+// Workflow families: inside the workflows layer, each package under
+// workflows/ is one of these, and may import only the families listed
+// (docs/design.md#layers-and-what-each-may-import): a family imports only
+// the kernel, the kernel no family, and only the root (Register) imports the
+// families. A package's tests may import more (workflows/internal/wftest is
+// harness, and the root's tests span families).
+const kernelFamily = "workflows/kernel"
+
+var familyImports = map[string][]string{
+	"workflows":              {kernelFamily, "workflows/cluster", "workflows/upgrade", "workflows/remediation", "workflows/actions", "workflows/replaceroles"},
+	kernelFamily:             {},
+	"workflows/cluster":      {kernelFamily},
+	"workflows/upgrade":      {kernelFamily},
+	"workflows/remediation":  {kernelFamily},
+	"workflows/actions":      {kernelFamily},
+	"workflows/replaceroles": {kernelFamily},
+}
+
+// family is the workflow family of rel (a workflows-layer package), or ""
+// when it is in none: the longest entry of familyImports that is rel or a
+// parent of it ("workflows" covers only itself).
+func family(rel string) string {
+	best := ""
+	for f := range familyImports {
+		if (rel == f || f != "workflows" && strings.HasPrefix(rel, f+"/")) && len(f) > len(best) {
+			best = f
+		}
+	}
+	return best
 }
 
 // pure layers know nothing of Temporal or of the outside world: none of

@@ -26,7 +26,7 @@ import (
 //     Kubernetes API are reachable.
 //
 // Workflows send a cluster's BMC and Kubernetes activities to the site
-// queue when its inventory has a site section (workflows/route.go).
+// queue when its inventory has a site section (workflows/kernel/route.go).
 
 // taskQueueOf is the queue a worker with opts polls.
 func taskQueueOf(opts Options) string {

@@ -1,0 +1,11 @@
+package actions
+
+import (
+	"github.com/rackroll/rackroll/activities/etcd"
+)
+
+// Nil receivers: workflows name an activity by a method value on them (the
+// activity type is the method's name, whatever package declares the var).
+var (
+	ea *etcd.Activities
+)

@@ -1,0 +1,13 @@
+package actions
+
+// The workflow.GetVersion change IDs of this package, oldest first: the
+// date each was introduced and why. Every GetVersion site uses one by
+// name; workflows/versions_test.go fails on an ID not listed here, an ID
+// listed twice, and a run that could record more than the budget
+// (docs/design.md#change-ids, where retiring an ID is described too).
+const (
+	// changeActionRecheckBeforeWipe (2026-11-23): a reimage or replace asks the live gate again just before the wipe.
+	changeActionRecheckBeforeWipe = "action-recheck-before-wipe"
+	// changeActionForce (2026-11-23): a forced action may take its lease on a Degraded or Failed cluster (break-glass).
+	changeActionForce = "action-force"
+)

@@ -1,0 +1,9 @@
+// Package cluster is ClusterWorkflow (cluster:<cluster>), the ledger: the
+// single writer of what rackroll knows of a site and of its disruption
+// leases. cluster.go holds the loop, the Updates and continue-as-new;
+// cluster_breakglass.go resume and lease release; cluster_remediation.go
+// the remediation facts of a patch and the mark kept as state;
+// cluster_replan.go the registration of a changed inventory. The other
+// workflows talk to it through kernel's ledger client; versions.go lists
+// its change IDs.
+package cluster

@@ -1,0 +1,7 @@
+package wftest
+
+import (
+	"go.temporal.io/sdk/converter"
+)
+
+func ConverterFor() converter.DataConverter { return converter.GetDefaultDataConverter() }

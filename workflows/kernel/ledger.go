@@ -1,0 +1,99 @@
+package kernel
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/lease"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// la names the ledger activities by reference; only this file (and the
+// ledger workflow itself) schedules them.
+var la *ledger.Activities
+
+// LedgerOf is how a workflow talks to the ledger (ClusterWorkflow) of its
+// cluster: typed calls with one set of options. Ledger calls are short
+// Updates of another workflow; they are retried for a while because the
+// ledger may be continuing as new.
+type LedgerOf string
+
+func (l LedgerOf) opts(ctx workflow.Context, summary string) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		Summary:             summary,
+		// A ledger call that fails is usually a passing moment (the ledger
+		// continuing as new, a busy history shard): the first retries come
+		// soon, then back off to the usual ten seconds; about a minute in
+		// all, as before.
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2,
+			MaximumInterval: 10 * time.Second, MaximumAttempts: 12},
+	})
+}
+
+// Read returns the whole ledger.
+func (l LedgerOf) Read(ctx workflow.Context) (api.ClusterState, error) {
+	var cs api.ClusterState
+	err := workflow.ExecuteActivity(l.opts(ctx, "Read the ledger of "+string(l)), la.ReadCluster, string(l)).Get(ctx, &cs)
+	return cs, err
+}
+
+// ReadBMM returns the ledger with only bmm in it: a server's history stays
+// small however large the site.
+func (l LedgerOf) ReadBMM(ctx workflow.Context, bmm string) (api.ClusterState, error) {
+	var cs api.ClusterState
+	err := workflow.ExecuteActivity(l.opts(ctx, "Read the ledger of "+bmm), la.ReadBMM,
+		ledger.ReadBMMInput{Cluster: string(l), BMM: bmm}).Get(ctx, &cs)
+	return cs, err
+}
+
+// Acquire asks for a lease; a refusal is a non-retryable error carrying the
+// ledger's reason.
+func (l LedgerOf) Acquire(ctx workflow.Context, req lease.Request) (api.AcquireResult, error) {
+	var got api.AcquireResult
+	err := workflow.ExecuteActivity(l.opts(ctx, "Acquire the lease on "+req.BMM), la.AcquireLease,
+		ledger.AcquireInput{Cluster: string(l), Request: req}).Get(ctx, &got)
+	return got, err
+}
+
+// Release drops the leases of holder (on bmm, or all of them when bmm is
+// ""). It runs on a disconnected context so that it happens however the
+// caller ends, cancellation included; a failed release is left to the
+// ledger's sweep.
+func (l LedgerOf) Release(ctx workflow.Context, bmm, holder string) {
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	summary := "Release the lease on " + bmm
+	if bmm == "" {
+		summary = "Release the leases of " + holder
+	}
+	_ = workflow.ExecuteActivity(l.opts(dctx, summary), la.ReleaseLease,
+		ledger.ReleaseInput{Cluster: string(l), Request: api.ReleaseRequest{BMM: bmm, Holder: holder}}).Get(dctx, nil)
+}
+
+// Record writes facts observed about one BMM.
+func (l LedgerOf) Record(ctx workflow.Context, p api.BMMPatch) error {
+	return workflow.ExecuteActivity(l.opts(ctx, patchSummary(p)), la.RecordBMM,
+		ledger.RecordInput{Cluster: string(l), Patch: p}).Get(ctx, nil)
+}
+
+// RecordMany writes facts about several BMMs in one activity.
+func (l LedgerOf) RecordMany(ctx workflow.Context, ps []api.BMMPatch) error {
+	return workflow.ExecuteActivity(l.opts(ctx, fmt.Sprintf("Record %d BMMs of %s", len(ps), string(l))), la.RecordBMMs,
+		ledger.RecordManyInput{Cluster: string(l), Patches: ps}).Get(ctx, nil)
+}
+
+// SetStatus writes the cluster's detailed status.
+func (l LedgerOf) SetStatus(ctx workflow.Context, p api.ClusterStatusPatch) error {
+	return workflow.ExecuteActivity(l.opts(ctx, clusterStatusSummary(string(l), p)), la.SetClusterStatus,
+		ledger.ClusterStatusInput{Cluster: string(l), Status: p}).Get(ctx, nil)
+}
+
+// Running tells which of the workflow ids still run.
+func (l LedgerOf) Running(ctx workflow.Context, ids []string) (map[string]bool, error) {
+	var running map[string]bool
+	err := workflow.ExecuteActivity(l.opts(ctx, fmt.Sprintf("Check %d lease holders", len(ids))), la.HolderStates, ids).Get(ctx, &running)
+	return running, err
+}

@@ -1,0 +1,23 @@
+package kernel
+
+// The workflow.GetVersion change IDs of this package, oldest first: the
+// date each was introduced and why. Every GetVersion site uses one by
+// name; workflows/versions_test.go fails on an ID not listed here, an ID
+// listed twice, and a run that could record more than the budget
+// (docs/design.md#change-ids, where retiring an ID is described too).
+const (
+	// changeCpLiveGate (2026-11-22): a lease on a control-plane member is decided on a fresh observation of the site (the live gate), not the ledger alone.
+	changeCpLiveGate = "cp-live-gate"
+	// ChangeReimageInBand (2026-11-22): a reimage is judged in band (a new boot at the target version seen by the node), not by the BMC alone.
+	ChangeReimageInBand = "reimage-in-band"
+	// changeCpRecheckBeforeDisruption (2026-11-23): the live gate is asked again after the lease, just before the disruption.
+	changeCpRecheckBeforeDisruption = "cp-recheck-before-disruption"
+	// changeMemberOutBeforeWipe (2026-11-23): a KCP's etcd member is removed before its disk is wiped, and the reimage waits for it to join again.
+	changeMemberOutBeforeWipe = "kcp-member-out-before-wipe"
+	// changeInstallConvergingVersion (2026-11-23): a reinstall gets the version the cluster converges to, not the server's own old one.
+	changeInstallConvergingVersion = "install-converging-version"
+	// changeSiteLimits (2026-11-25): the site's time limits replace the constants, and a step that times out proceeds as the rules say.
+	changeSiteLimits = "site-time-limits"
+	// changeBootEvidence (2026-11-25): a restart reads the node's boot ID before the reset and judges the reboot by a new one.
+	changeBootEvidence = "restart-boot-evidence"
+)

@@ -1,0 +1,61 @@
+package remediation
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/kube"
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/internal/wftest"
+	"github.com/stretchr/testify/require"
+)
+
+func TestHealthPatches(t *testing.T) {
+	since := time.Date(2026, 11, 22, 23, 1, 2, 0, time.UTC)
+	c := model.Cluster{BMMs: []model.BMM{
+		{Name: "m1", ReadyState: model.ReadyTrue},
+		{Name: "m2", ReadyState: model.ReadyTrue},
+		{Name: "m3", ReadyState: model.ReadyTrue},
+		{Name: "off", ReadyState: model.ReadyFalse, PowerState: model.PowerOff},
+		{Name: "spare", ReadyState: model.ReadyTrue, DetailedStatus: model.BMMAvailable},
+		{Name: "back", ReadyState: model.ReadyUnknown, ReadOnlyRootFS: true},
+	}}
+	ns := []kube.NodeStatus{
+		{Node: "m1", Exists: true, Ready: "True"},
+		{Node: "m2", Exists: true, Ready: "Unknown", ReadyTransition: since},
+		{Node: "m3", Exists: true, Ready: "True", ReadOnlyRootFS: true},
+		{Node: "off", Exists: true, Ready: "Unknown"},
+		{Node: "spare"},
+		{Node: "back", Exists: true, Ready: "True", ReadyTransition: since},
+	}
+	tr, fa := true, false
+	require.Equal(t, []api.BMMPatch{
+		{BMM: "m2", ReadyState: api.Str("Unknown"), ReadySince: &since},
+		{BMM: "m3", ReadOnlyRootFS: &tr},
+		{BMM: "back", ReadyState: api.Str("True"), ReadySince: &since, ReadOnlyRootFS: &fa},
+	}, healthPatches(c, ns), "only changes; nothing for a powered-off BMM or a missing node")
+}
+
+// The ledger (what `cluster show` prints) shows a node gone Unknown, and a
+// read-only root filesystem, within one monitor interval, long before any
+// remediation threshold.
+func TestMonitorRecordsObservedHealthWithinOneInterval(t *testing.T) {
+	r := wftest.NewFakeSite(t, wftest.Example("four-rack.yaml"))
+	m := newMonRun(t, r, model.RemediationSpec{Interval: dur(time.Minute)})
+	var atRound2 []model.BMM
+	m.after(30*time.Second, func() {
+		r.Set("rack2-mgmt1", func(n *wftest.FakeNode) { n.Ready = model.ReadyUnknown })
+		r.Set("rack1-c1", func(n *wftest.FakeNode) { n.Rofs = true })
+	})
+	m.after(time.Minute+30*time.Second, func() {
+		atRound2 = []model.BMM{r.LedgerBMM("rack2-mgmt1"), r.LedgerBMM("rack1-c1"), r.LedgerBMM("rack1-c2")}
+	})
+	m.run(2 * time.Minute)
+	require.Len(t, atRound2, 3)
+	require.Equal(t, model.ReadyUnknown, atRound2[0].ReadyState, "the KCP's Unknown is recorded")
+	require.True(t, atRound2[1].ReadOnlyRootFS, "the read-only root filesystem is recorded")
+	require.Equal(t, model.ReadyTrue, atRound2[1].ReadyState)
+	require.Equal(t, model.ReadyTrue, atRound2[2].ReadyState, "a healthy server is left as it was")
+	require.False(t, atRound2[2].ReadOnlyRootFS)
+}

@@ -1,0 +1,17 @@
+// Package upgrade is the runtime upgrade: RuntimeUpgradeWorkflow
+// (upgrade:<cluster>), RackUpgradeWorkflow (upgrade:<cluster>:unit:<rack>)
+// and ServerUpgradeWorkflow (upgrade:<cluster>:<bmm>).
+//
+// upgrade.go runs the phases in order (continue, cancel);
+// upgrade_phases.go the control plane, management groups and compute
+// racks; upgrade_kcpgate.go the live gate on KCP steps; upgrade_retire.go
+// retiring the last KCP to spare (kernel.RetireKCP); upgrade_etcd_members.go
+// waiting for etcd members; upgrade_details.go the UI's Current Details;
+// the guards (docs/behaviour.md#guards) are upgrade_image.go (image
+// preflight), upgrade_canary.go (stop on systemic failure) and
+// upgrade_capacity.go (capacity before drain). rack.go and rack_report.go
+// are the rack child and its progress reports; server.go and
+// server_wait_lease.go the server child and waiting out a remediation's
+// lease. The parent starts its children by their names in internal/api.
+// versions.go lists the change IDs.
+package upgrade

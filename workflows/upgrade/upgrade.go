@@ -1,0 +1,318 @@
+package upgrade
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
+	"github.com/rackroll/rackroll/workflows/kernel"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// RuntimeUpgradeWorkflow upgrades a cluster to a new runtime (see
+// docs/behaviour.md#upgrade): first the control plane, one server at a time with the spare first;
+// then the management servers, group a then b, each in two stages with a
+// 50 % threshold; then the compute racks one at a time in natural order,
+// each meeting its threshold, with the wait timer after each rack and an
+// optional pause. A rack that misses its threshold pauses the upgrade until
+// the operator continues or cancels it.
+func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.UpgradeStatus, error) {
+	u := &upgrade{in: in}
+	u.st = api.UpgradeStatus{Cluster: in.Cluster, TargetVersion: in.TargetVersion, Strategy: in.UpdateStrategy,
+		Phase: api.PhasePreflight, DetailedStatus: model.ClusterUpdating, StartedAt: workflow.Now(ctx)}
+	if err := u.handlers(ctx); err != nil {
+		return u.st, err
+	}
+	// Preflight: everything is checked before the first side effect.
+	cs, err := kernel.LedgerOf(in.Cluster).Read(ctx)
+	if err != nil {
+		return u.fail(ctx, false, fmt.Sprintf("preflight: %v", err))
+	}
+	resume := cs.UpgradeTarget == in.TargetVersion
+	var opts []upgradeplan.Option
+	if workflow.GetVersion(ctx, changeUpgradeResumeRedoesInterruptedKcp, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		opts = append(opts, upgradeplan.LegacyControlPlane())
+	}
+	if workflow.GetVersion(ctx, changeRetireInSparesRack, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		opts = append(opts, upgradeplan.RetireLastKCP())
+	}
+	p, err := upgradeplan.Build(cs.Cluster, in.TargetVersion, in.UpdateStrategy, resume, opts...)
+	u.st.Strategy = p.Strategy // with its defaults, also when refused
+	if err != nil {
+		return u.fail(ctx, false, "preflight: "+err.Error())
+	}
+	u.plan = p
+	u.st.Plan = &p
+	u.initUnits()
+	u.server = api.ServerInput{Cluster: in.Cluster, TargetVersion: in.TargetVersion,
+		ImageURL:     strings.ReplaceAll(cmp.Or(in.ImageURLTemplate, cs.ImageURLTemplate), "{version}", in.TargetVersion),
+		DrainTimeout: in.DrainTimeout, VMShutdownTimeout: in.VMShutdownTimeout}
+	u.nodeOf, u.siteQueue, u.capacityOf = map[string]string{}, cs.SiteTaskQueue, map[string]bool{}
+	for _, b := range cs.Cluster.BMMs {
+		u.nodeOf[b.Name] = b.NodeName
+	}
+	if workflow.GetVersion(ctx, changeImagePreflight, workflow.DefaultVersion, 1) == 1 {
+		if msg := u.checkImage(ctx, cs); msg != "" {
+			return u.fail(ctx, false, "preflight: "+msg)
+		}
+	}
+	if err := u.setCluster(ctx, model.ClusterUpdating, "Runtime upgrade to "+in.TargetVersion+" in progress"); err != nil {
+		return u.fail(ctx, false, err.Error())
+	}
+
+	if err := u.controlPlane(ctx); err != nil {
+		return u.fail(ctx, true, err.Error())
+	}
+	if done, err := u.management(ctx); err != nil || done {
+		return u.finish(ctx, err)
+	}
+	if done, err := u.compute(ctx); err != nil || done {
+		return u.finish(ctx, err)
+	}
+	u.setPhase(ctx, api.PhaseDone)
+	return u.finish(ctx, nil)
+}
+
+type upgrade struct {
+	in     api.UpgradeInput
+	st     api.UpgradeStatus
+	plan   upgradeplan.Plan
+	server api.ServerInput
+	// nodeOf maps a BMM to its node; siteQueue is where site activities run.
+	nodeOf    map[string]string
+	siteQueue string
+	// capacityOf: the rack children whose capacity check is in the status.
+	capacityOf map[string]bool
+
+	// current is the unit whose rack or stage child (st.CurrentRun) is in
+	// flight: its reports fold into it.
+	current *api.UnitStatus
+
+	paused    bool
+	continued bool
+	cancelled bool
+}
+
+func (u *upgrade) handlers(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, api.QueryStatus, func() (api.UpgradeStatus, error) { return u.st, nil }); err != nil {
+		return err
+	}
+	onContinue := func() { u.continued = true }
+	onCancel := func() { u.cancelled = true }
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateContinue, func(ctx workflow.Context) (string, error) {
+		onContinue()
+		return "continuing: " + u.st.DetailedStatusMessage, nil
+	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context) error {
+		if !u.paused {
+			return fmt.Errorf("upgrade of %s is not paused (phase %s, %s): nothing to continue", u.in.Cluster, u.st.Phase, u.st.DetailedStatus)
+		}
+		return nil
+	}}); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateCancel, func(ctx workflow.Context) (string, error) {
+		onCancel()
+		return "cancelling after the servers in flight", nil
+	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context) error {
+		if u.st.Phase == api.PhaseDone {
+			return fmt.Errorf("upgrade of %s is done: nothing to cancel", u.in.Cluster)
+		}
+		if u.cancelled {
+			return fmt.Errorf("upgrade of %s is already cancelling", u.in.Cluster)
+		}
+		return nil
+	}}); err != nil {
+		return err
+	}
+	// A rack child reports its servers as they start and finish.
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		ch := workflow.GetSignalChannel(ctx, api.SignalRackProgress)
+		for {
+			var p api.RackProgress
+			ch.Receive(ctx, &p)
+			if p.Run != u.st.CurrentRun {
+				continue // a child that has already ended: its result says it all
+			}
+			if u.current != nil {
+				u.current.Apply(p.Servers...)
+				u.show(ctx)
+			}
+			if p.Capacity != nil {
+				u.noteCapacity(ctx, p.Run, *p.Capacity)
+			}
+		}
+	})
+	// The same two verbs as signals, for the `temporal workflow signal` habit.
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		cont := workflow.GetSignalChannel(ctx, api.SignalContinue)
+		canc := workflow.GetSignalChannel(ctx, api.SignalCancel)
+		for {
+			sel := workflow.NewSelector(ctx)
+			sel.AddReceive(cont, func(c workflow.ReceiveChannel, _ bool) {
+				c.Receive(ctx, nil)
+				if u.paused {
+					onContinue()
+				}
+			})
+			sel.AddReceive(canc, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil); onCancel() })
+			sel.Select(ctx)
+		}
+	})
+	return nil
+}
+
+func (u *upgrade) initUnits() {
+	var kcp []string
+	var skipped []api.ServerStatus
+	for _, s := range u.plan.ControlPlane {
+		kcp = append(kcp, s.BMM)
+		if s.Skip {
+			skipped = append(skipped, api.ServerStatus{Name: s.BMM, State: api.StateSkipped})
+		}
+	}
+	u.st.ControlPlane = upgradeplan.NewUnit("control-plane", kcp, len(kcp))
+	u.st.ControlPlane.Apply(skipped...)
+	for _, g := range u.plan.Management {
+		u.st.ManagementGroups = append(u.st.ManagementGroups, upgradeplan.NewUnit(g.Name, slices.Concat(g.Stages...), g.Required))
+	}
+	for _, r := range u.plan.Racks {
+		u.st.Racks = append(u.st.Racks, upgradeplan.NewUnit(r.Name, r.Servers, r.Required))
+	}
+}
+
+func (u *upgrade) setPhase(ctx workflow.Context, phase string) {
+	u.st.Phase = phase
+	u.show(ctx)
+	// Kept current so `RackrollCluster="c" AND RackrollPhase="Compute"` finds
+	// the running upgrade, however it was started.
+	_ = workflow.UpsertTypedSearchAttributes(ctx,
+		temporal.NewSearchAttributeKeyKeyword(api.SearchAttrCluster).ValueSet(u.in.Cluster),
+		temporal.NewSearchAttributeKeyKeyword(api.SearchAttrOperation).ValueSet("runtime-upgrade"),
+		temporal.NewSearchAttributeKeyKeyword(api.SearchAttrPhase).ValueSet(phase))
+}
+
+func (u *upgrade) setCluster(ctx workflow.Context, status, msg string) error {
+	u.st.DetailedStatus, u.st.DetailedStatusMessage = status, msg
+	u.show(ctx)
+	p := api.ClusterStatusPatch{DetailedStatus: status, DetailedStatusMessage: msg}
+	if status == model.ClusterUpdating {
+		p.UpgradeTarget = u.in.TargetVersion
+	}
+	return kernel.LedgerOf(u.in.Cluster).SetStatus(ctx, p)
+}
+
+// fail ends the upgrade as Failed. Before any side effect (touched false)
+// the cluster is left as it was.
+func (u *upgrade) fail(ctx workflow.Context, touched bool, msg string) (api.UpgradeStatus, error) {
+	u.st.DetailedStatus, u.st.DetailedStatusMessage = model.ClusterFailed, msg
+	now := workflow.Now(ctx)
+	u.st.FinishedAt = &now
+	u.show(ctx)
+	if touched {
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		_ = kernel.LedgerOf(u.in.Cluster).SetStatus(dctx, api.ClusterStatusPatch{DetailedStatus: model.ClusterFailed, DetailedStatusMessage: msg})
+	}
+	return u.st, temporal.NewNonRetryableApplicationError(msg, "UpgradeFailed", nil)
+}
+
+// cancelUnstarted marks the units a cancel left unstarted Cancelled, with
+// their servers: a cancelled upgrade's status shows nothing still to come.
+func (u *upgrade) cancelUnstarted() {
+	units := []*api.UnitStatus{&u.st.ControlPlane}
+	for i := range u.st.ManagementGroups {
+		units = append(units, &u.st.ManagementGroups[i])
+	}
+	for i := range u.st.Racks {
+		units = append(units, &u.st.Racks[i])
+	}
+	for _, unit := range units {
+		if unit.State == "" || unit.State == api.StatePending {
+			unit.CancelPending()
+			unit.State = api.StateCancelled
+		}
+	}
+}
+
+// finish returns the cluster to Running: at the target when every phase
+// completed, at its old version (mixed) when the operator cancelled or
+// servers failed (leftBehind).
+func (u *upgrade) finish(ctx workflow.Context, err error) (api.UpgradeStatus, error) {
+	if err != nil {
+		return u.fail(ctx, true, err.Error())
+	}
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	p := api.ClusterStatusPatch{DetailedStatus: model.ClusterRunning, ClearUpgrade: true}
+	if u.cancelled {
+		p.DetailedStatusMessage = "Runtime upgrade to " + u.in.TargetVersion + " cancelled by the operator; servers keep the version they reached"
+		u.st.DetailedStatus = api.StateCancelled
+		u.cancelUnstarted()
+	} else {
+		p.RuntimeVersion = u.in.TargetVersion
+		p.DetailedStatusMessage = "Runtime upgrade to " + u.in.TargetVersion + " completed"
+		u.st.DetailedStatus = model.ClusterRunning
+		u.leftBehind(ctx, &p)
+	}
+	u.st.DetailedStatusMessage = p.DetailedStatusMessage
+	now := workflow.Now(ctx)
+	u.st.FinishedAt = &now
+	u.show(ctx)
+	if err := kernel.LedgerOf(u.in.Cluster).SetStatus(dctx, p); err != nil {
+		return u.st, err
+	}
+	return u.st, nil
+}
+
+// pause waits for continue-update or cancel-update after unit. It returns
+// true when the operator cancelled.
+func (u *upgrade) pause(ctx workflow.Context, unit *api.UnitStatus, msg string) (bool, error) {
+	u.paused, u.continued = true, false
+	if err := u.setCluster(ctx, model.ClusterUpdatePaused, msg); err != nil {
+		return false, err
+	}
+	if err := workflow.Await(ctx, func() bool { return u.continued || u.cancelled }); err != nil {
+		return false, err
+	}
+	u.paused = false
+	if u.cancelled {
+		return true, nil
+	}
+	now := workflow.Now(ctx)
+	unit.ContinuedAt = &now
+	return false, u.setCluster(ctx, model.ClusterUpdating, "Runtime upgrade to "+u.in.TargetVersion+" in progress")
+}
+
+func childOpts(ctx workflow.Context, cluster, id, summary, details string) workflow.Context {
+	return workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:    id,
+		TaskQueue:     api.TaskQueue,
+		StaticSummary: summary,
+		StaticDetails: details,
+		// Children are found by the same filters as their upgrade.
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrCluster).ValueSet(cluster),
+			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrOperation).ValueSet("runtime-upgrade")),
+		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
+		// A server reimage is bounded by 3 h (docs/behaviour.md#time-limits); a rack by its
+		// waves of servers. Each step runs once: no retries of children.
+		WorkflowRunTimeout: 24 * time.Hour,
+	})
+}
+
+// leftBehind keeps the cluster's version and the upgrade mark when servers
+// failed: the cluster does not run the target until they do, and starting
+// the same target again finishes exactly them (Plan.Finishing).
+func (u *upgrade) leftBehind(ctx workflow.Context, p *api.ClusterStatusPatch) {
+	if workflow.GetVersion(ctx, changeUpgradeLeavesFailedBehind, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	units := append(append([]api.UnitStatus{u.st.ControlPlane}, u.st.ManagementGroups...), u.st.Racks...)
+	version, keep, msg := upgradeplan.Completion(u.plan.From, u.in.TargetVersion, upgradeplan.LeftBehind(units...))
+	p.RuntimeVersion, p.ClearUpgrade, p.DetailedStatusMessage = version, !keep, msg
+}

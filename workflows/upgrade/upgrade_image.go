@@ -1,0 +1,40 @@
+package upgrade
+
+import (
+	"time"
+
+	"github.com/rackroll/rackroll/activities/image"
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/temporalerr"
+	"github.com/rackroll/rackroll/workflows/kernel"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+var ia *image.Activities
+
+// checkImage is the image preflight (docs/behaviour.md#guards): before any
+// server is touched, the site's worker asks for the image the BMCs will
+// mount (and reads it when the inventory gives its checksum). It returns
+// the refusal, or "" when the image is there.
+func (u *upgrade) checkImage(ctx workflow.Context, cs api.ClusterState) string {
+	sum := cs.ImageSHA256[u.in.TargetVersion]
+	limit := 2 * time.Minute
+	if sum != "" {
+		limit = 30 * time.Minute // the whole image is read
+	}
+	actx := kernel.OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		ScheduleToCloseTimeout: limit,
+		HeartbeatTimeout:       time.Minute,
+		Summary:                "Check image " + u.server.ImageURL,
+		RetryPolicy:            &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
+	}), cs.SiteTaskQueue)
+	var c api.ImageCheck
+	err := workflow.ExecuteActivity(actx, ia.CheckImage, image.CheckInput{URL: u.server.ImageURL, SHA256: sum}).Get(ctx, &c)
+	if err != nil {
+		c = api.ImageCheck{URL: u.server.ImageURL, Answer: "no answer: " + temporalerr.Message(err)}
+	}
+	u.st.Image = &c
+	u.show(ctx)
+	return c.Refusal()
+}

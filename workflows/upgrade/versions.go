@@ -1,0 +1,55 @@
+package upgrade
+
+// The workflow.GetVersion change IDs of this package, oldest first: the
+// date each was introduced and why. Every GetVersion site uses one by
+// name; workflows/versions_test.go fails on an ID not listed here, an ID
+// listed twice, and a run that could record more than the budget
+// (docs/design.md#change-ids, where retiring an ID is described too).
+const (
+	// changeServerReadsOneBmm (2026-11-21): a server child reads only its BMM's slice of the ledger, not the whole site.
+	changeServerReadsOneBmm = "server-reads-one-bmm"
+	// changeRackReportsProgress (2026-11-22): a rack child reports its progress to the parent.
+	changeRackReportsProgress = "rack-reports-progress"
+	// changeUpgradeKcpLiveGate (2026-11-22): a KCP step of the upgrade asks the live gate and pauses on a refusal.
+	changeUpgradeKcpLiveGate = "upgrade-kcp-live-gate"
+	// changeUpgradeRetireRemovesMember (2026-11-23): the retired KCP's etcd member is removed.
+	changeUpgradeRetireRemovesMember = "upgrade-retire-removes-member"
+	// changeUpgradeWaitsMemberJoin (2026-11-23): the upgrade waits for the new etcd member to join as a healthy voter before the next KCP step.
+	changeUpgradeWaitsMemberJoin = "upgrade-waits-member-join"
+	// changeManagementStageNeedsThreshold (2026-11-23): every management stage, not only the last, waits for its threshold.
+	changeManagementStageNeedsThreshold = "management-stage-needs-threshold"
+	// changeUpgradeRetirePowersOff (2026-11-23): the retired KCP is powered off and recorded Available, a spare failover can provision.
+	changeUpgradeRetirePowersOff = "upgrade-retire-powers-off"
+	// changeServerSkipsOutOfService (2026-11-23): a server marked after the plan was made is never touched.
+	changeServerSkipsOutOfService = "server-skips-out-of-service"
+	// changeUpgradeLeavesFailedBehind (2026-11-23): failed servers keep the cluster's version and the upgrade mark; the same target again finishes them.
+	changeUpgradeLeavesFailedBehind = "upgrade-leaves-failed-behind"
+	// changeRackCancelWakes (2026-11-23): a cancel wakes a rack child that waits between batches.
+	changeRackCancelWakes = "rack-cancel-wakes"
+	// changeUnitIdsApart (2026-11-23): rack child IDs have a "unit:" segment, apart from the servers' IDs.
+	changeUnitIdsApart = "unit-ids-apart"
+	// changeServerWaitsForRemediation (2026-11-23): a server refused because a remediation holds it waits for the remediation, once.
+	changeServerWaitsForRemediation = "server-waits-for-remediation"
+	// changeUpgradeResumeRedoesInterruptedKcp (2026-11-23): an upgrade resumed after an interrupted KCP step does that step again.
+	changeUpgradeResumeRedoesInterruptedKcp = "upgrade-resume-redoes-interrupted-kcp"
+	// changeServerRecordsVersionWhenCancelled (2026-11-23): a server upgraded when its run is cancelled still records its new version.
+	changeServerRecordsVersionWhenCancelled = "server-records-version-when-cancelled"
+	// changeServerUncordonsLeftBehind (2026-11-23): a server an earlier run left cordoned, since brought back, is uncordoned rather than reimaged.
+	changeServerUncordonsLeftBehind = "server-uncordons-left-behind"
+	// changeUpgradeKcpGateInChild (2026-11-23): the KCP gate is asked in the server child just before the reimage, not in the parent.
+	changeUpgradeKcpGateInChild = "upgrade-kcp-gate-in-child"
+	// changeImagePreflight (2026-11-26): the image is checked before the first disruption (guard).
+	changeImagePreflight = "image-preflight"
+	// changeSystemicCanary (2026-11-26): the plan's canary runs first and a systemic failure stops the upgrade (guard).
+	changeSystemicCanary = "systemic-canary"
+	// changeCapacityGuard (2026-11-26): the capacity guard as the parent ran it (before capacity-in-rack).
+	changeCapacityGuard = "capacity-guard"
+	// changeRetireInSparesRack (2026-11-26): the retire happens in the spare's rack.
+	changeRetireInSparesRack = "retire-in-spares-rack"
+	// changeCapacityInRack (2026-11-26): the capacity guard runs in the rack child, before its drain.
+	changeCapacityInRack = "capacity-in-rack"
+	// changeRackCancelAfterCheck (2026-11-26): a cancel during a rack's capacity check ends the rack after the check.
+	changeRackCancelAfterCheck = "rack-cancel-after-check"
+	// changeCapacityEachServer (2026-11-26): each server after a rack's first wave is checked for capacity too.
+	changeCapacityEachServer = "capacity-each-server"
+)
