@@ -104,7 +104,7 @@ vet:
 #    fails the suite. Apart, because -bench makes go test run its packages
 #    one after another.
 # TEST_JSON=file writes go test -json to file and file.bench (test-profile).
-TEST_P     ?= 4
+TEST_P     ?= 3
 HEAVY_PKGS := ./test/controlplane ./test/upgrade ./test/reliability ./test/demo ./test/production ./starter ./test/actions ./test/deploy ./test/cli ./workflows ./workflows/upgrade ./workflows/remediation ./test/multisite
 BENCH_PKGS  = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmark' . | grep -v '^./hack/')))
 test: tools postgres vet
