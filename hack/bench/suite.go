@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -188,4 +189,4 @@ func withFigure(fs []Figure, f Figure) []Figure {
 	return append(fs, f)
 }
 
-func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
