@@ -83,13 +83,15 @@ func benchUpgrade(b *testing.B, inventory string) {
 			info := d.GetWorkflowExecutionInfo()
 			return info.GetCloseTime().AsTime().Sub(info.GetStartTime().AsTime())
 		}
-		slowest := func(names []string) time.Duration {
-			var m time.Duration
+		slowestOf := func(names []string) (id string, m time.Duration) {
 			for _, n := range names {
-				m = max(m, dur(n))
+				if d := dur(n); d > m {
+					id, m = api.ServerUpgradeID(env.Cluster, n), d
+				}
 			}
-			return m
+			return id, m
 		}
+		slowest := func(names []string) time.Duration { _, m := slowestOf(names); return m }
 		var critical time.Duration
 		steps := 0
 		for _, k := range st.Plan.ControlPlane {
@@ -121,6 +123,7 @@ func benchUpgrade(b *testing.B, inventory string) {
 		}
 		sort.Strings(lines)
 		fmt.Println("parent breakdown:", strings.Join(lines, " "))
+		chainLinks(b, env.Client, api.UpgradeID(env.Cluster), runs, slowestOf)
 		b.ReportMetric(wall.Seconds(), "s-wall")
 		b.ReportMetric(critical.Seconds(), "s-critical")
 		b.ReportMetric(wall.Seconds()/critical.Seconds(), "ratio")

@@ -44,7 +44,24 @@ func New(c client.Client, opts Options) worker.Worker {
 	// Activity log lines carry the cluster and the BMM (logfields.go); an
 	// RBAC denial fails its step naming the permission (forbidden.go).
 	wo.Interceptors = append(append([]interceptor.WorkerInterceptor{}, wo.Interceptors...), &logFields{}, &forbidden{})
+	pollers(&wo)
 	w := worker.New(c, taskQueueOf(opts), wo)
 	Register(w, c, opts)
 	return w
+}
+
+// pollers lets the SDK scale the worker's pollers with the load the server
+// reports, unless the caller fixed them. With the default two fixed
+// workflow-task pollers, the ledger's Updates (about eight per server),
+// the racks' and servers' tasks queue behind one another: each link of the
+// upgrade's serial chain parent → rack → server then waits for a free
+// poller, not for the server.
+func pollers(wo *worker.Options) {
+	auto := worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{})
+	if wo.WorkflowTaskPollerBehavior == nil && wo.MaxConcurrentWorkflowTaskPollers == 0 {
+		wo.WorkflowTaskPollerBehavior = auto
+	}
+	if wo.ActivityTaskPollerBehavior == nil && wo.MaxConcurrentActivityTaskPollers == 0 {
+		wo.ActivityTaskPollerBehavior = auto
+	}
 }
