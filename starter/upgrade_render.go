@@ -92,16 +92,13 @@ func planNotes(p upgradeplan.Plan) []string {
 func writeUpgradeStatus(w io.Writer, format string, st api.UpgradeStatus) error {
 	return output.Write(w, format, st, func() output.Table {
 		t := output.Table{Header: []string{"unit", "state", "progress", "succeeded", "failed", "required", "failed servers"}}
-		add := func(kind string, u api.UnitStatus) {
-			t.Rows = append(t.Rows, []string{strings.TrimSpace(kind + " " + u.Name), u.State, bar(u.Succeeded+u.Failed, u.Total, 20),
+		for _, u := range st.Units() {
+			name := u.Name // the control plane's unit names itself
+			if u.Kind != api.UnitControlPlane {
+				name = string(u.Kind) + " " + u.Name
+			}
+			t.Rows = append(t.Rows, []string{name, u.State, bar(u.Succeeded+u.Failed, u.Total, 20),
 				fmt.Sprint(u.Succeeded), fmt.Sprint(u.Failed), fmt.Sprint(u.Required), dash(strings.Join(u.FailedNames(), ","))})
-		}
-		add("", st.ControlPlane)
-		for _, g := range st.ManagementGroups {
-			add("management", g)
-		}
-		for _, r := range st.Racks {
-			add("rack", r)
 		}
 		for _, g := range st.Guards() {
 			t.Notes = append(t.Notes, "guard "+g)
@@ -139,16 +136,9 @@ func progressLine(st api.UpgradeStatus) string {
 }
 
 func currentUnit(st api.UpgradeStatus) *api.UnitStatus {
-	all := []*api.UnitStatus{&st.ControlPlane}
-	for i := range st.ManagementGroups {
-		all = append(all, &st.ManagementGroups[i])
-	}
-	for i := range st.Racks {
-		all = append(all, &st.Racks[i])
-	}
-	for _, u := range all {
+	for _, u := range st.Units() {
 		if u.State == api.StateRunning || u.State == api.StatePaused {
-			return u
+			return u.UnitStatus
 		}
 	}
 	return nil

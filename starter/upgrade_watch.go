@@ -96,27 +96,18 @@ func (a *app) upgradeOutcome(ctx context.Context, c client.Client, cmd *cobra.Co
 // summary says how long each unit took and what this run did: a resumed
 // upgrade finds servers already at the target, which it counts apart.
 func summary(w io.Writer, st api.UpgradeStatus) {
-	dur := func(u api.UnitStatus) string {
+	dur := func(u api.Unit) string {
 		if u.StartedAt == nil || u.FinishedAt == nil {
 			return "-"
 		}
 		return u.FinishedAt.Sub(*u.StartedAt).Round(time.Second).String()
 	}
 	up, already, failed := 0, 0, 0
-	count := func(u api.UnitStatus) {
+	for _, u := range st.Units() {
 		up += u.Succeeded - u.Skipped
 		already += u.Skipped
 		failed += u.Failed
-	}
-	count(st.ControlPlane)
-	fmt.Fprintf(w, "control plane: %s\n", dur(st.ControlPlane))
-	for _, g := range st.ManagementGroups {
-		count(g)
-		fmt.Fprintf(w, "management group %s: %s\n", g.Name, dur(g))
-	}
-	for _, r := range st.Racks {
-		count(r)
-		fmt.Fprintf(w, "rack %s: %s\n", r.Name, dur(r))
+		fmt.Fprintf(w, "%s: %s\n", u.Label(), dur(u))
 	}
 	total := "-"
 	if st.FinishedAt != nil {

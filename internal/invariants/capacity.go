@@ -28,11 +28,9 @@ func holds(st api.UpgradeStatus) []Hold {
 			continue
 		}
 		h := Hold{Unit: c.Unit, Servers: c.Servers, Since: st.StartedAt, ContinuedAt: c.ContinuedAt}
-		for _, u := range st.Racks {
-			if len(c.Servers) == 0 && u.Name == c.Unit {
-				for _, s := range u.Servers {
-					h.Servers = append(h.Servers, s.Name)
-				}
+		if u := st.UnitNamed(api.UnitRack, c.Unit); u != nil && len(c.Servers) == 0 {
+			for _, s := range u.Servers {
+				h.Servers = append(h.Servers, s.Name)
 			}
 		}
 		out = append(out, h)

@@ -2,7 +2,6 @@ package invariants
 
 import (
 	"github.com/rackroll/rackroll/internal/api"
-	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
 )
 
@@ -15,21 +14,20 @@ import (
 func WithUpgrade(s Site, st api.UpgradeStatus) Site {
 	s.TargetVersion = st.TargetVersion
 	s.Holds = append(s.Holds, holds(st)...)
-	add := func(u api.UnitStatus, pauseAfter bool) {
-		unit := Unit{Name: u.Name, Succeeded: u.Succeeded, Required: u.Required, PauseAfter: pauseAfter, ContinuedAt: u.ContinuedAt}
+	units := st.Units()
+	for i, u := range units {
+		if u.Kind == api.UnitControlPlane {
+			continue // no threshold, no pause after it
+		}
+		unit := Unit{Name: u.Name, Succeeded: u.Succeeded, Required: u.Required,
+			PauseAfter: upgradeplan.PausesAfter(st.Strategy, units, i), ContinuedAt: u.ContinuedAt}
 		for _, sv := range u.Servers {
 			unit.Servers = append(unit.Servers, sv.Name)
 		}
 		s.Units = append(s.Units, unit)
-	}
-	for _, g := range st.ManagementGroups {
-		add(g, false)
-	}
-	for i, r := range st.Racks {
-		add(r, st.Strategy.StrategyType == model.StrategyPauseAfterRack && i < len(st.Racks)-1)
-		if c := canaryOf(st); c != nil && c.Rack == r.Name {
-			if _, systemic := c.Verdict(r); systemic {
-				s.Units = append(s.Units, Unit{Name: r.Name + " canary", Servers: c.Servers, Systemic: true, ContinuedAt: st.CanaryContinuedAt})
+		if c := canaryOf(st); c != nil && u.Kind == api.UnitRack && c.Rack == u.Name {
+			if _, systemic := c.Verdict(*u.UnitStatus); systemic {
+				s.Units = append(s.Units, Unit{Name: u.Name + " canary", Servers: c.Servers, Systemic: true, ContinuedAt: st.CanaryContinuedAt})
 			}
 		}
 	}

@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// LeftBehind lists the servers an upgrade failed, unit by unit: those an
-// upgrade that ran to its end still owes. Running the same target again
-// finishes them (Plan.Finishing).
-func LeftBehind(units ...UnitStatus) []string {
+// LeftBehind lists the servers an upgrade failed, unit by unit (give it
+// api.UpgradeStatus.Units): those an upgrade that ran to its end still
+// owes. Running the same target again finishes them (Plan.Finishing).
+func LeftBehind(units ...Unit) []string {
 	var out []string
 	for _, u := range units {
 		out = append(out, u.FailedNames()...)

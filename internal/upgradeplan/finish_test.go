@@ -6,7 +6,7 @@ import (
 )
 
 func TestLeftBehindAndCompletion(t *testing.T) {
-	unit := func(name string, states ...string) UnitStatus {
+	unit := func(name string, states ...string) Unit {
 		var ss []string
 		for i := range states {
 			ss = append(ss, name+"-s"+string(rune('1'+i)))
@@ -15,21 +15,21 @@ func TestLeftBehindAndCompletion(t *testing.T) {
 		for i, st := range states {
 			u.Apply(ServerStatus{Name: ss[i], State: st})
 		}
-		return u
+		return Unit{Kind: UnitRack, UnitStatus: &u}
 	}
 	for _, tc := range []struct {
 		name     string
-		units    []UnitStatus
+		units    []Unit
 		left     string
 		version  string
 		keepMark bool
 		msg      string
 	}{
-		{"all upgraded", []UnitStatus{unit("cp", StateSucceeded, StateSkipped), unit("rack1", StateSucceeded)},
+		{"all upgraded", []Unit{unit("cp", StateSucceeded, StateSkipped), unit("rack1", StateSucceeded)},
 			"", "4.2.0", false, "Runtime upgrade to 4.2.0 completed"},
-		{"one failed in a rack", []UnitStatus{unit("cp", StateSucceeded), unit("rack1", StateSucceeded, StateFailed)},
+		{"one failed in a rack", []Unit{unit("cp", StateSucceeded), unit("rack1", StateSucceeded, StateFailed)},
 			"rack1-s2", "", true, "completed except rack1-s2 (failed; runtime mixed: 4.1.2 and 4.2.0): start the upgrade to 4.2.0 again"},
-		{"failures in two units, in unit order", []UnitStatus{unit("a", StateFailed, StateSucceeded), unit("rack2", StateFailed)},
+		{"failures in two units, in unit order", []Unit{unit("a", StateFailed, StateSucceeded), unit("rack2", StateFailed)},
 			"a-s1 rack2-s1", "", true, "completed except a-s1, rack2-s1 ("},
 	} {
 		left := LeftBehind(tc.units...)

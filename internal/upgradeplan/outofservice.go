@@ -77,22 +77,12 @@ func finishing(c model.Cluster, p Plan) []string {
 	return out
 }
 
-// reimaged lists the servers the plan may reimage: the KCP steps that are
-// not skipped (a retire reimages nothing), every management and rack server.
+// reimaged lists the servers the plan may reimage, unit by unit
+// (PlanUnit.Reimage).
 func reimaged(p Plan) []string {
 	var all []string
-	for _, k := range p.ControlPlane {
-		if !k.Skip && k.Action != KCPRetire {
-			all = append(all, k.BMM)
-		}
-	}
-	for _, g := range p.Management {
-		for _, st := range g.Stages {
-			all = append(all, st...)
-		}
-	}
-	for _, r := range p.Racks {
-		all = append(all, r.Servers...)
+	for _, u := range p.Units() {
+		all = append(all, u.Reimage...)
 	}
 	return all
 }

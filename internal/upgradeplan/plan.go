@@ -356,22 +356,10 @@ func sortedKeys(m map[string][]string) []string {
 // timer runs after every rack but the last.
 func (p Plan) CriticalPath(perServer time.Duration) time.Duration {
 	var d time.Duration
-	for _, k := range p.ControlPlane {
-		if !k.Skip && k.Action != KCPRetire {
-			d += perServer
-		}
-	}
-	for _, g := range p.Management {
-		d += time.Duration(len(g.Stages)) * perServer
-	}
-	for i, r := range p.Racks {
-		waves := (len(r.Servers) + r.Parallel - 1) / max(r.Parallel, 1)
-		if p.Canary != nil && p.Canary.Rack == r.Name {
-			_, rest := p.Canary.Split(r)
-			waves = 1 + (len(rest.Servers)+r.Parallel-1)/max(r.Parallel, 1)
-		}
-		d += time.Duration(waves) * perServer
-		if i < len(p.Racks)-1 {
+	units := p.Units()
+	for i, u := range units {
+		d += time.Duration(u.Rounds) * perServer
+		if u.Kind == UnitRack && i < len(units)-1 {
 			d += p.Strategy.Wait()
 		}
 	}

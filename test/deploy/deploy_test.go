@@ -81,7 +81,7 @@ func TestDeployedWorkerNeedsOnlyItsClusterRole(t *testing.T) {
 
 	ctx := env.Context(12 * time.Minute)
 	st := upgrade(ctx, t, env, "4.2.0")
-	for _, u := range append(append([]api.UnitStatus{st.ControlPlane}, st.ManagementGroups...), st.Racks...) {
+	for _, u := range st.Units() {
 		for _, s := range u.Servers {
 			require.NotEqual(t, api.StateFailed, s.State, "%s: %s", s.Name, s.Error)
 		}

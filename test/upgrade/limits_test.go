@@ -51,8 +51,7 @@ func durationOf(d time.Duration) *model.Duration { v := model.Duration(d); retur
 // failedServers are the servers the upgrade reports failed, in every unit.
 func failedServers(st api.UpgradeStatus) []struct{ Name, Error string } {
 	var out []struct{ Name, Error string }
-	units := append(append([]api.UnitStatus{st.ControlPlane}, st.ManagementGroups...), st.Racks...)
-	for _, u := range units {
+	for _, u := range st.Units() {
 		for _, s := range u.Servers {
 			if s.State == api.StateFailed {
 				out = append(out, struct{ Name, Error string }{s.Name, s.Error})

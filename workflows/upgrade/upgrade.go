@@ -3,7 +3,6 @@ package upgrade
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -50,7 +49,7 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	}
 	u.plan = p
 	u.st.Plan = &p
-	u.initUnits()
+	u.st.SetUnits(p)
 	u.server = api.ServerInput{Cluster: in.Cluster, TargetVersion: in.TargetVersion,
 		ImageURL:     strings.ReplaceAll(cmp.Or(in.ImageURLTemplate, cs.ImageURLTemplate), "{version}", in.TargetVersion),
 		DrainTimeout: in.DrainTimeout, VMShutdownTimeout: in.VMShutdownTimeout}
@@ -168,25 +167,6 @@ func (u *upgrade) handlers(ctx workflow.Context) error {
 	return nil
 }
 
-func (u *upgrade) initUnits() {
-	var kcp []string
-	var skipped []api.ServerStatus
-	for _, s := range u.plan.ControlPlane {
-		kcp = append(kcp, s.BMM)
-		if s.Skip {
-			skipped = append(skipped, api.ServerStatus{Name: s.BMM, State: api.StateSkipped})
-		}
-	}
-	u.st.ControlPlane = upgradeplan.NewUnit("control-plane", kcp, len(kcp))
-	u.st.ControlPlane.Apply(skipped...)
-	for _, g := range u.plan.Management {
-		u.st.ManagementGroups = append(u.st.ManagementGroups, upgradeplan.NewUnit(g.Name, slices.Concat(g.Stages...), g.Required))
-	}
-	for _, r := range u.plan.Racks {
-		u.st.Racks = append(u.st.Racks, upgradeplan.NewUnit(r.Name, r.Servers, r.Required))
-	}
-}
-
 func (u *upgrade) setPhase(ctx workflow.Context, phase string) {
 	u.st.Phase = phase
 	u.show(ctx)
@@ -225,14 +205,7 @@ func (u *upgrade) fail(ctx workflow.Context, touched bool, msg string) (api.Upgr
 // cancelUnstarted marks the units a cancel left unstarted Cancelled, with
 // their servers: a cancelled upgrade's status shows nothing still to come.
 func (u *upgrade) cancelUnstarted() {
-	units := []*api.UnitStatus{&u.st.ControlPlane}
-	for i := range u.st.ManagementGroups {
-		units = append(units, &u.st.ManagementGroups[i])
-	}
-	for i := range u.st.Racks {
-		units = append(units, &u.st.Racks[i])
-	}
-	for _, unit := range units {
+	for _, unit := range u.st.Units() {
 		if unit.State == "" || unit.State == api.StatePending {
 			unit.CancelPending()
 			unit.State = api.StateCancelled
@@ -312,7 +285,6 @@ func (u *upgrade) leftBehind(ctx workflow.Context, p *api.ClusterStatusPatch) {
 	if workflow.GetVersion(ctx, changeUpgradeLeavesFailedBehind, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return
 	}
-	units := append(append([]api.UnitStatus{u.st.ControlPlane}, u.st.ManagementGroups...), u.st.Racks...)
-	version, keep, msg := upgradeplan.Completion(u.plan.From, u.in.TargetVersion, upgradeplan.LeftBehind(units...))
+	version, keep, msg := upgradeplan.Completion(u.plan.From, u.in.TargetVersion, upgradeplan.LeftBehind(u.st.Units()...))
 	p.RuntimeVersion, p.ClearUpgrade, p.DetailedStatusMessage = version, !keep, msg
 }

@@ -21,7 +21,7 @@ func (u *upgrade) show(ctx workflow.Context) {
 func upgradeDetails(st api.UpgradeStatus) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**, phase **%s**", st.DetailedStatus, st.Phase)
-	units := append(append([]api.UnitStatus{st.ControlPlane}, st.ManagementGroups...), st.Racks...)
+	units := st.Units()
 	var running []string
 	for _, u := range units {
 		running = append(running, u.Running()...)
@@ -34,22 +34,24 @@ func upgradeDetails(st api.UpgradeStatus) string {
 		fmt.Fprintf(&b, "- %s\n", g)
 	}
 	b.WriteString("| unit | state | upgraded | needed | failed |\n|---|---|---|---|---|\n")
-	row := func(name string, u api.UnitStatus) {
+	for _, u := range units {
 		state := u.State
 		if state == "" {
 			state = "Pending"
 		}
 		failed := cmp.Or(strings.Join(u.FailedNames(), ", "), "none")
-		fmt.Fprintf(&b, "| %s | %s | %d of %d | %d | %s |\n", name, state, u.Succeeded, u.Total, u.Required, failed)
-	}
-	row("control plane", st.ControlPlane)
-	for _, g := range st.ManagementGroups {
-		row("management group "+g.Name, g)
-	}
-	for _, r := range st.Racks {
-		row(r.Name, r)
+		fmt.Fprintf(&b, "| %s | %s | %d of %d | %d | %s |\n", detailsName(u), state, u.Succeeded, u.Total, u.Required, failed)
 	}
 	return b.String()
+}
+
+// detailsName names a unit in the details table: as the operator's texts
+// do, but a rack by its name alone (rack names say they are racks).
+func detailsName(u api.Unit) string {
+	if u.Kind == api.UnitRack {
+		return u.Name
+	}
+	return u.Label()
 }
 
 // serverDetails is a server child's static details in the UI.

@@ -23,7 +23,7 @@ func (u *upgrade) controlPlane(ctx workflow.Context) error {
 	u.startUnit(ctx, unit)
 	for _, step := range u.plan.ControlPlane {
 		if step.Skip {
-			continue // counted by initUnits
+			continue // counted Skipped by SetUnits
 		}
 		if cancelled, err := u.gateKCPStep(ctx, unit, step); err != nil || cancelled {
 			if cancelled {

@@ -7,6 +7,7 @@ import (
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"go.temporal.io/sdk/testsuite"
 )
 
@@ -52,21 +53,17 @@ func SiteOf(f *FakeSite, target string) invariants.Site {
 // released each (continued, by unit name).
 func UnitsOf(st api.UpgradeStatus, continued map[string]invariants.Unit) []invariants.Unit {
 	var out []invariants.Unit
-	add := func(u api.UnitStatus, pauseAfter bool) {
-		iu := invariants.Unit{Name: u.Name, Succeeded: u.Succeeded, Required: u.Required, PauseAfter: pauseAfter}
+	units := st.Units()
+	for i, u := range units {
+		if u.Kind == api.UnitControlPlane {
+			continue // no threshold, no pause after it
+		}
+		iu := invariants.Unit{Name: u.Name, Succeeded: u.Succeeded, Required: u.Required, PauseAfter: upgradeplan.PausesAfter(st.Strategy, units, i),
+			ContinuedAt: continued[u.Name].ContinuedAt}
 		for _, s := range u.Servers {
 			iu.Servers = append(iu.Servers, s.Name)
 		}
-		if c, ok := continued[u.Name]; ok {
-			iu.ContinuedAt = c.ContinuedAt
-		}
 		out = append(out, iu)
-	}
-	for _, g := range st.ManagementGroups {
-		add(g, false)
-	}
-	for i, r := range st.Racks {
-		add(r, st.Strategy.StrategyType == model.StrategyPauseAfterRack && i < len(st.Racks)-1)
 	}
 	return out
 }
@@ -74,15 +71,14 @@ func UnitsOf(st api.UpgradeStatus, continued map[string]invariants.Unit) []invar
 // PausedUnit names the unit an upgrade is paused at: the one marked Paused
 // (missed threshold), else the last rack that finished (PauseAfterRack).
 func PausedUnit(st api.UpgradeStatus) string {
-	for _, u := range append(append([]api.UnitStatus(nil), st.ManagementGroups...), st.Racks...) {
-		if u.State == api.StatePaused {
-			return u.Name
-		}
-	}
 	last := ""
-	for _, r := range st.Racks {
-		if r.FinishedAt != nil {
-			last = r.Name
+	for _, u := range st.Units() {
+		switch {
+		case u.Kind == api.UnitControlPlane: // its gate pauses are not checked here
+		case u.State == api.StatePaused:
+			return u.Name
+		case u.Kind == api.UnitRack && u.FinishedAt != nil:
+			last = u.Name
 		}
 	}
 	return last
