@@ -172,9 +172,9 @@ func checkFamily(rel, to string) []string {
 	}
 	may := "no other workflow package"
 	if l := familyImports[ff]; len(l) > 0 {
-		may = strings.Join(l, ", ")
+		may = "only " + strings.Join(l, ", ")
 	}
-	return []string{fmt.Sprintf("%s imports %s (workflow family %s): %s may import only %s; what one family needs of another goes through kernel (%s)",
+	return []string{fmt.Sprintf("%s imports %s (workflow family %s): %s may import %s; what one family needs of another goes through kernel (%s)",
 		rel, to, ft, ff, may, rule)}
 }
 

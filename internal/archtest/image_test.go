@@ -1,6 +1,7 @@
 package archtest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 )
+
+const productRule = "docs/design.md#the-lab-is-not-the-product"
 
 // TestProductionImageLinksNoLab reads the Dockerfile as docker would build
 // it: every Go binary its default target (the last stage: the image
@@ -31,25 +34,26 @@ func TestProductionImageLinksNoLab(t *testing.T) {
 // and whose lab target ships one without, fails both ways.
 func TestImageProblemsCatchesALabInProduction(t *testing.T) {
 	root, module := rootModule(t)
-	got := strings.Join(imageProblems(t, root, module, `FROM golang AS build
+	problems := imageProblems(t, root, module, `FROM golang AS build
 RUN go build -o /out/worker ./worker && \
     go build -tags=lab -o /out/starter ./starter && go build -o /out/plain/starter ./starter
 FROM scratch AS lab
 COPY --from=build /out/plain/starter /usr/local/bin/
 FROM scratch AS worker
 COPY --from=build /out/worker /out/starter /usr/local/bin/
-`), "\n")
-	for _, want := range []string{
-		"ships /out/starter (go build -tags lab ./starter), which links " + module + "/internal/lab",
-		"ships /out/starter (go build -tags lab ./starter), which links " + module + "/internal/invariants",
-		"the lab target's starter (go build ./starter) does not link internal/lab",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("missed %q; reported:\n%s", want, got)
+`)
+	got := strings.Join(problems, "\n")
+	if len(problems) != 2 {
+		t.Fatalf("want two problems (the default target's starter, the lab target's), got:\n%s", got)
+	}
+	prod, labTarget := problems[0], problems[1]
+	for _, want := range []string{"ships /out/starter (go build -tags lab ./starter), which links internal/invariants, internal/lab, internal/lab/"} {
+		if !strings.Contains(prod, want) {
+			t.Errorf("missed %q; reported:\n%s", want, prod)
 		}
 	}
-	if strings.Contains(got, "/out/worker") {
-		t.Errorf("reported the worker, which links no lab:\n%s", got)
+	if want := "the lab target's starter (go build ./starter) does not link internal/lab"; !strings.Contains(labTarget, want) {
+		t.Errorf("missed %q; reported:\n%s", want, labTarget)
 	}
 }
 
@@ -80,11 +84,16 @@ func imageProblems(t *testing.T, root, module, dockerfile string) []string {
 		}
 	}
 	for _, g := range prod {
+		var linked []string
 		for _, d := range deps(t, root, g) {
 			if isLab(module, d) {
-				out = append(out, fmt.Sprintf("the default target (stage %s) ships %s (%s), which links %s: production never links the lab; "+
-					"build the lab's starter in its own stage with -tags %s (%s)", def.name, g.out, g, d, labTag, rule))
+				linked = append(linked, relative(module, d))
 			}
+		}
+		if len(linked) > 0 {
+			slices.Sort(linked)
+			out = append(out, fmt.Sprintf("the default target (stage %s) ships %s (%s), which links %s: production never links the lab; "+
+				"build the lab's starter in its own stage with -tags %s (%s)", def.name, g.out, g, strings.Join(linked, ", "), labTag, productRule))
 		}
 	}
 	i := slices.IndexFunc(shipped(stages, "lab"), func(g goBuild) bool { return g.pkg == "./starter" })
@@ -92,7 +101,7 @@ func imageProblems(t *testing.T, root, module, dockerfile string) []string {
 		return append(out, "the lab target ships no go build of ./starter")
 	}
 	if g := shipped(stages, "lab")[i]; !slices.Contains(deps(t, root, g), module+"/internal/lab") {
-		out = append(out, fmt.Sprintf("the lab target's starter (%s) does not link internal/lab: build it with -tags %s", g, labTag))
+		out = append(out, fmt.Sprintf("the lab target's starter (%s) does not link internal/lab: build it with -tags %s (%s)", g, labTag, productRule))
 	}
 	return out
 }
@@ -114,7 +123,11 @@ func deps(t *testing.T, root string, g goBuild) []string {
 	cmd.Dir = root
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list -deps %s %s: %v", strings.Join(g.flags(), " "), g.pkg, err)
+		var stderr []byte
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("go list -deps of %s: %v\n%s", g, err, stderr)
 	}
 	return strings.Fields(string(out))
 }
