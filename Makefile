@@ -13,6 +13,12 @@ SEARCH_ATTRS := --search-attribute RackrollCluster=Keyword \
 
 export RACKROLL_BIN := $(BIN)
 
+# The lab's commands (`starter lab …`, `starter demo`) are linked into the
+# starter only with this tag (starter/lab_build.go): bin/starter and the
+# tests' binaries have them; the production starter (the Dockerfile's
+# default target, `go build ./starter`) does not.
+LAB := -tags lab
+
 .PHONY: all build tools test test-short test-profile soak vet dev-server worker clean help histories bench demo postgres
 
 all: build
@@ -25,12 +31,12 @@ help:
 	@echo "make soak        the convergence property test over 10,000 scenarios (SEED=S to start elsewhere)"
 	@echo "make dev-server  Temporal dev server on 127.0.0.1:7233, UI on :8233, data in .data/"
 	@echo "make worker      run the rackroll worker against \$$TEMPORAL_ADDRESS (default 127.0.0.1:7233)"
-	@echo "make build       build bin/worker and bin/starter"
+	@echo "make build       build bin/worker and bin/starter (with the lab's commands: -tags lab)"
 	@echo "make demo        dev server + UI + lab + worker + a full upgrade with live progress (ONCE=1: exit after)"
 
 build:
 	$(GO) build -o $(BIN)/worker ./worker
-	$(GO) build -o $(BIN)/starter ./starter
+	$(GO) build $(LAB) -o $(BIN)/starter ./starter
 
 # Tool binaries are file targets, so a second `make tools` does nothing.
 tools: $(BIN)/temporal $(BIN)/temporal-server $(BIN)/temporal-sql-tool $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kubectl $(BIN)/tctl
@@ -88,13 +94,17 @@ $(BIN)/tctl: $(TCTL_PIN)
 	@echo ">> building tctl v1.18.0 into bin/ (about a minute the first time)"
 	cd hack/tctl && $(GO) build -ldflags '-s -w' -o $(BIN)/tctl github.com/temporalio/tctl/cmd/tctl
 
+# Both builds of the starter: the production one and the lab one.
 vet:
 	$(GO) vet ./...
+	$(GO) vet $(LAB) ./starter
 
 # The test command of the README and of CI. Integration tests start the
 # dev server and the lab from bin/, the production test also PostgreSQL,
 # so the tools come first; the worker and starter binaries that tests run
 # as processes are linked once, into a per-run directory (RACKROLL_CMD_DIR).
+# The tests run the lab build of the starter ($(LAB)); the production
+# starter's own tests (./starter without the tag) run first, briefly.
 # Two go tests run at once:
 #  - the tests: the lab packages sleep on simulated hardware most of the
 #    time, so more packages run at once (-p) than there are cores, the
@@ -109,10 +119,11 @@ HEAVY_PKGS := ./test/controlplane ./test/upgrade ./test/reliability ./test/demo 
 BENCH_PKGS  = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmark' . | grep -v '^./hack/')))
 test: tools postgres vet
 	@d=$$(mktemp -d /tmp/rackroll-cmds-XXXXXX) && trap 'rm -rf $$d' EXIT && \
-	$(GO) build -o $$d/worker ./worker && $(GO) build -o $$d/starter ./starter && \
-	{ RACKROLL_CMD_DIR=$$d $(GO) test -count=1 -timeout 30m -p $(TEST_P) $(if $(TEST_JSON),-json) \
+	$(GO) test -short -count=1 ./starter && \
+	$(GO) build -o $$d/worker ./worker && $(GO) build $(LAB) -o $$d/starter ./starter && \
+	{ RACKROLL_CMD_DIR=$$d $(GO) test $(LAB) -count=1 -timeout 30m -p $(TEST_P) $(if $(TEST_JSON),-json) \
 		$(HEAVY_PKGS) ./... $(if $(TEST_JSON),> $(TEST_JSON)) & tests=$$!; } && \
-	{ RACKROLL_BENCH_SMALL=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m $(if $(TEST_JSON),-json) \
+	{ RACKROLL_BENCH_SMALL=1 $(GO) test $(LAB) -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m $(if $(TEST_JSON),-json) \
 		$(BENCH_PKGS) $(if $(TEST_JSON),> $(TEST_JSON).bench) & bench=$$!; } && \
 	t=0 && b=0 && { wait $$tests || t=$$?; } && { wait $$bench || b=$$?; } && \
 	if [ $$t != 0 ] || [ $$b != 0 ]; then echo "make test: tests exit $$t, benchmarks exit $$b" >&2; exit 1; fi
@@ -124,7 +135,8 @@ test-profile:
 
 # Quick local loop: unit tests only (integration tests skip under -short).
 test-short:
-	$(GO) test -short ./...
+	$(GO) test -short ./starter
+	$(GO) test -short $(LAB) ./...
 
 # The convergence property over 10,000 scenarios (make test runs 300);
 # SEED=S starts elsewhere. Twenty processes of 500: the SDK's test
@@ -152,7 +164,7 @@ demo:
 		echo ">> first run: building the Temporal CLI, etcd and kube-apiserver from the Go module proxy (about 10 minutes, once)"; fi
 	@$(MAKE) --no-print-directory tools
 	@$(GO) build -o $(BIN)/worker ./worker
-	@$(GO) build -o $(BIN)/starter ./starter
+	@$(GO) build $(LAB) -o $(BIN)/starter ./starter
 	$(BIN)/starter demo $(if $(ONCE),--once) $(DEMO_FLAGS)
 
 clean:
@@ -169,7 +181,7 @@ bench: tools
 # Re-record the workflow histories the replay tests replay (after a
 # deliberate, versioned workflow change).
 histories: tools
-	RACKROLL_RECORD_HISTORIES=1 $(GO) test -count=1 -timeout 40m -run 'TestE2E' ./test/... ./starter/...
+	RACKROLL_RECORD_HISTORIES=1 $(GO) test $(LAB) -count=1 -timeout 40m -run 'TestE2E' ./test/... ./starter/...
 
 # Bounded fuzzing of the parsers (go test runs only their seed corpus).
 # FUZZTIME=2m make fuzz for a longer run; a failing input lands in

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/output"
 	"github.com/rackroll/rackroll/internal/placement"
@@ -15,9 +14,8 @@ func loadPlaced(path string) (*model.Inventory, []placement.Assignment, error) {
 	if path == "" {
 		return nil, nil, fmt.Errorf("--inventory is required: the site inventory YAML (see examples/)")
 	}
-	// lab.Validate: an inventory may carry the lab's section, which the lab
-	// checks along with the site.
-	inv, err := model.LoadValid(path, lab.Validate)
+	// checkInventory: in a lab build, the lab's section too.
+	inv, err := model.LoadValid(path, checkInventory)
 	if err != nil {
 		return nil, nil, err
 	}

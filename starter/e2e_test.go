@@ -214,13 +214,16 @@ func TestE2EWatch(t *testing.T) {
 	})
 
 	t.Run("read commands -o yaml", func(t *testing.T) {
-		for _, args := range [][]string{
+		reads := [][]string{
 			{"cluster", "show", "--cluster", env.Cluster},
 			{"cluster", "history", "--cluster", env.Cluster, "--bmm", "rack1-c1"},
 			{"upgrade", "plan", "--cluster", env.Cluster, "--version", "4.2.0"},
-			{"lab", "status", "--inventory", env.InvPath},
 			{"remediation", "show", "--cluster", env.Cluster, "--bmm", "rack1-c2"},
-		} {
+		}
+		if withLab {
+			reads = append(reads, []string{"lab", "status", "--inventory", env.InvPath})
+		}
+		for _, args := range reads {
 			out, _, err := cli(append(args, "-o", "yaml")...)
 			require.NoError(t, err, "%v", args)
 			var v any

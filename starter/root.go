@@ -24,7 +24,8 @@ func newRoot() *cobra.Command {
 		Use:   "starter",
 		Short: "Run and steer rackroll's bare-metal lifecycle workflows",
 		Long: `starter drives rackroll: validate a site inventory, register a cluster,
-run runtime upgrades rack by rack, act on bare-metal machines, and run the lab.
+run runtime upgrades rack by rack, act on bare-metal machines, and (when built
+with the lab) run the lab.
 Connection flags follow the temporal CLI and the TEMPORAL_* environment.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -42,15 +43,13 @@ Connection flags follow the temporal CLI and the TEMPORAL_* environment.`,
 		group("cluster", "Validate, register and show clusters",
 			a.clusterValidateCmd(), a.clusterRegisterCmd(), a.clusterReplaceRolesCmd(), a.clusterShowCmd(), a.clusterHistoryCmd(), a.clusterResumeCmd()),
 		a.leaseCmd(),
-		group("lab", "Run the simulated site (real kube-apiserver + Redfish BMCs) and inject faults",
-			a.labUpCmd(), a.labFaultCmd(), a.labStatusCmd(), a.labCheckCmd()),
 		group("remediation", "Follow the health monitor and automatic remediations", a.remediationListCmd(), a.remediationShowCmd()),
 		a.upgradeCmd(),
-		a.demoCmd(),
 		a.bmmCmd(),
 		a.siteCmd(),
 		a.codecServerCmd(),
 	)
+	root.AddCommand(a.labCmds()...) // `lab` and `demo`: lab_build.go or lab_none.go
 	noArgs(root)
 	return root
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/kube"
-	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/output"
 	"github.com/rackroll/rackroll/internal/sitecheck"
@@ -38,7 +37,7 @@ It needs no Temporal: it runs where the worker would run.`,
 			if inventory == "" {
 				return fmt.Errorf("--inventory is required: the site inventory YAML")
 			}
-			inv, err := model.LoadValid(inventory, lab.Validate)
+			inv, err := model.LoadValid(inventory, checkInventory)
 			if err != nil {
 				return err
 			}

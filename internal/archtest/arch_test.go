@@ -17,15 +17,25 @@ const rule = "docs/design.md#layers-and-what-each-may-import"
 
 // TestLayers fails when a package of this module imports a layer it may
 // not, when a pure package imports Temporal or I/O, or when a package is in
-// no layer.
+// no layer: in the production build (no tags) and in the lab build
+// (-tags lab), where only the CLI may also import the lab.
 func TestLayers(t *testing.T) {
-	module, imports := load(t)
-	if len(imports) < 20 {
-		t.Fatalf("found only %d packages in module %s: the walk is broken", len(imports), module)
-	}
-	t.Logf("%d packages of %s checked", len(imports), module)
-	for _, v := range check(module, imports) {
-		t.Error(v)
+	for _, b := range []struct {
+		name  string
+		tags  []string
+		extra map[string][]string
+	}{
+		{"production build", nil, nil},
+		{"lab build (-tags " + labTag + ")", []string{labTag}, labBuild},
+	} {
+		module, imports := load(t, b.tags...)
+		if len(imports) < 20 {
+			t.Fatalf("%s: found only %d packages in module %s: the walk is broken", b.name, len(imports), module)
+		}
+		t.Logf("%s: %d packages of %s checked", b.name, len(imports), module)
+		for _, v := range check(module, imports, b.extra) {
+			t.Errorf("%s: %s", b.name, v)
+		}
 	}
 }
 
@@ -38,7 +48,7 @@ func TestCheckCatchesUpwardImports(t *testing.T) {
 		m + "/activities/kube":           {m + "/workflows", m + "/activities/bmc"},
 		m + "/internal/model":            {"go.temporal.io/sdk/workflow", m + "/internal/api"},
 		m + "/worker/wiring":             {m + "/internal/lab/kubesim", m + "/test/e2e"},
-		m + "/starter":                   {m + "/workflows"},
+		m + "/starter":                   {m + "/workflows", m + "/internal/lab", m + "/internal/invariants"},
 		m + "/internal/lab/kubesim":      {m + "/activities/kube"},
 		m + "/internal/somethingnew":     nil,
 		m + "/internal/upgradeplan":      {m + "/internal/model/modeltest"},
@@ -53,7 +63,7 @@ func TestCheckCatchesUpwardImports(t *testing.T) {
 		m + "/workflows/internal/wftest": {m + "/activities/kube", m + "/internal/api"},
 		m + "/internal/sitecheck":        {m + "/internal/lab/kubesim"},
 	}
-	got := strings.Join(check(m, imports), "\n")
+	got := strings.Join(check(m, imports, nil), "\n")
 	for _, want := range []string{
 		"workflows imports worker/wiring (wiring)",
 		"activities/kube imports workflows (workflows)",
@@ -63,6 +73,8 @@ func TestCheckCatchesUpwardImports(t *testing.T) {
 		"worker/wiring imports internal/lab/kubesim (lab)",
 		"worker/wiring imports test/e2e (harness)",
 		"starter imports workflows (workflows)",
+		"starter imports internal/lab (lab)",
+		"starter imports internal/invariants (labcheck)",
 		"internal/lab/kubesim imports activities/kube (activities)",
 		"internal/somethingnew is in no layer",
 		"internal/upgradeplan imports internal/model/modeltest (harness)",
@@ -86,8 +98,33 @@ func TestCheckCatchesUpwardImports(t *testing.T) {
 	}
 }
 
-// check returns one line per broken rule, sorted.
-func check(module string, imports map[string][]string) []string {
+// In the lab build the CLI may import the lab and its checker, and nothing
+// else changes: production code still may not.
+func TestLabBuildLetsOnlyTheCLIImportTheLab(t *testing.T) {
+	const m = "example.com/rr"
+	imports := map[string][]string{
+		m + "/starter":             {m + "/internal/lab", m + "/internal/invariants", m + "/workflows"},
+		m + "/worker/wiring":       {m + "/internal/lab/kubesim"},
+		m + "/activities/kube":     {m + "/internal/invariants"},
+		m + "/internal/invariants": {m + "/internal/lab/events"},
+	}
+	got := strings.Join(check(m, imports, labBuild), "\n")
+	for _, want := range []string{"starter imports workflows (workflows)", "worker/wiring imports internal/lab/kubesim (lab)",
+		"activities/kube imports internal/invariants (labcheck)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("check missed %q; it reported:\n%s", want, got)
+		}
+	}
+	for _, fine := range []string{"starter imports internal/lab", "starter imports internal/invariants", "internal/invariants imports"} {
+		if strings.Contains(got, fine) {
+			t.Errorf("check reported an allowed import (%s…):\n%s", fine, got)
+		}
+	}
+}
+
+// check returns one line per broken rule, sorted; extra is what the build
+// lets a layer import beyond mayImport (labBuild, or nil).
+func check(module string, imports map[string][]string, extra map[string][]string) []string {
 	var out []string
 	for path, imps := range imports {
 		rel := relative(module, path)
@@ -112,11 +149,11 @@ func check(module string, imports map[string][]string) []string {
 				out = append(out, checkFamily(rel, to)...)
 				continue
 			}
-			if allowed(from, rel, to) {
+			if allowed(from, rel, to, extra) {
 				continue
 			}
-			out = append(out, fmt.Sprintf("%s imports %s (%s): a %s package may import only %s (%s)",
-				rel, to, layerName(to), from, strings.Join(mayImport[from], ", "), rule))
+			out = append(out, fmt.Sprintf("%s imports %s (%s): a %s package may import only %s%s (%s)",
+				rel, to, layerName(to), from, strings.Join(slices.Concat(mayImport[from], extra[from]), ", "), labHint(to), rule))
 		}
 	}
 	sort.Strings(out)
@@ -135,13 +172,13 @@ func checkFamily(rel, to string) []string {
 	}
 	may := "no other workflow package"
 	if l := familyImports[ff]; len(l) > 0 {
-		may = strings.Join(l, ", ")
+		may = "only " + strings.Join(l, ", ")
 	}
-	return []string{fmt.Sprintf("%s imports %s (workflow family %s): %s may import only %s; what one family needs of another goes through kernel (%s)",
+	return []string{fmt.Sprintf("%s imports %s (workflow family %s): %s may import %s; what one family needs of another goes through kernel (%s)",
 		rel, to, ft, ff, may, rule)}
 }
 
-func allowed(from, rel, to string) bool {
+func allowed(from, rel, to string, extra map[string][]string) bool {
 	l := layer(to)
 	if l == "" {
 		return true // reported on its own as in no layer
@@ -149,7 +186,15 @@ func allowed(from, rel, to string) bool {
 	if from == activities && l == activities {
 		return top(rel, 2) == top(to, 2) // within one activity package only
 	}
-	return slices.Contains(mayImport[from], l)
+	return slices.Contains(mayImport[from], l) || slices.Contains(extra[from], l)
+}
+
+// labHint says where lab code goes when an import of the lab is refused.
+func labHint(to string) string {
+	if l := layer(to); l == lab || l == labcheck {
+		return "; production code never links the lab: the CLI's lab commands are files built with -tags " + labTag + " (starter/lab_build.go)"
+	}
+	return ""
 }
 
 func layerName(rel string) string {
@@ -174,15 +219,18 @@ func relative(module, path string) string {
 
 // load reads every package of the module from source, without the go
 // command: import path → the imports of its non-test files (for the
-// current GOOS/GOARCH, as the build sees them). Nested modules (hack/k8s,
-// hack/tctl), testdata and hidden directories are not part of it.
-func load(t *testing.T) (module string, imports map[string][]string) {
+// current GOOS/GOARCH and the build tags given, as such a build sees them).
+// Nested modules (hack/k8s, hack/tctl), testdata and hidden directories are
+// not part of it.
+func load(t *testing.T, tags ...string) (module string, imports map[string][]string) {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	module = modulePath(t, filepath.Join(root, "go.mod"))
+	ctx := build.Default
+	ctx.BuildTags = tags
 	imports = map[string][]string{}
 	err = filepath.WalkDir(root, func(dir string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -200,7 +248,7 @@ func load(t *testing.T) (module string, imports map[string][]string) {
 				return filepath.SkipDir
 			}
 		}
-		p, err := build.Default.ImportDir(dir, 0)
+		p, err := ctx.ImportDir(dir, 0)
 		var noGo *build.NoGoError
 		if errors.As(err, &noGo) {
 			return nil

@@ -76,13 +76,24 @@ var mayImport = map[string][]string{
 	activities: {domain, contract, support},
 	workflows:  {domain, contract, support, activities, workflows},
 	wiring:     {domain, contract, support, activities, workflows, wiring},
-	cli:        {domain, contract, support, activities, lab, labcheck},
+	cli:        {domain, contract, support, activities},
 	lab:        {domain, support, lab},
 	labcheck:   {domain, contract, lab, labcheck},
 	harness:    {domain, contract, support, activities, workflows, wiring, lab, labcheck, harness},
 	tests:      {domain, contract, support, activities, workflows, wiring, lab, labcheck, harness, tests},
 	tools:      {domain, contract, support, activities, workflows, wiring, lab, labcheck, harness, tools},
 }
+
+// labTag is the build tag of the CLI's lab commands (starter/lab_build.go):
+// `make build`, the Dockerfile's lab target and the tests' binaries set it;
+// the production starter (`go build ./starter`, the image's default target)
+// does not, so it links no lab.
+const labTag = "lab"
+
+// labBuild is what a build with labTag lets a layer import beyond
+// mayImport: the CLI's lab commands run the lab and its checker. Nothing
+// else may use the tag to reach the lab.
+var labBuild = map[string][]string{cli: {lab, labcheck}}
 
 // Workflow families: inside the workflows layer, each package under
 // workflows/ is one of these, and may import only the families listed

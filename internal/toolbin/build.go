@@ -14,10 +14,17 @@ import (
 // test package that runs them as processes.
 const CmdDirEnv = "RACKROLL_CMD_DIR"
 
+// LabTag is the build tag that links the lab's commands into the starter
+// (`starter lab …`, `starter demo`; starter/lab_build.go). The production
+// starter is built without it; the commands tests run are built with it,
+// as `make build` builds them, since tests drive the lab through them.
+const LabTag = "lab"
+
 // Build compiles rackroll's own commands (package directories of the
-// checkout, e.g. "worker", "starter") into dir, for tests that must run
-// them as separate processes, and returns their paths in order. Commands
-// make test linked already (CmdDirEnv) are returned as they are.
+// checkout, e.g. "worker", "starter") into dir with LabTag, for tests that
+// must run them as separate processes, and returns their paths in order.
+// Commands make test linked already (CmdDirEnv, also with LabTag) are
+// returned as they are.
 func Build(dir string, commands ...string) ([]string, error) {
 	if pre := os.Getenv(CmdDirEnv); pre != "" {
 		if paths, ok := prebuilt(pre, commands); ok {
@@ -31,10 +38,10 @@ func Build(dir string, commands ...string) ([]string, error) {
 	paths := make([]string, 0, len(commands))
 	for _, c := range commands {
 		out := filepath.Join(dir, filepath.Base(c))
-		cmd := exec.Command("go", "build", "-o", out, "./"+c)
+		cmd := exec.Command("go", "build", "-tags", LabTag, "-o", out, "./"+c)
 		cmd.Dir = root
 		if b, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("go build ./%s: %v\n%s", c, err, b)
+			return nil, fmt.Errorf("go build -tags %s ./%s: %v\n%s", LabTag, c, err, b)
 		}
 		paths = append(paths, out)
 	}
