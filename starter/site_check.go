@@ -12,7 +12,6 @@ import (
 	"github.com/rackroll/rackroll/internal/output"
 	"github.com/rackroll/rackroll/internal/sitecheck"
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
 )
 
 func (a *app) siteCmd() *cobra.Command {
@@ -41,7 +40,7 @@ It needs no Temporal: it runs where the worker would run.`,
 			if err != nil {
 				return err
 			}
-			in := sitecheck.Input{Inventory: inv, ProbeBMC: siteProber(inv, timeout), VersionOf: versionOf(inv.Kubernetes.NodeVersion())}
+			in := sitecheck.Input{Inventory: inv, ProbeBMC: siteProber(inv, timeout), VersionOf: sitecheck.SourceVersion(inv.Kubernetes.NodeVersion())}
 			switch {
 			case inv.Kubernetes.Kubeconfig != "":
 				in.Kube, in.KubeErr = kube.Kubeconfig(inv.Kubernetes.Kubeconfig).Clientset(cmd.Context())
@@ -78,10 +77,6 @@ func siteProber(inv *model.Inventory, timeout time.Duration) sitecheck.BMCProber
 			Credentials: bmc.RefOf(c)}
 		return bmc.Probe(ctx, ep, bmc.SecretResolver{}, timeout)
 	}
-}
-
-func versionOf(src model.NodeVersionSource) sitecheck.VersionOf {
-	return func(n *corev1.Node) (string, error) { return src.Read(n.Labels, n.Status.NodeInfo.OSImage) }
 }
 
 // siteTable: the Kubernetes findings first (as rows named "kubernetes"),

@@ -93,5 +93,6 @@ func (s *site) readNode(t *testing.T, node string) NodeStatus {
 	return st
 }
 
-// labelSource reads the version from the default label.
-var labelSource model.NodeVersionSource
+// labelSource reads the version from the label the lab's kubelets set at
+// registration (and its relabelling agent keeps current).
+var labelSource = model.NodeVersionSource{Label: model.LabelRuntimeVersion}

@@ -27,12 +27,14 @@ import (
 
 var bg = context.Background()
 
+// fakeNode shows version both in the lab's label and in its osImage.
 func fakeNode(name string, ready corev1.ConditionStatus, version string) *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{model.LabelRuntimeVersion: version}},
-		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{
-			{Type: corev1.NodeReady, Status: ready, Reason: "KubeletReady", LastTransitionTime: metav1.NewTime(time.Unix(100, 0))},
-		}},
+		Status: corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{OSImage: "rackroll " + version + " (lab)"},
+			Conditions: []corev1.NodeCondition{
+				{Type: corev1.NodeReady, Status: ready, Reason: "KubeletReady", LastTransitionTime: metav1.NewTime(time.Unix(100, 0))},
+			}},
 	}
 }
 
@@ -223,7 +225,7 @@ func TestWaitNodeReadyTimeoutCarriesTheLastStatus(t *testing.T) {
 	env.SetOnActivityHeartbeatListener(func(*activity.Info, converter.EncodedValues) { beats.Add(1) })
 	_, err := env.ExecuteActivity(a.WaitNodeReady, WaitReadyInput{Node: "n1", Version: "4.2.0", Timeout: 100 * time.Millisecond})
 	var ae *temporal.ApplicationError
-	if !errors.As(err, &ae) || ae.Type() != ErrNodeNotReady || !ae.NonRetryable() || !strings.Contains(ae.Error(), "want version 4.2.0 from label "+model.LabelRuntimeVersion) {
+	if !errors.As(err, &ae) || ae.Type() != ErrNodeNotReady || !ae.NonRetryable() || !strings.Contains(ae.Error(), `want version 4.2.0 from osImage (its first major.minor.patch, the default): osImage "rackroll 4.1.2 (lab)"`) {
 		t.Fatalf("got %v", err)
 	}
 	var last NodeStatus

@@ -102,7 +102,11 @@ func newBoot(st NodeStatus, previous string) bool {
 func missing(last NodeStatus, in WaitReadyInput) string {
 	var out string
 	if in.Version != "" && last.RuntimeVersion != in.Version {
-		out += fmt.Sprintf(" (want version %s from %s)", in.Version, in.VersionFrom)
+		out += fmt.Sprintf(" (want version %s from %s", in.Version, in.VersionFrom)
+		if in.VersionFrom.Label == "" && last.Exists {
+			out += fmt.Sprintf(": osImage %q", last.OSImage)
+		}
+		out += ")"
 	}
 	if last.Exists && !newBoot(last, in.PreviousBootID) {
 		out += fmt.Sprintf(" (still the boot from before the reset, bootID %q: the machine did not boot again)", in.PreviousBootID)

@@ -157,7 +157,8 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 			Role: string(a.Role), ManagementGroup: a.ManagementGroup, RuntimeVersion: inv.RuntimeVersion,
 			TenantLoad: section.Lab.LoadOf(ref.Rack, s.Name)})
 	}
-	l.Sim = kubesim.New(l.Kube.Client(), sims, kubesim.Options{Events: l.roles, Drain: t.Drain.Std(), Workloads: !opts.NoWorkloads})
+	l.Sim = kubesim.New(l.Kube.Client(), sims, kubesim.Options{Events: l.roles, Drain: t.Drain.Std(), Workloads: !opts.NoWorkloads,
+		RelabelAgent: section.Lab.Relabels()})
 	if err := l.Sim.Setup(ctx); err != nil {
 		return nil, fmt.Errorf("lab: create nodes and workloads: %w", err)
 	}

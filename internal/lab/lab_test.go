@@ -15,6 +15,7 @@ import (
 
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/rackroll/rackroll/internal/lab/kubesim"
 	"github.com/rackroll/rackroll/internal/lab/redfish"
 	"github.com/rackroll/rackroll/internal/lab/redfish/redfishtest"
 	"github.com/rackroll/rackroll/internal/model"
@@ -32,8 +33,9 @@ func fastTimings() Timings {
 
 // The lab for examples/four-rack.yaml: a Node per BMM with the docs/design.md
 // labels, a Redfish BMC per BMM answering with the inventory's credentials,
-// and a reimage through the bmc activities that changes the node's version
-// label and lands in the event log.
+// and a reimage through the bmc activities that changes the node's osImage
+// (its kubelets are stock: the runtime-version label stays the one of its
+// first registration) and lands in the event log.
 func TestLabUpFourRack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts etcd and kube-apiserver")
@@ -133,11 +135,14 @@ func TestLabUpFourRack(t *testing.T) {
 	require.True(t, res.Reimaged)
 	require.Eventually(t, func() bool {
 		n, err := cs.CoreV1().Nodes().Get(context.Background(), target.Name, metav1.GetOptions{})
-		return err == nil && n.Labels["rackroll.io/runtime-version"] == "4.2.0"
-	}, 30*time.Second, 100*time.Millisecond, "node label follows the reimage")
+		return err == nil && n.Status.NodeInfo.OSImage == kubesim.OSImage("4.2.0")
+	}, 30*time.Second, 100*time.Millisecond, "the node's osImage follows the reimage")
+	n, err := cs.CoreV1().Nodes().Get(context.Background(), target.Name, metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "4.1.2", n.Labels["rackroll.io/runtime-version"], "a stock kubelet does not relabel its node")
 	require.Equal(t, 1, l.ReimageCounts()[target.Name])
 
-	// The kubelet simulator reports Ready a moment after the label moves:
+	// The kubelet simulator reports Ready a moment after the osImage moves:
 	// read the log until the node-ready line is in it.
 	var evs []events.Event
 	require.Eventually(t, func() bool {
@@ -151,9 +156,10 @@ func TestLabUpFourRack(t *testing.T) {
 			require.Equal(t, "rack2", e.Rack)
 		}
 	}
-	for _, k := range []string{events.MediaInsert, events.BootOverride, events.Reset, events.ReimageStart, events.ReimageDone, events.NodeLabel, events.NodeReady} {
+	for _, k := range []string{events.MediaInsert, events.BootOverride, events.Reset, events.ReimageStart, events.ReimageDone, events.NodeReady} {
 		require.True(t, kinds[k], "event %s for %s in %v", k, target.Name, kinds)
 	}
+	require.False(t, kinds[events.NodeLabel], "no node-label without the relabelling agent")
 
 	// Faults through the admin endpoint, as `starter lab fault` sends them.
 	post := func(req FaultRequest) (int, string) {

@@ -10,12 +10,15 @@ import (
 
 // OutInventory is the same site pointing at the lab: https:// BMC
 // addresses verified against the lab's BMC CA (bmcCAFile; never
-// insecureSkipVerify), the lab's kubeconfig, the files holding the lab's
-// BMC credentials, and the admin endpoint for `starter lab fault`. Every
-// other command runs against it unchanged.
+// insecureSkipVerify), the lab's kubeconfig (the site's version source
+// kept), the files holding the lab's BMC credentials, and the admin
+// endpoint for `starter lab fault`. Every other command runs against it
+// unchanged.
 func (l *Lab) OutInventory() *model.Inventory {
 	out := *l.Inventory
-	out.Kubernetes = model.KubernetesSpec{Kubeconfig: l.Kube.Kubeconfig()}
+	// The site's version source stays: it says what its images show.
+	out.Kubernetes = model.KubernetesSpec{Kubeconfig: l.Kube.Kubeconfig(),
+		VersionLabel: l.Inventory.Kubernetes.VersionLabel, OSImagePattern: l.Inventory.Kubernetes.OSImagePattern}
 	out.BMCCAFile = l.BMCCAFile
 	out.ControlPlane = &model.ControlPlaneSpec{Etcd: l.EtcdSpec()}
 	out.LabAdmin, _ = json.Marshal(l.AdminURL) // a string always marshals

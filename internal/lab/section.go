@@ -42,7 +42,19 @@ type Spec struct {
 	// TenantLoad fills compute nodes (tenantload.go): a rack or server to
 	// the share of its node's CPU and memory its tenant pods request.
 	TenantLoad map[string]float64 `json:"tenantLoad,omitempty"`
+	// NodeAgent is what runs beside each stock kubelet: "" nothing (the
+	// default, as on a site that installed none) or NodeAgentRelabel.
+	NodeAgent string `json:"nodeAgent,omitempty"`
 }
+
+// NodeAgentRelabel is an agent that sets the runtime-version label to the
+// booted version on every boot (kubesim.Options.RelabelAgent): a site's
+// own add-on, never the default, since a stock kubelet applies its
+// --node-labels only when it registers a new Node.
+const NodeAgentRelabel = "relabel"
+
+// Relabels reports whether the site declares the relabelling agent.
+func (l *Spec) Relabels() bool { return l != nil && l.NodeAgent == NodeAgentRelabel }
 
 // Timings are how long the simulated hardware takes; zero means the lab's
 // own default.
@@ -141,6 +153,9 @@ func (l *Spec) validate(e *model.ValidationError, inv *model.Inventory) {
 		}
 	}
 	l.validateTenantLoad(e, servers, racks)
+	if l.NodeAgent != "" && l.NodeAgent != NodeAgentRelabel {
+		e.Add("lab.nodeAgent", l.NodeAgent, `unknown node agent: allowed values are "`+NodeAgentRelabel+`" (an agent that relabels the node with the booted runtime version) or none (stock kubelets, the default)`)
+	}
 	for i, f := range l.Faults {
 		p := "lab.faults[" + strconv.Itoa(i) + "]"
 		if !servers[f.BMM] {

@@ -77,6 +77,7 @@ func TestSectionProblems(t *testing.T) {
 		{"lab fault rate above 1", "lab: {faults: [{bmm: rack1-c1, kind: bmc-5xx, rate: 1.5}]}\n", "lab.faults[0].rate", "1.5", "between 0 and 1"},
 		{"lab fault rate negative", "lab: {faults: [{bmm: rack1-c1, kind: bmc-5xx, rate: -0.1}]}\n", "lab.faults[0].rate", "-0.1", "between 0 and 1"},
 		{"lab admin not a URL", "labAdmin: localhost:9000\n", "labAdmin", "localhost:9000", "http(s) URL"},
+		{"unknown node agent", "lab: {nodeAgent: relabels}\n", "lab.nodeAgent", "relabels", `allowed values are "relabel"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := model.ParseValid(append(site[:len(site):len(site)], tc.yaml...), Validate)
@@ -95,6 +96,18 @@ func TestValidateGood(t *testing.T) {
 	put(t, inv, Section{Lab: &Spec{Timings: FastTimings(), Faults: []Fault{{BMM: "rack1-c1", Kind: "stale-etag", Rate: 0.25}}},
 		Admin: "http://127.0.0.1:7400"})
 	assert.NoError(t, Validate(inv), "stale-etag is a fault kind like the others")
+}
+
+// Stock kubelets unless the site declares the relabelling agent.
+func TestNodeAgentIsTheSitesOption(t *testing.T) {
+	var none *Spec
+	assert.False(t, none.Relabels(), "no lab section: stock kubelets")
+	assert.False(t, (&Spec{}).Relabels(), "no agent declared: stock kubelets")
+	inv, err := model.ParseInventory([]byte("cluster: site-a\nlab: {nodeAgent: relabel}\n"))
+	require.NoError(t, err)
+	s, err := SectionOf(inv)
+	require.NoError(t, err)
+	assert.True(t, s.Lab.Relabels())
 }
 
 func TestValidateReportsAllAtOnce(t *testing.T) {

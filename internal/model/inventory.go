@@ -65,8 +65,9 @@ type KubernetesSpec struct {
 	KubeconfigSecretRef *SecretRef `json:"kubeconfigSecretRef,omitempty"`
 	InCluster           bool       `json:"inCluster,omitempty"`
 	// Where a node shows the runtime version it booted (nodeversion.go):
-	// a label (default rackroll.io/runtime-version) or a regular
-	// expression over status.nodeInfo.osImage with one capture group.
+	// by default the first major.minor.patch of status.nodeInfo.osImage;
+	// else a regular expression over osImage with one capture group, or a
+	// label an agent on the node keeps current.
 	VersionLabel   string `json:"versionLabel,omitempty"`
 	OSImagePattern string `json:"osImagePattern,omitempty"`
 }

@@ -58,6 +58,6 @@ func Run(ctx context.Context, in Input) Report {
 		rep.Kubernetes = []Item{Blocker("API reachable", msg, "set kubernetes.kubeconfig to a kubeconfig for the site")}
 		return rep
 	}
-	rep.Kubernetes = checkKube(ctx, in.Kube, rep.BMMs, in.VersionOf)
+	rep.Kubernetes = checkKube(ctx, in.Kube, rep.BMMs, in.VersionOf, inv.RuntimeVersion)
 	return rep
 }

@@ -44,7 +44,7 @@ func TestKubeChecksNodesAndPermissions(t *testing.T) {
 	require.NoError(t, err)
 
 	rows := []Row{{BMM: "a", Node: "sc-good"}, {BMM: "b", Node: "sc-missing"}, {BMM: "c", Node: "sc-nolabel"}}
-	items := checkKube(ctx, admin, rows, LabelVersion(model.LabelRuntimeVersion))
+	items := checkKube(ctx, admin, rows, SourceVersion(model.NodeVersionSource{Label: model.LabelRuntimeVersion}), "4.1.2")
 	require.True(t, itemNamed(t, items, "API reachable").OK)
 	for _, it := range items {
 		require.True(t, it.OK, "the lab's admin may do everything: %+v", it)
@@ -59,6 +59,38 @@ func TestKubeChecksNodesAndPermissions(t *testing.T) {
 	require.False(t, noLabel.OK)
 	require.Contains(t, noLabel.Detail, model.LabelRuntimeVersion)
 	require.False(t, itemNamed(t, rows[2].Items, "boot id reported").OK)
+}
+
+// The default source reads osImage: a stock node whose image names its
+// version passes; one whose osImage carries none is a blocker saying what
+// to set; one that shows another version than the inventory's is warned.
+func TestKubeReadsTheVersionFromOSImageByDefault(t *testing.T) {
+	srv := kubeapitest.Server(t)
+	ctx := context.Background()
+	admin := srv.Client()
+	for name, osImage := range map[string]string{"sc-os-good": "rackroll 4.1.2 (lab)", "sc-os-ubuntu": "Ubuntu 22.04.4 LTS", "sc-os-other": "Acme OS 2.3.1"} {
+		_, err := admin.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
+			Labels: map[string]string{model.LabelRuntimeVersion: "4.1.2"}}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		n, err := admin.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err)
+		n.Status.NodeInfo.BootID, n.Status.NodeInfo.OSImage = "boot-1", osImage
+		_, err = admin.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+		require.NoError(t, err)
+	}
+	rows := []Row{{BMM: "a", Node: "sc-os-good"}, {BMM: "b", Node: "sc-os-ubuntu"}, {BMM: "c", Node: "sc-os-other"}}
+	checkKube(ctx, admin, rows, SourceVersion(model.NodeVersionSource{}), "4.1.2")
+	good := itemNamed(t, rows[0].Items, "version readable")
+	require.True(t, good.OK)
+	require.Equal(t, "4.1.2", good.Detail)
+	blind := itemNamed(t, rows[1].Items, "version readable")
+	require.True(t, blind.Blocker)
+	require.Contains(t, blind.Detail, `shows no version through osImage (its first major.minor.patch, the default) (osImage "Ubuntu 22.04.4 LTS")`)
+	require.Contains(t, blind.Fix, "kubernetes.osImagePattern")
+	other := itemNamed(t, rows[2].Items, "version readable")
+	require.False(t, other.OK)
+	require.False(t, other.Blocker, "the inventory may predate an upgrade")
+	require.Equal(t, "shows 2.3.1, the inventory's runtimeVersion is 4.1.2", other.Detail)
 }
 
 // A kubeconfig whose identity may do everything but delete nodes gets

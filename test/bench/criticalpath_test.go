@@ -151,15 +151,16 @@ func benchUpgrade(b *testing.B, inventory string) {
 		}
 		parent := wall - critical - inRacks
 		per := func(d time.Duration) float64 { return float64(d.Milliseconds()) / float64(steps) }
-		// What the guards add to the serial path, measured: the image
-		// preflight, each batch's capacity check (the batches run one after
-		// another) and the canary's extra step (its rack workflow's own time
-		// and the parent's mean cost of a step). The canary's servers are
-		// critical path: the guard waits for them by design.
+		// What the guards add to the serial path, measured: the image and
+		// version-source preflights, each batch's capacity check (the
+		// batches run one after another) and the canary's extra step (its
+		// rack workflow's own time and the parent's mean cost of a step).
+		// The canary's servers are critical path: the guard waits for them
+		// by design.
 		if canary > 0 {
 			canary += parent / time.Duration(steps)
 		}
-		guards := bd["activity:CheckImage"] + checks + canary
+		guards := bd["activity:CheckImage"] + bd["activity:ObserveNodes"] + checks + canary
 		b.ReportMetric(100*guards.Seconds()/critical.Seconds(), "%-guards")
 		b.ReportMetric(canaryWait.Seconds(), "s-canary-wait")
 		b.ReportMetric(per(inRacks), "ms-in-racks/step")

@@ -62,6 +62,11 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 			return u.fail(ctx, false, "preflight: "+msg)
 		}
 	}
+	if workflow.GetVersion(ctx, changeVersionSourcePreflight, workflow.DefaultVersion, 1) == 1 {
+		if msg := u.checkVersionSource(ctx, cs); msg != "" {
+			return u.fail(ctx, false, "preflight: "+msg)
+		}
+	}
 	if err := u.setCluster(ctx, model.ClusterUpdating, "Runtime upgrade to "+in.TargetVersion+" in progress"); err != nil {
 		return u.fail(ctx, false, err.Error())
 	}

@@ -52,4 +52,6 @@ const (
 	changeRackCancelAfterCheck = "rack-cancel-after-check"
 	// changeCapacityEachServer (2026-11-26): each server after a rack's first wave is checked for capacity too.
 	changeCapacityEachServer = "capacity-each-server"
+	// changeVersionSourcePreflight (2026-11-27): the nodes are read through the site's version source before the first disruption.
+	changeVersionSourcePreflight = "version-source-preflight"
 )

@@ -2,6 +2,7 @@ package kubesim
 
 import (
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -87,12 +88,55 @@ func TestAQuickRebootStillShowsNotReadyThenReady(t *testing.T) {
 	s.SetMachineState(bmm, MachineState{Powered: true, OSRunning: true, RuntimeVersion: "4.2.0"})
 	eventually(t, "Ready on the new version", func() (bool, string) {
 		n := s.node(t, bmm)
-		return readyStatus(n) == corev1.ConditionTrue && n.Labels[model.LabelRuntimeVersion] == "4.2.0", fmt.Sprint(n.Labels)
+		return readyStatus(n) == corev1.ConditionTrue && n.Status.NodeInfo.OSImage == OSImage("4.2.0"), n.Status.NodeInfo.OSImage
 	})
 	eventually(t, "node-ready logged", func() (bool, string) {
 		return s.log.Count(events.NodeReady, bmm) == 1, fmt.Sprint(s.log.Count(events.NodeReady, bmm))
 	})
 	if down := s.log.Count(events.NodeNotReady, bmm) + s.log.Count(events.NodeUnknown, bmm); down == 0 {
 		t.Fatal("the reboot left no trace of the node going down")
+	}
+}
+
+// A stock kubelet applies --node-labels only when it registers a Node
+// that does not exist (Kubernetes docs, "Self-registration of Nodes";
+// kubernetes/kubernetes#59314, #109569, #122035): a reimaged node keeps
+// every label it had, the runtime-version of its first install among
+// them, while osImage and bootID show the OS that booted. Only a site's
+// relabelling agent moves the label.
+func TestAReimagedNodeKeepsItsLabelsUnlessAnAgentRelabels(t *testing.T) {
+	for _, agent := range []bool{false, true} {
+		t.Run(fmt.Sprintf("relabelling agent %v", agent), func(t *testing.T) {
+			s := startSite(t, Options{RelabelAgent: agent}, "compute", "compute")
+			bmm := s.prefix + "-compute0"
+			before := s.node(t, bmm)
+			s.SetMachineState(bmm, MachineState{Powered: true, OSRunning: false, RuntimeVersion: "4.2.0"}) // the installer runs
+			s.SetMachineState(bmm, MachineState{Powered: true, OSRunning: true, RuntimeVersion: "4.2.0"})
+			var after *corev1.Node
+			eventually(t, "Ready on the new boot", func() (bool, string) {
+				after = s.node(t, bmm)
+				info := after.Status.NodeInfo
+				return readyStatus(after) == corev1.ConditionTrue && info.BootID != before.Status.NodeInfo.BootID, fmt.Sprint(info)
+			})
+			if got := after.Status.NodeInfo.OSImage; got != OSImage("4.2.0") || after.Status.NodeInfo.BootID == "" {
+				t.Fatalf("osImage %q bootID %q: the node must show the OS that booted", got, after.Status.NodeInfo.BootID)
+			}
+			want := maps.Clone(before.Labels)
+			if agent {
+				want[model.LabelRuntimeVersion] = "4.2.0"
+				eventually(t, "the agent's label", func() (bool, string) {
+					after = s.node(t, bmm)
+					return after.Labels[model.LabelRuntimeVersion] == "4.2.0", fmt.Sprint(after.Labels)
+				})
+			} else if err := s.WaitSettled(bg); err != nil {
+				t.Fatal(err)
+			}
+			if after = s.node(t, bmm); !maps.Equal(after.Labels, want) {
+				t.Fatalf("labels after the reimage %v, want %v", after.Labels, want)
+			}
+			if n := s.log.Count(events.NodeLabel, bmm); (n > 0) != agent {
+				t.Fatalf("%d node-label events with agent %v", n, agent)
+			}
+		})
 	}
 }

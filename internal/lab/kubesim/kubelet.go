@@ -18,8 +18,10 @@ import (
 func (s *Sim) now() time.Time { return time.Now() }
 
 // reconcileNode is one kubelet's sync: register the node if it is gone
-// and may come back, post status and heartbeats, keep the runtime-version
-// label current, and bring its pods' status in line with the node.
+// and may come back, post status and heartbeats (osImage and bootID of the
+// OS that booted), and bring its pods' status in line with the node; the
+// site's relabelling agent, when it has one, keeps the runtime-version
+// label current.
 func (s *Sim) reconcileNode(ctx context.Context, name string) error {
 	m, ok := s.snapshotByNode(name)
 	if !ok {
@@ -35,10 +37,13 @@ func (s *Sim) reconcileNode(ctx context.Context, name string) error {
 	now := s.now()
 	v := desiredView(m.state, m.faults)
 
-	if v.posting && m.boot.Version != "" && node.Labels[model.LabelRuntimeVersion] != m.boot.Version {
-		// The machine came back on a new runtime: its agent relabels the
-		// node with the version that booted (not the one being installed).
-		// The informer sees the change and emits node-label.
+	if s.opts.RelabelAgent && v.posting && m.boot.Version != "" && node.Labels[model.LabelRuntimeVersion] != m.boot.Version {
+		// The machine came back on a new runtime: the site's agent relabels
+		// the node with the version that booted (not the one being
+		// installed). A stock kubelet never does: it applies --node-labels
+		// at registration only (Kubernetes docs, "Self-registration of
+		// Nodes"; kubernetes/kubernetes#59314, #109569, #122035). The
+		// informer sees the change and emits node-label.
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{model.LabelRuntimeVersion: m.boot.Version}}})
 		if _, err := s.client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			return fmt.Errorf("label node %s: %w", name, err)

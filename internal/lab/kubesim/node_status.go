@@ -147,7 +147,10 @@ func heartbeatDue(node string, last, now time.Time, every time.Duration) bool {
 	return now.Sub(last) >= period
 }
 
-// newNode is the node a kubelet registers for the machine.
+// newNode is the node a kubelet registers for the machine. Registration
+// is when a kubelet applies its --node-labels: the runtime-version label is
+// the booted image's here, and only here (a stock kubelet never updates the
+// labels of a Node that exists).
 func newNode(m snapshot, now time.Time) *corev1.Node {
 	labels := m.labels
 	if labels == nil {

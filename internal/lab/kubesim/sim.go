@@ -66,6 +66,13 @@ type Options struct {
 	// simulators with distinct machines and namespaces can share one
 	// apiserver (the tests do).
 	Namespace string
+	// RelabelAgent runs a node agent beside each kubelet that sets
+	// model.LabelRuntimeVersion to the booted version on every boot (a
+	// site's own add-on). Without it the kubelets are stock: --node-labels,
+	// the runtime-version label among them, are applied only when a kubelet
+	// registers a Node that does not exist, so a reimaged node keeps the
+	// label of its first install while its osImage and bootID change.
+	RelabelAgent bool
 }
 
 const (

@@ -1,0 +1,54 @@
+package upgrade
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rackroll/rackroll/activities/kube"
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/temporalerr"
+	"github.com/rackroll/rackroll/workflows/kernel"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// versionSourceLimit bounds the one List of nodes the preflight makes.
+const versionSourceLimit = time.Minute
+
+// checkVersionSource is the version-source preflight
+// (docs/production.md#image-contract): before any server is touched, the
+// site's nodes are read through the site's version source, and the upgrade
+// is refused when that source could not see a server come back on the
+// target (model.NodeVersionSource.Unseen) — rather than after the first
+// reimage has waited out its whole limit. It returns the refusal, or "".
+func (u *upgrade) checkVersionSource(ctx workflow.Context, cs api.ClusterState) string {
+	var nodes []string
+	recorded := map[string]string{}
+	for _, b := range cs.Cluster.BMMs {
+		if b.DetailedStatus == model.BMMProvisioned && b.NodeName != "" {
+			nodes = append(nodes, b.NodeName)
+			recorded[b.NodeName] = b.RuntimeVersion
+		}
+	}
+	actx := kernel.OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: versionSourceLimit,
+		Summary:             fmt.Sprintf("Read %d nodes' versions through %s", len(nodes), cs.NodeVersion),
+		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
+	}), cs.SiteTaskQueue)
+	var ns []kube.NodeStatus
+	if err := workflow.ExecuteActivity(actx, ka.ObserveNodes, nodes, cs.NodeVersion).Get(ctx, &ns); err != nil {
+		return "cannot read the nodes' versions through " + cs.NodeVersion.String() + ": " + temporalerr.Message(err) + "; no server was touched"
+	}
+	var shown []model.NodeShown
+	for _, n := range ns {
+		if n.Exists {
+			shown = append(shown, model.NodeShown{Node: n.Node, Shows: n.RuntimeVersion, Recorded: recorded[n.Node],
+				OSImage: n.OSImage, Labelled: n.Labels[model.LabelRuntimeVersion]})
+		}
+	}
+	if why := cs.NodeVersion.Unseen(shown, u.in.TargetVersion); why != "" {
+		return why + "; no server was touched"
+	}
+	return ""
+}
