@@ -93,6 +93,14 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("\nwritten %s\n", out)
+	if os.Getenv("BENCH_OUT") == "" {
+		// The docs show the figures of bench/results.json, never another file's.
+		if err := writeBlock("docs/performance.md", benchBegin, benchEnd, "Latest figures", res.markdown()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println("written docs/performance.md")
+	}
 	if failed {
 		os.Exit(1)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -46,17 +45,5 @@ func (p SuiteProfile) markdown() string {
 // writeDoc replaces the profile between the markers of path, or appends
 // a section holding it.
 func writeDoc(path string, p SuiteProfile) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	doc := string(data)
-	block := docBegin + "\n" + p.markdown() + docEnd
-	i, j := strings.Index(doc, docBegin), strings.Index(doc, docEnd)
-	if i >= 0 && j > i {
-		doc = doc[:i] + block + doc[j+len(docEnd):]
-	} else {
-		doc = strings.TrimRight(doc, "\n") + "\n\n## The suite's profile\n\n" + block + "\n"
-	}
-	return os.WriteFile(path, []byte(doc), 0o644)
+	return writeBlock(path, docBegin, docEnd, "The suite's profile", p.markdown())
 }

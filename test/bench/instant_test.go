@@ -11,6 +11,7 @@ import (
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/capacity"
+	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
 )
 
@@ -44,10 +45,13 @@ func (instant) StartVMs(context.Context, string) (kube.StartResult, error) {
 func (instant) ReadNode(_ context.Context, node string, _ model.NodeVersionSource) (kube.NodeStatus, error) {
 	return readyNode(node, "", "boot-before"), nil
 }
+
+// ObserveNodes shows every node at the synthetic site's installed runtime,
+// as the upgrade's version-source preflight asks to see before it starts.
 func (instant) ObserveNodes(_ context.Context, nodes []string, _ model.NodeVersionSource) ([]kube.NodeStatus, error) {
 	out := make([]kube.NodeStatus, len(nodes))
 	for i, n := range nodes {
-		out[i] = readyNode(n, "", "boot-before")
+		out[i] = readyNode(n, lab.SyntheticInventory("x", 1, 1, 1).RuntimeVersion, "boot-before")
 	}
 	return out, nil
 }
