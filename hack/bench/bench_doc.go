@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 )
 
@@ -22,20 +21,9 @@ func (res Results) markdown() string {
 		res.Date[:10], res.Commit, m.NProc, m.CPUModel, m.MemTotal, m.GoVersion)
 	b.WriteString("| figure | goal | result | met | source |\n|---|---|---|---|---|\n")
 	for _, f := range res.Figures {
-		val := "—"
-		if f.Value != nil {
-			val = strconv.FormatFloat(*f.Value, 'f', prec(*f.Value), 64)
-			if f.Unit != "" {
-				val += " " + f.Unit
-			}
-		}
-		met := ""
-		if f.Met != nil {
-			met = map[bool]string{true: "yes", false: "**no**"}[*f.Met]
-		}
 		name := strings.TrimLeft(f.Name, " ")
 		indent := strings.Repeat("&nbsp;&nbsp;", (len(f.Name)-len(name))/2)
-		fmt.Fprintf(&b, "| %s%s | %s | %s | %s | %s |\n", indent, name, f.Goal, val, met, f.Source)
+		fmt.Fprintf(&b, "| %s%s | %s | %s | %s | %s |\n", indent, name, f.Goal, f.result(), f.met("yes", "**no**"), f.Source)
 	}
 	return b.String()
 }

@@ -265,23 +265,32 @@ func printTable(w io.Writer, res Results) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FIGURE\tGOAL\tRESULT\tMET?\tSOURCE")
 	for _, f := range res.Figures {
-		val := "—"
-		if f.Value != nil {
-			val = strconv.FormatFloat(*f.Value, 'f', prec(*f.Value), 64)
-			if f.Unit != "" {
-				val += " " + f.Unit
-			}
-		}
-		met := ""
-		if f.Met != nil {
-			met = map[bool]string{true: "yes", false: "NO"}[*f.Met]
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Name, f.Goal, val, met, f.Source)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Name, f.Goal, f.result(), f.met("yes", "NO"), f.Source)
 	}
 	tw.Flush()
 	if n := res.Metrics["BenchmarkRemediationStorm"]["bmms-failed"]; n > 0 && n < 1000 {
 		fmt.Fprintf(w, "\nstorm size %.0f (RACKROLL_STORM_N=1000 for the issue's 1,000)\n", n)
 	}
+}
+
+// result is the figure's value with its unit, "—" when not measured.
+func (f Figure) result() string {
+	if f.Value == nil {
+		return "—"
+	}
+	val := strconv.FormatFloat(*f.Value, 'f', prec(*f.Value), 64)
+	if f.Unit != "" {
+		val += " " + f.Unit
+	}
+	return val
+}
+
+// met says yes or no when the figure has a goal, nothing otherwise.
+func (f Figure) met(yes, no string) string {
+	if f.Met == nil {
+		return ""
+	}
+	return map[bool]string{true: yes, false: no}[*f.Met]
 }
 
 func prec(v float64) int {
