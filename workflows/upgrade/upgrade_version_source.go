@@ -32,9 +32,10 @@ func (u *upgrade) checkVersionSource(ctx workflow.Context, cs api.ClusterState) 
 		}
 	}
 	actx := kernel.OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: versionSourceLimit,
-		Summary:             fmt.Sprintf("Read %d nodes' versions through %s", len(nodes), cs.NodeVersion),
-		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
+		StartToCloseTimeout:    versionSourceLimit,
+		ScheduleToCloseTimeout: versionSourceLimit, // retries included: the preflight ends within its limit
+		Summary:                fmt.Sprintf("Read %d nodes' versions through %s", len(nodes), cs.NodeVersion),
+		RetryPolicy:            &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
 	}), cs.SiteTaskQueue)
 	var ns []kube.NodeStatus
 	if err := workflow.ExecuteActivity(actx, ka.ObserveNodes, nodes, cs.NodeVersion).Get(ctx, &ns); err != nil {
