@@ -61,4 +61,3 @@ func TestCapacityExcludesWhatDoesNotMoveAndWhereNothingLands(t *testing.T) {
 	require.Equal(t, []string{"tenant/a1"}, r.Pending, "only mgmt has room, and a1 does not tolerate it")
 	require.True(t, strings.HasPrefix(r.Describe("x"), "x: its 2 evicted pods request 40.0 CPU"))
 }
-
