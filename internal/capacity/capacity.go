@@ -109,8 +109,11 @@ func (r Report) Describe(unit string) string {
 		return fmt.Sprintf("%s: its %d evicted pods request %s; the nodes that stay up can take %s", unit, r.Evicted, r.Demand, r.Free)
 	}
 	msg := fmt.Sprintf("%s: its %d evicted pods request %s, the nodes that stay up can take %s", unit, r.Evicted, r.Demand, r.Free)
-	if len(r.Pending) > 0 {
+	switch {
+	case len(r.Pending) > 0 && r.Shortfall != (Resources{}):
 		msg += fmt.Sprintf(": short by %s; %d pods would be left Pending: %s", r.Shortfall, len(r.Pending), strings.Join(r.Pending, ", "))
+	case len(r.Pending) > 0:
+		msg += fmt.Sprintf("; %d pods would be left Pending: %s", len(r.Pending), strings.Join(r.Pending, ", "))
 	}
 	if len(r.Reasons) > 0 {
 		msg += " (" + strings.Join(r.Reasons, "; ") + ")"

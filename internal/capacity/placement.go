@@ -90,7 +90,11 @@ func (f filter) none(receivers []receiver) string {
 	if !matched {
 		return f.constraint() + " matches no node that stays up"
 	}
-	return "no toleration for the taints of the nodes that stay up (" + strings.Join(slices.Sorted(maps.Keys(taints)), ", ") + ")"
+	list := strings.Join(slices.Sorted(maps.Keys(taints)), ", ")
+	if c := f.constraint(); c != "" {
+		return c + " matches only nodes that stay up with taints it does not tolerate (" + list + ")"
+	}
+	return "no toleration for the taints of the nodes that stay up (" + list + ")"
 }
 
 // constraint names the pod's node constraints as its spec writes them.

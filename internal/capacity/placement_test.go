@@ -77,7 +77,7 @@ func TestCapacityHonoursSchedulingConstraints(t *testing.T) {
 		{name: "the untainted node that matches", stay: []Node{rack2("b", dedicated), rack1("a2")}, pod: func(p *Pod) { p.Affinity = inRack("rack1", "rack2") }},
 		{name: "matching node tainted", stay: []Node{rack2("b"), labelled(node("a2", 100, dedicated), "rackroll.io/rack", "rack1")},
 			pod:     func(p *Pod) { p.NodeSelector = map[string]string{"rackroll.io/rack": "rack1"} },
-			pending: true, reason: "no toleration for the taints of the nodes that stay up (dedicated=db:NoSchedule)"},
+			pending: true, reason: "nodeSelector rackroll.io/rack=rack1 matches only nodes that stay up with taints it does not tolerate (dedicated=db:NoSchedule)"},
 		{name: "bare pod", stay: []Node{rack2("b")}, pod: func(p *Pod) { p.Bare = true },
 			unmovable: "tenant/p: no controller: the drain deletes it and nothing recreates it"},
 		{name: "local storage", stay: []Node{rack2("b")}, pod: func(p *Pod) { p.LocalVolume = "data (pvc tenant/data-0)" },
