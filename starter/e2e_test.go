@@ -232,6 +232,20 @@ func TestE2EWatch(t *testing.T) {
 		}
 	})
 
+	t.Run("upgrade plan judges each rack's first batch", func(t *testing.T) {
+		out, _, err := cli("upgrade", "plan", "--cluster", env.Cluster, "--version", "4.2.0")
+		require.NoError(t, err, out)
+		require.Contains(t, out, "Capacity ok: rack1: its ", "the canary's batch, read with the site's kubeconfig")
+		require.Contains(t, out, "Capacity ok: rack2: its ")
+		out, _, err = cli("upgrade", "plan", "--cluster", env.Cluster, "--version", "4.2.0", "--kubeconfig", "/nonexistent", "-o", "json")
+		require.NoError(t, err, out)
+		var plan struct{ Capacity []api.CapacityCheck }
+		require.NoError(t, json.Unmarshal([]byte(out), &plan))
+		require.Len(t, plan.Capacity, 2)
+		require.True(t, plan.Capacity[0].NotChecked, "%+v", plan.Capacity[0])
+		require.Contains(t, plan.Capacity[0].Message, "rack1: capacity not checked from this machine: load kubeconfig from /nonexistent")
+	})
+
 	t.Run("upgrade start refused without its image", func(t *testing.T) {
 		env.Lab.SetImageMissing("4.2.0", true)
 		defer env.Lab.SetImageMissing("4.2.0", false)

@@ -132,7 +132,7 @@ func (a *app) upgradeStartCmd() *cobra.Command {
 }
 
 func (a *app) upgradePlanCmd() *cobra.Command {
-	var cluster, version, format string
+	var cluster, version, format, kubeconfig string
 	var sf strategyFlags
 	var perServer time.Duration
 	cmd := &cobra.Command{
@@ -154,15 +154,21 @@ func (a *app) upgradePlanCmd() *cobra.Command {
 				CriticalPath string         `json:"criticalPath"`
 				PerServer    string         `json:"perServer"`
 				Image        api.ImageCheck `json:"image"`
-				Problems     string         `json:"problems,omitempty"`
+				// Capacity: each rack's first batch as the guard judges it now.
+				Capacity []api.CapacityCheck `json:"capacity,omitempty"`
+				Problems string              `json:"problems,omitempty"`
 			}{Plan: p, CriticalPath: p.CriticalPath(perServer).String(), PerServer: perServer.String(), Image: img}
+			if perr == nil {
+				out.Capacity = planCapacity(cmd.Context(), st, p, kubeconfig)
+			}
 			if reached && !img.OK {
 				perr = errors.Join(perr, errors.New(img.Refusal()))
 			}
 			if perr != nil {
 				out.Problems = perr.Error()
 			}
-			if err := writePlan(cmd.OutOrStdout(), format, out.Plan, perServer, out, imageNote(img, reached)); err != nil {
+			notes := append([]string{imageNote(img, reached)}, capacityNotes(out.Capacity)...)
+			if err := writePlan(cmd.OutOrStdout(), format, out.Plan, perServer, out, notes...); err != nil {
 				return err
 			}
 			if perr != nil {
@@ -174,6 +180,7 @@ func (a *app) upgradePlanCmd() *cobra.Command {
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
 	cmd.Flags().StringVar(&version, "version", "", "target runtime version")
 	cmd.Flags().DurationVar(&perServer, "per-server", 45*time.Minute, "expected time of one server upgrade, for the critical-path estimate")
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the site, for the capacity verdicts (default: the site's kubeconfig as registered)")
 	sf.register(cmd)
 	outputFlag(cmd, &format)
 	return cmd

@@ -3,10 +3,13 @@ package kube
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/rackroll/rackroll/internal/capacity"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 )
 
 // CapacityInput names the nodes a batch will drain together.
@@ -43,18 +46,55 @@ func (a *Activities) CheckCapacity(ctx context.Context, in CapacityInput) (capac
 	}
 	pods := make([]capacity.Pod, 0, len(pl.Items))
 	for _, p := range pl.Items {
-		pods = append(pods, capacityPod(p))
+		cp := capacityPod(p)
+		if slices.Contains(in.Nodes, p.Spec.NodeName) && !cp.DaemonSet && !cp.Mirror && !cp.VM && !cp.Finished {
+			// Only the pods the drain moves: a few gets, not a list of
+			// every claim and volume of the cluster.
+			if cp.LocalVolume, err = localVolume(ctx, cs, p); err != nil {
+				return capacity.Report{}, err
+			}
+		}
+		pods = append(pods, cp)
 	}
 	return capacity.Check(in.Nodes, nodes, pods), nil
 }
 
-func capacityNode(n corev1.Node) capacity.Node {
-	out := capacity.Node{Name: n.Name, Schedulable: !n.Spec.Unschedulable && ready(n),
-		Allocatable: capacity.Resources{MilliCPU: n.Status.Allocatable.Cpu().MilliValue(), Memory: n.Status.Allocatable.Memory().Value()}}
-	for _, t := range n.Spec.Taints {
-		out.Taints = append(out.Taints, capacity.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
+// localVolume names p's first volume bound to storage of its node only: a
+// PersistentVolume of type local or hostPath (Kubernetes docs, "Volumes:
+// local": the scheduler places the pod where the volume is). "" when none.
+func localVolume(ctx context.Context, cs kubernetes.Interface, p corev1.Pod) (string, error) {
+	for _, v := range p.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			continue
+		}
+		claim := v.PersistentVolumeClaim.ClaimName
+		pvc, err := cs.CoreV1().PersistentVolumeClaims(p.Namespace).Get(ctx, claim, metav1.GetOptions{ResourceVersion: "0"})
+		if apierrors.IsNotFound(err) {
+			continue // the pod cannot start anywhere either; not the drain's doing
+		}
+		if err != nil {
+			return "", Forbidden(fmt.Errorf("get claim %s/%s of pod %s: %w", p.Namespace, claim, p.Name, err))
+		}
+		if pvc.Spec.VolumeName == "" {
+			continue
+		}
+		pv, err := cs.CoreV1().PersistentVolumes().Get(ctx, pvc.Spec.VolumeName, metav1.GetOptions{ResourceVersion: "0"})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return "", Forbidden(fmt.Errorf("get volume %s of pod %s/%s: %w", pvc.Spec.VolumeName, p.Namespace, p.Name, err))
+		}
+		if pv.Spec.Local != nil || pv.Spec.HostPath != nil {
+			return fmt.Sprintf("%s (claim %s, volume %s)", v.Name, claim, pv.Name), nil
+		}
 	}
-	return out
+	return "", nil
+}
+
+func capacityNode(n corev1.Node) capacity.Node {
+	return capacity.Node{Name: n.Name, Labels: n.Labels, Taints: n.Spec.Taints, Schedulable: !n.Spec.Unschedulable && ready(n),
+		Allocatable: capacity.Resources{MilliCPU: n.Status.Allocatable.Cpu().MilliValue(), Memory: n.Status.Allocatable.Memory().Value()}}
 }
 
 // capacityPod is p as the guard sees it: what its containers request
@@ -66,13 +106,15 @@ func capacityPod(p corev1.Pod) capacity.Pod {
 		out.Requests.MilliCPU += c.Resources.Requests.Cpu().MilliValue()
 		out.Requests.Memory += c.Resources.Requests.Memory().Value()
 	}
-	if ref := metav1.GetControllerOf(&p); ref != nil && ref.Kind == "DaemonSet" {
-		out.DaemonSet = true
+	ref := metav1.GetControllerOf(&p)
+	out.DaemonSet = ref != nil && ref.Kind == "DaemonSet"
+	out.Bare = ref == nil
+	out.NodeSelector = p.Spec.NodeSelector
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		out.Affinity = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 	}
+	out.Tolerations = p.Spec.Tolerations
 	_, out.Mirror = p.Annotations[corev1.MirrorPodAnnotationKey]
-	for _, t := range p.Spec.Tolerations {
-		out.Tolerations = append(out.Tolerations, capacity.Toleration{Key: t.Key, Operator: string(t.Operator), Value: t.Value, Effect: string(t.Effect)})
-	}
 	return out
 }
 

@@ -15,14 +15,7 @@ func (s UpgradeStatus) Guards() []string {
 		out = append(out, "image "+verdict+": "+c.URL+" answered "+c.Answer)
 	}
 	for _, c := range s.Capacity {
-		verdict := "ok"
-		switch {
-		case c.NotChecked:
-			verdict = "NOT CHECKED"
-		case !c.Fits:
-			verdict = "SHORT"
-		}
-		out = append(out, "capacity "+verdict+": "+c.Message)
+		out = append(out, "capacity "+c.Verdict()+": "+c.Message)
 	}
 	if s.Canary != "" {
 		out = append(out, "canary: "+s.Canary)
@@ -46,6 +39,18 @@ type CapacityCheck struct {
 	ContinuedAt *time.Time `json:"continuedAt,omitempty"`
 	// Servers are the servers a hold kept back (none was started).
 	Servers []string `json:"servers,omitempty"`
+}
+
+// Verdict is the check in a word: ok, SHORT or NOT CHECKED (`upgrade
+// status` and `upgrade plan` say it alike).
+func (c CapacityCheck) Verdict() string {
+	switch {
+	case c.NotChecked:
+		return "NOT CHECKED"
+	case !c.Fits:
+		return "SHORT"
+	}
+	return "ok"
 }
 
 // CapacityAsk has a rack child run the capacity guard before it drains its

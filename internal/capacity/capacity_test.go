@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 )
 
 const gi = int64(1) << 30
 
-func node(name string, cpu int64, taints ...Taint) Node {
+func node(name string, cpu int64, taints ...corev1.Taint) Node {
 	return Node{Name: name, Allocatable: Resources{cpu * 1000, 64 * gi}, Schedulable: true, Taints: taints}
 }
 
@@ -48,33 +49,15 @@ func TestCapacityNamesThePodsLeftPending(t *testing.T) {
 func TestCapacityExcludesWhatDoesNotMoveAndWhereNothingLands(t *testing.T) {
 	cordoned := node("cordoned", 100)
 	cordoned.Schedulable = false
-	platform := Taint{Key: "rackroll.io/platform", Effect: "NoSchedule"}
-	nodes := []Node{node("a", 10), node("b", 10), cordoned, node("mgmt", 100, platform), node("soft", 0, Taint{Key: "x", Effect: "PreferNoSchedule"})}
+	platform := corev1.Taint{Key: "rackroll.io/platform", Effect: corev1.TaintEffectNoSchedule}
+	nodes := []Node{node("a", 10), node("b", 10), cordoned, node("mgmt", 100, platform), node("soft", 0, corev1.Taint{Key: "x", Effect: corev1.TaintEffectPreferNoSchedule})}
 	ds, mirror, vm, done := pod("ds", "a", 50), pod("mirror", "a", 50), pod("vm", "a", 50), pod("done", "a", 50)
 	ds.DaemonSet, mirror.Mirror, vm.VM, done.Finished = true, true, true, true
 	tolerant := pod("tolerant", "a", 20)
-	tolerant.Tolerations = []Toleration{{Key: "rackroll.io/platform", Operator: "Exists"}}
+	tolerant.Tolerations = []corev1.Toleration{{Key: "rackroll.io/platform", Operator: corev1.TolerationOpExists}}
 	pods := []Pod{ds, mirror, vm, done, pod("a1", "a", 20), tolerant}
 	r := Check([]string{"a", "b"}, nodes, pods)
 	require.Equal(t, 2, r.Evicted)
 	require.Equal(t, []string{"tenant/a1"}, r.Pending, "only mgmt has room, and a1 does not tolerate it")
 	require.True(t, strings.HasPrefix(r.Describe("x"), "x: its 2 evicted pods request 40.0 CPU"))
-}
-
-func TestTolerations(t *testing.T) {
-	taint := Taint{Key: "k", Value: "v", Effect: "NoSchedule"}
-	for _, tc := range []struct {
-		tol  Toleration
-		want bool
-	}{
-		{Toleration{Operator: "Exists"}, true},
-		{Toleration{Key: "k", Operator: "Exists"}, true},
-		{Toleration{Key: "k", Operator: "Equal", Value: "v"}, true},
-		{Toleration{Key: "k", Value: "v", Effect: "NoSchedule"}, true},
-		{Toleration{Key: "k", Value: "w"}, false},
-		{Toleration{Key: "k", Value: "v", Effect: "NoExecute"}, false},
-		{Toleration{Key: "j", Operator: "Exists"}, false},
-	} {
-		require.Equal(t, tc.want, tolerates([]Toleration{tc.tol}, []Taint{taint}), "%+v", tc.tol)
-	}
 }

@@ -32,6 +32,8 @@ var needed = []permission{
 	{"patch", "", "pods", "", "shut down and restart tenant VMs"},
 	{"create", "", "pods", "eviction", "drain tenant pods within their disruption budgets"},
 	{"get", "apps", "daemonsets", "", "leave DaemonSet pods in place during a drain"},
+	{"get", "", "persistentvolumeclaims", "", "find the volumes of the pods a drain moves"},
+	{"get", "", "persistentvolumes", "", "tell a pod on its node's local storage, which cannot move"},
 }
 
 // Needed lists the permissions as "verb resource[/subresource][.group]",

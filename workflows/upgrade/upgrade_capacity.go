@@ -127,8 +127,12 @@ func (u *upgrade) holdForRoom(ctx workflow.Context, unit *api.UnitStatus, check 
 	// and when the operator let it go (the lab checker holds drains to it).
 	last := len(u.st.Capacity) - 1
 	u.st.Capacity[last].Held = true
-	cancelled, err := u.pause(ctx, unit, "not enough room to drain "+check.Message+
-		". Make room (or accept the Pending pods), then continue-update; cancel-update stops")
+	why := "not enough room to drain " + check.Message + ". Make room (or accept the Pending pods), then continue-update; cancel-update stops"
+	if check.NotChecked {
+		why = "capacityPolicy Pause and the guard could not read the cluster before the drain: " + check.Message +
+			". Give the worker its access (starter site check), or drain unjudged, with continue-update; cancel-update stops"
+	}
+	cancelled, err := u.pause(ctx, unit, why)
 	unit.State = prev
 	if !cancelled && err == nil {
 		u.st.Capacity[last].ContinuedAt = unit.ContinuedAt
@@ -137,8 +141,8 @@ func (u *upgrade) holdForRoom(ctx workflow.Context, unit *api.UnitStatus, check 
 }
 
 // checkCapacity asks whether the pods a drain of nodes evicts find room.
-// seen is false when it could not tell: a guard that cannot see does not
-// stop the upgrade, it says so.
+// seen is false when it could not tell: the check says why (NotChecked);
+// Warn drains and says so, Pause holds (holds).
 func checkCapacity(ctx workflow.Context, unit string, nodes []string, queue string) (check api.CapacityCheck, seen bool) {
 	actx := kernel.OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
@@ -165,7 +169,7 @@ func rackCapacity(ctx workflow.Context, in api.RackInput) (check *api.CapacityCh
 		return nil, false
 	}
 	c, seen := checkCapacity(ctx, in.Rack.Name, ask.Nodes, ask.Queue)
-	if seen && !c.Fits && ask.Hold {
+	if holds(ctx, c, seen, ask.Hold) {
 		c.Servers = in.Rack.Servers
 		return &c, true
 	}
@@ -184,11 +188,22 @@ func laterCapacity(ctx workflow.Context, in api.RackInput, server string) (check
 		return nil, false
 	}
 	c, seen := checkCapacity(ctx, in.Rack.Name+" "+server, []string{node}, ask.Queue)
-	if seen && !c.Fits && ask.Hold {
+	if holds(ctx, c, seen, ask.Hold) {
 		return &c, true
 	}
 	reportShortfall(ctx, c)
 	return &c, false
+}
+
+// holds: under Pause (hold) a batch that does not fit waits for the
+// operator, and since capacity-blind-holds so does one the guard could not
+// see: Pause promises no drain the guard has not judged. The version is
+// asked only when the check failed, so other runs record no marker.
+func holds(ctx workflow.Context, c api.CapacityCheck, seen, hold bool) bool {
+	if !hold || c.Fits {
+		return false
+	}
+	return seen || workflow.GetVersion(ctx, changeCapacityBlindHolds, workflow.DefaultVersion, 1) >= 1
 }
 
 // reportShortfall tells the parent at once of a batch drained although it

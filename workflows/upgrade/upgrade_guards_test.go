@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -222,22 +223,60 @@ func TestCapacityWarnProceedsAndNamesThePods(t *testing.T) {
 	}
 }
 
-// A capacity guard that cannot read the cluster says so and does not stop
-// the upgrade, not even under capacityPolicy Pause.
-func TestCapacityNotCheckedDoesNotStop(t *testing.T) {
-	f, env := wftest.SiteEnv(t, wftest.Example("two-rack.yaml"))
-	f.Fail["CheckCapacity"] = `pods is forbidden: cannot list resource "pods"`
-	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{WaitTimeMinutes: wftest.Intp(0), CapacityPolicy: model.CapacityPause}))
-	require.NoError(t, env.GetWorkflowError())
-	var st api.UpgradeStatus
-	require.NoError(t, env.GetWorkflowResult(&st))
-	require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
-	require.Len(t, st.Capacity, len(f.CapacityChecks), "every batch's check is in the status, once")
-	for _, c := range st.Capacity {
-		require.True(t, c.NotChecked, "%+v", c)
-		require.Contains(t, c.Message, "capacity not checked: pods is forbidden")
-	}
-	require.Contains(t, strings.Join(st.Guards(), "\n"), "capacity NOT CHECKED: rack2: capacity not checked")
+// A capacity guard that cannot read the cluster says so. Under Warn the
+// upgrade goes on; under Pause every batch it could not judge waits for
+// the operator before its drain, saying why (issue 34).
+func TestCapacityNotChecked(t *testing.T) {
+	const forbidden = `pods is forbidden: cannot list resource "pods"`
+	t.Run("Warn goes on", func(t *testing.T) {
+		f, env := wftest.SiteEnv(t, wftest.Example("two-rack.yaml"))
+		f.Fail["CheckCapacity"] = forbidden
+		env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{WaitTimeMinutes: wftest.Intp(0), CapacityPolicy: model.CapacityWarn}))
+		require.NoError(t, env.GetWorkflowError())
+		var st api.UpgradeStatus
+		require.NoError(t, env.GetWorkflowResult(&st))
+		require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+		require.Len(t, st.Capacity, len(f.CapacityChecks), "every batch's check is in the status, once")
+		for _, c := range st.Capacity {
+			require.True(t, c.NotChecked, "%+v", c)
+			require.False(t, c.Held, "%+v", c)
+			require.Contains(t, c.Message, "capacity not checked: pods is forbidden")
+		}
+		require.Contains(t, strings.Join(st.Guards(), "\n"), "capacity NOT CHECKED: rack2: capacity not checked")
+	})
+	t.Run("Pause holds", func(t *testing.T) {
+		f, env := wftest.SiteEnv(t, wftest.Example("two-rack.yaml"))
+		f.Fail["CheckCapacity"] = forbidden
+		var pauses []string
+		var drainedAtFirst int
+		conts := map[int]*wftest.UpdateResult{}
+		wftest.EachPause(t, env, 12*60, func(st api.UpgradeStatus) {
+			if len(pauses) == 0 {
+				drainedAtFirst = len(reimagesIn(f, ""))
+			}
+			if len(pauses) > 0 && pauses[len(pauses)-1] == st.DetailedStatusMessage && !conts[len(pauses)-1].Done {
+				return // the last word not yet heard
+			}
+			pauses = append(pauses, st.DetailedStatusMessage)
+			conts[len(pauses)-1] = &wftest.UpdateResult{}
+			wftest.SendUpdate(env, api.UpdateContinue, fmt.Sprint("go-on-", len(pauses)), conts[len(pauses)-1], nil)
+		})
+		env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{WaitTimeMinutes: wftest.Intp(0), CapacityPolicy: model.CapacityPause}))
+		require.NoError(t, env.GetWorkflowError())
+		var st api.UpgradeStatus
+		require.NoError(t, env.GetWorkflowResult(&st))
+		require.Equal(t, model.ClusterRunning, st.DetailedStatus, st.DetailedStatusMessage)
+		require.Zero(t, drainedAtFirst, "nothing was reimaged before the first batch's hold")
+		require.Len(t, pauses, len(f.CapacityChecks), "each unjudged batch waited for the operator")
+		for _, msg := range pauses {
+			for _, want := range []string{"capacityPolicy Pause and the guard could not read the cluster", "pods is forbidden", "continue-update"} {
+				require.Contains(t, msg, want)
+			}
+		}
+		for _, c := range st.Capacity {
+			require.True(t, c.NotChecked && c.Held && c.ContinuedAt != nil, "%+v", c)
+		}
+	})
 }
 
 // A server after its rack's first wave is a batch of its own: rack2's

@@ -54,4 +54,6 @@ const (
 	changeCapacityEachServer = "capacity-each-server"
 	// changeVersionSourcePreflight (2026-11-27): the nodes are read through the site's version source before the first disruption.
 	changeVersionSourcePreflight = "version-source-preflight"
+	// changeCapacityBlindHolds (2026-11-27): under capacityPolicy Pause a capacity check that cannot read the cluster holds the batch too.
+	changeCapacityBlindHolds = "capacity-blind-holds"
 )

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // The simulator's scheduler counts requests: with both compute nodes 60 %
@@ -55,4 +56,44 @@ func placement(t *testing.T, s *testSite, rs string) (map[string]int, int) {
 		}
 	}
 	return on, pending
+}
+
+// The simulator's scheduler filters as kube-scheduler does: a
+// nodeSelector's pods land only on the nodes it matches, and no pod lands
+// on a node whose NoSchedule taint it does not tolerate — never kinder
+// than a real site to the capacity guard's verdict.
+func TestSchedulerHonoursSelectorsAndTaints(t *testing.T) {
+	s := startSite(t, Options{Workloads: true, Drain: 100 * time.Millisecond}, "compute", "compute", "compute")
+	c0, c1, c2 := s.prefix+"-compute0", s.prefix+"-compute1", s.prefix+"-compute2"
+	patch := `{"spec":{"taints":[{"key":"dedicated","value":"db","effect":"NoSchedule"}]}}`
+	if _, err := s.client.CoreV1().Nodes().Patch(bg, c2, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the sim sees the taint", func() (bool, string) {
+		n, err := s.nodes.Get(c2)
+		return err == nil && len(n.Spec.Taints) == 1, fmt.Sprint(err)
+	})
+	rs := replicaSet(s.ns, "pinned", nil)
+	rs.Spec.Template.Spec.NodeSelector = map[string]string{LabelHostname: c1}
+	if _, err := s.client.AppsV1().ReplicaSets(s.ns).Create(bg, rs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "both pinned pods on "+c1, func() (bool, string) {
+		on, pending := placement(t, s, "pinned")
+		return on[c1] == appReplicas && pending == 0, fmt.Sprint(on, pending)
+	})
+	cordon(t, s, c1, true)
+	name := "pinned-0"
+	eventually(t, "evict "+name, func() (bool, string) { err := evict(s, name); return err == nil, fmt.Sprint(err) })
+	eventually(t, "its replacement stays Pending: only the cordoned node matches", func() (bool, string) {
+		on, pending := placement(t, s, "pinned")
+		return pending == 1 && on[c0] == 0 && on[c2] == 0, fmt.Sprint(on, pending)
+	})
+	cordon(t, s, c0, true)
+	rs0 := "app-" + c0
+	eventually(t, "evict "+rs0+"-0", func() (bool, string) { err := evict(s, rs0+"-0"); return err == nil, fmt.Sprint(err) })
+	eventually(t, "no replacement on the tainted node", func() (bool, string) {
+		on, pending := placement(t, s, rs0)
+		return pending == 1 && on[c2] == 0, fmt.Sprint(on, pending)
+	})
 }

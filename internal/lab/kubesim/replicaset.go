@@ -7,12 +7,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/rackroll/rackroll/internal/model"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 )
 
 // creationGrace is how long a pod the simulator created counts as present
@@ -75,7 +78,7 @@ func (s *Sim) reconcileRS(ctx context.Context, key string) error {
 			i++
 		}
 		used[i] = true
-		p := appPod(rs, i, s.pickNode(rs.Name, requestsOf(rs.Spec.Template.Spec)))
+		p := appPod(rs, i, s.pickNode(rs.Name, rs.Spec.Template.Spec))
 		if _, err := s.client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("replace pod of %s: %w", rs.Name, err)
 		}
@@ -95,18 +98,31 @@ func replicaIndex(rs, pod string) int {
 	return n
 }
 
-// pickNode chooses a node for a pod of app requesting req: a Ready,
+// pickNode chooses a node for a pod of app with spec: a Ready,
 // schedulable compute node with room for it (allocatable less what its
-// pods request, as the scheduler counts), fewest pods of the same app
-// first, then fewest pods, then name. "" when none qualifies.
-func (s *Sim) pickNode(app string, req resources) string {
+// pods request, as the scheduler counts) that its nodeSelector and
+// required node affinity match and whose NoSchedule/NoExecute taints it
+// tolerates (the scheduler's filters, with its own helpers), fewest pods
+// of the same app first, then fewest pods, then name. "" when none
+// qualifies.
+func (s *Sim) pickNode(app string, spec corev1.PodSpec) string {
 	nodes, err := s.nodes.List(labels.SelectorFromSet(labels.Set{model.LabelRole: "compute"}))
 	if err != nil {
 		return ""
 	}
+	req := requestsOf(spec)
+	affinity := nodeaffinity.GetRequiredNodeAffinity(&corev1.Pod{Spec: spec})
 	best, bestSame, bestAll := "", 0, 0
 	for _, n := range nodes {
 		if n.Spec.Unschedulable || readyStatus(n) != corev1.ConditionTrue || !s.ours(n.Name) {
+			continue
+		}
+		if ok, err := affinity.Match(n); !ok || err != nil {
+			continue
+		}
+		if _, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), n.Spec.Taints, spec.Tolerations, func(t *corev1.Taint) bool {
+			return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+		}, false); untolerated {
 			continue
 		}
 		same, all := 0, 0
@@ -142,7 +158,7 @@ func (s *Sim) schedulePending(ctx context.Context) {
 		if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
 			continue
 		}
-		node := s.pickNode(p.Labels[labelApp], requestsOf(p.Spec))
+		node := s.pickNode(p.Labels[labelApp], p.Spec)
 		if node == "" {
 			return
 		}
