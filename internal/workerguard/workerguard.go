@@ -1,5 +1,5 @@
 // Package workerguard decides whether a drain may evict rackroll's own
-// worker pods (docs/behaviour.md#the-worker-never-drains-itself). It is
+// worker pods (docs/install.md#where-the-workers-run). It is
 // pure: the Kubernetes activity reads the worker pods, this package judges.
 package workerguard
 
