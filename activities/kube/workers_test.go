@@ -72,7 +72,9 @@ func TestDrainEvictsTheWorkerOnceAnotherIsReady(t *testing.T) {
 	go func() { r, err := a.Drain(bg, DrainInput{Node: "n1", Timeout: time.Minute}); done <- out{r, err} }()
 	// Of two workers on the node one goes (its replacement starts
 	// elsewhere), the other stays until then.
-	require.Eventually(t, func() bool { return !podExists(t, cs, "t", "app") && !podExists(t, cs, "rackroll", "rackroll-worker-c") },
+	require.Eventually(t, func() bool {
+		return !podExists(t, cs, "t", "app") && !podExists(t, cs, "rackroll", "rackroll-worker-c")
+	},
 		10*time.Second, 10*time.Millisecond)
 	time.Sleep(100 * time.Millisecond) // several looks at the workers
 	require.True(t, podExists(t, cs, "rackroll", "rackroll-worker-a"), "kept while it is the last")

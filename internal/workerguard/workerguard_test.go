@@ -7,7 +7,9 @@ import (
 
 func TestJudge(t *testing.T) {
 	const node, sel = "rack1-c1", "app.kubernetes.io/name=rackroll-worker"
-	w := func(name, n string, ready bool) Pod { return Pod{Namespace: "rackroll", Name: name, Node: n, Ready: ready} }
+	w := func(name, n string, ready bool) Pod {
+		return Pod{Namespace: "rackroll", Name: name, Node: n, Ready: ready}
+	}
 	for _, tc := range []struct {
 		name string
 		pods []Pod
