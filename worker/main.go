@@ -46,6 +46,7 @@ func run(args []string) error {
 	metricsAddr := metricsAddrFlag(fs)
 	healthAddr := healthAddrFlag(fs)
 	siteOf := fs.String("site-of", "", "run as the site worker of this cluster: BMC and Kubernetes activities only, on rackroll-site-<cluster> (docs/production.md#multi-site)")
+	workerPods := fs.String("worker-pods", kube.DefaultWorkerPods, "label selector of this worker's own pods: a drain never evicts the last Ready one (docs/install.md#where-the-workers-run)")
 	noSite := fs.Bool("no-site-activities", false, "central worker: workflows and ledger activities only, every site has its own --site-of worker")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -53,6 +54,9 @@ func run(args []string) error {
 	if *showVersion {
 		fmt.Println(version.String())
 		return nil
+	}
+	if err := kube.ValidWorkerPods(*workerPods); err != nil {
+		return err
 	}
 	zl, err := logging.New(*logLevel, *devLog)
 	if err != nil {
@@ -91,13 +95,13 @@ func run(args []string) error {
 		*taskQueue = model.SiteTaskQueue(*siteOf)
 	}
 	w := wiring.New(c, wiring.Options{TaskQueue: *taskQueue, PollInterval: *pollInterval,
-		SiteOf: *siteOf, NoSiteActivities: *noSite, Management: management(), Worker: worker.Options{
+		SiteOf: *siteOf, NoSiteActivities: *noSite, Management: management(), WorkerPods: *workerPods, Worker: worker.Options{
 			// Give activities time to notice cancellation and stop cleanly.
 			WorkerStopTimeout: 10 * time.Second,
 		}})
 	zl.Info("worker starting", zap.String("version", version.String()), zap.String("address", opts.HostPort),
 		zap.String("namespace", nsOrDefault(opts.Namespace)), zap.String("taskQueue", *taskQueue),
-		zap.String("siteOf", *siteOf), zap.Bool("noSiteActivities", *noSite))
+		zap.String("siteOf", *siteOf), zap.Bool("noSiteActivities", *noSite), zap.String("workerPods", *workerPods))
 	// worker.InterruptCh closes on SIGINT/SIGTERM; Run then stops polling and
 	// waits for in-flight tasks.
 	if err := w.Run(worker.InterruptCh()); err != nil {

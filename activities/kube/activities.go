@@ -29,6 +29,9 @@ type Options struct {
 	PollInterval      time.Duration // how often waits re-read the API
 	HeartbeatInterval time.Duration // how often long operations heartbeat
 	EvictRetryDelay   time.Duration // pause after an eviction a PDB refused
+	// WorkerPods is the label selector of rackroll's own worker pods, which
+	// a drain never evicts the last Ready one of (default DefaultWorkerPods).
+	WorkerPods string
 }
 
 // Activities is registered with a worker; its exported methods are the
@@ -52,6 +55,9 @@ func New(clients ClientSource, opts Options) *Activities {
 	}
 	if opts.EvictRetryDelay <= 0 {
 		opts.EvictRetryDelay = DefaultEvictRetryDelay
+	}
+	if opts.WorkerPods == "" {
+		opts.WorkerPods = DefaultWorkerPods
 	}
 	return &Activities{clients: clients, opts: opts}
 }

@@ -77,35 +77,20 @@ func (a *Activities) Drain(ctx context.Context, in DrainInput) (DrainResult, err
 	drainCtx, cancel := context.WithTimeout(ctx, max(left, 0))
 	defer cancel()
 	var evicted atomic.Int32
-	h := a.drainHelper(drainCtx, cs, in.GracePeriodSeconds)
-	h.Timeout = max(left, time.Millisecond) // 0 would mean "forever" to the helper
-	h.OnPodDeletionOrEvictionFinished = func(_ *corev1.Pod, _ bool, err error) {
-		if err == nil {
-			evicted.Add(1)
-		}
-	}
-
-	done := make(chan error, 1)
+	drainErr := context.DeadlineExceeded // the first attempt used the whole budget
 	if left > 0 {
-		go func() { done <- drain.RunNodeDrain(h, in.Node) }()
-	} else {
-		done <- context.DeadlineExceeded // the first attempt used the whole budget
+		drainErr = a.evictAllButLastWorker(ctx, drainCtx, cs, in, &evicted, &progress)
 	}
-	beat := time.NewTicker(a.opts.HeartbeatInterval)
-	defer beat.Stop()
-	var drainErr error
-wait:
-	for {
-		select {
-		case drainErr = <-done:
-			break wait
-		case <-ctx.Done():
-			// The helper's context derives from ctx, so it stops too.
-			return DrainResult{}, ctx.Err()
-		case <-beat.C:
-			progress.Evicted = int(evicted.Load())
-			heartbeat(ctx, progress)
-		}
+	if ctx.Err() != nil {
+		return DrainResult{}, ctx.Err()
+	}
+	// Out of time or not, the last Ready worker never goes with the node:
+	// the drain fails rather than proceed to a reimage that would take it
+	// (whether this drain kept it or a PodDisruptionBudget did).
+	if v, err := a.judgeWorkers(ctx, cs, in.Node); err != nil {
+		return DrainResult{}, err
+	} else if len(v.Keep) > 0 {
+		return DrainResult{}, lastWorker(in.Node, v)
 	}
 	remaining, err := a.remainingPods(ctx, cs, in)
 	if err != nil {
@@ -130,8 +115,59 @@ wait:
 	return res, nil
 }
 
-// drainHelper is kubectl drain's helper with the platform's choices.
-func (a *Activities) drainHelper(ctx context.Context, cs kubernetes.Interface, grace int) *drain.Helper {
+// evictAllButLastWorker runs kubectl's drain until drainCtx ends, leaving
+// the last Ready rackroll worker (internal/workerguard): while one is kept
+// it looks again every poll, and drains again once another worker is Ready
+// elsewhere. It heartbeats throughout.
+func (a *Activities) evictAllButLastWorker(ctx, drainCtx context.Context, cs kubernetes.Interface, in DrainInput,
+	evicted *atomic.Int32, progress *drainProgress) error {
+	for {
+		v, err := a.judgeWorkers(drainCtx, cs, in.Node)
+		if err != nil {
+			return err
+		}
+		h := a.drainHelper(drainCtx, cs, in.GracePeriodSeconds, keepFilter(v))
+		dl, _ := drainCtx.Deadline()
+		h.Timeout = max(time.Until(dl), time.Millisecond) // 0 would mean "forever" to the helper
+		h.OnPodDeletionOrEvictionFinished = func(_ *corev1.Pod, _ bool, err error) {
+			if err == nil {
+				evicted.Add(1)
+			}
+		}
+		done := make(chan error, 1)
+		go func() { done <- drain.RunNodeDrain(h, in.Node) }()
+		if err := a.beatUntil(ctx, done, evicted, progress); err != nil || len(v.Keep) == 0 {
+			return err
+		}
+		select {
+		case <-drainCtx.Done():
+			return drainCtx.Err()
+		case <-time.After(a.opts.PollInterval):
+		}
+	}
+}
+
+// beatUntil heartbeats until done answers.
+func (a *Activities) beatUntil(ctx context.Context, done <-chan error, evicted *atomic.Int32, progress *drainProgress) error {
+	beat := time.NewTicker(a.opts.HeartbeatInterval)
+	defer beat.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-ctx.Done():
+			// The helper's context derives from ctx, so it stops too.
+			return ctx.Err()
+		case <-beat.C:
+			progress.Evicted = int(evicted.Load())
+			heartbeat(ctx, *progress)
+		}
+	}
+}
+
+// drainHelper is kubectl drain's helper with the platform's choices;
+// filters come after skipTenantVMs.
+func (a *Activities) drainHelper(ctx context.Context, cs kubernetes.Interface, grace int, filters ...drain.PodFilter) *drain.Helper {
 	g := -1 // each pod's own terminationGracePeriodSeconds
 	if grace > 0 {
 		g = grace
@@ -144,7 +180,7 @@ func (a *Activities) drainHelper(ctx context.Context, cs kubernetes.Interface, g
 		IgnoreAllDaemonSets:  true,
 		DeleteEmptyDirData:   true,
 		EvictErrorRetryDelay: a.opts.EvictRetryDelay,
-		AdditionalFilters:    []drain.PodFilter{skipTenantVMs},
+		AdditionalFilters:    append([]drain.PodFilter{skipTenantVMs}, filters...),
 		Out:                  logWriter{ctx: ctx},
 		ErrOut:               logWriter{ctx: ctx},
 	}

@@ -31,6 +31,7 @@ var layerOf = map[string]string{
 	"internal/remediate":   domain,
 	"internal/etcdquorum":  domain,
 	"internal/capacity":    domain,
+	"internal/workerguard": domain,
 
 	"internal/api":        contract,
 	"internal/breakglass": contract,

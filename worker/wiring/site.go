@@ -56,7 +56,7 @@ func Register(r worker.Registry, c client.Client, opts Options) {
 		Resolver: bmc.SecretResolver{Secrets: secretsIn(opts.Management)}})
 	// Kubernetes clients come from the ledger's kubeconfig reference, read
 	// through Temporal: a site worker needs no inventory of its own.
-	r.RegisterActivity(kube.New(newClusterClients(c, opts.Management), kube.Options{PollInterval: poll}))
+	r.RegisterActivity(kube.New(newClusterClients(c, opts.Management), kube.Options{PollInterval: poll, WorkerPods: opts.WorkerPods}))
 	// etcd: the inventory's controlPlane.etcd travels in each input; the
 	// worker reads its TLS files.
 	r.RegisterActivity(&etcd.Activities{PollInterval: poll})

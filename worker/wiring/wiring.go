@@ -35,6 +35,9 @@ type Options struct {
 	// Management reaches the cluster that holds kubeconfig Secrets
 	// (kubeconfigSecretRef); nil when the worker has none.
 	Management func() (kubernetes.Interface, error)
+	// WorkerPods selects the worker's own pods, which a drain never evicts
+	// the last Ready one of (default kube.DefaultWorkerPods).
+	WorkerPods string
 }
 
 // New returns a worker with everything its mode needs registered; call
