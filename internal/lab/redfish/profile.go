@@ -30,6 +30,10 @@ type Profile struct {
 	// StaleEject: the first read of a slot after an eject still shows the
 	// ejected image as Inserted (iDRAC), later reads are current.
 	StaleEject bool
+	// ImageShape: how Image and ImageName show the image held (Shape*);
+	// ImageDelay: how long ShapeLate shows none after the insert.
+	ImageShape string
+	ImageDelay time.Duration
 
 	BootTargets   []string // BootSourceOverrideTarget@Redfish.AllowableValues
 	VirtualCDBoot string   // the target that boots the virtual CD: Cd, or UsbCd (Supermicro)
