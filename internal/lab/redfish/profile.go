@@ -59,6 +59,9 @@ type Profile struct {
 	SessionLimit   int           // concurrent sessions; 0: unlimited
 	SessionTimeout time.Duration // idle timeout; 0: never
 	BasicAuth      bool          // basic auth accepted (iDRAC10 ships with it off)
+	// NoAuth: a request without credentials is served (authentication
+	// turned off); sessions and basic auth still work and are checked.
+	NoAuth bool
 	// SessionLimitError is the MessageId (full, with registry) and text of
 	// the refusal when the limit is reached.
 	SessionLimitID, SessionLimitMessage string
