@@ -100,11 +100,33 @@ func writeUpgradeStatus(w io.Writer, format string, st api.UpgradeStatus) error 
 			t.Rows = append(t.Rows, []string{name, u.State, bar(u.Succeeded+u.Failed, u.Total, 20),
 				fmt.Sprint(u.Succeeded), fmt.Sprint(u.Failed), fmt.Sprint(u.Required), dash(strings.Join(u.FailedNames(), ","))})
 		}
+		t.Notes = append(t.Notes, failedReasons(st)...)
 		for _, g := range st.Guards() {
 			t.Notes = append(t.Notes, "guard "+g)
 		}
 		return t
 	})
+}
+
+// failedReasons is one line per failed server with why it failed (the
+// ServerStatus Error, e.g. what the BMC showed instead of the installer),
+// so the operator need not open the ledger or the JSON.
+func failedReasons(st api.UpgradeStatus) []string {
+	var out []string
+	for _, u := range st.Units() {
+		for _, s := range u.Servers {
+			if s.State != api.StateFailed {
+				continue
+			}
+			line := "failed " + s.Name
+			if s.Step != "" {
+				line += " at " + s.Step
+			}
+			why := strings.Join(strings.Fields(s.Error), " ")
+			out = append(out, line+": "+cmp.Or(why, "no reason recorded"))
+		}
+	}
+	return out
 }
 
 // bar draws done/total as a fixed-width progress bar.

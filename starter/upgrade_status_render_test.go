@@ -46,12 +46,27 @@ func TestUpgradeStatusTableAndProgressLine(t *testing.T) {
 		"management a   Succeeded  [####################] 2/2  2          0       1         -\n"+
 		"management b   Succeeded  [####################] 2/2  1          1       1         b-s2\n"+
 		"rack rack1     Running    [#####...............] 1/4  1          0       3         -\n"+
-		"rack rack2     Pending    [....................] 0/2  0          0       1         -\n", b.String())
+		"rack rack2     Pending    [....................] 0/2  0          0       1         -\n"+
+		"failed b-s2: no reason recorded\n", b.String())
 	require.Equal(t, "Compute Updating | rack1 [##........] 1/4 in flight: rack1-s2,rack1-s3", progressLine(st))
 	st.Racks[0].State, st.Racks[1].State = api.StateSucceeded, api.StatePaused
 	require.Equal(t, "Compute Updating | rack2 [..........] 0/2", progressLine(st), "a paused unit is the current one")
 	st.Racks[1].State = api.StateSucceeded
 	require.Equal(t, "Compute Updating", progressLine(st), "no unit in flight")
+}
+
+// Each failed server gets a line with its step and reason under the table
+// (status and the end of start --wait both print it).
+func TestUpgradeStatusSaysWhyEachServerFailed(t *testing.T) {
+	st := statusMidCompute()
+	st.ManagementGroups[1].Servers[1].Step = "reimage"
+	st.ManagementGroups[1].Servers[1].Error = "BMC of b-s2 at https://10.0.1.12: mount the installer: the BMC shows a different image\n in /redfish/v1/Systems/1/VirtualMedia/1: http://other/x.iso"
+	st.Racks[1].Servers[0].State = api.StateFailed // no reason recorded
+	var b bytes.Buffer
+	require.NoError(t, writeUpgradeStatus(&b, "table", st))
+	require.Contains(t, b.String(), "\nfailed b-s2 at reimage: BMC of b-s2 at https://10.0.1.12: mount the installer: the BMC shows a different image in /redfish/v1/Systems/1/VirtualMedia/1: http://other/x.iso\n"+
+		"failed rack2-s1: no reason recorded\n")
+	require.Empty(t, failedReasons(api.UpgradeStatus{}), "no failed server, no line")
 }
 
 // The watch's summary gives each unit's time, named as the operator's

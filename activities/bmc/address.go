@@ -79,8 +79,3 @@ func redactURL(s string) string {
 	u.User = nil
 	return u.String()
 }
-
-// sameImage compares image URLs as a BMC shows them (without user info).
-func sameImage(a, b string) bool {
-	return a != "" && redactURL(a) == redactURL(b)
-}

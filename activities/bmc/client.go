@@ -61,6 +61,7 @@ type MediaInfo struct {
 	MediaTypes   []string
 	ConnectedVia string
 	Image        string
+	ImageName    string // some BMCs show the image only here (see judgeImage)
 	Inserted     bool
 	InsertTarget string // the InsertMedia action's target; "": PATCH the resource
 	EjectTarget  string // the EjectMedia action's target; "": PATCH the resource

@@ -23,6 +23,9 @@ const (
 	// ErrTypeNoEffect: non-retryable: the BMC accepted a request but never
 	// showed its effect (a reset ignored, an image that does not mount).
 	ErrTypeNoEffect = "BMCNoEffect"
+	// ErrTypeWrongImage: non-retryable: after the insert the virtual CD
+	// shows a different image (another file or host); the message names it.
+	ErrTypeWrongImage = "BMCWrongImage"
 	// ErrTypeWatchStopped: retryable, benign: WatchReimage was cancelled
 	// (its caller stopped it, or its worker shut down).
 	ErrTypeWatchStopped = "WatchStopped"
@@ -40,6 +43,7 @@ const (
 	kindPowerFailed
 	kindReimageFailed
 	kindNoEffect
+	kindWrongImage
 )
 
 var kindTypes = map[kind]string{
@@ -52,6 +56,7 @@ var kindTypes = map[kind]string{
 	kindPowerFailed:   ErrTypePowerFailed,
 	kindReimageFailed: ErrTypeReimageFailed,
 	kindNoEffect:      ErrTypeNoEffect,
+	kindWrongImage:    ErrTypeWrongImage,
 }
 
 func (k kind) retryable() bool { return k <= kindConflict }

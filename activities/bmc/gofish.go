@@ -187,3 +187,17 @@ func isNotFound(err error) bool {
 	var rf *schemas.Error
 	return errors.As(err, &rf) && rf.HTTPReturnedStatusCode == http.StatusNotFound
 }
+
+// servesWithoutAuth: the System answers 200 to a request with no
+// credentials (authentication is off on the BMC).
+func (c *gofishClient) servesWithoutAuth(ctx context.Context) bool {
+	if c.anon == nil || c.sysURI == "" {
+		return false
+	}
+	resp, err := c.anon.WithContext(ctx).Get(c.sysURI)
+	if err != nil {
+		return false // gofish returns an error for a 401
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}

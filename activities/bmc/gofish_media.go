@@ -83,7 +83,7 @@ func (c *gofishClient) getJSON(ctx context.Context, uri string, v any) error {
 func mediaInfo(vm *schemas.VirtualMedia, loc string) MediaInfo {
 	m := MediaInfo{
 		URI: vm.ODataID, ID: vm.ID, Location: loc,
-		ConnectedVia: string(vm.ConnectedVia), Image: vm.Image, Inserted: gofish.Deref(vm.Inserted),
+		ConnectedVia: string(vm.ConnectedVia), Image: vm.Image, ImageName: vm.ImageName, Inserted: gofish.Deref(vm.Inserted),
 		InsertTarget: actionTarget(vm.RawData, "#VirtualMedia.InsertMedia"),
 		EjectTarget:  actionTarget(vm.RawData, "#VirtualMedia.EjectMedia"),
 	}

@@ -21,7 +21,7 @@ func (r *run) powerOn() (PowerResult, error) {
 	if err != nil || s.PowerState == "On" {
 		return PowerResult{LastState: describeState(s)}, err
 	}
-	acc, err := r.reset("On", func(s System) bool { return s.PowerState != "Off" })
+	acc, err := r.issueReset("On", func(s System) bool { return s.PowerState != "Off" })
 	if err != nil {
 		return PowerResult{}, err
 	}
@@ -56,7 +56,7 @@ func (r *run) powerOff(skipShutdown bool) error {
 	}
 	down := func(s System) bool { return s.PowerState != "On" }
 	if !skipShutdown && CanShutdownGracefully(s.ResetTypes) {
-		acc, err := r.reset("GracefulShutdown", down)
+		acc, err := r.issueReset("GracefulShutdown", down)
 		if err != nil {
 			return err
 		}
@@ -66,7 +66,7 @@ func (r *run) powerOff(skipShutdown bool) error {
 		}
 		r.heartbeat("graceful shutdown timed out; forcing off")
 	}
-	acc, err := r.reset("ForceOff", func(s System) bool { return s.PowerState == "Off" })
+	acc, err := r.issueReset("ForceOff", func(s System) bool { return s.PowerState == "Off" })
 	if err != nil {
 		return err
 	}
@@ -108,11 +108,10 @@ func (r *run) restart() (PowerResult, error) {
 	if !supports(s, rt) {
 		rt = "GracefulRestart"
 	}
-	acc, err := r.reset(rt, func(now System) bool { return cycleEvidence(s, now, false) != "" })
+	acc, err := r.issueReset(rt, func(now System) bool { return cycleEvidence(s, now, false) != "" })
 	if err != nil {
 		return PowerResult{}, err
 	}
-	r.progress.ResetType, r.progress.ResetIssued = rt, true
 	r.heartbeat("restarting")
 	return r.waitPowerCycle(s, rt, acc)
 }
@@ -150,6 +149,26 @@ func (r *run) settledPower() (System, error) {
 			fmt.Sprintf("the BMC still shows PowerState %s after %s", s.PowerState, r.a.powerOnTimeout())}}
 	}
 	return s, err
+}
+
+// issueReset is how every step sends a reset: it records ResetIssued (and
+// the type) in the heartbeat first, so an attempt whose worker dies while
+// the POST is in flight is resumed without a second reset (Restart and
+// Reimage check it; PowerOn and PowerOff re-read the power state instead).
+// A refusal outright (the BMC did nothing) clears the record. The SDK
+// sends an attempt's first heartbeat at once and batches later ones within
+// its throttle interval (0.8 × HeartbeatTimeout): on the usual path, where
+// nothing waited or retried, this one is on the server before the reset is
+// sent; after a wait it may still be in the batch when the worker dies.
+func (r *run) issueReset(rt string, tookEffect func(System) bool) (Accepted, error) {
+	r.progress.ResetType, r.progress.ResetIssued = rt, true
+	r.heartbeat("sending reset " + rt)
+	acc, err := r.reset(rt, tookEffect)
+	if err != nil && classify(err) != kindTransient && r.ctx.Err() == nil {
+		r.progress.ResetIssued = false
+		r.heartbeat("reset " + rt + " refused")
+	}
+	return acc, err
 }
 
 // reset posts a reset once. After a transient failure the BMC may or may

@@ -62,6 +62,10 @@ func Probe(ctx context.Context, ep Endpoint, resolver Resolver, timeout time.Dur
 		add(sitecheck.Warning("sessions", "no SessionService: every request logs in with basic auth", "enable the Redfish SessionService (iLO logs every basic-auth login; iDRAC limits logins)"))
 	}
 	add(sitecheck.OK("System found", "PowerState "+sys.PowerState))
+	if g != nil && g.servesWithoutAuth(ctx) {
+		add(sitecheck.Warning("authentication", fmt.Sprintf("the BMC of %s at %s serves the System without credentials: anyone who reaches it can reset or reimage the machine", ep.BMM, redactURL(ep.Address)),
+			"turn on Redfish authentication on the BMC at "+redactURL(ep.Address)+" (bmcweb built with insecure-disable-auth, or sushy-tools without an auth file, serves everyone)"))
+	}
 	out = append(out, mediaFinding(ctx, c)...)
 	if t, ok := ChooseBootTarget(sys.BootTargets); ok {
 		add(sitecheck.OK("boot target", fmt.Sprintf("%s (allowed: %s)", t, listOrNone(sys.BootTargets))))

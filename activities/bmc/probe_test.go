@@ -52,6 +52,8 @@ func TestProbeEveryProfileIsAllGood(t *testing.T) {
 				assert.True(t, it.OK, "%s: %+v", check, it)
 			}
 			assert.NotContains(t, items["firmware"].Detail, "?", "BIOS and BMC versions are read")
+			_, warned := items["authentication"]
+			assert.Equal(t, name == "noauth", warned, "only a BMC serving without credentials is warned")
 		})
 	}
 }
@@ -78,6 +80,16 @@ func TestProbeNamesEachProblem(t *testing.T) {
 		assert.False(t, it.OK)
 		assert.True(t, it.Blocker)
 		assert.Contains(t, it.Fix, "password")
+	})
+	t.Run("serves without credentials", func(t *testing.T) {
+		srv := redfishtest.StartTLS(t, redfishtest.Profile("noauth"))
+		items := probeLab(t, srv, testPassword, srv.CAFile)
+		assert.True(t, items["login"].OK, "the credentials still work")
+		it := items["authentication"]
+		assert.False(t, it.OK)
+		assert.False(t, it.Blocker, "a warning: rackroll works, the site is exposed")
+		assert.Contains(t, it.Detail, "the BMC of "+redfishtest.BMM+" at "+srv.URL+" serves the System without credentials")
+		assert.Contains(t, it.Fix, "authentication")
 	})
 	t.Run("no virtual media", func(t *testing.T) {
 		srv := redfishtest.StartTLS(t, redfishtest.Profile("nomedia"))

@@ -68,20 +68,9 @@ func (r *run) reimage(in ReimageInput) (ReimageResult, error) {
 		rt = "GracefulRestart"
 	}
 
-	// From here on a retry must not reset again: record that first. The SDK
-	// sends an attempt's first heartbeat at once and batches later ones
-	// within its throttle interval (0.8 × HeartbeatTimeout), so on the usual
-	// path, where nothing waited or retried, this one is on the server before
-	// the reset is sent; after a wait it may still be in the batch when the
-	// worker dies, and a retry would then reset again.
-	r.progress.ResetType, r.progress.ResetIssued = rt, true
-	r.heartbeat("sending reset " + rt)
-	acc, err := r.reset(rt, func(now System) bool { return tookEffect(s, now) })
+	// From here on a retry must not reset again (issueReset records it first).
+	acc, err := r.issueReset(rt, func(now System) bool { return tookEffect(s, now) })
 	if err != nil {
-		if classify(err) != kindTransient && r.ctx.Err() == nil {
-			r.progress.ResetIssued = false // refused outright: the BMC did nothing
-			r.heartbeat("reset " + rt + " refused")
-		}
 		return res, err
 	}
 	res.Reimaged, res.Task = true, acc.Task

@@ -23,6 +23,7 @@ const (
 	StaleETag      Kind = "stale-etag"        // a share of PATCHes answered 412 even with the right If-Match
 	ResetIgnored   Kind = "reset-ignored"     // resets answered 204 and ignored: the machine does nothing
 	MediaUnmount   Kind = "media-unmountable" // InsertMedia answered, the image never mounts (the BMC cannot reach it)
+	MediaWrong     Kind = "media-wrong-image" // InsertMedia answered, the slot shows a different image (another file on another host)
 	NodeNotReady   Kind = "node-not-ready"    // the kubelet reports Ready=False while set
 	ReadOnlyRootFS Kind = "readonly-rootfs"   // node condition ReadOnlyRootFilesystem=True
 	NodeUnknown    Kind = "node-unknown"      // heartbeats stop and the node goes Ready=Unknown
@@ -55,6 +56,7 @@ var table = []row{
 	{StaleETag, BMC, true},
 	{ResetIgnored, BMC, false},
 	{MediaUnmount, BMC, false},
+	{MediaWrong, BMC, false},
 	{NodeNotReady, Node, false},
 	{ReadOnlyRootFS, Node, false},
 	{NodeUnknown, Node, false},

@@ -7,9 +7,9 @@ import (
 )
 
 // Moved from internal/model (TestFaultKinds); reset-ignored and
-// media-unmountable make fourteen.
+// media-unmountable make fourteen, media-wrong-image fifteen.
 func TestFaultKinds(t *testing.T) {
-	assert.Len(t, All(), 14)
+	assert.Len(t, All(), 15)
 	assert.True(t, Kind("slow-drain").Known())
 	assert.False(t, Kind("melt").Known())
 }

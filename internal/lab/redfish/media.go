@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/faults"
@@ -17,6 +18,7 @@ type media struct {
 	inserted       bool
 	writeProtected bool
 	protocol       string
+	insertedAt     time.Time // for Profile.ImageDelay
 	// stale is shown once, on the next read after an eject, by profiles
 	// whose BMC reports the ejected image until re-read (iDRAC).
 	stale *media
@@ -45,6 +47,10 @@ func redactURL(s string) string {
 	u.User = nil
 	return u.String()
 }
+
+// wrongImage is what faults.MediaWrong mounts instead of the image asked
+// for: another file on another host, and no installer.
+const wrongImage = "http://images.elsewhere.example/isos/ubuntu-22.04-live-server.iso"
 
 var protocols = map[string]string{"http": "HTTP", "https": "HTTPS", "nfs": "NFS", "cifs": "CIFS", "smb": "CIFS"}
 
@@ -78,12 +84,17 @@ func (b *BMC) insertMediaLocked(slot slotRef, image string, inserted, writeProte
 		b.emitLocked(events.Fault, map[string]any{"kind": string(faults.MediaUnmount), "image": redactURL(image), "slot": slot.uri})
 		return nil
 	}
-	if b.cfg.Fetchable != nil && !b.cfg.Fetchable(image) {
+	if b.faultActiveLocked(faults.MediaWrong) {
+		// Accepted, and the slot shows another image: what an operator
+		// left mounted from the BMC's console, or a stale share.
+		image = wrongImage
+		b.emitLocked(events.Fault, map[string]any{"kind": string(faults.MediaWrong), "image": image, "slot": slot.uri})
+	} else if b.cfg.Fetchable != nil && !b.cfg.Fetchable(image) {
 		// The same, because the image server has no such image.
 		b.emitLocked(events.Fault, map[string]any{"kind": "image-missing", "image": redactURL(image), "slot": slot.uri})
 		return nil
 	}
-	*d = media{image: image, inserted: inserted, writeProtected: writeProtected, protocol: protocols[strings.ToLower(u.Scheme)]}
+	*d = media{image: image, inserted: inserted, writeProtected: writeProtected, protocol: protocols[strings.ToLower(u.Scheme)], insertedAt: b.clk.Now()}
 	detail := map[string]any{"image": redactURL(image), "slot": slot.uri}
 	if v := imageVersion(image); v != "" {
 		detail["version"] = v

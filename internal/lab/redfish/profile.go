@@ -30,6 +30,10 @@ type Profile struct {
 	// StaleEject: the first read of a slot after an eject still shows the
 	// ejected image as Inserted (iDRAC), later reads are current.
 	StaleEject bool
+	// ImageShape: how Image and ImageName show the image held (Shape*);
+	// ImageDelay: how long ShapeLate shows none after the insert.
+	ImageShape string
+	ImageDelay time.Duration
 
 	BootTargets   []string // BootSourceOverrideTarget@Redfish.AllowableValues
 	VirtualCDBoot string   // the target that boots the virtual CD: Cd, or UsbCd (Supermicro)
@@ -55,6 +59,9 @@ type Profile struct {
 	SessionLimit   int           // concurrent sessions; 0: unlimited
 	SessionTimeout time.Duration // idle timeout; 0: never
 	BasicAuth      bool          // basic auth accepted (iDRAC10 ships with it off)
+	// NoAuth: a request without credentials is served (authentication
+	// turned off); sessions and basic auth still work and are checked.
+	NoAuth bool
 	// SessionLimitError is the MessageId (full, with registry) and text of
 	// the refusal when the limit is reached.
 	SessionLimitID, SessionLimitMessage string

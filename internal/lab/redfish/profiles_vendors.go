@@ -119,6 +119,19 @@ func dmtf() Profile {
 func init() {
 	register("nomedia", nomedia)
 	register("sushy", sushy)
+	register("noauth", noauth)
+}
+
+// noauth: a BMC that serves every resource without credentials (Redfish
+// authentication turned off: OpenBMC bmcweb built with its development-only
+// insecure-disable-auth option, sushy-tools run without an auth file).
+// rackroll still logs in; site check must warn that anyone who reaches it
+// can reset the machine.
+func noauth() Profile {
+	p := dmtf()
+	p.Name = "noauth"
+	p.NoAuth = true
+	return p
 }
 
 // sushy: openstack/sushy-tools over libvirt, in DMTF's shape: it answers a

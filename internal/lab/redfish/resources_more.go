@@ -99,9 +99,10 @@ func (b *BMC) slotDoc(s slotRef, m media) doc {
 	image, name := any(nil), any(nil)
 	connected := "NotConnected"
 	if m.image != "" {
-		image = redactURL(m.image)
-		name = pathBase(m.image)
 		connected = "URI"
+	}
+	if shown, n := b.prof.shownImage(m, b.clk.Now()); shown != "" || n != "" {
+		image, name = nullable(shown), nullable(n)
 	}
 	proto := any(nil)
 	if m.protocol != "" {
@@ -213,4 +214,12 @@ func jsonString(v any) string {
 	}
 	raw, _ := json.Marshal(v)
 	return string(raw)
+}
+
+// nullable renders "" as JSON null.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

@@ -1,0 +1,41 @@
+package upgrade_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/test/e2e"
+	"github.com/stretchr/testify/require"
+)
+
+// Issue 35, end to end: a server whose BMC shows a different image after
+// the insert fails typed, naming the image it shows; it is never reset
+// into it, and the rest of the rack goes on.
+func TestE2EUpgradeWithAWrongImageShown(t *testing.T) {
+	t.Parallel()
+	const bad = "rack2-c3"
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
+		inv.Lab = []byte(`{"faults": [{"bmm": "` + bad + `", "kind": "media-wrong-image"}]}`)
+	}})
+	ctx := env.Context(10 * time.Minute)
+	lenient := model.UpdateStrategy{StrategyType: model.StrategyRack, ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)}
+	run := env.StartUpgradeInput(ctx, api.UpgradeInput{TargetVersion: "4.2.0", UpdateStrategy: lenient,
+		DrainTimeout: 30 * time.Second, VMShutdownTimeout: 30 * time.Second})
+
+	var st api.UpgradeStatus
+	require.NoError(t, run.Get(ctx, &st))
+	var badErr string
+	for _, f := range failedServers(st) {
+		if f.Name == bad {
+			badErr = f.Error
+		}
+	}
+	require.Contains(t, badErr, "the BMC shows a different image", "%+v", st.Racks)
+	require.Contains(t, badErr, "http://images.elsewhere.example/isos/ubuntu-22.04-live-server.iso", "it names the image shown")
+	require.True(t, strings.Contains(env.BMM(bad).DetailedStatusMessage, "different image"), env.BMM(bad).DetailedStatusMessage)
+	require.Zero(t, env.Lab.ReimageCounts()[bad])
+	require.Equal(t, "4.2.0", env.BMM("rack2-c1").RuntimeVersion, "the rest of the rack goes on")
+}
