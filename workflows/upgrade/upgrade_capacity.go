@@ -85,7 +85,7 @@ func (u *upgrade) capacityGuard(ctx workflow.Context, batch upgradeplan.Rack, un
 	if len(nodes) == 0 {
 		return false, nil
 	}
-	check, seen := checkCapacity(ctx, batch.Name, nodes, u.siteQueue)
+	check, seen := checkCapacity(ctx, batch.Name, nodes, u.siteQueue, limitsOf(u.server))
 	u.noteCapacity(ctx, "", check)
 	if !seen || check.Fits || u.plan.Strategy.CapacityPolicy != model.CapacityPause || u.cancelled {
 		return false, nil
@@ -143,9 +143,9 @@ func (u *upgrade) holdForRoom(ctx workflow.Context, unit *api.UnitStatus, check 
 // checkCapacity asks whether the pods a drain of nodes evicts find room.
 // seen is false when it could not tell: the check says why (NotChecked);
 // Warn drains and says so, Pause holds (holds).
-func checkCapacity(ctx workflow.Context, unit string, nodes []string, queue string) (check api.CapacityCheck, seen bool) {
+func checkCapacity(ctx workflow.Context, unit string, nodes []string, queue string, t model.Timeouts) (check api.CapacityCheck, seen bool) {
 	actx := kernel.OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Minute,
+		StartToCloseTimeout: kernel.CallAttempt(ctx, t, 1),
 		Summary:             "Check capacity for " + unit,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
 	}), queue)
@@ -168,7 +168,7 @@ func rackCapacity(ctx workflow.Context, in api.RackInput) (check *api.CapacityCh
 	if ask == nil {
 		return nil, false
 	}
-	c, seen := checkCapacity(ctx, in.Rack.Name, ask.Nodes, ask.Queue)
+	c, seen := checkCapacity(ctx, in.Rack.Name, ask.Nodes, ask.Queue, limitsOf(in.Server))
 	if holds(ctx, c, seen, ask.Hold) {
 		c.Servers = in.Rack.Servers
 		return &c, true
@@ -187,7 +187,7 @@ func laterCapacity(ctx workflow.Context, in api.RackInput, server string) (check
 	if node == "" {
 		return nil, false
 	}
-	c, seen := checkCapacity(ctx, in.Rack.Name+" "+server, []string{node}, ask.Queue)
+	c, seen := checkCapacity(ctx, in.Rack.Name+" "+server, []string{node}, ask.Queue, limitsOf(in.Server))
 	if holds(ctx, c, seen, ask.Hold) {
 		return &c, true
 	}
