@@ -14,11 +14,11 @@ import (
 // lists each wait and fails on one built without its bound.
 
 // TableBounds says whether the run bounds its waits by the table
-// (changeTableBounds). Histories recorded before it keep the constants
+// (ChangeTableBounds). Histories recorded before it keep the constants
 // they ran with: the same values as the table's defaults, save the run
 // limits of the upgrade's children (24 h) and the failover (none).
 func TableBounds(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeTableBounds, workflow.DefaultVersion, 1) == 1
+	return workflow.GetVersion(ctx, ChangeTableBounds, workflow.DefaultVersion, 1) == 1
 }
 
 // callAttempts and callBackoff are the retries of a call that answers at

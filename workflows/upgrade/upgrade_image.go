@@ -38,7 +38,7 @@ func (u *upgrade) checkImage(ctx workflow.Context, cs api.ClusterState) string {
 	limit := imageCheckLimit(u.server, sum != "")
 	actx := kernel.OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		ScheduleToCloseTimeout: limit,
-		HeartbeatTimeout:       time.Minute,
+		HeartbeatTimeout:       kernel.CallAttempt(ctx, limitsOf(u.server), 1), // a worker that died is noticed within a call
 		Summary:                "Check image " + u.server.ImageURL,
 		RetryPolicy:            &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
 	}), cs.SiteTaskQueue)
