@@ -116,6 +116,6 @@ func TestSixteenComputesOneAtATimeAreNotKilledByARunLimit(t *testing.T) {
 	// The same run as before the table: killed at 24 h.
 	_, _, err = sixteenAtATime(t, true)
 	require.Error(t, err, "the constant 24 h run limit kills the rack")
-	require.Contains(t, err.Error(), "rackupgradeworkflow", "the rack child")
+	require.Contains(t, err.Error(), "RackUpgradeWorkflow", "the rack child")
 	require.Contains(t, err.Error(), "deadline exceeded", "ended by its run limit")
 }
