@@ -24,7 +24,8 @@ var waits = []listed{
 	{wait{"kernel.observeControlPlane", "StartToCloseTimeout", "CallAttempt(ctx, cs.Limits(), 3)"}, byTable, "the control-plane gate's reads"},
 	{wait{"kernel.moveLeader", "StartToCloseTimeout", "CallAttempt(ctx, cs.Limits(), 2)"}, byTable, "the move of etcd's leadership"},
 	{wait{"remediation.monitor.round", "StartToCloseTimeout", "kernel.CallAttempt(ctx, cs.Limits(), 1)"}, byTable, "the monitor's read of the nodes"},
-	{wait{"upgrade.checkCapacity", "StartToCloseTimeout", "kernel.CallAttempt(ctx, t, 1)"}, byTable, "the capacity check"},
+	{wait{"upgrade.askCapacity", "ScheduleToCloseTimeout", "limit"}, byTable, "the capacity check"},
+	{wait{"upgrade.askCapacity", "StartToCloseTimeout", "limit"}, byTable, "the capacity check"},
 	{wait{"cluster.labelCtx", "StartToCloseTimeout", "kernel.CallAttempt(ctx, t, 2)"}, byTable, "the ledger's labels on a node"},
 	// The upgrade's preflights.
 	{wait{"upgrade.upgrade.checkImage", "ScheduleToCloseTimeout", "limit"}, byTable, "the image preflight"},

@@ -158,7 +158,7 @@ func waitsIn(fset *token.FileSet, where string, fd *ast.FuncDecl) []wait {
 		switch n := n.(type) {
 		case *ast.CompositeLit:
 			typ := src(n.Type)
-			if typ != "workflow.ActivityOptions" && typ != "workflow.ChildWorkflowOptions" {
+			if typ != "workflow.ActivityOptions" && typ != "workflow.LocalActivityOptions" && typ != "workflow.ChildWorkflowOptions" {
 				return true
 			}
 			bounded := false
