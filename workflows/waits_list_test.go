@@ -52,3 +52,21 @@ var waits = []listed{
 	{wait{"upgrade.upgrade.runUnit", "workflow.Await", "none"}, byOperator, "a pause"},
 	{wait{"upgrade.upgrade.compute", "workflow.AwaitWithTimeout", "w"}, byOperator, "the wait between racks"},
 }
+
+// limits are the step limits the workflows build (kernel.Limit), each from
+// the table, the operator's flags, or what is left of another.
+var limits = []listed{
+	{wait{"kernel.Limit.Left", "Limit.D", "max(l.D-workflow.Now(ctx).Sub(start), time.Second)"}, byTable, "a step's activity"},
+	{wait{"kernel.TimeoutLimit", "Limit.D", "f.Of(t)"}, byTable, "a step's activity"},
+	{wait{"kernel.RemediationLimit", "Limit.D", "d.Std()"}, byTable, "a step's activity"},
+	{wait{"kernel.Steps.ReimageUntilBack", "Limit.D", "j.WaitLimit()"}, byLegacy, "a step's activity"},
+	{wait{"actions.actionLimit", "Limit.D", "l.D + drain.D + vms.D"}, byTable, "an action's timer"},
+	{wait{"actions.actionLimit", "Limit.D", "in.TimeLimit"}, byOperator, "an action's timer"},
+	{wait{"actions.evacuateLimits", "Limit.D", "d"}, byOperator, "an action's timer"},
+	{wait{"actions.evacuateLimits", "Limit.D", "in.EvacuateTimeout - d"}, byOperator, "an action's timer"},
+	{wait{"actions.action.left", "Limit.D", "max(a.deadline.Sub(workflow.Now(a.st.Ctx)), time.Second)"}, byTable, "an action's timer"},
+	{wait{"actions.action.reimageLimit", "Limit.D", "max(l.D-min(whole/20, time.Minute), time.Second)"}, byTable, "an action's timer"},
+	{wait{"upgrade.awaitRemediation", "Limit.D", "RemediationWaitLimit"}, byLegacy, "the wait for a remediation"},
+	{wait{"upgrade.serverLimits", "Limit.D", "in.DrainTimeout"}, byOperator, "a step's activity"},
+	{wait{"upgrade.serverLimits", "Limit.D", "in.VMShutdownTimeout"}, byOperator, "a step's activity"},
+}

@@ -29,8 +29,9 @@ import (
 // a minute typed in.
 
 // wait is one wait in the workflows' source: where (package and
-// function), what (an activity option, timer, sleep, await or child
-// option) and the expression of its bound ("none" where it has none).
+// function), what (an activity option, timer, sleep, await, child option,
+// or a step's Limit the activity and timer of a step are given) and the
+// expression of its bound ("none" where it has none).
 type wait struct {
 	where, kind, expr string
 }
@@ -65,8 +66,10 @@ type listed struct {
 }
 
 var (
-	durationLiteral = regexp.MustCompile(`time\.(Hour|Minute|Second|Millisecond)`)
-	timeoutFields   = []string{"ScheduleToCloseTimeout", "StartToCloseTimeout", "ScheduleToStartTimeout", "HeartbeatTimeout",
+	// typedIn: a duration typed in (time.Minute, 30 * time.Second); a
+	// bound from the table may floor or trim one with it, never be one.
+	typedIn       = regexp.MustCompile(`\btime\.(Hour|Minute|Second|Millisecond)\b|\b\d+\b|[-+*/() ,]|\bmax\b|\bmin\b`)
+	timeoutFields = []string{"ScheduleToCloseTimeout", "StartToCloseTimeout", "ScheduleToStartTimeout", "HeartbeatTimeout",
 		"WorkflowRunTimeout", "WorkflowExecutionTimeout", "WorkflowTaskTimeout"}
 )
 
@@ -77,14 +80,14 @@ func TestEveryWaitHasItsBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	remaining := slices.Clone(found)
-	for _, l := range waits {
+	for _, l := range slices.Concat(waits, limits) {
 		i := slices.Index(remaining, l.wait)
 		if i < 0 {
 			t.Errorf("listed wait %s %s = %s is gone: take it off the list in waits_list_test.go", l.where, l.kind, l.expr)
 			continue
 		}
 		remaining = slices.Delete(remaining, i, i+1)
-		if l.by == byTable && durationLiteral.MatchString(l.expr) {
+		if l.by == byTable && typedIn.ReplaceAllString(l.expr, "") == "" {
 			t.Errorf("%s %s = %s: a bound from the table has no duration typed in", l.where, l.kind, l.expr)
 		}
 		if l.doc == "" || !bytes.Contains(doc, []byte(l.doc)) {
@@ -158,6 +161,16 @@ func waitsIn(fset *token.FileSet, where string, fd *ast.FuncDecl) []wait {
 		switch n := n.(type) {
 		case *ast.CompositeLit:
 			typ := src(n.Type)
+			if typ == "kernel.Limit" || typ == "Limit" {
+				// A step's limit travels as a Limit to the activity and the
+				// timer that keep it: one built is a bound to list too.
+				for _, el := range n.Elts {
+					if kv, ok := el.(*ast.KeyValueExpr); ok && src(kv.Key) == "D" {
+						out = append(out, wait{where, "Limit.D", src(kv.Value)})
+					}
+				}
+				return true
+			}
 			if typ != "workflow.ActivityOptions" && typ != "workflow.LocalActivityOptions" && typ != "workflow.ChildWorkflowOptions" {
 				return true
 			}
