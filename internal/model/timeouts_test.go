@@ -28,6 +28,13 @@ func TestTimeoutsSetFieldsOverrideTheRest(t *testing.T) {
 	assert.Equal(t, 90*time.Second, got.Reimage.Std())
 	assert.Equal(t, 2*time.Second, got.Drain.Std())
 	assert.Equal(t, 4*time.Hour, got.Replace.Std(), "unset: the default")
+
+	// The waits' keys, in the docs' two-line form.
+	inv, err = ParseValid([]byte(minimalYAML+"timeouts: {reimage: 90m,\n  media: 2m, etcdJoin: 5m, remediationWait: 30m, imageCheck: 10m, call: 20s}\n"), (*Inventory).Validate)
+	require.NoError(t, err)
+	got = inv.Timeouts.Resolve()
+	assert.Equal(t, []time.Duration{2 * time.Minute, 5 * time.Minute, 30 * time.Minute, 10 * time.Minute, 20 * time.Second},
+		[]time.Duration{got.Media.Std(), got.EtcdJoin.Std(), got.RemediationWait.Std(), got.ImageCheck.Std(), got.Call.Std()})
 }
 
 // Every problem of the section at once, each naming the key, the value
