@@ -30,7 +30,7 @@ func TestTimeoutsSetFieldsOverrideTheRest(t *testing.T) {
 	assert.Equal(t, 4*time.Hour, got.Replace.Std(), "unset: the default")
 
 	// The waits' keys, in the docs' two-line form.
-	inv, err = ParseValid([]byte(minimalYAML+"timeouts: {reimage: 90m,\n  media: 2m, etcdJoin: 5m, remediationWait: 30m, imageCheck: 10m, call: 20s}\n"), (*Inventory).Validate)
+	inv, err = ParseInventory([]byte(minimalYAML + "timeouts: {reimage: 90m,\n  media: 2m, etcdJoin: 5m, remediationWait: 30m, imageCheck: 10m, call: 20s}\n"))
 	require.NoError(t, err)
 	got = inv.Timeouts.Resolve()
 	assert.Equal(t, []time.Duration{2 * time.Minute, 5 * time.Minute, 30 * time.Minute, 10 * time.Minute, 20 * time.Second},
