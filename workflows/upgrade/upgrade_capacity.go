@@ -85,7 +85,7 @@ func (u *upgrade) capacityGuard(ctx workflow.Context, batch upgradeplan.Rack, un
 	if len(nodes) == 0 {
 		return false, nil
 	}
-	check, seen := checkCapacity(ctx, batch.Name, nodes, u.siteQueue)
+	check, seen := checkCapacity(ctx, batch.Name, nodes, u.siteQueue, limitsOf(u.server))
 	u.noteCapacity(ctx, "", check)
 	if !seen || check.Fits || u.plan.Strategy.CapacityPolicy != model.CapacityPause || u.cancelled {
 		return false, nil
@@ -143,10 +143,10 @@ func (u *upgrade) holdForRoom(ctx workflow.Context, unit *api.UnitStatus, check 
 // checkCapacity asks whether the pods a drain of nodes evicts find room.
 // seen is false when it could not tell: the check says why (NotChecked);
 // Warn drains and says so, Pause holds (holds).
-func checkCapacity(ctx workflow.Context, unit string, nodes []string, queue string) (check api.CapacityCheck, seen bool) {
+func checkCapacity(ctx workflow.Context, unit string, nodes []string, queue string, t model.Timeouts) (check api.CapacityCheck, seen bool) {
 	var r capacity.Report
 	check.Unit = unit
-	if err := askCapacity(ctx, unit, nodes, queue).Get(ctx, &r); err != nil {
+	if err := askCapacity(ctx, unit, nodes, queue, t).Get(ctx, &r); err != nil {
 		check.Message, check.NotChecked = unit+": capacity not checked: "+temporalerr.Message(err), true
 		return check, false
 	}
@@ -163,7 +163,7 @@ func rackCapacity(ctx workflow.Context, in api.RackInput) (check *api.CapacityCh
 	if ask == nil {
 		return nil, false
 	}
-	c, seen := checkCapacity(ctx, in.Rack.Name, ask.Nodes, ask.Queue)
+	c, seen := checkCapacity(ctx, in.Rack.Name, ask.Nodes, ask.Queue, limitsOf(in.Server))
 	if holds(ctx, c, seen, ask.Hold) {
 		c.Servers = in.Rack.Servers
 		return &c, true
@@ -182,7 +182,7 @@ func laterCapacity(ctx workflow.Context, in api.RackInput, server string) (check
 	if node == "" {
 		return nil, false
 	}
-	c, seen := checkCapacity(ctx, in.Rack.Name+" "+server, []string{node}, ask.Queue)
+	c, seen := checkCapacity(ctx, in.Rack.Name+" "+server, []string{node}, ask.Queue, limitsOf(in.Server))
 	if holds(ctx, c, seen, ask.Hold) {
 		return &c, true
 	}
@@ -219,8 +219,8 @@ func reportShortfall(ctx workflow.Context, c api.CapacityCheck) {
 // workflow task that asked, instead of waiting two more round trips through
 // the server (~100 ms of every rack's critical path; docs/performance.md).
 // A site worker elsewhere keeps the remote activity.
-func askCapacity(ctx workflow.Context, unit string, nodes []string, queue string) workflow.Future {
-	const limit = time.Minute
+func askCapacity(ctx workflow.Context, unit string, nodes []string, queue string, t model.Timeouts) workflow.Future {
+	limit := kernel.CallAttempt(ctx, t, 1) // a call that answers at once
 	retry := &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3}
 	summary, in := "Check capacity for "+unit, kube.CapacityInput{Nodes: nodes}
 	if queue == "" && workflow.GetVersion(ctx, changeCapacityLocal, workflow.DefaultVersion, 1) == 1 {
