@@ -38,7 +38,8 @@ func TestSessionLimit(t *testing.T) {
 		status  int
 		id      string
 	}{
-		{"idrac9", 8, http.StatusBadRequest, "IDRAC.2.8.RAC0218"},
+		{"idrac9", 8, http.StatusServiceUnavailable, "IDRAC.2.8.RAC0218"},
+		{"idrac9-slow", 4, http.StatusBadRequest, "IDRAC.2.8.RAC0218"},
 		{"ilo5", 10, http.StatusServiceUnavailable, "Base.1.12.SessionLimitExceeded"},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
