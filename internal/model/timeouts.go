@@ -20,6 +20,7 @@ type Timeouts struct {
 	Restart    Duration `json:"restart"`
 	Reimage    Duration `json:"reimage"`
 	Replace    Duration `json:"replace"`
+	Media      Duration `json:"media"`
 }
 
 // TimeoutsSpec is the inventory's `timeouts:` section: a field left out
@@ -33,6 +34,7 @@ type TimeoutsSpec struct {
 	Restart    *Duration `json:"restart,omitempty"`
 	Reimage    *Duration `json:"reimage,omitempty"`
 	Replace    *Duration `json:"replace,omitempty"`
+	Media      *Duration `json:"media,omitempty"`
 }
 
 // TimeoutField is one row of the table: its key in the inventory, its
@@ -55,6 +57,9 @@ var TimeoutFields = []TimeoutField{
 	{"restart", 40 * time.Minute, func(s *TimeoutsSpec) *Duration { return s.Restart }, func(t *Timeouts) *Duration { return &t.Restart }},
 	{"reimage", 3 * time.Hour, func(s *TimeoutsSpec) *Duration { return s.Reimage }, func(t *Timeouts) *Duration { return &t.Reimage }},
 	{"replace", 4 * time.Hour, func(s *TimeoutsSpec) *Duration { return s.Replace }, func(t *Timeouts) *Duration { return &t.Replace }},
+	// A virtual-media step (the eject after a reimage): slow BMCs take
+	// 20–40 s per media action, and a session cap may make it wait.
+	{"media", 10 * time.Minute, func(s *TimeoutsSpec) *Duration { return s.Media }, func(t *Timeouts) *Duration { return &t.Media }},
 }
 
 // Of returns f's limit in t.

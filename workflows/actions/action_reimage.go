@@ -95,6 +95,7 @@ func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) er
 	a.setStatus(model.BMMDeprovisioning, fmt.Sprintf("%s: reinstalling runtime %s", a.in.Action, version))
 	if out, err := a.st.ReimageUntilBack(kernel.ReimageJob{Verb: "Reimage", ImageURL: strings.ReplaceAll(tmpl, "{version}", version),
 		Version: version, Limit: limit, Force: true, WaitLimit: func() time.Duration { return limit.D },
+		Media: kernel.TimeoutLimit(a.limits, "media"),
 		Provisioning: func() {
 			a.setStatus(model.BMMProvisioning, fmt.Sprintf("%s: waiting for node %s to rejoin on %s", a.in.Action, a.t.Node, version))
 		}, Member: kernel.WipedMemberOf(a.cs, a.bm)}); err != nil {

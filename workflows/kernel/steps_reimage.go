@@ -9,6 +9,7 @@ import (
 
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/kube"
+	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/temporalerr"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -49,6 +50,9 @@ type ReimageJob struct {
 	// member is the etcd member the wipe takes down (an active KCP's, see
 	// WipedMemberOf), or nil.
 	Member *KCPMember
+	// Media bounds the eject of the installer (the table's media limit;
+	// zero: its default).
+	Media Limit
 }
 
 // reimageOutcome is the node as it came back, or as last seen; waiting
@@ -107,7 +111,7 @@ func (s *Steps) ReimageUntilBack(j ReimageJob) (reimageOutcome, error) {
 	// Only now: ejecting earlier breaks an install in progress. A failed
 	// eject fails the reimage — a machine whose boot order prefers the CD
 	// would install again at its next reboot.
-	if err := s.eject(j.ImageURL); err != nil {
+	if err := s.eject(j); err != nil {
 		return back, fmt.Errorf("node %s is back on %s, but ejecting the installer failed: %s", s.T.Node, j.Version, temporalerr.Message(err))
 	}
 	if member != nil {
@@ -193,7 +197,7 @@ func (s *Steps) awaitNode(j ReimageJob, r bmc.ReimageResult, previous string, le
 	// installer left in would be booted again by the next reset or
 	// power-on, and it keeps the BMC's virtual CD busy. The failure is what
 	// to report, not the eject.
-	_ = s.eject(j.ImageURL)
+	_ = s.eject(j)
 	return reimageOutcome{node: node, Waiting: true}, errors.New(notBack(s.T.BMM, j.Version, left, node, waitErr, bmcState))
 }
 
@@ -271,10 +275,21 @@ func (s *Steps) lastBMCState(r bmc.ReimageResult, watchErr error) string {
 	return "unknown (the BMC did not answer)"
 }
 
-// eject takes the installer out of the BMM's virtual CD.
-func (s *Steps) eject(imageURL string) error {
-	return workflow.ExecuteActivity(s.short("Eject the installer from "+s.T.BMM), ba.EjectMedia,
-		bmc.EjectInput{Endpoint: s.T.Endpoint, ImageURL: imageURL}).Get(s.Ctx, nil)
+// eject takes the installer out of the BMM's virtual CD, within the media
+// limit: a slow BMC takes 20–40 s per media action and may make a new
+// session wait (docs/evidence.md), so a one-minute activity would fail a
+// reimage that succeeded. Histories recorded before ran it as one.
+func (s *Steps) eject(j ReimageJob) error {
+	summary := "Eject the installer from " + s.T.BMM
+	in := bmc.EjectInput{Endpoint: s.T.Endpoint, ImageURL: j.ImageURL}
+	if workflow.GetVersion(s.Ctx, changeMediaLimit, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return workflow.ExecuteActivity(s.short(summary), ba.EjectMedia, in).Get(s.Ctx, nil)
+	}
+	l := j.Media
+	if l.D <= 0 {
+		l = TimeoutLimit(model.DefaultTimeouts(), "media")
+	}
+	return overLimit(s.run(l, summary, nil, ba.EjectMedia, in), "the BMC of "+s.T.BMM+" did not eject the installer", l)
 }
 
 // in is a copy of the steps acting in ctx (a cancellable child).

@@ -20,4 +20,6 @@ const (
 	changeSiteLimits = "site-time-limits"
 	// changeBootEvidence (2026-11-25): a restart reads the node's boot ID before the reset and judges the reboot by a new one.
 	changeBootEvidence = "restart-boot-evidence"
+	// changeMediaLimit (2026-11-27): the eject after a reimage is bounded by the table's media limit, not a one-minute activity.
+	changeMediaLimit = "media-limit"
 )

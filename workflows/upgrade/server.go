@@ -125,6 +125,7 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	st.Status(model.BMMDeprovisioning, "Reimaging to runtime "+in.TargetVersion)
 	if out, err := st.ReimageUntilBack(kernel.ReimageJob{Verb: "Reimage", ImageURL: in.ImageURL, Version: in.TargetVersion,
 		Limit: reimageLimit, WaitLimit: func() time.Duration { return 30 * time.Minute },
+		Media: kernel.TimeoutLimit(kernel.SiteLimits(ctx, h.CS), "media"), // read at the start (serverLimits)
 		Provisioning: func() {
 			st.Status(model.BMMProvisioning, "Waiting for node "+t.Node+" to rejoin on "+in.TargetVersion)
 		}, Member: kernel.WipedMemberOf(h.Whole, bm)}); err != nil {

@@ -52,6 +52,7 @@ func TestSessionLimit(t *testing.T) {
 			assert.Equal(t, tc.status, rep.code)
 			assert.Equal(t, tc.id, field(rep.body, "error", "code"))
 			assert.Equal(t, tc.limit, r.count(events.SessionCreate), "the refused login opened nothing")
+			assert.Equal(t, 1, r.count(events.SessionRefused), "and was logged")
 
 			require.Equal(t, http.StatusNoContent, r.do(http.MethodDelete, sessionsPath+"/1", nil, tokens[0]).code)
 			r.login() // a logout frees a place
