@@ -32,7 +32,7 @@ func (l *Lab) startBMCs(inv *model.Inventory, spec *Spec, t Timings) error {
 			Username: c.username, Password: c.password,
 			RuntimeVersion: inv.RuntimeVersion,
 			SerialNumber:   s.SerialNumber, BootMAC: s.BootMACAddress,
-			Timings: redfish.Timings{PowerTransition: t.PowerTransition.Std(), Boot: t.Boot.Std(), Reimage: t.Reimage.Std()},
+			Timings: redfish.Timings{PowerTransition: t.PowerTransition.Std(), Boot: t.Boot.Std(), Reimage: t.Reimage.Std(), Media: t.Media.Std()},
 			Events:  l.Events,
 			Profile: m.Profile,
 			// The BMC fetches the installer from the lab's image server.

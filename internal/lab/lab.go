@@ -37,7 +37,8 @@ const (
 // minutes.
 func FastTimings() Timings {
 	return Timings{Boot: model.Duration(300 * time.Millisecond), Reimage: model.Duration(500 * time.Millisecond),
-		PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond)}
+		PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond),
+		Media: model.Duration(300 * time.Millisecond)}
 }
 
 // Options configure Start.
@@ -265,5 +266,6 @@ func timings(spec *Spec, over Timings) Timings {
 	pick(&t.Reimage, in.Reimage, over.Reimage)
 	pick(&t.PowerTransition, in.PowerTransition, over.PowerTransition)
 	pick(&t.Drain, in.Drain, over.Drain)
+	pick(&t.Media, in.Media, over.Media) // zero: each slow profile's own
 	return t
 }

@@ -63,6 +63,9 @@ type Timings struct {
 	Reimage         model.Duration `json:"reimage,omitempty"`
 	PowerTransition model.Duration `json:"powerTransition,omitempty"`
 	Drain           model.Duration `json:"drain,omitempty"`
+	// Media is a slow BMC profile's media action (idrac9-slow: 20s, each
+	// action taking it to twice it); profiles without slow media ignore it.
+	Media model.Duration `json:"media,omitempty"`
 }
 
 // Fault injects one kind of failure into one BMM from the start. Rate is
@@ -131,6 +134,7 @@ func (l *Spec) validate(e *model.ValidationError, inv *model.Inventory) {
 		{"reimage", l.Timings.Reimage},
 		{"powerTransition", l.Timings.PowerTransition},
 		{"drain", l.Timings.Drain},
+		{"media", l.Timings.Media},
 	} {
 		if t.v < 0 {
 			e.Add("lab.timings."+t.field, t.v.String(), "must be a positive duration such as 3s")

@@ -16,6 +16,9 @@ type Timings struct {
 	PowerTransition time.Duration // one power-on or power-off; a restart takes two
 	Boot            time.Duration // firmware + OS boot until the OS runs
 	Reimage         time.Duration // installer run, between reimage-start and reimage-done
+	// Media replaces a slow profile's Profile.MediaDelay when non-zero
+	// (tests use milliseconds); profiles without one stay quick.
+	Media time.Duration
 }
 
 // Config describes one machine and its BMC.
@@ -74,6 +77,7 @@ type BMC struct {
 	tasks    taskList
 	sessions sessionStore
 	rng      *rand.Rand
+	mediaOp  sync.Mutex // held by a slow media action (media_slow.go)
 
 	closed  bool
 	done    chan struct{} // closed by Close: aborts hanging requests
@@ -99,6 +103,9 @@ func newWithClock(cfg Config, clk clock) *BMC {
 	}
 	if cfg.SessionTimeout > 0 {
 		prof.SessionTimeout = cfg.SessionTimeout
+	}
+	if cfg.Timings.Media > 0 && prof.MediaDelay > 0 {
+		prof.MediaDelay = cfg.Timings.Media
 	}
 	b := &BMC{
 		cfg:    cfg,
