@@ -74,7 +74,7 @@ func siteProber(inv *model.Inventory, timeout time.Duration) sitecheck.BMCProber
 	return func(ctx context.Context, s model.ServerSpec) []sitecheck.Item {
 		c := creds[s.BMC.Credentials]
 		ep := bmc.Endpoint{BMM: s.Name, Address: s.BMC.Address, CAFile: s.BMC.CAFile, InsecureSkipVerify: s.BMC.InsecureSkipVerify,
-			Credentials: bmc.RefOf(c)}
+			Credentials: bmc.RefOf(c), BootMode: s.BMC.BootMode}
 		return bmc.Probe(ctx, ep, bmc.SecretResolver{}, timeout)
 	}
 }

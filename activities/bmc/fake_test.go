@@ -31,6 +31,9 @@ type fakeClient struct {
 	// What a BMC answers and ignores: an image it cannot fetch, an eject,
 	// a one-time boot it keeps as Continuous (sushy-tools).
 	unmountable, ejectIgnored, continuous bool
+	// A BMC that answers 400 to a Boot PATCH carrying the mode (HPE
+	// DL160 Gen10), or takes the PATCH and keeps its mode.
+	modeRefused, modeIgnored bool
 	etag                                  int
 	creds                                 Credentials
 	closed                                int
@@ -82,19 +85,26 @@ func (f *fakeClient) System(context.Context) (System, error) {
 	return f.sys, nil
 }
 
-func (f *fakeClient) SetBootOverride(_ context.Context, enabled, target, etag string) error {
+func (f *fakeClient) SetBootOverride(_ context.Context, o BootOverride, etag string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.call("SetBootOverride", enabled, target); err != nil {
+	enabled, target := o.Enabled, o.Target
+	if err := f.call("SetBootOverride", enabled, target, o.Mode); err != nil {
 		return err
 	}
 	if etag != f.sys.ETag {
 		return httpErr(412)
 	}
+	if o.Mode != "" && f.modeRefused {
+		return httpErr(400)
+	}
 	if f.continuous && enabled == "Once" {
 		enabled = "Continuous"
 	}
 	f.sys.BootOverride, f.sys.BootTarget = enabled, target
+	if o.Mode != "" && !f.modeIgnored {
+		f.sys.BootMode = o.Mode
+	}
 	f.changed()
 	return nil
 }

@@ -48,7 +48,7 @@ func (r *run) clearContinuousCD() error {
 		s, err = r.system("read the System")
 		return err == nil && s.BootOverride != "Continuous", err
 	}, func() error {
-		return r.c.SetBootOverride(r.ctx, "Disabled", "None", s.ETag)
+		return r.c.SetBootOverride(r.ctx, BootOverride{Enabled: "Disabled", Target: "None"}, s.ETag)
 	})
 }
 
