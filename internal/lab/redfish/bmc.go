@@ -115,7 +115,7 @@ func newWithClock(cfg Config, clk clock) *BMC {
 		phase:    phaseRunning,
 		power:    "On",
 		version:  cfg.RuntimeVersion,
-		override: bootOverride{enabled: "Disabled", target: "None", mode: "UEFI"},
+		override: bootOverride{enabled: "Disabled", target: "None", mode: prof.bootModeDefault()},
 	}
 	b.last = b.snapshotLocked()
 	return b
