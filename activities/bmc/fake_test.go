@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -34,9 +35,9 @@ type fakeClient struct {
 	// A BMC that answers 400 to a Boot PATCH carrying the mode (HPE
 	// DL160 Gen10), or takes the PATCH and keeps its mode.
 	modeRefused, modeIgnored bool
-	etag                                  int
-	creds                                 Credentials
-	closed                                int
+	etag                     int
+	creds                    Credentials
+	closed                   int
 }
 
 const cdURI = "/redfish/v1/Systems/1/VirtualMedia/1"
@@ -299,8 +300,18 @@ func activitiesWith(f *fakeClient) *Activities {
 		PollInterval: time.Millisecond,
 		Backoff:      time.Millisecond,
 		Attempts:     3,
+		ImageClient:  noImageServer,
 	}
 }
+
+// noImageServer: unit tests ask no image server where a URL redirects.
+var noImageServer = &http.Client{Transport: roundTripFunc(func(*http.Request) (*http.Response, error) {
+	return nil, errors.New("no image server in this test")
+})}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // appError asserts err is an ApplicationError of the given type and
 // retryability, that it names the BMM, and that no password leaked.
