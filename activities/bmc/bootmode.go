@@ -70,8 +70,7 @@ func (r *run) bootOnce(target, mode string) (System, error) {
 		acc = Accepted{Status: http.StatusOK}
 		err := r.c.SetBootOverride(r.ctx, BootOverride{Enabled: "Once", Target: target, Mode: mode}, s.ETag)
 		if mode != "" && modeRefused == nil && isStatus(err, http.StatusBadRequest) {
-			modeRefused = err
-			r.heartbeat("the BMC refused the boot mode with the one-time boot; sending the boot without it")
+			modeRefused = err // not heartbeated: the reset's heartbeat must be the attempt's first (issueReset)
 			err = r.c.SetBootOverride(r.ctx, BootOverride{Enabled: "Once", Target: target}, s.ETag)
 		}
 		return err

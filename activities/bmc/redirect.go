@@ -18,7 +18,9 @@ import (
 // installer's URL leads, and judges the BMC's image against every URL of
 // that chain as well (run.judge). The chain is only looked up when the BMC
 // shows something other than the URL asked for, once per activity, and is
-// bounded: maxRedirects hops, each request within redirectTimeout. Where
+// bounded: maxRedirects hops, all within redirectTimeout (under the
+// shortest heartbeat timeout, 10 s: not heartbeated, as the reimage sends
+// no heartbeat before the one that records its reset). Where
 // the worker cannot ask (nfs, cifs, no route), nothing is added and a
 // redirected URL fails as a different image, naming what the BMC shows.
 
@@ -26,7 +28,7 @@ const (
 	// maxRedirects: browsers and curl stop at 20 and 50; an image URL
 	// needs one or two (a mirror, a signed object-store URL).
 	maxRedirects    = 5
-	redirectTimeout = 10 * time.Second
+	redirectTimeout = 5 * time.Second
 )
 
 // redirectsOf follows image's redirects with HEAD (GET of one byte where
@@ -38,6 +40,8 @@ func redirectsOf(ctx context.Context, hc *http.Client, image string) ([]string, 
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, redirectTimeout)
+	defer cancel()
 	c := *hc
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	var chain []string
@@ -61,11 +65,9 @@ func redirectsOf(ctx context.Context, hc *http.Client, image string) ([]string, 
 	}
 }
 
-// ask sends one bodiless request within redirectTimeout.
+// ask sends one bodiless request.
 func ask(ctx context.Context, c *http.Client, method, target string) (*http.Response, error) {
-	rctx, cancel := context.WithTimeout(ctx, redirectTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, method, target, nil)
+	req, err := http.NewRequestWithContext(ctx, method, target, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -58,4 +58,7 @@ func TestE2EUpgradeUnderEveryProfile(t *testing.T) {
 	evs := env.Events()
 	require.False(t, slices.ContainsFunc(evs, func(e events.Event) bool { return e.Kind == events.BootSkipped }),
 		"no installer boot was passed over for its mode")
+	require.True(t, slices.ContainsFunc(evs, func(e events.Event) bool {
+		return e.Kind == events.ImageRequest && e.Detail["status"] == float64(302)
+	}), "the image URL was redirected")
 }
