@@ -36,4 +36,6 @@ const (
 	changeFailoverOneRackStandIn = "failover-one-rack-stand-in"
 	// changeMonitorRestoresLabels (2026-11-27): the monitor hands the ledger the labels of a node that shows others than the ledger's (a Node registered anew).
 	changeMonitorRestoresLabels = "monitor-restores-labels"
+	// changeRemovalKeepsLastWorker (2026-11-27): a node whose drain kept the last Ready rackroll worker is not deleted (nor powered off).
+	changeRemovalKeepsLastWorker = "removal-keeps-last-worker"
 )

@@ -47,6 +47,7 @@ type FakeSite struct {
 	Fail         map[string]string        // activity -> non-retryable error message
 	Delay        map[string]time.Duration // activity -> time on the workflow clock before it returns
 	SlowTenants  bool                     // drains and VM shutdowns run out of time
+	LastWorker   map[string]string        // BMM -> the last Ready rackroll worker pod its drain keeps (and fails on)
 	versioned    bool                     // reimages records "bmm@version" (the action tests)
 	NoBoot       map[string]bool          // BMM whose reset takes effect but which never boots again (its node stays as it was)
 	Lost         map[string]bool          // BMM whose reset takes effect but whose node never comes back (Unknown)
