@@ -5,7 +5,6 @@ import (
 
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/kubeapi"
-	"github.com/rackroll/rackroll/internal/lab/kubesim"
 	"github.com/rackroll/rackroll/internal/lab/redfish"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/placement"
@@ -68,7 +67,7 @@ func (t *roleTap) Emit(kind, bmm, rack string, detail map[string]any) {
 	// perhaps a role rackroll has moved since: no promotion or retirement
 	// happened, so the machine's member is left as it is until rackroll
 	// relabels the node.
-	if reg, _ := detail[kubesim.RegisteredDetail].(bool); kind == events.NodeLabel && !reg {
+	if reg, _ := detail[events.Registered].(bool); kind == events.NodeLabel && !reg {
 		t.mu.Lock()
 		was := t.roles[bmm]
 		if l, ok := detail["labels"].(map[string]string); ok && l[model.LabelRole] != "" {

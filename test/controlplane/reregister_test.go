@@ -7,7 +7,6 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/faults"
-	"github.com/rackroll/rackroll/internal/lab/kubesim"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
@@ -66,7 +65,7 @@ func TestE2EReregisteredNodeGetsItsLabelsFromRackroll(t *testing.T) {
 			deleted, registered, relabelled = true, false, false
 		case e.Kind == events.NodeLabel && deleted:
 			ls, _ := e.Detail["labels"].(map[string]any)
-			if reg, _ := e.Detail[kubesim.RegisteredDetail].(bool); reg {
+			if reg, _ := e.Detail[events.Registered].(bool); reg {
 				registered = ls[model.LabelRole] == string(model.RoleKCP)
 			} else if registered && ls[model.LabelRole] == string(model.RoleManagement) {
 				relabelled = true

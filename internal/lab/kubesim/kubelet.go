@@ -97,7 +97,7 @@ func (s *Sim) nodeGone(ctx context.Context, m snapshot) error {
 	if changed, removed := labelDiff(m.labels, n.Labels); len(changed)+len(removed) > 0 {
 		// The log shows what the registration changed against the labels
 		// the deleted node last had: a moved role back at the kubelet's.
-		d := map[string]any{"labels": changed, RegisteredDetail: true}
+		d := map[string]any{"labels": changed, events.Registered: true}
 		if len(removed) > 0 {
 			d["removed"] = removed
 		}
@@ -111,11 +111,6 @@ func (s *Sim) nodeGone(ctx context.Context, m snapshot) error {
 	s.emitReady(m.NodeName, readyStatus(n), desiredView(m.state, m.faults))
 	return nil
 }
-
-// RegisteredDetail marks a node-label event that a kubelet's registration
-// caused, not a label patch: the lab's control plane does not take a
-// registration's role for a promotion (internal/lab/etcd.go).
-const RegisteredDetail = "registered"
 
 // emitReady records a Ready transition.
 func (s *Sim) emitReady(node string, st corev1.ConditionStatus, v nodeView) {

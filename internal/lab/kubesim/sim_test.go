@@ -285,7 +285,7 @@ func TestDeletedNodeStaysDeletedUntilTheOSBootsAgain(t *testing.T) {
 	// The log shows what the registration changed, marked as such.
 	var reg []events.Event
 	for _, e := range s.log.Events() {
-		if e.Kind == events.NodeLabel && e.Detail[RegisteredDetail] == true {
+		if e.Kind == events.NodeLabel && e.Detail[events.Registered] == true {
 			reg = append(reg, e)
 		}
 	}
