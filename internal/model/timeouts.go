@@ -20,6 +20,12 @@ type Timeouts struct {
 	Restart    Duration `json:"restart"`
 	Reimage    Duration `json:"reimage"`
 	Replace    Duration `json:"replace"`
+	// The rest bound the waits around those steps (docs/time-limits.md).
+	Media           Duration `json:"media"`
+	EtcdJoin        Duration `json:"etcdJoin"`
+	RemediationWait Duration `json:"remediationWait"`
+	ImageCheck      Duration `json:"imageCheck"`
+	Call            Duration `json:"call"`
 }
 
 // TimeoutsSpec is the inventory's `timeouts:` section: a field left out
@@ -33,6 +39,12 @@ type TimeoutsSpec struct {
 	Restart    *Duration `json:"restart,omitempty"`
 	Reimage    *Duration `json:"reimage,omitempty"`
 	Replace    *Duration `json:"replace,omitempty"`
+
+	Media           *Duration `json:"media,omitempty"`
+	EtcdJoin        *Duration `json:"etcdJoin,omitempty"`
+	RemediationWait *Duration `json:"remediationWait,omitempty"`
+	ImageCheck      *Duration `json:"imageCheck,omitempty"`
+	Call            *Duration `json:"call,omitempty"`
 }
 
 // TimeoutField is one row of the table: its key in the inventory, its
@@ -55,6 +67,16 @@ var TimeoutFields = []TimeoutField{
 	{"restart", 40 * time.Minute, func(s *TimeoutsSpec) *Duration { return s.Restart }, func(t *Timeouts) *Duration { return &t.Restart }},
 	{"reimage", 3 * time.Hour, func(s *TimeoutsSpec) *Duration { return s.Reimage }, func(t *Timeouts) *Duration { return &t.Reimage }},
 	{"replace", 4 * time.Hour, func(s *TimeoutsSpec) *Duration { return s.Replace }, func(t *Timeouts) *Duration { return &t.Replace }},
+	// The waits that are not an action of their own: the installer's eject
+	// after a reimage (a clean-up that runs after the reimage's limit), the
+	// etcd member's join after a KCP's reimage, an upgrade step's wait for a
+	// remediation that holds its server, the image preflight's read of the
+	// whole image, and each attempt of a call that answers at once.
+	{"media", 10 * time.Minute, func(s *TimeoutsSpec) *Duration { return s.Media }, func(t *Timeouts) *Duration { return &t.Media }},
+	{"etcdJoin", 10 * time.Minute, func(s *TimeoutsSpec) *Duration { return s.EtcdJoin }, func(t *Timeouts) *Duration { return &t.EtcdJoin }},
+	{"remediationWait", 2 * time.Hour, func(s *TimeoutsSpec) *Duration { return s.RemediationWait }, func(t *Timeouts) *Duration { return &t.RemediationWait }},
+	{"imageCheck", 30 * time.Minute, func(s *TimeoutsSpec) *Duration { return s.ImageCheck }, func(t *Timeouts) *Duration { return &t.ImageCheck }},
+	{"call", time.Minute, func(s *TimeoutsSpec) *Duration { return s.Call }, func(t *Timeouts) *Duration { return &t.Call }},
 }
 
 // Of returns f's limit in t.
