@@ -118,6 +118,11 @@ type BMMPatch struct {
 	BootMACAddress *string        `json:"bootMACAddress,omitempty"`
 	BMCMACAddress  *string        `json:"bmcMACAddress,omitempty"`
 	SerialNumber   *string        `json:"serialNumber,omitempty"`
+	// NodeLabels are the labels the ledger owns (model.ManagedOf) as the
+	// BMM's node showed them: where they differ from the ledger's, the
+	// ledger labels the node again (a Node registered anew by its kubelet).
+	// Not ledger state.
+	NodeLabels map[string]string `json:"nodeLabels,omitempty"`
 }
 
 // ClusterStatusPatch sets the cluster's detailed status (`set-cluster-status`).

@@ -89,6 +89,10 @@ func TestCheck(t *testing.T) {
 		{name: "retiring a KCP before the spare joined",
 			log:   new(logb).label("rack3-m1", model.RoleManagement),
 			rules: []string{RuleControlPlaneCount}},
+		{name: "a Node registered anew with the kcp label is no KCP: the retirement still breaks the count",
+			log: new(logb).ev(events.NodeLabel, "rack1-m2", map[string]any{"labels": map[string]string{model.LabelRole: "kcp"}, events.Registered: true}).
+				label("rack3-m1", model.RoleManagement),
+			rules: []string{RuleControlPlaneCount}},
 		{name: "a read-only root filesystem makes a KCP unhealthy: resetting another is a violation",
 			log: new(logb).ev(events.Fault, "rack2-m1", map[string]any{"kind": "readonly-rootfs", "on": true}).
 				ev(events.Reset, "rack1-m1", nil),

@@ -72,6 +72,11 @@ func (s *state) apply(e events.Event) {
 			}
 		}
 	case events.NodeLabel:
+		// A registration shows the kubelet's --node-labels, not a role
+		// rackroll assigned: the role stays until rackroll labels it.
+		if reg, _ := e.Detail[events.Registered].(bool); reg {
+			break
+		}
 		if r, ok := roleLabel(e.Detail); ok {
 			s.role[e.BMM] = model.Role(r)
 		}

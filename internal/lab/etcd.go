@@ -63,7 +63,11 @@ func newRoleTap(sink events.Sink, placed []placement.Assignment) *roleTap {
 }
 
 func (t *roleTap) Emit(kind, bmm, rack string, detail map[string]any) {
-	if kind == events.NodeLabel {
+	// A kubelet registering its Node again shows its own --node-labels,
+	// perhaps a role rackroll has moved since: no promotion or retirement
+	// happened, so the machine's member is left as it is until rackroll
+	// relabels the node.
+	if reg, _ := detail[events.Registered].(bool); kind == events.NodeLabel && !reg {
 		t.mu.Lock()
 		was := t.roles[bmm]
 		if l, ok := detail["labels"].(map[string]string); ok && l[model.LabelRole] != "" {

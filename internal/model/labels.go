@@ -27,3 +27,38 @@ const (
 	// readOnlyRootFilesystemFor.
 	ConditionReadOnlyRootFilesystem = "ReadOnlyRootFilesystem"
 )
+
+// ManagedNodeLabels are the labels the ledger owns on b's node: its role
+// and management group ("" for none). The ledger writes them whenever they
+// change, and again when the node shows others — a Node deleted and
+// registered again carries only its kubelet's --node-labels (docs/remediation.md#node-labels).
+func ManagedNodeLabels(b BMM) map[string]string {
+	role := ""
+	if len(b.Roles) > 0 {
+		role = string(b.Roles[0])
+	}
+	return map[string]string{LabelRole: role, LabelManagementGroup: b.ManagementGroup}
+}
+
+// NodeLabelDrift is the part of want a node showing have does not: each
+// key whose value differs, an absent label counting as "" (a node without
+// a management group is as wanted for a BMM without one).
+func NodeLabelDrift(want, have map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range want {
+		if have[k] != v {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// ManagedOf is what a node's labels say of those the ledger owns, each
+// key present (an absent label as ""): what a workflow reports of a node
+// it observed, never empty.
+func ManagedOf(labels map[string]string) map[string]string {
+	return map[string]string{LabelRole: labels[LabelRole], LabelManagementGroup: labels[LabelManagementGroup]}
+}

@@ -54,7 +54,7 @@ func Judge(pods []Pod, node, selector string) Verdict {
 	}
 	slices.SortFunc(mine, func(a, b Pod) int { return cmp.Compare(a.key(), b.key()) })
 	keep := mine[0]
-	why := fmt.Sprintf("pod %s on node %s is the last Ready rackroll worker (pods %s): evicting it would leave no worker to run the upgrade",
+	why := fmt.Sprintf("pod %s on node %s is the last Ready rackroll worker (pods %s): evicting it would leave no worker to run rackroll's workflows",
 		keep.key(), node, selector)
 	if len(notReady) > 0 {
 		var others []string

@@ -5,16 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/kubectl/pkg/util/podutils"
 )
 
@@ -33,22 +30,7 @@ func TestE2EUpgradeNeverEvictsTheLastWorker(t *testing.T) {
 	}})
 	ctx := env.Context(10 * time.Minute)
 	cs := env.Clientset(ctx)
-	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rackroll"}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	sel, err := labels.ConvertSelectorToLabelsMap(kube.DefaultWorkerPods)
-	require.NoError(t, err)
-	// worker places a pod labelled as deploy/'s workers on node and waits
-	// until the lab's kubelet has it Ready.
-	worker := func(name, node string) {
-		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "rackroll", Labels: sel},
-			Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "worker", Image: "rackroll-worker"}}}}
-		_, err := cs.CoreV1().Pods("rackroll").Create(ctx, p, metav1.CreateOptions{})
-		require.NoError(t, err)
-		env.Eventually(time.Minute, name+" Ready on "+node, func() bool {
-			p, err := cs.CoreV1().Pods("rackroll").Get(ctx, name, metav1.GetOptions{})
-			return err == nil && podutils.IsPodReady(p)
-		})
-	}
+	worker := func(name, node string) { env.PlaceWorker(ctx, name, node) }
 	worker("rackroll-worker-a", "rack1-c1")
 	lenient := model.UpdateStrategy{StrategyType: model.StrategyRack, ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)}
 	upgrade := func(ctx context.Context) api.UpgradeStatus {

@@ -56,6 +56,18 @@ func (a *action) replace() error {
 		if err := a.st.Cordon(); err != nil {
 			return stepErr("cordon", err)
 		}
+		// Cordoned is not evacuated: a node still Ready may run pods, the
+		// last Ready rackroll worker among them (a remediation that kept
+		// it, a cordon without evacuate). The drain takes the rest off and
+		// refuses to take that one (internal/workerguard), as every drain.
+		if ns.IsReady() && workflow.GetVersion(a.st.Ctx, changeReplaceDrainsReadyNode, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+			drain, _ := evacuateLimits(a.in, a.limits)
+			dr, err := a.st.Drain(drain)
+			if err != nil {
+				return stepErr("drain", err)
+			}
+			a.res.DrainTimedOut = dr.TimedOut
+		}
 	}
 	hw := api.BMMPatch{BMC: &a.bm.BMC}
 	if a.rp.BootMacAddress != "" {

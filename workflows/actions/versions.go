@@ -10,4 +10,6 @@ const (
 	changeActionRecheckBeforeWipe = "action-recheck-before-wipe"
 	// changeActionForce (2026-11-23): a forced action may take its lease on a Degraded or Failed cluster (break-glass).
 	changeActionForce = "action-force"
+	// changeReplaceDrainsReadyNode (2026-11-27): a replace of a cordoned node that is still Ready drains it first, so the last Ready rackroll worker is never wiped with it.
+	changeReplaceDrainsReadyNode = "replace-drains-ready-node"
 )

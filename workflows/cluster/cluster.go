@@ -140,15 +140,20 @@ func (l *clusterLedger) validateRecord(ctx workflow.Context, p api.BMMPatch) err
 
 func (l *clusterLedger) record(ctx workflow.Context, p api.BMMPatch) error {
 	b, _ := l.st.Cluster.BMM(p.BMM)
-	before := nodeLabels(*b)
+	before := model.ManagedNodeLabels(*b)
 	api.ApplyPatchAs(b, p, workflow.Now(ctx), l.marks)
 	l.touch(ctx)
-	after := nodeLabels(*b)
-	if p.Roles == nil && p.ManagementGroup == nil || equalLabels(before, after) {
+	after := model.ManagedNodeLabels(*b)
+	moved := (p.Roles != nil || p.ManagementGroup != nil) && len(model.NodeLabelDrift(after, before)) > 0
+	// Roles live on the node too (rackroll.io/role): the ledger writes
+	// them when they move, and again when the node is seen without them
+	// (a Node its kubelet registered anew has its --node-labels only), so
+	// ledger and cluster never disagree for long.
+	shown := !moved && p.NodeLabels != nil && len(model.NodeLabelDrift(after, p.NodeLabels)) > 0 &&
+		workflow.GetVersion(ctx, changeLedgerRestoresNodeLabels, workflow.DefaultVersion, 1) != workflow.DefaultVersion
+	if !moved && !shown {
 		return nil
 	}
-	// Roles live on the node too (rackroll.io/role): the ledger writes
-	// them, so ledger and cluster never disagree for long.
 	err := workflow.ExecuteActivity(kernel.OnSite(labelCtx(ctx, b.Name, l.st.Limits()), l.st.SiteTaskQueue), ka.LabelNode, b.NodeName, after).Get(ctx, nil)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("could not label node; the ledger keeps the new role", "bmm", b.Name, "error", err)
@@ -165,27 +170,6 @@ func labelCtx(ctx workflow.Context, bmm string, t model.Timeouts) workflow.Conte
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2,
 			MaximumInterval: 10 * time.Second, MaximumAttempts: 8},
 	})
-}
-
-// nodeLabels are the labels (docs/design.md#contracts-users-rely-on) the ledger owns on a BMM's node.
-func nodeLabels(b model.BMM) map[string]string {
-	role := ""
-	if len(b.Roles) > 0 {
-		role = string(b.Roles[0])
-	}
-	return map[string]string{model.LabelRole: role, model.LabelManagementGroup: b.ManagementGroup}
-}
-
-func equalLabels(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 func (l *clusterLedger) validateRegister(ctx workflow.Context, r api.RegisterRequest) error {

@@ -18,4 +18,6 @@ const (
 	changeRegisterReplans = "register-replans"
 	// changeUnhealthyMarkState (2026-11-25): the Unhealthy mark is ledger state, not the status message.
 	changeUnhealthyMarkState = "unhealthy-mark-state"
+	// changeLedgerRestoresNodeLabels (2026-11-27): a node seen without the labels the ledger owns (registered anew by its kubelet) is labelled again.
+	changeLedgerRestoresNodeLabels = "ledger-restores-node-labels"
 )

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -129,8 +130,9 @@ func (s *Steps) Uncordon() error {
 	return nil
 }
 
-// Drain evicts the node's pods; at its limit it proceeds (TimedOut).
-// drain evicts the node's pods; at its limit it proceeds (TimedOut).
+// Drain evicts the node's pods; at its limit it proceeds (TimedOut),
+// except that it never evicts the last Ready rackroll worker: it fails
+// then (KeptLastWorker), whichever workflow drains.
 func (s *Steps) Drain(l Limit) (kube.DrainResult, error) {
 	var r kube.DrainResult
 	err := s.run(l, "Drain "+s.T.Node, &r, ka.Drain, kube.DrainInput{Node: s.T.Node, Timeout: l.D})
@@ -196,4 +198,13 @@ func (s *Steps) ReadNode() (kube.NodeStatus, error) {
 // DeleteNode deletes the node object from the Kubernetes API.
 func (s *Steps) DeleteNode() error {
 	return workflow.ExecuteActivity(s.short("Delete node "+s.T.Node), ka.DeleteNode, s.T.Node).Get(s.Ctx, nil)
+}
+
+// KeptLastWorker: a drain failed because it kept the last Ready rackroll
+// worker on the node (kube.ErrLastWorker; the rule is internal/workerguard,
+// applied by the drain activity). Whatever was to follow the drain —
+// a reimage, a deletion, a power-off — must not run.
+func KeptLastWorker(err error) bool {
+	var ae *temporal.ApplicationError
+	return errors.As(err, &ae) && ae.Type() == kube.ErrLastWorker
 }

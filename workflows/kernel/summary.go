@@ -51,6 +51,9 @@ func patchSummary(p api.BMMPatch) string {
 	if p.ClearLadder {
 		parts = append(parts, "ladder cleared")
 	}
+	if p.NodeLabels != nil {
+		parts = append(parts, "node labels seen")
+	}
 	if len(parts) == 0 && p.DetailedStatusMessage != nil {
 		parts = append(parts, "message")
 	}

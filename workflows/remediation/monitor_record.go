@@ -90,3 +90,37 @@ func (m *monitor) endProvisioning(ctx workflow.Context, c model.Cluster, obs []r
 		m.st.LastError = fmt.Sprintf("clear the provisioning start of %d BMMs (%s first): %s", len(over), over[0], temporalerr.Message(err))
 	}
 }
+
+// restoreLabels hands the ledger the labels it owns as this round saw them
+// on each node where they differ from the ledger's (model.NodeLabelDrift):
+// a Node its kubelet registered anew — after remediation removed it, or an
+// operator did — carries its --node-labels only, perhaps a role moved
+// since (Kubernetes docs, "Self-registration of Nodes"). The ledger
+// relabels from what it holds when the write arrives, so a round that read
+// it before a role moved writes nothing stale. One write a round, only
+// when a node differs.
+func (m *monitor) restoreLabels(ctx workflow.Context, c model.Cluster, ns []kube.NodeStatus) {
+	ps := labelPatches(c, ns)
+	if len(ps) == 0 || workflow.GetVersion(ctx, changeMonitorRestoresLabels, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	ps = ps[:min(len(ps), provisioningClearsPerRound)]
+	if err := kernel.LedgerOf(m.in.Cluster).RecordMany(ctx, ps); err != nil {
+		m.st.LastError = fmt.Sprintf("restore the labels of %d nodes (%s first): %s", len(ps), ps[0].BMM, temporalerr.Message(err))
+	}
+}
+
+// labelPatches are the nodes (ns in the order of c.BMMs) whose labels
+// differ from the ledger's, each with the labels it showed.
+func labelPatches(c model.Cluster, ns []kube.NodeStatus) []api.BMMPatch {
+	var out []api.BMMPatch
+	for i, b := range c.BMMs {
+		if i >= len(ns) || !ns[i].Exists {
+			continue
+		}
+		if len(model.NodeLabelDrift(model.ManagedNodeLabels(b), ns[i].Labels)) > 0 {
+			out = append(out, api.BMMPatch{BMM: b.Name, NodeLabels: model.ManagedOf(ns[i].Labels)})
+		}
+	}
+	return out
+}

@@ -59,3 +59,33 @@ func TestMonitorRecordsObservedHealthWithinOneInterval(t *testing.T) {
 	require.Equal(t, model.ReadyTrue, atRound2[2].ReadyState, "a healthy server is left as it was")
 	require.False(t, atRound2[2].ReadOnlyRootFS)
 }
+
+// A Node its kubelet registered anew shows the kubelet's --node-labels: a
+// role rackroll moved since, no management group. The next round hands the
+// ledger what it saw, and the ledger labels the node again; a node as the
+// ledger labelled it is left alone.
+func TestMonitorRestoresTheLabelsOfANodeRegisteredAnew(t *testing.T) {
+	c := model.Cluster{BMMs: []model.BMM{
+		{Name: "m1", Roles: []model.Role{model.RoleManagement}, ManagementGroup: "a"},
+		{Name: "c1", Roles: []model.Role{model.RoleCompute}},
+		{Name: "gone", Roles: []model.Role{model.RoleCompute}},
+	}}
+	ns := []kube.NodeStatus{
+		{Node: "m1", Exists: true, Labels: map[string]string{model.LabelRole: "kcp", model.LabelRack: "r1"}},
+		{Node: "c1", Exists: true, Labels: map[string]string{model.LabelRole: "compute"}},
+		{Node: "gone"},
+	}
+	require.Equal(t, []api.BMMPatch{{BMM: "m1", NodeLabels: map[string]string{model.LabelRole: "kcp", model.LabelManagementGroup: ""}}},
+		labelPatches(c, ns), "only the node that differs, with what it showed of the ledger's labels")
+
+	r := wftest.NewFakeSite(t, wftest.Example("four-rack.yaml"))
+	const b = "rack1-mgmt2"
+	require.True(t, r.Bmm(b).HasRole(model.RoleManagement))
+	m := newMonRun(t, r, model.RemediationSpec{Interval: dur(time.Minute)})
+	m.after(30*time.Second, func() {
+		r.Set(b, func(n *wftest.FakeNode) { n.Labels = map[string]string{model.LabelRole: "kcp"} })
+	})
+	m.run(2*time.Minute + 30*time.Second)
+	require.Contains(t, r.Log, "relabel "+b)
+	require.Nil(t, r.Nodes[b].Labels, "the node shows the ledger's labels again")
+}

@@ -48,6 +48,7 @@ func (m *monitor) round(ctx workflow.Context) {
 	now := workflow.Now(ctx)
 	m.st.LastObservation, m.st.LastError = now, ""
 	m.recordHealth(ctx, cs.Cluster, ns)
+	m.restoreLabels(ctx, cs.Cluster, ns)
 	obs := observations(cs.Cluster, ns)
 	m.endProvisioning(ctx, cs.Cluster, obs)
 	var due []remediate.Due

@@ -31,6 +31,10 @@ type remLadder struct {
 	records *[]api.StepRecord
 	current *remediate.Step
 	outcome *string
+	// kept says why the node was not removed: its drain kept the last
+	// Ready rackroll worker (internal/workerguard), so the power-off
+	// after it must not take that worker down either.
+	kept string
 }
 
 func newRemLadder(ctx workflow.Context, cs api.ClusterState, b model.BMM, holder string, records *[]api.StepRecord,
@@ -147,12 +151,22 @@ func (l *remLadder) markUnhealthy() (bool, string) {
 	if remediate.RoleOf(l.b).IsControlPlane() {
 		return true, ""
 	}
-	return remRemoveNode(l.st, l.cfg, kernel.SiteLimits(l.ctx, l.cs))
+	ok, detail := remRemoveNode(l.st, l.cfg, kernel.SiteLimits(l.ctx, l.cs))
+	if !ok && strings.HasPrefix(detail, notRemoved) {
+		l.kept = detail
+	}
+	return ok, detail
 }
+
+// notRemoved starts the detail of a removal its drain refused.
+const notRemoved = "node not removed: "
 
 // remRemoveNode drains (best effort, bounded by rebootTimeout: a dead
 // kubelet never confirms its pods are gone, and deleting the node lets the
-// pod garbage collector finish) and deletes st's node.
+// pod garbage collector finish) and deletes st's node — unless the drain
+// refused because the last Ready rackroll worker runs there (the drain's
+// rule, internal/workerguard): deleting the node would take that worker
+// with it, so the node stays, cordoned, and the detail names the pod.
 func remRemoveNode(st *kernel.Steps, cfg model.RemediationSpec, t model.Timeouts) (bool, string) {
 	var note string
 	lim := kernel.TimeoutLimit(t, "drain")
@@ -160,6 +174,10 @@ func remRemoveNode(st *kernel.Steps, cfg model.RemediationSpec, t model.Timeouts
 		lim = r
 	}
 	if _, err := st.Drain(lim); err != nil {
+		if kernel.KeptLastWorker(err) &&
+			workflow.GetVersion(st.Ctx, changeRemovalKeepsLastWorker, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+			return false, notRemoved + temporalerr.Message(err)
+		}
 		note = "; drain: " + temporalerr.Message(err)
 	}
 	if err := st.DeleteNode(); err != nil {
@@ -175,6 +193,9 @@ func remRemoveNode(st *kernel.Steps, cfg model.RemediationSpec, t model.Timeouts
 // powerOff switches a compute server off for good; it was drained and
 // deleted already, so there is nothing to shut down gracefully.
 func (l *remLadder) powerOff() (bool, string) {
+	if l.kept != "" {
+		return false, "not powered off: " + strings.TrimPrefix(l.kept, notRemoved)
+	}
 	if err := l.st.PowerOff(true, kernel.TimeoutLimit(kernel.SiteLimits(l.ctx, l.cs), "powerOff")); err != nil {
 		return false, temporalerr.Message(err)
 	}

@@ -56,6 +56,27 @@ func TestRemediationCompute(t *testing.T) {
 		require.False(t, r.Nodes["rack1-c1"].Exists)
 		require.Empty(t, r.St.Leases)
 	})
+	// The drain kept the last Ready rackroll worker (the drain's own rule,
+	// internal/workerguard): the node is neither deleted nor powered off,
+	// and the outcome names the pod and the node.
+	t.Run("the last worker runs there: marked, not removed, not powered off", func(t *testing.T) {
+		r := wftest.NewFakeSite(t, wftest.Example("four-rack.yaml"))
+		r.Set("rack1-c1", func(n *wftest.FakeNode) { n.Rofs = true })
+		r.Failing["rack1-c1"] = "the installer failed"
+		r.LastWorker = map[string]string{"rack1-c1": "rackroll/rackroll-worker-a"}
+		st := wftest.RunRemediation(t, r, "rack1-c1", remediate.ReadOnlyRootFS, RemediationWorkflow, KCPFailoverWorkflow)
+		require.Equal(t, []string{"reprovision:failed", "mark-unhealthy:failed", "power-off:failed"}, ranSteps(st.Steps))
+		require.Equal(t, []string{"reimage rack1-c1 4.1.2", "unhealthy rack1-c1", "drain rack1-c1"}, r.Log)
+		for _, want := range []string{"node not removed: drain of node rack1-c1 refused: pod rackroll/rackroll-worker-a on node rack1-c1 is the last Ready rackroll worker",
+			"power-off failed: not powered off: drain of node rack1-c1 refused"} {
+			require.Contains(t, st.Outcome, want)
+		}
+		b := r.Bmm("rack1-c1")
+		require.True(t, b.MarkedUnhealthy(), "marked all the same")
+		require.Equal(t, model.PowerOn, b.PowerState)
+		require.True(t, r.Nodes["rack1-c1"].Exists)
+		require.Empty(t, r.St.Leases)
+	})
 }
 
 // The monitor saw a provisioning outlive its threshold, but by the time the

@@ -34,4 +34,8 @@ const (
 	changeFailoverFallsBack = "failover-falls-back"
 	// changeFailoverOneRackStandIn (2026-11-26): on a one-rack site, a failed KCP is replaced by a healthy management server.
 	changeFailoverOneRackStandIn = "failover-one-rack-stand-in"
+	// changeMonitorRestoresLabels (2026-11-27): the monitor hands the ledger the labels of a node that shows others than the ledger's (a Node registered anew).
+	changeMonitorRestoresLabels = "monitor-restores-labels"
+	// changeRemovalKeepsLastWorker (2026-11-27): a node whose drain kept the last Ready rackroll worker is not deleted (nor powered off).
+	changeRemovalKeepsLastWorker = "removal-keeps-last-worker"
 )

@@ -41,6 +41,12 @@ const (
 	SessionRefused = "session-refused"
 )
 
+// Registered is the detail key (true) of a node-label event that a
+// kubelet's registration of a new Node caused, not a label patch: the role
+// it shows is the kubelet's --node-labels, not one anyone assigned, so
+// neither the lab's etcd nor the invariants take it for a role change.
+const Registered = "registered"
+
 // Event is one line of the log.
 type Event struct {
 	Time   time.Time      `json:"time"`

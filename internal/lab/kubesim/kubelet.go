@@ -76,8 +76,9 @@ func (s *Sim) reconcileNode(ctx context.Context, name string) error {
 
 // nodeGone handles a machine whose node does not exist: a deleted node
 // stays deleted until the machine's OS boots again, then its kubelet
-// re-registers it with the labels it had. Meanwhile the pod garbage
-// collector removes its ReplicaSet pods so they are replaced elsewhere.
+// registers a new Node with its own labels only (newNode). Meanwhile the
+// pod garbage collector removes its ReplicaSet pods so they are replaced
+// elsewhere.
 func (s *Sim) nodeGone(ctx context.Context, m snapshot) error {
 	if err := s.collectOrphans(ctx, m.NodeName); err != nil {
 		return err
@@ -93,8 +94,14 @@ func (s *Sim) nodeGone(ctx context.Context, m snapshot) error {
 	if err != nil {
 		return fmt.Errorf("re-register node %s: %w", m.NodeName, err)
 	}
-	if old := m.labels[model.LabelRuntimeVersion]; old != n.Labels[model.LabelRuntimeVersion] {
-		s.emitFor(events.NodeLabel, m.NodeName, map[string]any{"labels": map[string]string{model.LabelRuntimeVersion: n.Labels[model.LabelRuntimeVersion]}, "previous": map[string]string{model.LabelRuntimeVersion: old}})
+	if changed, removed := labelDiff(m.labels, n.Labels); len(changed)+len(removed) > 0 {
+		// The log shows what the registration changed against the labels
+		// the deleted node last had: a moved role back at the kubelet's.
+		d := map[string]any{"labels": changed, events.Registered: true}
+		if len(removed) > 0 {
+			d["removed"] = removed
+		}
+		s.emitFor(events.NodeLabel, m.NodeName, d)
 	}
 	if m.cordoned {
 		// A kubelet registers its node schedulable: log that the cordon

@@ -12,12 +12,21 @@ const (
 	labelApp = "app"
 )
 
-// nodeLabels are the labels a machine registers its node with.
+// nodeLabels are the labels a machine's kubelet registers its node with,
+// and the only ones: the well-known labels every kubelet sets
+// (kubernetes.io/hostname, os, arch; Kubernetes docs, "Well-Known Labels,
+// Annotations and Taints") and its --node-labels, which are the machine's
+// as it was set up — its first role, rack and management group — and the
+// runtime-version of the image that booted. Labels set on the Node since
+// (roles rackroll moved among them) are not the kubelet's to restore
+// (Kubernetes docs, "Self-registration of Nodes"; kubernetes/kubernetes#59314).
 func nodeLabels(m Machine, version string) map[string]string {
 	l := map[string]string{
-		LabelHostname:   m.NodeName,
-		model.LabelRole: m.Role,
-		model.LabelRack: m.Rack,
+		LabelHostname:        m.NodeName,
+		"kubernetes.io/os":   "linux",
+		"kubernetes.io/arch": "amd64",
+		model.LabelRole:      m.Role,
+		model.LabelRack:      m.Rack,
 	}
 	if m.ManagementGroup != "" {
 		l[model.LabelManagementGroup] = m.ManagementGroup

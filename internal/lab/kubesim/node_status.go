@@ -148,17 +148,12 @@ func heartbeatDue(node string, last, now time.Time, every time.Duration) bool {
 }
 
 // newNode is the node a kubelet registers for the machine. Registration
-// is when a kubelet applies its --node-labels: the runtime-version label is
-// the booted image's here, and only here (a stock kubelet never updates the
-// labels of a Node that exists).
+// is when a kubelet applies its --node-labels, and it applies nothing else:
+// a Node deleted and registered again has lost every label set on it
+// since (nodeLabels), and a stock kubelet never updates the labels of a
+// Node that exists.
 func newNode(m snapshot, now time.Time) *corev1.Node {
-	labels := m.labels
-	if labels == nil {
-		labels = nodeLabels(m.Machine, m.boot.Version)
-	}
-	if m.boot.Version != "" {
-		labels[model.LabelRuntimeVersion] = m.boot.Version
-	}
+	labels := nodeLabels(m.Machine, m.boot.Version)
 	n := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: m.NodeName, Labels: labels},
 		Spec:       nodeSpec(m.Role),

@@ -3,6 +3,7 @@ package kubesim
 import (
 	"context"
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -231,7 +232,8 @@ func TestPDBBlocksFaultRefusesEvictions(t *testing.T) {
 func TestDeletedNodeStaysDeletedUntilTheOSBootsAgain(t *testing.T) {
 	s := startSite(t, Options{Workloads: true, Drain: 100 * time.Millisecond}, "compute", "compute")
 	c0 := s.prefix + "-compute0"
-	patch := []byte(`{"metadata":{"labels":{"example.com/extra":"kept"}}}`)
+	// Labels set since registration: another's, and a role moved.
+	patch := []byte(`{"metadata":{"labels":{"example.com/extra":"set","rackroll.io/role":"management"}}}`)
 	if _, err := s.client.CoreV1().Nodes().Patch(bg, c0, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -273,8 +275,23 @@ func TestDeletedNodeStaysDeletedUntilTheOSBootsAgain(t *testing.T) {
 		t.Fatal("re-registered cordoned")
 	}
 	eventually(t, "uncordon event", func() (bool, string) { return s.log.Count(events.Uncordon, c0) == 1, "none" })
-	if n.Labels["example.com/extra"] != "kept" || n.Labels[model.LabelRuntimeVersion] != "4.2.0" || n.Labels[model.LabelRole] != "compute" {
-		t.Fatalf("re-registered labels %v", n.Labels)
+	// A new Node has the kubelet's labels only: its --node-labels (the
+	// role it was set up with, the booted version) and the well-known ones.
+	want := map[string]string{LabelHostname: c0, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+		model.LabelRole: "compute", model.LabelRack: s.prefix + "-rack1", model.LabelRuntimeVersion: "4.2.0"}
+	if !maps.Equal(n.Labels, want) {
+		t.Fatalf("re-registered labels %v, want %v", n.Labels, want)
+	}
+	// The log shows what the registration changed, marked as such.
+	var reg []events.Event
+	for _, e := range s.log.Events() {
+		if e.Kind == events.NodeLabel && e.Detail[events.Registered] == true {
+			reg = append(reg, e)
+		}
+	}
+	if len(reg) != 1 || fmt.Sprint(reg[0].Detail["labels"]) != fmt.Sprint(map[string]string{model.LabelRole: "compute", model.LabelRuntimeVersion: "4.2.0"}) ||
+		fmt.Sprint(reg[0].Detail["removed"]) != "[example.com/extra]" {
+		t.Fatalf("registration's node-label events: %+v", reg)
 	}
 	eventually(t, "one node-ready event", func() (bool, string) {
 		return s.log.Count(events.NodeReady, c0) == 1, fmt.Sprint(s.log.Count(events.NodeReady, c0))

@@ -2,6 +2,7 @@ package wftest
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -46,6 +47,7 @@ type FakeSite struct {
 	Fail         map[string]string        // activity -> non-retryable error message
 	Delay        map[string]time.Duration // activity -> time on the workflow clock before it returns
 	SlowTenants  bool                     // drains and VM shutdowns run out of time
+	LastWorker   map[string]string        // BMM -> the last Ready rackroll worker pod its drain keeps (and fails on)
 	versioned    bool                     // reimages records "bmm@version" (the action tests)
 	NoBoot       map[string]bool          // BMM whose reset takes effect but which never boots again (its node stays as it was)
 	Lost         map[string]bool          // BMM whose reset takes effect but whose node never comes back (Unknown)
@@ -111,7 +113,10 @@ type FakeNode struct {
 	Ready   string
 	Rofs    bool
 	Version string
-	boot    int // how many times it booted: its bootID
+	// Labels, when set, are what the node shows instead of the ledger's
+	// labels (a Node its kubelet registered anew).
+	Labels map[string]string
+	boot   int // how many times it booted: its bootID
 	// since is the boot a reimage started from; -1 when none is going on.
 	since int
 }
@@ -179,8 +184,12 @@ func (f *FakeSite) Status(bmm string) kube.NodeStatus {
 	if f.Power[bmm] == model.PowerOff || f.Broken[bmm] {
 		ready = model.ReadyFalse
 	}
+	labels := n.Labels
+	if labels == nil {
+		labels = model.ManagedNodeLabels(*b) // as the ledger labelled it
+	}
 	return kube.NodeStatus{Node: b.NodeName, Exists: n.Exists, Ready: ready, ReadOnlyRootFS: n.Rofs, RuntimeVersion: n.Version,
-		BootID: BootID(bmm, n.boot)}
+		BootID: BootID(bmm, n.boot), Labels: maps.Clone(labels)}
 }
 
 func BootID(bmm string, boot int) string { return fmt.Sprintf("%s-boot-%d", bmm, boot) }

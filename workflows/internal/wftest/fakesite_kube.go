@@ -58,6 +58,11 @@ func (f *FakeSite) mockKube(env *testsuite.TestWorkflowEnvironment) {
 		}
 		f.Drains = append(f.Drains, in)
 		f.logf("drain %s", f.byNode(in.Node))
+		if pod := f.LastWorker[f.byNode(in.Node)]; pod != "" {
+			// As the drain activity does at its limit (internal/workerguard).
+			return kube.DrainResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("drain of node %s refused: pod %s on node %s is the last Ready rackroll worker",
+				in.Node, pod, in.Node), kube.ErrLastWorker, nil)
+		}
 		if f.SlowTenants {
 			return kube.DrainResult{TimedOut: true, Remaining: 2}, nil
 		}

@@ -111,6 +111,11 @@ func (f *FakeSite) RecordPatch(p api.BMMPatch, now time.Time) {
 		f.logf("role %s %s", p.BMM, p.Roles[0])
 		f.Event(events.NodeLabel, p.BMM, map[string]any{"labels": map[string]string{model.LabelRole: string(p.Roles[0])}})
 	}
+	if n := f.Nodes[p.BMM]; n != nil && n.Labels != nil && len(model.NodeLabelDrift(model.ManagedNodeLabels(*f.Bmm(p.BMM)), p.NodeLabels)) > 0 {
+		// As the ledger: a node seen with other labels is labelled again.
+		n.Labels = nil
+		f.logf("relabel %s", p.BMM)
+	}
 	if m := p.DetailedStatusMessage; p.MarkUnhealthy != nil || m != nil && *m == model.UnhealthyMessage {
 		f.logf("unhealthy %s", p.BMM)
 	}
