@@ -32,9 +32,11 @@ func (l *Lab) startBMCs(inv *model.Inventory, spec *Spec, t Timings) error {
 			Username: c.username, Password: c.password,
 			RuntimeVersion: inv.RuntimeVersion,
 			SerialNumber:   s.SerialNumber, BootMAC: s.BootMACAddress,
-			Timings: redfish.Timings{PowerTransition: t.PowerTransition.Std(), Boot: t.Boot.Std(), Reimage: t.Reimage.Std()},
-			Events:  l.Events,
-			Profile: m.Profile,
+			Timings: redfish.Timings{PowerTransition: t.PowerTransition.Std(), Boot: t.Boot.Std(), Reimage: t.Reimage.Std(),
+				Firmware: t.Firmware.Std(), BMCReset: t.BMCReset.Std()},
+			Events:   l.Events,
+			Profile:  m.Profile,
+			Firmware: spec.FirmwareOf(ref.Rack, name),
 			// The BMC fetches the installer from the lab's image server.
 			Fetchable: l.images.fetchable,
 			OnChange: func(st redfish.State) {

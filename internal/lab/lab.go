@@ -30,6 +30,8 @@ const (
 	DefaultReimage         = 3 * time.Second
 	DefaultPowerTransition = 500 * time.Millisecond
 	DefaultDrain           = time.Second
+	DefaultFirmware        = 2 * time.Second
+	DefaultBMCReset        = 3 * time.Second
 )
 
 // FastTimings is hardware that answers in fractions of a second, for the
@@ -37,7 +39,8 @@ const (
 // minutes.
 func FastTimings() Timings {
 	return Timings{Boot: model.Duration(300 * time.Millisecond), Reimage: model.Duration(500 * time.Millisecond),
-		PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond)}
+		PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond),
+		Firmware: model.Duration(300 * time.Millisecond), BMCReset: model.Duration(500 * time.Millisecond)}
 }
 
 // Options configure Start.
@@ -249,6 +252,7 @@ func timings(spec *Spec, over Timings) Timings {
 	t := Timings{
 		Boot: model.Duration(DefaultBoot), Reimage: model.Duration(DefaultReimage),
 		PowerTransition: model.Duration(DefaultPowerTransition), Drain: model.Duration(DefaultDrain),
+		Firmware: model.Duration(DefaultFirmware), BMCReset: model.Duration(DefaultBMCReset),
 	}
 	pick := func(dst *model.Duration, vals ...model.Duration) {
 		for _, v := range vals {
@@ -265,5 +269,7 @@ func timings(spec *Spec, over Timings) Timings {
 	pick(&t.Reimage, in.Reimage, over.Reimage)
 	pick(&t.PowerTransition, in.PowerTransition, over.PowerTransition)
 	pick(&t.Drain, in.Drain, over.Drain)
+	pick(&t.Firmware, in.Firmware, over.Firmware)
+	pick(&t.BMCReset, in.BMCReset, over.BMCReset)
 	return t
 }

@@ -9,7 +9,9 @@ import (
 // (the Manager's collection is gone since 6.x), listed /2 before /1, both
 // slots CD/DVD/USBStick; weak ETags (W/"gen-N"); no BootProgress on most
 // firmware; ComputerSystem.Reset and InsertMedia answer 204; about eight
-// concurrent sessions, the ninth refused with RAC0218.
+// concurrent sessions, the ninth refused with RAC0218. Firmware: the
+// FirmwareInventory lists Installed- and Previous- members; host firmware
+// updates are jobs staged until the next host reset.
 func init() {
 	register("idrac9", idrac9)
 	register("idrac10", idrac10)
@@ -51,6 +53,8 @@ func idrac9() Profile {
 		BasicAuth:      true,
 		SessionLimitID: "IDRAC.2.8.RAC0218", SessionLimitMessage: "RAC0218: The maximum number of user sessions is reached.",
 		SessionLimitStatus: http.StatusBadRequest,
+		FirmwareIDs:        "dell", NICFirmware: "22.31.6", StorageFirmware: "52.16.1-4405",
+		StagesHostUpdates: true, MultipartPush: true,
 	}
 }
 
