@@ -3,6 +3,8 @@ package bmc
 import (
 	"context"
 	"time"
+
+	"github.com/rackroll/rackroll/internal/firmware"
 )
 
 // Client is the slice of standard DMTF Redfish the activities use. The
@@ -30,6 +32,9 @@ type Client interface {
 	EjectMedia(ctx context.Context, m MediaInfo) (taskMonitor string, err error)
 	// Task reads a task monitor.
 	Task(ctx context.Context, monitor string) (Task, error)
+	// Firmware reads the System's manufacturer and model and
+	// UpdateService/FirmwareInventory (a GET per member).
+	Firmware(ctx context.Context) (firmware.Server, error)
 	// Close ends the Redfish session, if any, and drops idle connections.
 	Close()
 }

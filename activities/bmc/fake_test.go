@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/lab/redfish/redfishtest"
 	"github.com/stmcginnis/gofish/schemas"
 	"github.com/stretchr/testify/require"
@@ -34,6 +35,7 @@ type fakeClient struct {
 	etag                                  int
 	creds                                 Credentials
 	closed                                int
+	fw                                    firmware.Server // what Firmware reads
 }
 
 const cdURI = "/redfish/v1/Systems/1/VirtualMedia/1"
@@ -303,4 +305,13 @@ func appError(t *testing.T, err error, typ string, retryable bool) *temporal.App
 	require.Contains(t, ae.Error(), "rack1-c1")
 	require.NotContains(t, ae.Error(), testPassword)
 	return ae
+}
+
+func (f *fakeClient) Firmware(context.Context) (firmware.Server, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("Firmware"); err != nil {
+		return firmware.Server{}, err
+	}
+	return f.fw, nil
 }
