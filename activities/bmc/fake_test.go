@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -314,4 +316,16 @@ func (f *fakeClient) Firmware(context.Context) (firmware.Server, error) {
 		return firmware.Server{}, err
 	}
 	return f.fw, nil
+}
+
+func (f *fakeClient) SimpleUpdate(_ context.Context, image, applyTime string) (Accepted, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return Accepted{}, f.call("SimpleUpdate", image, applyTime)
+}
+
+func (f *fakeClient) PushUpdate(_ context.Context, file *os.File, applyTime string) (Accepted, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return Accepted{}, f.call("PushUpdate", filepath.Base(file.Name()), applyTime)
 }

@@ -31,12 +31,9 @@ func (c *gofishClient) Firmware(ctx context.Context) (firmware.Server, error) {
 	}
 	out := firmware.Server{Manufacturer: sys.Manufacturer, Model: sys.Model}
 	err = c.call(ctx, func(api *gofish.APIClient) error {
-		us, err := api.Service.UpdateService()
+		us, err := updateService(api)
 		if err != nil {
 			return err
-		}
-		if us == nil {
-			return &failure{kindRejected, "the BMC offers no UpdateService"}
 		}
 		items, err := us.FirmwareInventory()
 		if err != nil {

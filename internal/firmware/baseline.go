@@ -69,7 +69,11 @@ type Apply struct {
 
 // Kinds are the component kinds, in the order an update applies them:
 // the BMC last, since it resets itself and is away for a while.
-var Kinds = []string{"bios", "nic", "storage", "other", "bmc"}
+var Kinds = []string{"bios", "nic", "storage", "other", KindBMC}
+
+// KindBMC is the BMC's own firmware: updating it resets the BMC, not the
+// host.
+const KindBMC = "bmc"
 
 // Methods and ApplyTimes are the allowed Apply values.
 var (

@@ -82,21 +82,42 @@ func Judge(b Baseline, s Server) Report {
 	}
 	rep := Report{Entry: e.Match.String()}
 	for _, c := range e.Components {
-		re, err := regexp.Compile(c.Inventory)
-		matched := false
-		for _, it := range s.Items {
-			if err != nil || !it.Installed() || !(re.MatchString(it.ID) || re.MatchString(it.Name)) {
-				continue
-			}
-			matched = true
-			st, why := Compare(it.Version, c.Minimum)
-			rep.Rows = append(rep.Rows, Row{Component: c.Name, Kind: c.Kind, ID: it.ID, Name: it.Name,
-				Current: it.Version, Minimum: c.Minimum, Status: st, Why: why})
-		}
-		if !matched {
-			rep.Rows = append(rep.Rows, Row{Component: c.Name, Kind: c.Kind, Minimum: c.Minimum, Status: Unknown,
-				Why: fmt.Sprintf("no FirmwareInventory member matches %q", c.Inventory)})
-		}
+		rep.Rows = append(rep.Rows, JudgeComponent(c, s.Items)...)
 	}
 	return rep
+}
+
+// JudgeComponent is one component against the installed members it
+// matches: a row per member, or one unknown row when none matches.
+func JudgeComponent(c Component, items []Item) []Row {
+	var rows []Row
+	re, err := regexp.Compile(c.Inventory)
+	for _, it := range items {
+		if err != nil || !it.Installed() || !(re.MatchString(it.ID) || re.MatchString(it.Name)) {
+			continue
+		}
+		st, why := Compare(it.Version, c.Minimum)
+		rows = append(rows, Row{Component: c.Name, Kind: c.Kind, ID: it.ID, Name: it.Name,
+			Current: it.Version, Minimum: c.Minimum, Status: st, Why: why})
+	}
+	if len(rows) == 0 {
+		rows = append(rows, Row{Component: c.Name, Kind: c.Kind, Minimum: c.Minimum, Status: Unknown,
+			Why: fmt.Sprintf("no FirmwareInventory member matches %q", c.Inventory)})
+	}
+	return rows
+}
+
+// Worst is the status of a component's rows together: unknown before
+// below before at baseline.
+func Worst(rows []Row) Status {
+	out := AtBaseline
+	for _, r := range rows {
+		switch {
+		case r.Status == Unknown:
+			return Unknown
+		case r.Status == Below:
+			out = Below
+		}
+	}
+	return out
 }

@@ -20,6 +20,7 @@ type Timeouts struct {
 	Restart    Duration `json:"restart"`
 	Reimage    Duration `json:"reimage"`
 	Replace    Duration `json:"replace"`
+	Firmware   Duration `json:"firmware"`
 }
 
 // TimeoutsSpec is the inventory's `timeouts:` section: a field left out
@@ -33,6 +34,7 @@ type TimeoutsSpec struct {
 	Restart    *Duration `json:"restart,omitempty"`
 	Reimage    *Duration `json:"reimage,omitempty"`
 	Replace    *Duration `json:"replace,omitempty"`
+	Firmware   *Duration `json:"firmware,omitempty"`
 }
 
 // TimeoutField is one row of the table: its key in the inventory, its
@@ -55,6 +57,9 @@ var TimeoutFields = []TimeoutField{
 	{"restart", 40 * time.Minute, func(s *TimeoutsSpec) *Duration { return s.Restart }, func(t *Timeouts) *Duration { return &t.Restart }},
 	{"reimage", 3 * time.Hour, func(s *TimeoutsSpec) *Duration { return s.Reimage }, func(t *Timeouts) *Duration { return &t.Reimage }},
 	{"replace", 4 * time.Hour, func(s *TimeoutsSpec) *Duration { return s.Replace }, func(t *Timeouts) *Duration { return &t.Replace }},
+	// firmware: one server's components to its runtime's baseline
+	// (docs/firmware.md); rackroll's own default, the operator API has none.
+	{"firmware", time.Hour, func(s *TimeoutsSpec) *Duration { return s.Firmware }, func(t *Timeouts) *Duration { return &t.Firmware }},
 }
 
 // Of returns f's limit in t.

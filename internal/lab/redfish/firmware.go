@@ -83,27 +83,29 @@ func firmwareFor(p Profile, ps paths, versions map[string]string) []*fwPart {
 		parts[0].id, parts[0].name = "2", "System ROM"
 		parts[1].id, parts[1].name = "1", p.ManagerModel
 	}
-	if p.NICFirmware != "" {
-		f, v := splitShown(p.NICFirmware)
-		nic := &fwPart{kind: KindNIC, id: "NIC", name: "Ethernet adapter", format: f, version: v, related: ps.nic}
+	for _, x := range []struct {
+		kind, shown, id, name, related string
+		dell                           [3]string // component number, FQDD, name
+		hpe                            [2]string // id, name
+	}{
+		{KindNIC, p.NICFirmware, "NIC", "Ethernet adapter", ps.nic,
+			[3]string{"14", "NIC.Integrated.1-1-1", "Broadcom Adv. Dual 25Gb Ethernet - NIC.Integrated.1-1-1"},
+			[2]string{"3", "HPE Ethernet 10/25Gb 2-port 640FLR-SFP28 Adptr"}},
+		{KindStorage, p.StorageFirmware, "Storage", "Storage controller", ps.system,
+			[3]string{"101560", "RAID.SL.3-1", "PERC H755 Front"}, [2]string{"4", "HPE Smart Array P408i-a SR Gen10"}},
+	} {
+		if x.shown == "" {
+			continue
+		}
+		f, v := splitShown(x.shown)
+		part := &fwPart{kind: x.kind, id: x.id, name: x.name, format: f, version: v, related: x.related}
 		switch p.FirmwareIDs {
 		case "dell":
-			nic.id, nic.fqdd, nic.name = "14", "NIC.Integrated.1-1-1", "Broadcom Adv. Dual 25Gb Ethernet - NIC.Integrated.1-1-1"
+			part.id, part.fqdd, part.name = x.dell[0], x.dell[1], x.dell[2]
 		case "hpe":
-			nic.id, nic.name = "3", "HPE Ethernet 10/25Gb 2-port 640FLR-SFP28 Adptr"
+			part.id, part.name = x.hpe[0], x.hpe[1]
 		}
-		parts = append(parts, nic)
-	}
-	if p.StorageFirmware != "" {
-		f, v := splitShown(p.StorageFirmware)
-		st := &fwPart{kind: KindStorage, id: "Storage", name: "Storage controller", format: f, version: v, related: ps.system}
-		switch p.FirmwareIDs {
-		case "dell":
-			st.id, st.fqdd, st.name = "101560", "RAID.SL.3-1", "PERC H755 Front"
-		case "hpe":
-			st.id, st.name = "4", "HPE Smart Array P408i-a SR Gen10"
-		}
-		parts = append(parts, st)
+		parts = append(parts, part)
 	}
 	for _, part := range parts {
 		if v := versions[part.kind]; v != "" {
