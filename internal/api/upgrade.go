@@ -120,6 +120,10 @@ type ServerInput struct {
 	Mode              string        `json:"mode,omitempty"` // KCP step action, "" for management/compute
 	DrainTimeout      time.Duration `json:"drainTimeout,omitempty"`
 	VMShutdownTimeout time.Duration `json:"vmShutdownTimeout,omitempty"`
+	// Limits is the time-limit table the upgrade read when it started: the
+	// server's waits and the children's run limits are bounded by it (nil
+	// in runs started before, which read the ledger's).
+	Limits *model.Timeouts `json:"limits,omitempty"`
 }
 
 // ServerResult is what a server upgrade returns.

@@ -20,7 +20,13 @@ type Timeouts struct {
 	Restart    Duration `json:"restart"`
 	Reimage    Duration `json:"reimage"`
 	Replace    Duration `json:"replace"`
-	Firmware   Duration `json:"firmware"`
+	// The rest bound the waits around those steps (docs/time-limits.md).
+	Media           Duration `json:"media"`
+	EtcdJoin        Duration `json:"etcdJoin"`
+	RemediationWait Duration `json:"remediationWait"`
+	ImageCheck      Duration `json:"imageCheck"`
+	Call            Duration `json:"call"`
+	Firmware        Duration `json:"firmware"`
 }
 
 // TimeoutsSpec is the inventory's `timeouts:` section: a field left out
@@ -34,7 +40,13 @@ type TimeoutsSpec struct {
 	Restart    *Duration `json:"restart,omitempty"`
 	Reimage    *Duration `json:"reimage,omitempty"`
 	Replace    *Duration `json:"replace,omitempty"`
-	Firmware   *Duration `json:"firmware,omitempty"`
+
+	Media           *Duration `json:"media,omitempty"`
+	EtcdJoin        *Duration `json:"etcdJoin,omitempty"`
+	RemediationWait *Duration `json:"remediationWait,omitempty"`
+	ImageCheck      *Duration `json:"imageCheck,omitempty"`
+	Call            *Duration `json:"call,omitempty"`
+	Firmware        *Duration `json:"firmware,omitempty"`
 }
 
 // TimeoutField is one row of the table: its key in the inventory, its
@@ -57,6 +69,16 @@ var TimeoutFields = []TimeoutField{
 	{"restart", 40 * time.Minute, func(s *TimeoutsSpec) *Duration { return s.Restart }, func(t *Timeouts) *Duration { return &t.Restart }},
 	{"reimage", 3 * time.Hour, func(s *TimeoutsSpec) *Duration { return s.Reimage }, func(t *Timeouts) *Duration { return &t.Reimage }},
 	{"replace", 4 * time.Hour, func(s *TimeoutsSpec) *Duration { return s.Replace }, func(t *Timeouts) *Duration { return &t.Replace }},
+	// The waits that are not an action of their own: the installer's eject
+	// after a reimage (a clean-up that runs after the reimage's limit), the
+	// etcd member's join after a KCP's reimage, an upgrade step's wait for a
+	// remediation that holds its server, the image preflight's read of the
+	// whole image, and each attempt of a call that answers at once.
+	{"media", 10 * time.Minute, func(s *TimeoutsSpec) *Duration { return s.Media }, func(t *Timeouts) *Duration { return &t.Media }},
+	{"etcdJoin", 10 * time.Minute, func(s *TimeoutsSpec) *Duration { return s.EtcdJoin }, func(t *Timeouts) *Duration { return &t.EtcdJoin }},
+	{"remediationWait", 2 * time.Hour, func(s *TimeoutsSpec) *Duration { return s.RemediationWait }, func(t *Timeouts) *Duration { return &t.RemediationWait }},
+	{"imageCheck", 30 * time.Minute, func(s *TimeoutsSpec) *Duration { return s.ImageCheck }, func(t *Timeouts) *Duration { return &t.ImageCheck }},
+	{"call", time.Minute, func(s *TimeoutsSpec) *Duration { return s.Call }, func(t *Timeouts) *Duration { return &t.Call }},
 	// firmware: one server's components to its runtime's baseline
 	// (docs/firmware.md); rackroll's own default, the operator API has none.
 	{"firmware", time.Hour, func(s *TimeoutsSpec) *Duration { return s.Firmware }, func(t *Timeouts) *Duration { return &t.Firmware }},

@@ -13,6 +13,7 @@ func TestTimeoutsDefaultsAreTheOperatorTable(t *testing.T) {
 	d := DefaultTimeouts()
 	want := map[string]time.Duration{"drain": 20 * time.Minute, "vmShutdown": 10 * time.Minute, "cordon": 10 * time.Minute,
 		"powerOff": 40 * time.Minute, "start": 30 * time.Minute, "restart": 40 * time.Minute, "reimage": 3 * time.Hour, "replace": 4 * time.Hour,
+		"media": 10 * time.Minute, "etcdJoin": 10 * time.Minute, "remediationWait": 2 * time.Hour, "imageCheck": 30 * time.Minute, "call": time.Minute,
 		"firmware": time.Hour}
 	require.Len(t, TimeoutFields, len(want))
 	for _, f := range TimeoutFields {
@@ -28,6 +29,13 @@ func TestTimeoutsSetFieldsOverrideTheRest(t *testing.T) {
 	assert.Equal(t, 90*time.Second, got.Reimage.Std())
 	assert.Equal(t, 2*time.Second, got.Drain.Std())
 	assert.Equal(t, 4*time.Hour, got.Replace.Std(), "unset: the default")
+
+	// The waits' keys, in the docs' two-line form.
+	inv, err = ParseInventory([]byte(minimalYAML + "timeouts: {reimage: 90m,\n  media: 2m, etcdJoin: 5m, remediationWait: 30m, imageCheck: 10m, call: 20s}\n"))
+	require.NoError(t, err)
+	got = inv.Timeouts.Resolve()
+	assert.Equal(t, []time.Duration{2 * time.Minute, 5 * time.Minute, 30 * time.Minute, 10 * time.Minute, 20 * time.Second},
+		[]time.Duration{got.Media.Std(), got.EtcdJoin.Std(), got.RemediationWait.Std(), got.ImageCheck.Std(), got.Call.Std()})
 }
 
 // Every problem of the section at once, each naming the key, the value
@@ -42,6 +50,9 @@ func TestTimeoutsBadValuesAreListedTogether(t *testing.T) {
 		"unparsable and unknown": {"timeouts: {reimage: soon, reboot: 5m}\n",
 			[]string{"timeouts.reimage", `"soon"`, "duration such as 10m", "timeouts.reboot", "unknown"}},
 		// An unparsable value once hid the zero and negative ones.
+		// The keys of the waits around the steps are checked as the rest.
+		"the waits' keys": {"timeouts: {media: 0s, etcdJoin: -1m, remediationWait: later, call: 20s}\n",
+			[]string{"timeouts.media", "0s", "default 10m", "timeouts.etcdJoin", "-1m", "timeouts.remediationWait", `"later"`}},
 		"all four kinds at once": {"timeouts: {drain: -5m, reimage: 0s, replace: soon, nap: 3m, restart: 20s}\n",
 			[]string{"timeouts.drain", "-5m", "timeouts.reimage", "0s", "timeouts.replace", `"soon"`, "timeouts.nap", "unknown"}},
 	} {
@@ -58,5 +69,6 @@ func TestTimeoutsBadValuesAreListedTogether(t *testing.T) {
 
 func TestTimeoutsString(t *testing.T) {
 	got := (&TimeoutsSpec{Reimage: func() *Duration { d := Duration(90 * time.Second); return &d }()}).Resolve().String()
-	assert.Equal(t, "drain 20m, vmShutdown 10m, cordon 10m, powerOff 40m, start 30m, restart 40m, reimage 1m30s, replace 4h, firmware 1h", got)
+	assert.Equal(t, "drain 20m, vmShutdown 10m, cordon 10m, powerOff 40m, start 30m, restart 40m, reimage 1m30s, replace 4h, "+
+		"media 10m, etcdJoin 10m, remediationWait 2h, imageCheck 30m, call 1m, firmware 1h", got)
 }

@@ -94,7 +94,7 @@ func TestCrashDuringRemediationAndReimage(t *testing.T) {
 	const target = "rack2-c2"
 	actID := api.ActionID(s.Cluster, target, 1)
 	s.start(ctx, actID, api.BMMActionWorkflowName, api.ActionInput{Cluster: s.Cluster, BMM: target,
-		Action: api.ActionReimage, EvacuateTimeout: 6 * time.Second})
+		Action: api.ActionReimage, EvacuateTimeout: 15 * time.Second})
 	began = time.Now()
 	c = startChaos(s.proc, rng, kills, minGap, maxGap, func() bool { return s.running(actID) })
 	closed = s.waitClosed(ctx, actID)

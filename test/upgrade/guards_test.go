@@ -192,19 +192,27 @@ func TestE2ECapacityGuard(t *testing.T) {
 }
 
 // activitySummaries are the UI summaries of the activities of type name the
-// workflow id scheduled, in order.
+// workflow id ran, in order: scheduled activities and local activities (a
+// LocalActivity marker, its type in the marker's data; capacity-local).
 func activitySummaries(t *testing.T, env *e2e.Env, id, name string) []string {
 	t.Helper()
 	it := env.Client.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var out []string
+	dc := converter.GetDefaultDataConverter()
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)
-		if ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() != name {
+		typ := ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
+		if m := ev.GetMarkerRecordedEventAttributes(); m.GetMarkerName() == "LocalActivity" {
+			var data struct{ ActivityType string }
+			require.NoError(t, dc.FromPayloads(m.GetDetails()["data"], &data))
+			typ = data.ActivityType
+		}
+		if typ != name {
 			continue
 		}
 		var summary string
-		require.NoError(t, converter.GetDefaultDataConverter().FromPayload(ev.GetUserMetadata().GetSummary(), &summary))
+		require.NoError(t, dc.FromPayload(ev.GetUserMetadata().GetSummary(), &summary))
 		out = append(out, summary)
 	}
 	return out

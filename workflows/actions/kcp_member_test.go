@@ -2,8 +2,10 @@ package actions
 
 import (
 	"testing"
+	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
 )
@@ -76,4 +78,24 @@ func TestKCPReimageAsksTheGateAgainBeforeTheWipe(t *testing.T) {
 	require.Contains(t, err.Error(), kcp[1])
 	require.Equal(t, -1, wftest.IndexOf(s.CallLog(), "Reimage "+kcp[0]), "no reset")
 	require.Equal(t, -1, wftest.IndexOf(s.CallLog(), "RemoveMember "+s.Bmm(kcp[0]).NodeName), "its member kept")
+}
+
+// The member's join is a step of its own after the reimage, bounded by the
+// table's etcdJoin: a member that never joins fails it there, naming the
+// key (it once waited a constant ten minutes, whatever the table said).
+func TestKCPMemberThatNeverJoinsFailsAtTheEtcdJoinLimit(t *testing.T) {
+	s := wftest.NewActionSite(t)
+	kcp, _ := wftest.PlacedRoles(s)
+	wftest.WithEtcd(s)
+	s.St.Timeouts = model.DefaultTimeouts()
+	s.St.Timeouts.EtcdJoin = model.Duration(4 * time.Minute)
+	s.Delay["WaitMemberHealthy"] = time.Hour
+	env := s.Env(t, api.ActionID("site-a", kcp[0], 1))
+	wftest.EtcdSite(t, s, env)
+	start := env.Now()
+	env.ExecuteWorkflow(BMMActionWorkflow, wftest.Act(api.ActionReimage, kcp[0]))
+	err := env.GetWorkflowError()
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "did not join as a healthy voter within 4m0s (timeouts.etcdJoin)")
+	require.Less(t, env.Now().Sub(start), time.Hour, "ended at the join's limit")
 }

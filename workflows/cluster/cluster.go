@@ -149,16 +149,18 @@ func (l *clusterLedger) record(ctx workflow.Context, p api.BMMPatch) error {
 	}
 	// Roles live on the node too (rackroll.io/role): the ledger writes
 	// them, so ledger and cluster never disagree for long.
-	err := workflow.ExecuteActivity(kernel.OnSite(labelCtx(ctx, b.Name), l.st.SiteTaskQueue), ka.LabelNode, b.NodeName, after).Get(ctx, nil)
+	err := workflow.ExecuteActivity(kernel.OnSite(labelCtx(ctx, b.Name, l.st.Limits()), l.st.SiteTaskQueue), ka.LabelNode, b.NodeName, after).Get(ctx, nil)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("could not label node; the ledger keeps the new role", "bmm", b.Name, "error", err)
 	}
 	return nil
 }
 
-func labelCtx(ctx workflow.Context, bmm string) workflow.Context {
+// labelCtx: a call to the site's Kubernetes API, each attempt within half
+// the table's call.
+func labelCtx(ctx workflow.Context, bmm string, t model.Timeouts) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
+		StartToCloseTimeout: kernel.CallAttempt(ctx, t, 2),
 		Summary:             "Label node of " + bmm,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2,
 			MaximumInterval: 10 * time.Second, MaximumAttempts: 8},

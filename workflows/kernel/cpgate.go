@@ -83,7 +83,7 @@ func observeControlPlane(ctx workflow.Context, cs api.ClusterState, bmms []strin
 	// Short timeouts, few retries: a stale answer is worthless to the gate,
 	// so waiting long for one only delays the refusal.
 	octx := OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 20 * time.Second, Summary: fmt.Sprintf("Observe the control plane (%d nodes)", len(nodes)),
+		StartToCloseTimeout: CallAttempt(ctx, cs.Limits(), 3), Summary: fmt.Sprintf("Observe the control plane (%d nodes)", len(nodes)),
 		RetryPolicy: &temporal.RetryPolicy{MaximumInterval: 2 * time.Second, MaximumAttempts: 3},
 	}), cs.SiteTaskQueue)
 	var ns kube.ControlPlaneNodes

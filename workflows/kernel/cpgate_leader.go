@@ -25,7 +25,7 @@ func moveLeader(ctx workflow.Context, cs api.ClusterState, d cpgate.Decision) (b
 		away = b.NodeName
 	}
 	mctx := OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second, Summary: fmt.Sprintf("Move etcd leadership away from %s", away),
+		StartToCloseTimeout: CallAttempt(ctx, cs.Limits(), 2), Summary: fmt.Sprintf("Move etcd leadership away from %s", away),
 		RetryPolicy: &temporal.RetryPolicy{MaximumInterval: 5 * time.Second, MaximumAttempts: 3},
 	}), cs.SiteTaskQueue)
 	var leader string

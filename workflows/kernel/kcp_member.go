@@ -13,8 +13,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// MemberJoinTimeout bounds the wait for a KCP's etcd member to join as a
-// healthy, caught-up voter.
+// MemberJoinTimeout bounded the wait for a KCP's etcd member to join as a
+// healthy, caught-up voter in the histories recorded before the table's
+// etcdJoin (JoinLimit), the same default.
 const MemberJoinTimeout = 10 * time.Minute
 
 // KCPMember is a control-plane machine's etcd member on a site that exposes
@@ -35,6 +36,9 @@ type KCPMember struct {
 	// sole: the table runs one active KCP (two racks), so this member is
 	// the whole of etcd.
 	Sole bool
+	// Limits bound its calls and its join (bounds.go): the site's, or
+	// those of the upgrade that reimages it.
+	Limits model.Timeouts
 }
 
 // MemberOf returns bmm's member, or nil where the site exposes no etcd.
@@ -51,7 +55,7 @@ func MemberOf(cs api.ClusterState, bmm string) *KCPMember {
 	}
 	active, _ := cs.Cluster.ControlPlaneSize()
 	return &KCPMember{spec: *cs.ControlPlane.Etcd, Name: name, queue: cs.SiteTaskQueue,
-		keepAtLeast: max(1, min(active, etcdquorum.MinMembers)), Sole: active == 1}
+		keepAtLeast: max(1, min(active, etcdquorum.MinMembers)), Sole: active == 1, Limits: cs.Limits()}
 }
 
 // WipedMemberOf is the member a reimage of bm takes down with its disk:
@@ -68,7 +72,7 @@ func WipedMemberOf(cs api.ClusterState, bm model.BMM) *KCPMember {
 // gone is fine: removal is idempotent.
 func (m *KCPMember) Remove(ctx workflow.Context) error {
 	rctx := OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Minute, Summary: fmt.Sprintf("Remove etcd member %s", m.Name),
+		StartToCloseTimeout: CallAttempt(ctx, m.Limits, 1), Summary: fmt.Sprintf("Remove etcd member %s", m.Name),
 		RetryPolicy: &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 5},
 	}), m.queue)
 	in := etcd.MemberInput{Spec: m.spec, Name: m.Name, KeepAtLeast: m.keepAtLeast}
@@ -79,16 +83,35 @@ func (m *KCPMember) Remove(ctx workflow.Context) error {
 }
 
 // Await waits until the member has joined as a voter, answers and has
-// caught up with the leader.
+// caught up with the leader: within the table's etcdJoin, retries
+// included, the activity ending its own wait a tenth before so its answer
+// (what the member showed) reaches the workflow.
 func (m *KCPMember) Await(ctx workflow.Context) error {
-	wctx := OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: MemberJoinTimeout + time.Minute, HeartbeatTimeout: time.Minute,
-		Summary:     fmt.Sprintf("Wait for etcd member %s to join", m.Name),
-		RetryPolicy: &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
-	}), m.queue)
+	summary := fmt.Sprintf("Wait for etcd member %s to join", m.Name)
+	retry := &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3}
 	var got etcd.Member
-	in := etcd.WaitMemberInput{Spec: m.spec, Name: m.Name, Timeout: MemberJoinTimeout}
-	if err := workflow.ExecuteActivity(wctx, ea.WaitMemberHealthy, in).Get(ctx, &got); err != nil {
+	if !TableBounds(ctx) {
+		wctx := OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: MemberJoinTimeout + time.Minute, HeartbeatTimeout: time.Minute, Summary: summary, RetryPolicy: retry,
+		}), m.queue)
+		in := etcd.WaitMemberInput{Spec: m.spec, Name: m.Name, Timeout: MemberJoinTimeout}
+		if err := workflow.ExecuteActivity(wctx, ea.WaitMemberHealthy, in).Get(ctx, &got); err != nil {
+			return fmt.Errorf("its etcd member %s did not join as a healthy voter: %s", m.Name, temporalerr.Message(err))
+		}
+		return nil
+	}
+	l := JoinLimit(m.Limits)
+	in := etcd.WaitMemberInput{Spec: m.spec, Name: m.Name, Timeout: l.D - l.D/10}
+	err := bound(ctx, l, func(bctx workflow.Context) workflow.Future {
+		wctx := OnSite(workflow.WithActivityOptions(bctx, workflow.ActivityOptions{
+			ScheduleToCloseTimeout: l.D, StartToCloseTimeout: l.D, HeartbeatTimeout: heartbeatTimeout(l), Summary: summary, RetryPolicy: retry,
+		}), m.queue)
+		return workflow.ExecuteActivity(wctx, ea.WaitMemberHealthy, in)
+	}).Get(ctx, &got)
+	if isTimeout(err) {
+		return fmt.Errorf("its etcd member %s did not join as a healthy voter within %v", m.Name, l)
+	}
+	if err != nil {
 		return fmt.Errorf("its etcd member %s did not join as a healthy voter: %s", m.Name, temporalerr.Message(err))
 	}
 	return nil

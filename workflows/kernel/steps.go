@@ -30,6 +30,8 @@ type Target struct {
 	Queue string
 	// VersionFrom is where its node shows the runtime version.
 	VersionFrom model.NodeVersionSource
+	// Limits is the time-limit table its waits are bounded by (bounds.go).
+	Limits model.Timeouts
 }
 
 // TargetsFor is the Target of BMM b in the ledger cs: its node, its BMC
@@ -39,7 +41,7 @@ func TargetsFor(cs api.ClusterState, b model.BMM) Target {
 	return Target{BMM: b.Name, Node: b.NodeName, Endpoint: bmc.Endpoint{
 		BMM: b.Name, Address: b.BMC.Address, CAFile: b.BMC.CAFile, InsecureSkipVerify: b.BMC.InsecureSkipVerify,
 		Credentials: bmc.RefOf(ref),
-	}, Queue: cs.SiteTaskQueue, VersionFrom: cs.NodeVersion}
+	}, Queue: cs.SiteTaskQueue, VersionFrom: cs.NodeVersion, Limits: cs.Limits()}
 }
 
 // Steps are the building blocks every BMM workflow is made of. Each runs
@@ -59,9 +61,9 @@ func NewSteps(ctx workflow.Context, cluster string, t Target) *Steps {
 // short: API calls that answer at once.
 func (s *Steps) short(summary string) workflow.Context {
 	return OnSite(workflow.WithActivityOptions(s.Ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Minute,
+		StartToCloseTimeout: CallAttempt(s.Ctx, s.T.Limits, 1),
 		Summary:             summary,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 15 * time.Second, MaximumAttempts: 10},
+		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: callBackoff, MaximumAttempts: callAttempts},
 	}), s.T.Queue)
 }
 

@@ -111,6 +111,7 @@ func (s *Steps) ReimageUntilBack(j ReimageJob) (reimageOutcome, error) {
 		return back, fmt.Errorf("node %s is back on %s, but ejecting the installer failed: %s", s.T.Node, j.Version, temporalerr.Message(err))
 	}
 	if member != nil {
+		// A step of its own, after the reimage's: bounded by etcdJoin.
 		if err := member.Await(s.Ctx); err != nil {
 			return back, fmt.Errorf("node %s is back on %s, but %s", s.T.Node, j.Version, err)
 		}
@@ -271,10 +272,19 @@ func (s *Steps) lastBMCState(r bmc.ReimageResult, watchErr error) string {
 	return "unknown (the BMC did not answer)"
 }
 
-// eject takes the installer out of the BMM's virtual CD.
+// eject takes the installer out of the BMM's virtual CD: a clean-up after
+// the reimage's limit, bounded by the table's media limit, retries
+// included.
 func (s *Steps) eject(imageURL string) error {
-	return workflow.ExecuteActivity(s.short("Eject the installer from "+s.T.BMM), ba.EjectMedia,
-		bmc.EjectInput{Endpoint: s.T.Endpoint, ImageURL: imageURL}).Get(s.Ctx, nil)
+	summary, in := "Eject the installer from "+s.T.BMM, bmc.EjectInput{Endpoint: s.T.Endpoint, ImageURL: imageURL}
+	if !TableBounds(s.Ctx) {
+		return workflow.ExecuteActivity(s.short(summary), ba.EjectMedia, in).Get(s.Ctx, nil)
+	}
+	l := MediaLimit(s.T.Limits)
+	err := bound(s.Ctx, l, func(ctx workflow.Context) workflow.Future {
+		return workflow.ExecuteActivity(s.in(ctx).cleanup(l, summary), ba.EjectMedia, in)
+	}).Get(s.Ctx, nil)
+	return overLimit(err, "the BMC of "+s.T.BMM+" did not eject the installer", l)
 }
 
 // in is a copy of the steps acting in ctx (a cancellable child).

@@ -20,4 +20,7 @@ const (
 	changeSiteLimits = "site-time-limits"
 	// changeBootEvidence (2026-11-25): a restart reads the node's boot ID before the reset and judges the reboot by a new one.
 	changeBootEvidence = "restart-boot-evidence"
+	// ChangeTableBounds (2026-11-27): every wait is bounded by the time-limit table or derived from it (bounds.go): the
+	// run limits of the upgrade's children and the failover, the eject and the etcd join after a reimage, the calls.
+	ChangeTableBounds = "table-bounds"
 )

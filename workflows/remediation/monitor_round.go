@@ -38,7 +38,7 @@ func (m *monitor) round(ctx workflow.Context) {
 	}
 	var ns []kube.NodeStatus
 	octx := kernel.OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Minute, Summary: fmt.Sprintf("Observe %d nodes", len(nodes)),
+		StartToCloseTimeout: kernel.CallAttempt(ctx, cs.Limits(), 1), Summary: fmt.Sprintf("Observe %d nodes", len(nodes)),
 		RetryPolicy: &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
 	}), cs.SiteTaskQueue)
 	if err := workflow.ExecuteActivity(octx, ka.ObserveNodes, nodes, cs.NodeVersion).Get(ctx, &ns); err != nil {

@@ -191,6 +191,8 @@ func (l *remLadder) failover() (bool, string) {
 		StaticSummary:     "Fail over KCP " + l.b.Name,
 		StaticDetails:     "KCP " + l.b.Name + " did not recover by reboot: the spare joins the control plane, a management server becomes the new spare",
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
+		// A backstop derived from the table (run_limits.go); none before it.
+		WorkflowRunTimeout: failoverRun(l.ctx, l.cs),
 	})
 	var res api.FailoverStatus
 	// The failover's management ladder must not reboot it a second time.

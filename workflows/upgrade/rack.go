@@ -79,7 +79,7 @@ func RackUpgradeWorkflow(ctx workflow.Context, in api.RackInput) (api.RackResult
 			sin := in.Server
 			sin.BMM = name
 			fut := workflow.ExecuteChildWorkflow(childOpts(ctx, in.Cluster, api.ServerUpgradeID(in.Cluster, sin.BMM),
-				fmt.Sprintf("Upgrade %s to %s", sin.BMM, sin.TargetVersion), serverDetails(sin)), api.ServerUpgradeWorkflowName, sin)
+				fmt.Sprintf("Upgrade %s to %s", sin.BMM, sin.TargetVersion), serverDetails(sin), serverRun(sin)), api.ServerUpgradeWorkflowName, sin)
 			sel.AddFuture(fut, func(f workflow.Future) {
 				inFlight--
 				var r api.ServerResult

@@ -20,6 +20,9 @@ import (
 // the first two for its run.
 func serverLimits(ctx workflow.Context, cs api.ClusterState, in api.ServerInput) (drain, vms, reimage kernel.Limit) {
 	t := kernel.SiteLimits(ctx, cs)
+	if in.Limits != nil {
+		t = in.Limits.OrDefaults() // the table its run limit was derived from
+	}
 	drain, vms, reimage = kernel.TimeoutLimit(t, "drain"), kernel.TimeoutLimit(t, "vmShutdown"), kernel.TimeoutLimit(t, "reimage")
 	if in.DrainTimeout > 0 {
 		drain = kernel.Limit{D: in.DrainTimeout, Key: "the upgrade's drainTimeout"}
@@ -75,6 +78,13 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	defer h.Release()
 	bm := h.BM
 	t := kernel.TargetsFor(h.CS, bm)
+	member := kernel.WipedMemberOf(h.Whole, bm)
+	if in.Limits != nil {
+		t.Limits = in.Limits.OrDefaults()
+		if member != nil {
+			member.Limits = t.Limits
+		}
+	}
 	// Marked after the plan was made: never touched (its node may be gone,
 	// and a failure recorded now would overwrite the mark).
 	if why := upgradeplan.OutOfService(bm); why != "" &&
@@ -124,10 +134,10 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 
 	st.Status(model.BMMDeprovisioning, "Reimaging to runtime "+in.TargetVersion)
 	if out, err := st.ReimageUntilBack(kernel.ReimageJob{Verb: "Reimage", ImageURL: in.ImageURL, Version: in.TargetVersion,
-		Limit: reimageLimit, WaitLimit: func() time.Duration { return 30 * time.Minute },
+		Limit: reimageLimit, WaitLimit: func() time.Duration { return preInBandWaitLimit },
 		Provisioning: func() {
 			st.Status(model.BMMProvisioning, "Waiting for node "+t.Node+" to rejoin on "+in.TargetVersion)
-		}, Member: kernel.WipedMemberOf(h.Whole, bm)}); err != nil {
+		}, Member: member}); err != nil {
 		step := "reimage"
 		if out.Waiting {
 			step = "node readiness"
@@ -156,6 +166,11 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	res.Succeeded, res.RuntimeVersion = true, in.TargetVersion
 	return res, nil
 }
+
+// preInBandWaitLimit bounded the wait for the node after the BMC's reimage
+// in the histories recorded before reimage-in-band (2026-11-22), the only
+// runs that take that path (kernel.ReimageJob.WaitLimit).
+const preInBandWaitLimit = 30 * time.Minute
 
 func orDur(d, def time.Duration) time.Duration {
 	if d > 0 {

@@ -10,9 +10,10 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// RemediationWaitLimit bounds how long an upgrade step waits for a
-// remediation (or failover) that holds its BMM: a reprovision with its
-// node wait fits in it.
+// RemediationWaitLimit bounded how long an upgrade step waits for a
+// remediation (or failover) that holds its BMM in runs started before the
+// table's remediationWait (the same default); remediationPoll is how often
+// it looks again.
 const (
 	RemediationWaitLimit = 2 * time.Hour
 	remediationPoll      = 30 * time.Second
@@ -25,7 +26,11 @@ const (
 // (`cluster show`). After RemediationWaitLimit it gives up with the holder
 // named; any other holder is left to the lease's own refusal.
 func awaitRemediation(ctx workflow.Context, in api.ServerInput) (bool, error) {
-	deadline := workflow.Now(ctx).Add(RemediationWaitLimit)
+	limit := kernel.Limit{D: RemediationWaitLimit, Key: "timeouts.remediationWait"}
+	if in.Limits != nil {
+		limit = kernel.TimeoutLimit(in.Limits.OrDefaults(), "remediationWait")
+	}
+	deadline := workflow.Now(ctx).Add(limit.D)
 	said := ""
 	for {
 		cs, err := kernel.LedgerOf(in.Cluster).ReadBMM(ctx, in.BMM)
@@ -37,7 +42,7 @@ func awaitRemediation(ctx workflow.Context, in api.ServerInput) (bool, error) {
 			return said != "", nil
 		}
 		if !workflow.Now(ctx).Before(deadline) {
-			return false, fmt.Errorf("%s is still held by %s after %v: the upgrade step gave up waiting for it", in.BMM, holder, RemediationWaitLimit)
+			return false, fmt.Errorf("%s is still held by %s after %v: the upgrade step gave up waiting for it", in.BMM, holder, limit)
 		}
 		if said != holder {
 			said = holder

@@ -57,6 +57,12 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	for _, b := range cs.Cluster.BMMs {
 		u.nodeOf[b.Name] = b.NodeName
 	}
+	if kernel.TableBounds(ctx) {
+		// One table for the whole run: the children's run limits are
+		// derived from the limits their servers run with.
+		t := cs.Limits()
+		u.server.Limits = &t
+	}
 	if workflow.GetVersion(ctx, changeImagePreflight, workflow.DefaultVersion, 1) == 1 {
 		if msg := u.checkImage(ctx, cs); msg != "" {
 			return u.fail(ctx, false, "preflight: "+msg)
@@ -266,7 +272,9 @@ func (u *upgrade) pause(ctx workflow.Context, unit *api.UnitStatus, msg string) 
 	return false, u.setCluster(ctx, model.ClusterUpdating, "Runtime upgrade to "+u.in.TargetVersion+" in progress")
 }
 
-func childOpts(ctx workflow.Context, cluster, id, summary, details string) workflow.Context {
+// childOpts are a child's options; run is the run limit derived for it
+// (run_limits.go), 0 in runs started before the table bounded it.
+func childOpts(ctx workflow.Context, cluster, id, summary, details string, run time.Duration) workflow.Context {
 	return workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:    id,
 		TaskQueue:     api.TaskQueue,
@@ -277,9 +285,10 @@ func childOpts(ctx workflow.Context, cluster, id, summary, details string) workf
 			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrCluster).ValueSet(cluster),
 			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrOperation).ValueSet("runtime-upgrade")),
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
-		// A server reimage is bounded by 3 h (docs/behaviour.md#time-limits); a rack by its
-		// waves of servers. Each step runs once: no retries of children.
-		WorkflowRunTimeout: 24 * time.Hour,
+		// A backstop derived from the table (run_limits.go): a server by its
+		// steps, a rack by its waves of servers. Each step runs once: no
+		// retries of children.
+		WorkflowRunTimeout: runLimit(run),
 	})
 }
 

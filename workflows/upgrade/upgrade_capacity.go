@@ -85,7 +85,7 @@ func (u *upgrade) capacityGuard(ctx workflow.Context, batch upgradeplan.Rack, un
 	if len(nodes) == 0 {
 		return false, nil
 	}
-	check, seen := checkCapacity(ctx, batch.Name, nodes, u.siteQueue)
+	check, seen := checkCapacity(ctx, batch.Name, nodes, u.siteQueue, limitsOf(u.server))
 	u.noteCapacity(ctx, "", check)
 	if !seen || check.Fits || u.plan.Strategy.CapacityPolicy != model.CapacityPause || u.cancelled {
 		return false, nil
@@ -143,15 +143,10 @@ func (u *upgrade) holdForRoom(ctx workflow.Context, unit *api.UnitStatus, check 
 // checkCapacity asks whether the pods a drain of nodes evicts find room.
 // seen is false when it could not tell: the check says why (NotChecked);
 // Warn drains and says so, Pause holds (holds).
-func checkCapacity(ctx workflow.Context, unit string, nodes []string, queue string) (check api.CapacityCheck, seen bool) {
-	actx := kernel.OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Minute,
-		Summary:             "Check capacity for " + unit,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
-	}), queue)
+func checkCapacity(ctx workflow.Context, unit string, nodes []string, queue string, t model.Timeouts) (check api.CapacityCheck, seen bool) {
 	var r capacity.Report
 	check.Unit = unit
-	if err := workflow.ExecuteActivity(actx, ka.CheckCapacity, kube.CapacityInput{Nodes: nodes}).Get(ctx, &r); err != nil {
+	if err := askCapacity(ctx, unit, nodes, queue, t).Get(ctx, &r); err != nil {
 		check.Message, check.NotChecked = unit+": capacity not checked: "+temporalerr.Message(err), true
 		return check, false
 	}
@@ -168,7 +163,7 @@ func rackCapacity(ctx workflow.Context, in api.RackInput) (check *api.CapacityCh
 	if ask == nil {
 		return nil, false
 	}
-	c, seen := checkCapacity(ctx, in.Rack.Name, ask.Nodes, ask.Queue)
+	c, seen := checkCapacity(ctx, in.Rack.Name, ask.Nodes, ask.Queue, limitsOf(in.Server))
 	if holds(ctx, c, seen, ask.Hold) {
 		c.Servers = in.Rack.Servers
 		return &c, true
@@ -187,7 +182,7 @@ func laterCapacity(ctx workflow.Context, in api.RackInput, server string) (check
 	if node == "" {
 		return nil, false
 	}
-	c, seen := checkCapacity(ctx, in.Rack.Name+" "+server, []string{node}, ask.Queue)
+	c, seen := checkCapacity(ctx, in.Rack.Name+" "+server, []string{node}, ask.Queue, limitsOf(in.Server))
 	if holds(ctx, c, seen, ask.Hold) {
 		return &c, true
 	}
@@ -216,4 +211,24 @@ func reportShortfall(ctx workflow.Context, c api.CapacityCheck) {
 		_ = workflow.SignalExternalWorkflow(ctx, info.ParentWorkflowExecution.ID, info.ParentWorkflowExecution.RunID,
 			api.SignalRackProgress, api.RackProgress{Run: info.WorkflowExecution.ID, Capacity: &c}).Get(ctx, nil)
 	}
+}
+
+// askCapacity runs the check. Since capacity-local, when the site's
+// activities run on the workflow's own worker (no site queue) it is a local
+// activity: the read is as fresh, and the rack starts its first wave in the
+// workflow task that asked, instead of waiting two more round trips through
+// the server (~100 ms of every rack's critical path; docs/performance.md).
+// A site worker elsewhere keeps the remote activity.
+func askCapacity(ctx workflow.Context, unit string, nodes []string, queue string, t model.Timeouts) workflow.Future {
+	limit := kernel.CallAttempt(ctx, t, 1) // a call that answers at once
+	retry := &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3}
+	summary, in := "Check capacity for "+unit, kube.CapacityInput{Nodes: nodes}
+	if queue == "" && workflow.GetVersion(ctx, changeCapacityLocal, workflow.DefaultVersion, 1) == 1 {
+		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+			ScheduleToCloseTimeout: limit, Summary: summary, RetryPolicy: retry})
+		return workflow.ExecuteLocalActivity(lctx, ka.CheckCapacity, in)
+	}
+	actx := kernel.OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: limit, Summary: summary, RetryPolicy: retry}), queue)
+	return workflow.ExecuteActivity(actx, ka.CheckCapacity, in)
 }

@@ -13,19 +13,32 @@ import (
 
 var ia *image.Activities
 
+// imageCheckLimit bounds the image preflight, retries included: a call
+// that answers at once, twice over (a HEAD through the site's proxy), or
+// the table's imageCheck when the whole image is read for its checksum.
+// Runs started before the table bounded it had 2 and 30 minutes, the same.
+func imageCheckLimit(in api.ServerInput, whole bool) time.Duration {
+	switch {
+	case in.Limits == nil && whole:
+		return 30 * time.Minute
+	case in.Limits == nil:
+		return 2 * time.Minute
+	case whole:
+		return in.Limits.OrDefaults().ImageCheck.Std()
+	}
+	return 2 * in.Limits.OrDefaults().Call.Std()
+}
+
 // checkImage is the image preflight (docs/behaviour.md#guards): before any
 // server is touched, the site's worker asks for the image the BMCs will
 // mount (and reads it when the inventory gives its checksum). It returns
 // the refusal, or "" when the image is there.
 func (u *upgrade) checkImage(ctx workflow.Context, cs api.ClusterState) string {
 	sum := cs.ImageSHA256[u.in.TargetVersion]
-	limit := 2 * time.Minute
-	if sum != "" {
-		limit = 30 * time.Minute // the whole image is read
-	}
+	limit := imageCheckLimit(u.server, sum != "")
 	actx := kernel.OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		ScheduleToCloseTimeout: limit,
-		HeartbeatTimeout:       time.Minute,
+		HeartbeatTimeout:       kernel.CallAttempt(ctx, limitsOf(u.server), 1), // a worker that died is noticed within a call
 		Summary:                "Check image " + u.server.ImageURL,
 		RetryPolicy:            &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
 	}), cs.SiteTaskQueue)

@@ -87,7 +87,7 @@ func (u *upgrade) kcpChild(ctx workflow.Context, unit *api.UnitStatus, step upgr
 	for {
 		var res api.ServerResult
 		err := workflow.ExecuteChildWorkflow(childOpts(ctx, u.in.Cluster, api.ServerUpgradeID(u.in.Cluster, step.BMM),
-			fmt.Sprintf("Upgrade KCP %s to %s (%s)", step.BMM, u.in.TargetVersion, step.Action), serverDetails(in)),
+			fmt.Sprintf("Upgrade KCP %s to %s (%s)", step.BMM, u.in.TargetVersion, step.Action), serverDetails(in), serverRun(in)),
 			api.ServerUpgradeWorkflowName, in).Get(ctx, &res)
 		if err != nil || !res.Gated {
 			return res, err

@@ -185,7 +185,8 @@ func (u *upgrade) runUnit(ctx workflow.Context, id string, r upgradeplan.Rack, u
 	u.show(ctx)
 	cctx, cancelWatch := workflow.WithCancel(ctx)
 	fut := workflow.ExecuteChildWorkflow(childOpts(ctx, u.in.Cluster, id, fmt.Sprintf("Upgrade %s to %s", r.Name, u.in.TargetVersion),
-		fmt.Sprintf("%d servers, up to %d at a time, %d must succeed: %s", len(r.Servers), r.Parallel, unit.Required, strings.Join(r.Servers, ", "))),
+		fmt.Sprintf("%d servers, up to %d at a time, %d must succeed: %s", len(r.Servers), r.Parallel, unit.Required, strings.Join(r.Servers, ", ")),
+		rackRun(r, u.server)),
 		api.RackUpgradeWorkflowName, api.RackInput{Cluster: u.in.Cluster, Rack: r, Server: u.server, Capacity: capacity})
 	workflow.Go(cctx, func(gctx workflow.Context) {
 		if workflow.Await(gctx, func() bool { return u.cancelled }) == nil {

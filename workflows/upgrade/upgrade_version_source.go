@@ -13,8 +13,15 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// versionSourceLimit bounds the one List of nodes the preflight makes.
-const versionSourceLimit = time.Minute
+// versionSourceLimit bounds the one List of nodes the preflight makes,
+// retries included: the table's call (a minute before the table bounded
+// it, the same default).
+func versionSourceLimit(in api.ServerInput) time.Duration {
+	if in.Limits == nil {
+		return time.Minute
+	}
+	return in.Limits.OrDefaults().Call.Std()
+}
 
 // checkVersionSource is the version-source preflight
 // (docs/production.md#image-contract): before any server is touched, the
@@ -32,8 +39,8 @@ func (u *upgrade) checkVersionSource(ctx workflow.Context, cs api.ClusterState) 
 		}
 	}
 	actx := kernel.OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout:    versionSourceLimit,
-		ScheduleToCloseTimeout: versionSourceLimit, // retries included: the preflight ends within its limit
+		StartToCloseTimeout:    versionSourceLimit(u.server),
+		ScheduleToCloseTimeout: versionSourceLimit(u.server), // retries included: the preflight ends within its limit
 		Summary:                fmt.Sprintf("Read %d nodes' versions through %s", len(nodes), cs.NodeVersion),
 		RetryPolicy:            &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
 	}), cs.SiteTaskQueue)

@@ -56,4 +56,6 @@ const (
 	changeVersionSourcePreflight = "version-source-preflight"
 	// changeCapacityBlindHolds (2026-11-27): under capacityPolicy Pause a capacity check that cannot read the cluster holds the batch too.
 	changeCapacityBlindHolds = "capacity-blind-holds"
+	// changeCapacityLocal (2026-11-27): with no site queue the capacity check is a local activity of the workflow's worker.
+	changeCapacityLocal = "capacity-local"
 )

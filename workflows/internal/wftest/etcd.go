@@ -49,7 +49,7 @@ func EtcdSite(t *testing.T, s *FakeSite, env *testsuite.TestWorkflowEnvironment,
 		defer s.Mu.Unlock()
 		return s.step("RemoveMember", in.Name)
 	})
-	env.OnActivity(ea.WaitMemberHealthy, mock.Anything, mock.Anything).Return(func(_ context.Context, in etcd.WaitMemberInput) (etcd.Member, error) {
+	env.OnActivity(ea.WaitMemberHealthy, mock.Anything, mock.Anything).AfterFn(s.after("WaitMemberHealthy")).Return(func(_ context.Context, in etcd.WaitMemberInput) (etcd.Member, error) {
 		s.Mu.Lock()
 		defer s.Mu.Unlock()
 		return etcd.Member{Name: in.Name, Healthy: true}, s.step("WaitMemberHealthy", in.Name)
