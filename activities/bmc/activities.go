@@ -36,6 +36,11 @@ type Activities struct {
 	// MediaTimeout is how long a virtual CD and a boot override may take to
 	// show what the BMC accepted (vendors lag); default 30s.
 	MediaTimeout time.Duration
+	// MediaActionTimeout bounds one virtual-media action's request
+	// (InsertMedia, EjectMedia, or the PATCH for them) instead of
+	// RequestTimeout: slow BMCs take 20–40 s to answer (slow.go); default
+	// 3m, never past the step's own time.
+	MediaActionTimeout time.Duration
 	// PowerOnTimeout is how long a machine may stay Off after the BMC
 	// accepted a power-on (real BMCs answer 204 and then may do nothing);
 	// default 5m.
@@ -84,6 +89,10 @@ func (a *Activities) powerOnTimeout() time.Duration {
 
 func (a *Activities) mediaTimeout() time.Duration {
 	return orDefault(a.MediaTimeout, 30*time.Second)
+}
+
+func (a *Activities) mediaActionTimeout() time.Duration {
+	return orDefault(a.MediaActionTimeout, 3*time.Minute)
 }
 
 func (a *Activities) shutdownTimeout() time.Duration {

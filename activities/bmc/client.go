@@ -27,9 +27,11 @@ type Client interface {
 	// Medium reads one member (one GET of m.URI; m.Location is kept).
 	Medium(ctx context.Context, m MediaInfo) (MediaInfo, error)
 	// InsertMedia posts m's InsertMedia action with p, or PATCHes m where
-	// it has no such action (Lenovo XCC).
+	// it has no such action (Lenovo XCC). Bounded by ctx, not the request
+	// timeout: slow BMCs take longer (slow.go).
 	InsertMedia(ctx context.Context, m MediaInfo, p InsertParams) (taskMonitor string, err error)
-	// EjectMedia posts m's EjectMedia action, or PATCHes it empty.
+	// EjectMedia posts m's EjectMedia action, or PATCHes it empty; bounded
+	// by ctx as InsertMedia is.
 	EjectMedia(ctx context.Context, m MediaInfo) (taskMonitor string, err error)
 	// Task reads a task monitor.
 	Task(ctx context.Context, monitor string) (Task, error)

@@ -68,7 +68,8 @@ func DialGofish(ctx context.Context, ep Endpoint, creds Credentials, timeout tim
 		tr.CloseIdleConnections()
 		return nil, dialError(ep, err)
 	}
-	c := &gofishClient{cfg: cfg, creds: creds}
+	// Media actions take their bound from their context (slow.go).
+	c := &gofishClient{cfg: cfg, creds: creds, unbounded: &http.Client{Transport: tr}}
 	err = onBusy(ctx, func() (err error) {
 		c.sessions, err = sessionsURI(ctx, anon)
 		return err
@@ -169,14 +170,23 @@ func (c *gofishClient) Close() {
 
 // relogin replaces a session the BMC no longer accepts (expired, or lost in
 // a BMC reboot): once per run of 401s, so wrong credentials fail instead of
-// looping. The dead session is not deleted: the BMC already dropped it.
-func (c *gofishClient) relogin(ctx context.Context, err error) bool {
-	if c.session == "" || c.relogged || !isUnauthorized(err) {
-		return false
+// looping. The dead session is not deleted: the BMC already dropped it. A
+// login refused at the session cap is returned, and the next call tries
+// again (the caller waits for a place, see sessioncap.go).
+func (c *gofishClient) relogin(ctx context.Context, err error) (bool, error) {
+	if c.sessions == "" || c.relogged || !isUnauthorized(err) {
+		return false, nil
 	}
 	c.relogged = true
 	c.session = ""
-	return c.login(ctx, c.anon) == nil
+	if lerr := c.login(ctx, c.anon); lerr != nil {
+		if sessionCapped(lerr) {
+			c.relogged = false
+			return false, lerr
+		}
+		return false, nil
+	}
+	return true, nil
 }
 
 // isUnauthorized: a 401, also inside a collection read.
@@ -193,11 +203,32 @@ func isUnauthorized(err error) bool {
 	return errors.As(err, &rf) && rf.HTTPReturnedStatusCode == http.StatusUnauthorized
 }
 
-// call runs one request, logging in again once when the session was lost.
+// call runs one request, bounded by RequestTimeout, logging in again once
+// when the session was lost.
 func (c *gofishClient) call(ctx context.Context, req func(api *gofish.APIClient) error) error {
-	err := req(c.api.WithContext(ctx))
-	if err != nil && c.relogin(ctx, err) {
-		err = req(c.api.WithContext(ctx))
+	return c.callWith(ctx, nil, req)
+}
+
+// callWith is call over hc (nil: the client's own, bounded by
+// RequestTimeout): a media action's request is bounded by its context
+// instead (slow.go).
+func (c *gofishClient) callWith(ctx context.Context, hc *http.Client, req func(api *gofish.APIClient) error) error {
+	api := func() *gofish.APIClient {
+		a := c.api.WithContext(ctx)
+		if hc != nil {
+			a.HTTPClient = hc
+		}
+		return a
+	}
+	err := req(api())
+	if err != nil {
+		relogged, lerr := c.relogin(ctx, err)
+		if lerr != nil {
+			return lerr
+		}
+		if relogged {
+			err = req(api())
+		}
 	}
 	if err == nil {
 		c.relogged = false

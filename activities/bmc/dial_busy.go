@@ -37,10 +37,12 @@ func onBusy(ctx context.Context, req func() error) error {
 	}
 }
 
-// busy: the BMC answered, but could not serve the request now.
+// busy: the BMC answered, but could not serve the request now. A login
+// refused at the session cap is not: quick tries cannot free a session
+// (the step waits for one, see sessioncap.go).
 func busy(err error) bool {
 	var rf *schemas.Error
-	if !errors.As(err, &rf) {
+	if !errors.As(err, &rf) || sessionCapped(err) {
 		return false
 	}
 	c := rf.HTTPReturnedStatusCode

@@ -20,6 +20,9 @@ type gofishClient struct {
 	sessions string            // where sessions are created; "": basic auth
 	session  string            // this client's session; "" when none
 	relogged bool              // a 401 already led to a new session
+	// unbounded shares the transport, without RequestTimeout: for media
+	// actions, bounded by their context (slow.go).
+	unbounded *http.Client
 
 	sysURI      string
 	resetTarget string
@@ -127,22 +130,27 @@ func (c *gofishClient) Reset(ctx context.Context, resetType string) (Accepted, e
 	return c.action(ctx, c.resetTarget, map[string]string{"ResetType": resetType})
 }
 
-// post runs an action; a 202 yields its task monitor.
-func (c *gofishClient) post(ctx context.Context, target string, body any) (string, error) {
-	a, err := c.action(ctx, target, body)
+// postMedia runs a media action, bounded by ctx (slow.go); a 202 yields
+// its task monitor.
+func (c *gofishClient) postMedia(ctx context.Context, target string, body any) (string, error) {
+	a, err := c.actionWith(ctx, c.unbounded, target, body)
 	return a.Task, err
 }
 
 // action runs an action and keeps the answer's status (errors quote it).
 func (c *gofishClient) action(ctx context.Context, target string, body any) (Accepted, error) {
-	return c.send(ctx, target, body, false, nil)
+	return c.actionWith(ctx, nil, target, body)
+}
+
+func (c *gofishClient) actionWith(ctx context.Context, hc *http.Client, target string, body any) (Accepted, error) {
+	return c.send(ctx, hc, target, body, false, nil)
 }
 
 // send posts body (multipart: a map of parts) to target; before, when
 // set, runs ahead of every try (rewinding a file).
-func (c *gofishClient) send(ctx context.Context, target string, body any, multipart bool, before func() error) (Accepted, error) {
+func (c *gofishClient) send(ctx context.Context, hc *http.Client, target string, body any, multipart bool, before func() error) (Accepted, error) {
 	var out Accepted
-	err := c.call(ctx, func(api *gofish.APIClient) error {
+	err := c.callWith(ctx, hc, func(api *gofish.APIClient) error {
 		if before != nil {
 			if err := before(); err != nil {
 				return err

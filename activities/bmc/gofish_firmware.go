@@ -69,7 +69,7 @@ func (c *gofishClient) PushUpdate(ctx context.Context, file *os.File, applyTime 
 		params = `{"Targets": [], "@Redfish.OperationApplyTime": "` + applyTime + `"}`
 	}
 	payload := map[string]io.Reader{"UpdateParameters": strings.NewReader(params), "UpdateFile": file}
-	return c.send(ctx, push, payload, true, func() error {
+	return c.send(ctx, nil, push, payload, true, func() error {
 		_, err := file.Seek(0, io.SeekStart)
 		return err
 	})

@@ -117,20 +117,21 @@ func (c *gofishClient) InsertMedia(ctx context.Context, m MediaInfo, p InsertPar
 		body["TransferProtocolType"] = p.TransferProtocolType
 	}
 	if m.InsertTarget == "" { // no action (Lenovo XCC): PATCH the member
-		return "", c.patch(ctx, m.URI, body)
+		return "", c.patchMedia(ctx, m.URI, body)
 	}
-	return c.post(ctx, m.InsertTarget, body)
+	return c.postMedia(ctx, m.InsertTarget, body)
 }
 
 func (c *gofishClient) EjectMedia(ctx context.Context, m MediaInfo) (string, error) {
 	if m.EjectTarget == "" {
-		return "", c.patch(ctx, m.URI, map[string]any{"Image": nil, "Inserted": false})
+		return "", c.patchMedia(ctx, m.URI, map[string]any{"Image": nil, "Inserted": false})
 	}
-	return c.post(ctx, m.EjectTarget, map[string]any{})
+	return c.postMedia(ctx, m.EjectTarget, map[string]any{})
 }
 
-func (c *gofishClient) patch(ctx context.Context, uri string, body any) error {
-	return c.call(ctx, func(api *gofish.APIClient) error {
+// patchMedia is a media action by PATCH, bounded by ctx (slow.go).
+func (c *gofishClient) patchMedia(ctx context.Context, uri string, body any) error {
+	return c.callWith(ctx, c.unbounded, func(api *gofish.APIClient) error {
 		resp, err := api.Patch(uri, body)
 		schemas.DeferredCleanupHTTPResponse(resp)
 		return err

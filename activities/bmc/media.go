@@ -109,9 +109,11 @@ func (r *run) insertInto(m MediaInfo, image string) error {
 		err := r.act("insert the virtual media "+redactURL(image)+" into "+m.URI, func() (bool, error) {
 			cur, err := r.medium(m)
 			return err == nil && cur.Inserted && sameImage(cur, image), err
-		}, func() (err error) {
-			task, err = r.c.InsertMedia(r.ctx, m, p)
-			return err
+		}, func() error {
+			return r.mediaAction("insert the virtual media into "+m.URI, func(ctx context.Context) (err error) {
+				task, err = r.c.InsertMedia(ctx, m, p)
+				return err
+			})
 		})
 		switch {
 		case err == nil:
@@ -141,9 +143,11 @@ func (r *run) eject(m MediaInfo, step string) error {
 	err := r.act(step, func() (bool, error) {
 		cur, err := r.medium(m)
 		return err == nil && !cur.occupied(), err
-	}, func() (err error) {
-		task, err = r.c.EjectMedia(r.ctx, m)
-		return err
+	}, func() error {
+		return r.mediaAction(step, func(ctx context.Context) (err error) {
+			task, err = r.c.EjectMedia(ctx, m)
+			return err
+		})
 	})
 	if err != nil {
 		return err

@@ -116,6 +116,7 @@ func (r *run) retry(step string, op func() error) error {
 func (r *run) act(step string, done func() (bool, error), do func() error) error {
 	backoff := r.a.backoff()
 	transient, stale := 0, 0
+	var capped sessionWait
 	for {
 		ok, err := done()
 		if err != nil || ok {
@@ -127,6 +128,12 @@ func (r *run) act(step string, done func() (bool, error), do func() error) error
 		}
 		if ctxErr := r.ctx.Err(); ctxErr != nil {
 			return &stepError{step, ctxErr}
+		}
+		if sessionCapped(err) { // waits within the step's time, not Attempts
+			if err := r.awaitSession(step, &capped, err); err != nil {
+				return err
+			}
+			continue
 		}
 		switch classify(err) {
 		case kindTransient:

@@ -32,7 +32,7 @@ func (l *Lab) startBMCs(inv *model.Inventory, spec *Spec, t Timings) error {
 			Username: c.username, Password: c.password,
 			RuntimeVersion: inv.RuntimeVersion,
 			SerialNumber:   s.SerialNumber, BootMAC: s.BootMACAddress,
-			Timings: redfish.Timings{PowerTransition: t.PowerTransition.Std(), Boot: t.Boot.Std(), Reimage: t.Reimage.Std(),
+			Timings: redfish.Timings{PowerTransition: t.PowerTransition.Std(), Boot: t.Boot.Std(), Reimage: t.Reimage.Std(), Media: t.Media.Std(),
 				Firmware: t.Firmware.Std(), BMCReset: t.BMCReset.Std()},
 			Events:   l.Events,
 			Profile:  m.Profile,

@@ -40,6 +40,7 @@ const (
 func FastTimings() Timings {
 	return Timings{Boot: model.Duration(300 * time.Millisecond), Reimage: model.Duration(500 * time.Millisecond),
 		PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond),
+		Media:    model.Duration(300 * time.Millisecond),
 		Firmware: model.Duration(300 * time.Millisecond), BMCReset: model.Duration(500 * time.Millisecond)}
 }
 
@@ -269,6 +270,7 @@ func timings(spec *Spec, over Timings) Timings {
 	pick(&t.Reimage, in.Reimage, over.Reimage)
 	pick(&t.PowerTransition, in.PowerTransition, over.PowerTransition)
 	pick(&t.Drain, in.Drain, over.Drain)
+	pick(&t.Media, in.Media, over.Media) // zero: each slow profile's own
 	pick(&t.Firmware, in.Firmware, over.Firmware)
 	pick(&t.BMCReset, in.BMCReset, over.BMCReset)
 	return t

@@ -70,6 +70,9 @@ type Timings struct {
 	Reimage         model.Duration `json:"reimage,omitempty"`
 	PowerTransition model.Duration `json:"powerTransition,omitempty"`
 	Drain           model.Duration `json:"drain,omitempty"`
+	// Media is a slow BMC profile's media action (idrac9-slow: 20s, each
+	// action taking it to twice it); profiles without slow media ignore it.
+	Media model.Duration `json:"media,omitempty"`
 	// Firmware is one firmware install; BMCReset how long a BMC answers
 	// nothing after updating its own firmware.
 	Firmware model.Duration `json:"firmware,omitempty"`
@@ -142,6 +145,7 @@ func (l *Spec) validate(e *model.ValidationError, inv *model.Inventory) {
 		{"reimage", l.Timings.Reimage},
 		{"powerTransition", l.Timings.PowerTransition},
 		{"drain", l.Timings.Drain},
+		{"media", l.Timings.Media},
 		{"firmware", l.Timings.Firmware},
 		{"bmcReset", l.Timings.BMCReset},
 	} {

@@ -35,6 +35,9 @@ const (
 	ImageRequest  = "image-request"  // the lab's image server answered a request (detail: method, path, status)
 	SessionCreate = "session-create" // a BMC session was opened (login)
 	SessionDelete = "session-delete" // closed: detail.reason is logout or timeout
+	// SessionRefused: a login refused because the BMC held its limit of
+	// sessions (detail.limit).
+	SessionRefused = "session-refused"
 	// Firmware (internal/lab/redfish firmware_update.go).
 	FirmwareUpdate = "firmware-update" // an update was accepted (detail: kind, version, from, image, via, staged, task)
 	FirmwareDone   = "firmware-done"   // a version became active (kind, from, to; reason when a fault kept the old one)

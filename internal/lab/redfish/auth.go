@@ -81,6 +81,7 @@ func (b *BMC) openSessionLocked(user string) (*session, *apiError) {
 		if status == 0 {
 			status = http.StatusServiceUnavailable
 		}
+		b.emitLocked(events.SessionRefused, map[string]any{"user": user, "limit": lim})
 		return nil, &apiError{status, b.prof.SessionLimitID, b.prof.SessionLimitMessage}
 	}
 	s := b.sessions.create(user, b.clk.Now())

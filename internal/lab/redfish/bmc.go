@@ -16,8 +16,11 @@ type Timings struct {
 	PowerTransition time.Duration // one power-on or power-off; a restart takes two
 	Boot            time.Duration // firmware + OS boot until the OS runs
 	Reimage         time.Duration // installer run, between reimage-start and reimage-done
-	Firmware        time.Duration // one firmware install, Running to its end
-	BMCReset        time.Duration // a BMC rebooting after its own update answers nothing this long
+	// Media replaces a slow profile's Profile.MediaDelay when non-zero
+	// (tests use milliseconds); profiles without one stay quick.
+	Media    time.Duration
+	Firmware time.Duration // one firmware install, Running to its end
+	BMCReset time.Duration // a BMC rebooting after its own update answers nothing this long
 }
 
 // Config describes one machine and its BMC.
@@ -83,6 +86,7 @@ type BMC struct {
 	tasks    taskList
 	sessions sessionStore
 	rng      *rand.Rand
+	mediaOp  sync.Mutex // held by a slow media action (media_slow.go)
 
 	// Firmware (firmware.go, firmware_update.go).
 	fw             []*fwPart
@@ -115,6 +119,9 @@ func newWithClock(cfg Config, clk clock) *BMC {
 	}
 	if cfg.SessionTimeout > 0 {
 		prof.SessionTimeout = cfg.SessionTimeout
+	}
+	if cfg.Timings.Media > 0 && prof.MediaDelay > 0 {
+		prof.MediaDelay = cfg.Timings.Media
 	}
 	ps := pathsFor(prof)
 	b := &BMC{

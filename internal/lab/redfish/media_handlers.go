@@ -51,8 +51,9 @@ func (in insertBody) flags() (inserted, protected bool) {
 	return inserted, protected
 }
 
-// postInsert mounts an image. The mount is immediate in the lab; the
-// answer is the profile's (a 202 carries an already completed task).
+// postInsert mounts an image: at once, or after the hold of a slow profile
+// (holdMedia); the answer is the profile's (a 202 carries an already
+// completed task).
 func (b *BMC) postInsert(w http.ResponseWriter, r *http.Request, s slotRef) {
 	var body insertBody
 	if e := decodeBody(r, &body); e != nil {
@@ -64,6 +65,7 @@ func (b *BMC) postInsert(w http.ResponseWriter, r *http.Request, s slotRef) {
 		return
 	}
 	inserted, protected := body.flags()
+	defer b.holdMedia()()
 	b.mu.Lock()
 	e := b.insertMediaLocked(s, body.Image, inserted, protected)
 	var t *task
@@ -82,6 +84,7 @@ func (b *BMC) postInsert(w http.ResponseWriter, r *http.Request, s slotRef) {
 }
 
 func (b *BMC) postEject(w http.ResponseWriter, _ *http.Request, s slotRef) {
+	defer b.holdMedia()()
 	b.mu.Lock()
 	b.ejectMediaLocked(s)
 	t := b.completedTaskLocked("Eject virtual media", s.uri+ejectAction, "The image is ejected.")
@@ -115,6 +118,7 @@ func (b *BMC) patchSlot(w http.ResponseWriter, r *http.Request, s slotRef) {
 	}
 	inserted, protected := body.flags()
 	imageNull := string(raw["Image"]) == "null"
+	defer b.holdMedia()()
 	b.mu.Lock()
 	var e *apiError
 	switch {

@@ -34,6 +34,10 @@ type Profile struct {
 	// ImageDelay: how long ShapeLate shows none after the insert.
 	ImageShape string
 	ImageDelay time.Duration
+	// MediaDelay: a media action (InsertMedia, EjectMedia, or the PATCH
+	// that stands for them) answers only after MediaDelay to twice that,
+	// one action at a time per BMC (media_slow.go); 0: at once.
+	MediaDelay time.Duration
 
 	BootTargets   []string // BootSourceOverrideTarget@Redfish.AllowableValues
 	VirtualCDBoot string   // the target that boots the virtual CD: Cd, or UsbCd (Supermicro)

@@ -9,9 +9,10 @@ import (
 // (the Manager's collection is gone since 6.x), listed /2 before /1, both
 // slots CD/DVD/USBStick; weak ETags (W/"gen-N"); no BootProgress on most
 // firmware; ComputerSystem.Reset and InsertMedia answer 204; about eight
-// concurrent sessions, the ninth refused with RAC0218. Firmware: the
-// FirmwareInventory lists Installed- and Previous- members; host firmware
-// updates are jobs staged until the next host reset.
+// concurrent sessions (bb-Ricardo/check_redfish#198), the ninth refused
+// with RAC0218. Firmware: the FirmwareInventory lists Installed- and
+// Previous- members; host firmware updates are jobs staged until the next
+// host reset.
 func init() {
 	register("idrac9", idrac9)
 	register("idrac10", idrac10)
@@ -52,7 +53,9 @@ func idrac9() Profile {
 		SessionTimeout: 30 * time.Minute,
 		BasicAuth:      true,
 		SessionLimitID: "IDRAC.2.8.RAC0218", SessionLimitMessage: "RAC0218: The maximum number of user sessions is reached.",
-		SessionLimitStatus: http.StatusBadRequest,
+		// 503, as reported in stmcginnis/gofish#75 and
+		// bb-Ricardo/check_redfish#89 (iDRAC9 answering the login).
+		SessionLimitStatus: http.StatusServiceUnavailable,
 		FirmwareIDs:        "dell", NICFirmware: "22.31.6", StorageFirmware: "52.16.1-4405",
 		StagesHostUpdates: true, MultipartPush: true,
 	}

@@ -127,7 +127,7 @@ func TestNoMediaProfileHasNoVirtualMedia(t *testing.T) {
 }
 
 func TestProfileNames(t *testing.T) {
-	assert.Equal(t, []string{"dmtf", "helpful", "idrac10", "idrac9", "idrac9-lagging", "ilo5", "noauth", "nomedia",
+	assert.Equal(t, []string{"dmtf", "helpful", "idrac10", "idrac9", "idrac9-lagging", "idrac9-slow", "ilo5", "noauth", "nomedia",
 		"shape-filename", "shape-hostcase", "shape-imagename", "shape-late", "shape-noport", "shape-percent",
 		"supermicro", "sushy", "xcc"}, ProfileNames())
 	assert.True(t, KnownProfile(""), "empty is the default")

@@ -38,7 +38,8 @@ func TestSessionLimit(t *testing.T) {
 		status  int
 		id      string
 	}{
-		{"idrac9", 8, http.StatusBadRequest, "IDRAC.2.8.RAC0218"},
+		{"idrac9", 8, http.StatusServiceUnavailable, "IDRAC.2.8.RAC0218"},
+		{"idrac9-slow", 4, http.StatusBadRequest, "IDRAC.2.8.RAC0218"},
 		{"ilo5", 10, http.StatusServiceUnavailable, "Base.1.12.SessionLimitExceeded"},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
@@ -51,6 +52,7 @@ func TestSessionLimit(t *testing.T) {
 			assert.Equal(t, tc.status, rep.code)
 			assert.Equal(t, tc.id, field(rep.body, "error", "code"))
 			assert.Equal(t, tc.limit, r.count(events.SessionCreate), "the refused login opened nothing")
+			assert.Equal(t, 1, r.count(events.SessionRefused), "and was logged")
 
 			require.Equal(t, http.StatusNoContent, r.do(http.MethodDelete, sessionsPath+"/1", nil, tokens[0]).code)
 			r.login() // a logout frees a place
