@@ -118,7 +118,7 @@ func readFirmware(ctx context.Context, st api.ClusterState, bmms []model.BMM, ve
 // with the named credentials reference (resolved from this machine).
 func bmcEndpoint(name string, spec model.BMCSpec, creds map[string]model.CredentialRef) bmc.Endpoint {
 	return bmc.Endpoint{BMM: name, Address: spec.Address, CAFile: spec.CAFile, InsecureSkipVerify: spec.InsecureSkipVerify,
-		Credentials: bmc.RefOf(creds[spec.Credentials])}
+		Credentials: bmc.RefOf(creds[spec.Credentials]), BootMode: spec.BootMode}
 }
 
 var statusMark = map[firmware.Status]string{firmware.AtBaseline: "✔", firmware.Below: "below", firmware.Unknown: "unknown"}

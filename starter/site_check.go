@@ -27,9 +27,9 @@ func (a *app) siteCheckCmd() *cobra.Command {
 		Long: `check reads the site inventory and probes, without changing anything (no power
 action, no PATCH, no media insert), what rackroll needs: per BMC — reachable,
 TLS verified, login, sessions, the System, the virtual CD it would use, the
-boot target, reset types, graceful shutdown, firmware versions and, when
-the inventory declares a firmware baseline for its runtimeVersion, each
-component against it (a warning when below or unknown); Kubernetes —
+boot target and boot mode, reset types, graceful shutdown, firmware versions
+and, when the inventory declares a firmware baseline for its runtimeVersion,
+each component against it (a warning when below or unknown); Kubernetes —
 the API, each BMM's node, its version as the site's version source reads it,
 its bootID, and the permissions rackroll needs (by access review). One row
 per BMM with ✔/✗ and what to fix; -o json gives every finding.

@@ -15,6 +15,7 @@ package bmc
 
 import (
 	"context"
+	"net/http"
 	"time"
 )
 
@@ -45,6 +46,9 @@ type Activities struct {
 	// accepted a power-on (real BMCs answer 204 and then may do nothing);
 	// default 5m.
 	PowerOnTimeout time.Duration
+	// ImageClient asks the image server where an installer URL redirects
+	// (redirect.go); nil: http.DefaultClient.
+	ImageClient *http.Client
 }
 
 func (a *Activities) dial() Dialer {

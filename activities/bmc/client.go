@@ -15,7 +15,7 @@ type Client interface {
 	// System reads the ComputerSystem (one GET).
 	System(ctx context.Context) (System, error)
 	// SetBootOverride PATCHes Boot with If-Match: etag ("" sends none).
-	SetBootOverride(ctx context.Context, enabled, target, etag string) error
+	SetBootOverride(ctx context.Context, o BootOverride, etag string) error
 	// Reset posts ComputerSystem.Reset; the answer's Task is "" unless the
 	// BMC answered 202 with one.
 	Reset(ctx context.Context, resetType string) (Accepted, error)
@@ -56,8 +56,19 @@ type System struct {
 	BootOverride string   // Boot.BootSourceOverrideEnabled
 	BootTarget   string   // Boot.BootSourceOverrideTarget
 	BootTargets  []string // BootSourceOverrideTarget@Redfish.AllowableValues; nil when not listed
-	ResetTypes   []string
-	ETag         string
+	// BootModeShown: the System has Boot.BootSourceOverrideMode (BootMode
+	// its value, "" when null); BootModes its allowable values, nil when
+	// not listed.
+	BootModeShown bool
+	BootMode      string
+	BootModes     []string
+	ResetTypes    []string
+	ETag          string
+}
+
+// BootOverride is what SetBootOverride writes; Mode "" is not sent.
+type BootOverride struct {
+	Enabled, Target, Mode string
 }
 
 // MediaCollection is a VirtualMedia collection and where it hangs.

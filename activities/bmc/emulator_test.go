@@ -37,6 +37,7 @@ func newLab(t *testing.T, mutate ...func(*redfish.Config)) *labRig {
 		Attempts:       15, // a 30 % failure rate must not exhaust a step
 		ETagAttempts:   30,
 		RequestTimeout: 10 * time.Second,
+		ImageClient:    noImageServer,
 	}
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()

@@ -169,7 +169,7 @@ func TestBootOverrideNotAppliedFailsTyped(t *testing.T) {
 // overrideIgnored answers the PATCH of the boot override and keeps it.
 type overrideIgnored struct{ *fakeClient }
 
-func (c *overrideIgnored) SetBootOverride(context.Context, string, string, string) error { return nil }
+func (c *overrideIgnored) SetBootOverride(context.Context, BootOverride, string) error { return nil }
 
 func TestAPowerTransitionThatNeverSettlesFailsTyped(t *testing.T) {
 	f := newFake()

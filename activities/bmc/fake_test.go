@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,10 +35,13 @@ type fakeClient struct {
 	// What a BMC answers and ignores: an image it cannot fetch, an eject,
 	// a one-time boot it keeps as Continuous (sushy-tools).
 	unmountable, ejectIgnored, continuous bool
-	etag                                  int
-	creds                                 Credentials
-	closed                                int
-	fw                                    firmware.Server // what Firmware reads
+	// A BMC that answers 400 to a Boot PATCH carrying the mode (HPE
+	// DL160 Gen10), or takes the PATCH and keeps its mode.
+	modeRefused, modeIgnored bool
+	etag                     int
+	creds                    Credentials
+	closed                   int
+	fw                       firmware.Server // what Firmware reads
 }
 
 const cdURI = "/redfish/v1/Systems/1/VirtualMedia/1"
@@ -86,19 +90,26 @@ func (f *fakeClient) System(context.Context) (System, error) {
 	return f.sys, nil
 }
 
-func (f *fakeClient) SetBootOverride(_ context.Context, enabled, target, etag string) error {
+func (f *fakeClient) SetBootOverride(_ context.Context, o BootOverride, etag string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.call("SetBootOverride", enabled, target); err != nil {
+	enabled, target := o.Enabled, o.Target
+	if err := f.call("SetBootOverride", enabled, target, o.Mode); err != nil {
 		return err
 	}
 	if etag != f.sys.ETag {
 		return httpErr(412)
 	}
+	if o.Mode != "" && f.modeRefused {
+		return httpErr(400)
+	}
 	if f.continuous && enabled == "Once" {
 		enabled = "Continuous"
 	}
 	f.sys.BootOverride, f.sys.BootTarget = enabled, target
+	if o.Mode != "" && !f.modeIgnored {
+		f.sys.BootMode = o.Mode
+	}
 	f.changed()
 	return nil
 }
@@ -293,8 +304,18 @@ func activitiesWith(f *fakeClient) *Activities {
 		PollInterval: time.Millisecond,
 		Backoff:      time.Millisecond,
 		Attempts:     3,
+		ImageClient:  noImageServer,
 	}
 }
+
+// noImageServer: unit tests ask no image server where a URL redirects.
+var noImageServer = &http.Client{Transport: roundTripFunc(func(*http.Request) (*http.Response, error) {
+	return nil, errors.New("no image server in this test")
+})}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // appError asserts err is an ApplicationError of the given type and
 // retryability, that it names the BMM, and that no password leaked.

@@ -58,6 +58,22 @@ func (c *gofishClient) system(ctx context.Context) (*schemas.ComputerSystem, err
 	return sys, nil
 }
 
+// bootModeOf reads Boot.BootSourceOverrideMode from a System's raw JSON:
+// whether the property is there at all (gofish decodes absent and null
+// alike), its value and its allowable values (gofish keeps none).
+func bootModeOf(raw []byte) (shown bool, mode string, allowed []string) {
+	var d struct {
+		Boot map[string]json.RawMessage
+	}
+	if json.Unmarshal(raw, &d) != nil {
+		return false, "", nil
+	}
+	v, shown := d.Boot["BootSourceOverrideMode"]
+	_ = json.Unmarshal(v, &mode)                                                           // null leaves it ""
+	_ = json.Unmarshal(d.Boot["BootSourceOverrideMode@Redfish.AllowableValues"], &allowed) // absent leaves it nil
+	return shown, mode, allowed
+}
+
 // actionTarget reads an action's target from a resource's raw JSON (gofish
 // keeps targets private).
 func actionTarget(raw []byte, action string) string {
@@ -86,6 +102,7 @@ func (c *gofishClient) System(ctx context.Context) (System, error) {
 		BootTarget:   string(sys.Boot.BootSourceOverrideTarget),
 		ETag:         sys.GetETag(),
 	}
+	s.BootModeShown, s.BootMode, s.BootModes = bootModeOf(sys.RawData)
 	for _, t := range sys.Boot.AllowableBootSourceOverrideTargetValues {
 		s.BootTargets = append(s.BootTargets, string(t))
 	}
@@ -100,7 +117,7 @@ func (c *gofishClient) System(ctx context.Context) (System, error) {
 	return s, nil
 }
 
-func (c *gofishClient) SetBootOverride(ctx context.Context, enabled, target, etag string) error {
+func (c *gofishClient) SetBootOverride(ctx context.Context, o BootOverride, etag string) error {
 	if c.sysURI == "" {
 		if _, err := c.system(ctx); err != nil {
 			return err
@@ -110,7 +127,11 @@ func (c *gofishClient) SetBootOverride(ctx context.Context, enabled, target, eta
 	if etag != "" {
 		headers["If-Match"] = etag
 	}
-	body := map[string]any{"Boot": map[string]string{"BootSourceOverrideEnabled": enabled, "BootSourceOverrideTarget": target}}
+	boot := map[string]string{"BootSourceOverrideEnabled": o.Enabled, "BootSourceOverrideTarget": o.Target}
+	if o.Mode != "" {
+		boot["BootSourceOverrideMode"] = o.Mode
+	}
+	body := map[string]any{"Boot": boot}
 	return c.call(ctx, func(api *gofish.APIClient) error {
 		resp, err := api.PatchWithHeaders(c.sysURI, body, headers)
 		schemas.DeferredCleanupHTTPResponse(resp)

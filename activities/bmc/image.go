@@ -106,9 +106,6 @@ func sameFile(shown, want string) bool {
 	return path.Base(name) == path.Base(u.Path)
 }
 
-// sameImage: m holds want, in a shape judgeImage accepts.
-func sameImage(m MediaInfo, want string) bool { return judgeImage(m, want) == imageSame }
-
 // shownImage is what m shows, for messages (user info removed).
 func shownImage(m MediaInfo) string {
 	switch {

@@ -25,7 +25,7 @@ func (a *Activities) EjectMedia(ctx context.Context, in EjectInput) error {
 		for _, m := range members {
 			// iDRAC shows one drive under both the System and the Manager:
 			// the second eject finds it empty and does nothing.
-			if m.occupied() && sameImage(m, in.ImageURL) {
+			if m.occupied() && r.holds(m, in.ImageURL) {
 				if err := r.eject(m, "eject "+redactURL(in.ImageURL)+" from "+m.URI); err != nil {
 					return err
 				}
@@ -48,7 +48,7 @@ func (r *run) clearContinuousCD() error {
 		s, err = r.system("read the System")
 		return err == nil && s.BootOverride != "Continuous", err
 	}, func() error {
-		return r.c.SetBootOverride(r.ctx, "Disabled", "None", s.ETag)
+		return r.c.SetBootOverride(r.ctx, BootOverride{Enabled: "Disabled", Target: "None"}, s.ETag)
 	})
 }
 
@@ -108,7 +108,7 @@ func (r *run) insertInto(m MediaInfo, image string) error {
 		var task string
 		err := r.act("insert the virtual media "+redactURL(image)+" into "+m.URI, func() (bool, error) {
 			cur, err := r.medium(m)
-			return err == nil && cur.Inserted && sameImage(cur, image), err
+			return err == nil && cur.Inserted && r.holds(cur, image), err
 		}, func() error {
 			return r.mediaAction("insert the virtual media into "+m.URI, func(ctx context.Context) (err error) {
 				task, err = r.c.InsertMedia(ctx, m, p)
@@ -166,13 +166,13 @@ func (r *run) awaitMedium(m MediaInfo, image string, ans Accepted) error {
 	err := r.waitUntil("read back the virtual media "+m.URI, r.a.mediaTimeout(), func() (bool, error) {
 		var err error
 		cur, err = r.medium(m)
-		if err == nil && image != "" && cur.Inserted && judgeImage(cur, image) == imageOther {
+		if err == nil && image != "" && cur.Inserted && r.judge(cur, image) == imageOther {
 			// Conclusive: the slot was emptied before the insert, so
 			// waiting cannot turn another image into ours.
 			return false, &stepError{"mount the installer", &failure{kindWrongImage, fmt.Sprintf(
-				"the BMC shows a different image in %s: %s (asked for %s; %s)", m.URI, shownImage(cur), redactURL(image), ans)}}
+				"the BMC shows a different image in %s: %s (asked for %s; %s%s)", m.URI, shownImage(cur), redactURL(image), ans, r.redirectNote(image))}}
 		}
-		return err == nil && mediumHolds(cur, image), err
+		return err == nil && r.mediumHolds(cur, image), err
 	})
 	if !errors.Is(err, errWaitLimit) {
 		return err
@@ -191,11 +191,11 @@ func (r *run) awaitMedium(m MediaInfo, image string, ans Accepted) error {
 }
 
 // mediumHolds: m shows image inserted, or nothing when image is "".
-func mediumHolds(m MediaInfo, image string) bool {
+func (r *run) mediumHolds(m MediaInfo, image string) bool {
 	if image == "" {
 		return !m.occupied()
 	}
-	return m.Inserted && sameImage(m, image)
+	return m.Inserted && r.holds(m, image)
 }
 
 func (r *run) medium(m MediaInfo) (MediaInfo, error) {

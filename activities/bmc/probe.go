@@ -75,6 +75,7 @@ func Probe(ctx context.Context, ep Endpoint, resolver Resolver, timeout time.Dur
 	} else {
 		add(sitecheck.Blocker("boot target", "allowed: "+listOrNone(sys.BootTargets), "the BMC must allow a one-time boot from Cd or UsbCd"))
 	}
+	add(bootModeFinding(bootModeOfEndpoint(ep), sys))
 	out = append(out, resetFindings(sys.ResetTypes)...)
 	if g != nil {
 		add(g.firmware(ctx))

@@ -46,7 +46,7 @@ func TestProbeEveryProfileIsAllGood(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := redfishtest.StartTLS(t, redfishtest.Profile(name))
 			items := probeLab(t, srv, testPassword, srv.CAFile)
-			for _, check := range []string{"BMC reachable", "TLS verified", "login", "sessions", "System found", "virtual CD", "boot target", "reset types", "graceful shutdown", "firmware"} {
+			for _, check := range []string{"BMC reachable", "TLS verified", "login", "sessions", "System found", "virtual CD", "boot target", "boot mode", "reset types", "graceful shutdown", "firmware"} {
 				it, ok := items[check]
 				require.True(t, ok, "no %q finding: %+v", check, items)
 				assert.True(t, it.OK, "%s: %+v", check, it)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rackroll/rackroll/internal/model"
 )
 
 // Reimage starts an install of in.Version from in.ImageURL through the
@@ -31,6 +33,9 @@ func (a *Activities) Reimage(ctx context.Context, in ReimageInput) (ReimageResul
 	if in.Version == "" {
 		return ReimageResult{}, temporalError(in.Endpoint, &stepError{"check the input", &failure{kindConfig, "the target Version is empty"}})
 	}
+	if err := model.CheckBootMode(in.BootMode); err != nil {
+		return ReimageResult{}, temporalError(in.Endpoint, &stepError{"check the input", &failure{kindConfig, err.Error()}})
+	}
 	return perform(ctx, a, in.Endpoint, func(r *run) (ReimageResult, error) { return r.reimage(in) })
 }
 
@@ -51,10 +56,14 @@ func (r *run) reimage(in ReimageInput) (ReimageResult, error) {
 		return res, &stepError{"choose the boot target", &failure{kindRejected, fmt.Sprintf(
 			"the System cannot boot once from a virtual CD: BootSourceOverrideTarget allows %v, want Cd or UsbCd", s.BootTargets)}}
 	}
+	mode, err := chooseBootMode(bootModeOfEndpoint(in.Endpoint), s)
+	if err != nil {
+		return res, err
+	}
 	if err := r.mount(in.ImageURL); err != nil {
 		return res, err
 	}
-	if _, err = r.bootOnce(target); err != nil {
+	if _, err = r.bootOnce(target, mode); err != nil {
 		return res, err
 	}
 	if s, err = r.system("read the System"); err != nil { // the state the reset changes
@@ -167,42 +176,6 @@ func describeState(s System) string {
 		return "no state reported"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// bootOnce sets BootSourceOverrideEnabled=Once with target, using the
-// System's ETag (on 412 it reads the System again and retries), then reads
-// it back: a BMC that keeps Continuous (sushy-tools) is recorded in the
-// progress, so the result says so and EjectMedia clears it; one that shows
-// neither within MediaTimeout fails typed.
-func (r *run) bootOnce(target string) (System, error) {
-	var s System
-	var acc Accepted
-	err := r.act("set a one-time boot from "+target, func() (bool, error) {
-		var err error
-		s, err = r.system("read the System")
-		return err == nil && s.BootOverride == "Once" && s.BootTarget == target, err
-	}, func() error {
-		acc = Accepted{Status: 200}
-		return r.c.SetBootOverride(r.ctx, "Once", target, s.ETag)
-	})
-	if err != nil {
-		return s, err
-	}
-	err = r.waitUntil("read back the one-time boot", r.a.mediaTimeout(), func() (bool, error) {
-		var err error
-		s, err = r.system("read the System")
-		return err == nil && s.BootTarget == target && (s.BootOverride == "Once" || s.BootOverride == "Continuous"), err
-	})
-	if errors.Is(err, errWaitLimit) {
-		return s, &stepError{"read back the one-time boot", &failure{kindNoEffect, fmt.Sprintf(
-			"accepted the one-time boot from %s (%s) but shows BootSourceOverrideEnabled %q, BootSourceOverrideTarget %q after %s",
-			target, acc, s.BootOverride, s.BootTarget, r.a.mediaTimeout())}}
-	}
-	if err == nil && s.BootOverride == "Continuous" {
-		r.progress.BootOverride = "Continuous"
-		r.heartbeat("the BMC made the one-time boot from " + target + " Continuous; the installer is ejected and the override cleared once the node is back")
-	}
-	return s, err
 }
 
 func (a *Activities) resetEvidenceTimeout() time.Duration {

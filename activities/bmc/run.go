@@ -16,6 +16,7 @@ type run struct {
 	ep       Endpoint
 	c        Client
 	progress progress
+	chains   map[string]redirectChain // image URL → where its server redirects (redirect.go)
 }
 
 // progress is the heartbeat detail. A retried attempt reads it back to

@@ -35,6 +35,9 @@ type Endpoint struct {
 	Credentials        CredentialRef
 	CAFile             string // PEM bundle the BMC's certificate is verified against; "": system roots
 	InsecureSkipVerify bool   // TLS verification is on unless this is set
+	// BootMode is the firmware mode the installer boots in (model.BootModes;
+	// "": model.DefaultBootMode), set with the one-time boot (bootmode.go).
+	BootMode string `json:",omitempty"`
 }
 
 // PowerOffInput asks for a graceful shutdown (falling back to ForceOff

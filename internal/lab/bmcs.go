@@ -39,6 +39,7 @@ func (l *Lab) startBMCs(inv *model.Inventory, spec *Spec, t Timings) error {
 			Firmware: spec.FirmwareOf(ref.Rack, name),
 			// The BMC fetches the installer from the lab's image server.
 			Fetchable: l.images.fetchable,
+			Redirect:  l.images.finalURL,
 			OnChange: func(st redfish.State) {
 				l.Sim.SetMachineState(name, kubesim.MachineState{Powered: st.Power == "On", OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion})
 				l.etcdFollows(name, st)

@@ -19,6 +19,12 @@ import (
 // request (image-request) so the checker can see that an upgrade asked for
 // its image before it disrupted anything. A BMC told to mount a missing
 // image accepts and never mounts, as BMCs do when their fetch fails.
+//
+// With redirect (lab section redirectImages) it stands behind a redirect,
+// as a site's image URL often does (a mirror, a CDN, an artifact store):
+// every installer URL answers 302 to the same file on the mirror, a second
+// listener (another host:port) that serves the images. BMCs follow it; the
+// shape-redirect profile then shows the URL it was led to.
 
 var isoPath = regexp.MustCompile(`^/rackroll-([0-9A-Za-z][0-9A-Za-z.+_~-]*)\.iso$`)
 
@@ -28,26 +34,60 @@ var isoPath = regexp.MustCompile(`^/rackroll-([0-9A-Za-z][0-9A-Za-z.+_~-]*)\.iso
 var fwPath = regexp.MustCompile(`^/firmware/(?:[A-Za-z0-9._-]+/)*(?i:bios|bmc|nic|storage)-[0-9][0-9A-Za-z._-]*\.[A-Za-z0-9]+$`)
 
 type imageServer struct {
-	url    string
-	srv    *http.Server
-	events events.Sink
+	url, mirror string
+	redirect    bool
+	srv, msrv   *http.Server
+	events      events.Sink
 
 	mu      sync.Mutex
 	missing map[string]bool
 }
 
-func startImageServer(sink events.Sink, missing []string) (*imageServer, error) {
+func startImageServer(sink events.Sink, missing []string, redirect bool) (*imageServer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	s := &imageServer{url: "http://" + ln.Addr().String(), events: sink, missing: map[string]bool{}}
+	mln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s := &imageServer{url: "http://" + ln.Addr().String(), mirror: "http://" + mln.Addr().String(), redirect: redirect,
+		events: sink, missing: map[string]bool{}}
 	for _, v := range missing {
 		s.missing[v] = true
 	}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
+	s.msrv = &http.Server{Handler: http.HandlerFunc(s.serveMirror), ReadHeaderTimeout: 10 * time.Second}
 	go s.srv.Serve(ln)
+	go s.msrv.Serve(mln)
 	return s, nil
+}
+
+func (s *imageServer) close() {
+	s.srv.Close()
+	s.msrv.Close()
+}
+
+// serve answers the site's image URL: a redirect to the mirror when the
+// lab says so, else the image.
+func (s *imageServer) serve(w http.ResponseWriter, r *http.Request) {
+	if s.redirect && isoPath.MatchString(r.URL.Path) {
+		s.events.Emit(events.ImageRequest, "", "", map[string]any{"method": r.Method, "path": r.URL.Path, "status": http.StatusFound})
+		http.Redirect(w, r, s.mirror+r.URL.Path, http.StatusFound)
+		return
+	}
+	s.serveMirror(w, r)
+}
+
+// finalURL is where a fetch of image ends: on the mirror when the image
+// server redirects, else image itself.
+func (s *imageServer) finalURL(image string) string {
+	if rest, ok := strings.CutPrefix(image, s.url); ok && s.redirect && isoPath.MatchString(rest) {
+		return s.mirror + rest
+	}
+	return image
 }
 
 // ImageContent is the bytes the lab serves as the installer of version:
@@ -56,7 +96,7 @@ func ImageContent(version string) []byte {
 	return bytes.Repeat([]byte("rackroll installer "+version+"\n"), 4096)
 }
 
-func (s *imageServer) serve(w http.ResponseWriter, r *http.Request) {
+func (s *imageServer) serveMirror(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	defer func() {
 		s.events.Emit(events.ImageRequest, "", "", map[string]any{"method": r.Method, "path": r.URL.Path, "status": status})
@@ -86,9 +126,12 @@ func (s *imageServer) isMissing(version string) bool {
 // fetchable says whether a BMC can fetch image: images elsewhere are
 // taken as fetchable (the lab's older templates name hosts nobody serves).
 func (s *imageServer) fetchable(image string) bool {
+	image = s.finalURL(image)
 	rest, ok := strings.CutPrefix(image, s.url)
 	if !ok {
-		return true
+		if rest, ok = strings.CutPrefix(image, s.mirror); !ok {
+			return true
+		}
 	}
 	if fwPath.MatchString(rest) {
 		return true

@@ -19,9 +19,9 @@ import (
 // is in the event log.
 func TestImageServerAnswersTheImageActivity(t *testing.T) {
 	log := events.New(nil)
-	s, err := startImageServer(log, []string{"4.3.0"})
+	s, err := startImageServer(log, []string{"4.3.0"}, false)
 	require.NoError(t, err)
-	t.Cleanup(func() { s.srv.Close() })
+	t.Cleanup(s.close)
 	a := &image.Activities{}
 	ctx := context.Background()
 
@@ -47,9 +47,9 @@ func TestImageServerAnswersTheImageActivity(t *testing.T) {
 }
 
 func TestImageServerServesFirmwarePackages(t *testing.T) {
-	s, err := startImageServer(events.New(nil), nil)
+	s, err := startImageServer(events.New(nil), nil, false)
 	require.NoError(t, err)
-	t.Cleanup(func() { s.srv.Close() })
+	t.Cleanup(s.close)
 	for path, want := range map[string]int{
 		"/firmware/bios-1.14.0.exe":        http.StatusOK,
 		"/firmware/dell/BMC-7.10.30.00.d9": http.StatusOK,
@@ -62,4 +62,23 @@ func TestImageServerServesFirmwarePackages(t *testing.T) {
 		assert.Equal(t, want, resp.StatusCode, path)
 		assert.Equal(t, want == http.StatusOK, s.fetchable(s.url+path), path)
 	}
+}
+
+// Behind a redirect, the image URL answers 302 to the mirror, which serves
+// the image; the image check follows it, BMCs fetch from the mirror, and a
+// missing image is missing there too.
+func TestImageServerBehindARedirect(t *testing.T) {
+	log := events.New(nil)
+	s, err := startImageServer(log, []string{"4.3.0"}, true)
+	require.NoError(t, err)
+	t.Cleanup(s.close)
+	c, err := (&image.Activities{}).CheckImage(context.Background(), image.CheckInput{URL: s.url + "/rackroll-4.2.0.iso"})
+	require.NoError(t, err)
+	require.True(t, c.OK, c.Answer)
+	require.Equal(t, s.mirror+"/rackroll-4.2.0.iso", s.finalURL(s.url+"/rackroll-4.2.0.iso"))
+	require.NotEqual(t, s.url, s.mirror, "another host:port")
+	require.True(t, s.fetchable(s.url+"/rackroll-4.2.0.iso"))
+	require.False(t, s.fetchable(s.url+"/rackroll-4.3.0.iso"))
+	require.Equal(t, "http://images.example/x.iso", s.finalURL("http://images.example/x.iso"))
+	require.Equal(t, 2, log.Count(events.ImageRequest, ""), "the 302 and the mirror's answer")
 }

@@ -168,10 +168,11 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 	}
 
 	var missing []string
+	redirect := false
 	if section.Lab != nil {
-		missing = section.Lab.MissingImages
+		missing, redirect = section.Lab.MissingImages, section.Lab.RedirectImages
 	}
-	if l.images, err = startImageServer(l.Events, missing); err != nil {
+	if l.images, err = startImageServer(l.Events, missing, redirect); err != nil {
 		return nil, fmt.Errorf("lab: image server: %w", err)
 	}
 	if err := l.startBMCs(inv, section.Lab, t); err != nil {
@@ -220,7 +221,7 @@ func (l *Lab) Stop() {
 			l.admin.Close()
 		}
 		if l.images != nil {
-			l.images.srv.Close()
+			l.images.close()
 		}
 		for _, m := range l.machines {
 			if m.BMC != nil {

@@ -41,6 +41,9 @@ type Spec struct {
 	// MissingImages are versions whose installer image the lab's image
 	// server does not have (404), as on a site where nobody uploaded it.
 	MissingImages []string `json:"missingImages,omitempty"`
+	// RedirectImages puts the image server behind a redirect: every
+	// installer URL answers 302 to the same file on a mirror (images.go).
+	RedirectImages bool `json:"redirectImages,omitempty"`
 	// TenantLoad fills compute nodes (tenantload.go): a rack or server to
 	// the share of its node's CPU and memory its tenant pods request.
 	TenantLoad map[string]float64 `json:"tenantLoad,omitempty"`

@@ -21,6 +21,7 @@ func (s ImagesSpec) validate(e *ValidationError) {
 			e.Add("images.urlTemplate", t, "must contain {version}, replaced by the target version")
 		}
 	}
+	validateBootMode(e, "images.bootMode", s.BootMode)
 	for _, v := range sortedKeys(s.SHA256) {
 		field := "images.sha256." + v
 		if _, err := ParseVersion(v); err != nil {

@@ -57,3 +57,24 @@ func TestFirmwareBaselineProblemsCarryTheirPlace(t *testing.T) {
 	require.Equal(t, "OnReset", b[0].Components[0].Apply.ApplyTime)
 	require.Nil(t, inv.Images.FirmwareBaseline("4.1.2"))
 }
+
+func TestBootModeValidated(t *testing.T) {
+	inv, err := ParseInventory([]byte(minimalYAML))
+	require.NoError(t, err)
+	inv.Images.BootMode = "uefi"
+	inv.Racks[0].Servers[0].BMC.BootMode = "BIOS"
+	err = inv.Validate()
+	require.Error(t, err)
+	// Both problems at once, each naming field, value and what is allowed.
+	require.Contains(t, err.Error(), `images.bootMode: "uefi" — must be one of UEFI, Legacy`)
+	require.Contains(t, err.Error(), `.bmc.bootMode: "BIOS" — must be one of UEFI, Legacy`)
+
+	inv.Images.BootMode, inv.Racks[0].Servers[0].BMC.BootMode = "Legacy", ""
+	require.NotContains(t, inv.Validate().Error(), "bootMode") // minimalYAML's racks are too small; the modes are fine
+	require.Equal(t, "Legacy", inv.Servers()[0].Server.BMC.BootMode, "a server without its own takes the site's")
+	inv.Racks[0].Servers[0].BMC.BootMode = "UEFI"
+	require.Equal(t, "UEFI", inv.Servers()[0].Server.BMC.BootMode, "a server's own wins")
+	require.Equal(t, "UEFI", BootModeOr(""))
+	require.ErrorContains(t, CheckBootMode("uefi"), `bootMode: "uefi"`)
+	require.NoError(t, CheckBootMode(""))
+}

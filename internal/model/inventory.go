@@ -45,6 +45,9 @@ const DefaultImageURLTemplate = "http://images.rackroll.local/rackroll-{version}
 // ImagesSpec locates the runtime images BMCs boot to reimage a server.
 type ImagesSpec struct {
 	URLTemplate string `json:"urlTemplate,omitempty"`
+	// BootMode is the firmware mode the installer boots in (bootmode.go):
+	// UEFI (the default) or Legacy; a server's bmc.bootMode overrides it.
+	BootMode string `json:"bootMode,omitempty"`
 	// SHA256 maps a version to its image's checksum (hex): the upgrade's
 	// image preflight reads the image and compares.
 	SHA256 map[string]string `json:"sha256,omitempty"`
@@ -119,6 +122,9 @@ type BMCSpec struct {
 	// (default: the inventory's bmcCAFile, else the system roots).
 	CAFile             string `json:"caFile,omitempty"`
 	InsecureSkipVerify bool   `json:"insecureSkipVerify,omitempty"`
+	// BootMode is the mode this server boots the installer in (default:
+	// the inventory's images.bootMode, else UEFI).
+	BootMode string `json:"bootMode,omitempty"`
 }
 
 // ServerRef is a server with its place in the inventory.
@@ -144,6 +150,9 @@ func (inv *Inventory) Servers() []ServerRef {
 		for i, s := range r.Servers {
 			if s.BMC.CAFile == "" {
 				s.BMC.CAFile = inv.BMCCAFile
+			}
+			if s.BMC.BootMode == "" {
+				s.BMC.BootMode = inv.Images.BootMode
 			}
 			out = append(out, ServerRef{Rack: r.Name, Index: i, Server: s})
 		}

@@ -84,6 +84,7 @@ func (inv *Inventory) validateBMC(e *ValidationError, p string, b BMCSpec) {
 	case !IsHTTPURL(b.Address):
 		e.Add(p+".address", b.Address, "must be an http(s) URL, e.g. https://10.1.0.11")
 	}
+	validateBootMode(e, p+".bootMode", b.BootMode)
 	if _, ok := inv.BMCCredentials[b.Credentials]; ok {
 		return
 	}

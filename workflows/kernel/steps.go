@@ -40,7 +40,7 @@ func TargetsFor(cs api.ClusterState, b model.BMM) Target {
 	ref := cs.BMCCredentials[b.BMC.Credentials]
 	return Target{BMM: b.Name, Node: b.NodeName, Endpoint: bmc.Endpoint{
 		BMM: b.Name, Address: b.BMC.Address, CAFile: b.BMC.CAFile, InsecureSkipVerify: b.BMC.InsecureSkipVerify,
-		Credentials: bmc.RefOf(ref),
+		Credentials: bmc.RefOf(ref), BootMode: b.BMC.BootMode,
 	}, Queue: cs.SiteTaskQueue, VersionFrom: cs.NodeVersion, Limits: cs.Limits()}
 }
 

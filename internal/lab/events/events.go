@@ -23,6 +23,7 @@ const (
 	ReimageStart  = "reimage-start"
 	ReimageDone   = "reimage-done"
 	ReimageFailed = "reimage-failed"
+	BootSkipped   = "boot-skipped" // the firmware passed over a source it cannot boot (detail: target, mode, reason)
 	Cordon        = "cordon"
 	Uncordon      = "uncordon"
 	Evict         = "evict"

@@ -36,6 +36,9 @@ type Config struct {
 	// Fetchable says whether the BMC can fetch an image URL (nil: every
 	// one); an image it cannot fetch is accepted and never mounted.
 	Fetchable func(image string) bool
+	// Redirect is the URL a fetch of image ends at after the image
+	// server's redirects (nil: image itself); ShapeRedirect shows it.
+	Redirect func(image string) string
 
 	// Profile names the vendor the BMC behaves like (ProfileNames); ""
 	// is DefaultProfile, a realistic iDRAC9.
@@ -140,7 +143,7 @@ func newWithClock(cfg Config, clk clock) *BMC {
 		phase:    phaseRunning,
 		power:    "On",
 		version:  cfg.RuntimeVersion,
-		override: bootOverride{enabled: "Disabled", target: "None", mode: "UEFI"},
+		override: bootOverride{enabled: "Disabled", target: "None", mode: prof.bootModeDefault()},
 	}
 	b.last = b.snapshotLocked()
 	return b

@@ -70,7 +70,11 @@ func TestGofishReimageUnderEveryProfile(t *testing.T) {
 			if slices.Contains(targets, schemas.BootSource("UsbCd")) {
 				target = schemas.BootSource("UsbCd")
 			}
-			require.NoError(t, sys.SetBoot(&schemas.Boot{BootSourceOverrideEnabled: schemas.OnceBootSourceOverrideEnabled, BootSourceOverrideTarget: target}))
+			boot := schemas.Boot{BootSourceOverrideEnabled: schemas.OnceBootSourceOverrideEnabled, BootSourceOverrideTarget: target}
+			if sys.Boot.BootSourceOverrideMode != "" { // the installer is UEFI-only (bootmode-legacy)
+				boot.BootSourceOverrideMode = schemas.UEFIBootSourceOverrideMode
+			}
+			require.NoError(t, sys.SetBoot(&boot))
 			_, err = sys.Reset(schemas.ForceRestartResetType)
 			require.NoError(t, err)
 			require.Eventually(t, func() bool {

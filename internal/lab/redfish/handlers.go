@@ -68,7 +68,6 @@ func etagMatches(header, etag string) bool {
 
 var (
 	overrideEnabled = []string{"Disabled", "Once", "Continuous"}
-	overrideModes   = []string{"UEFI", "Legacy"}
 )
 
 // patchSystem accepts the boot override (the only writable part). With
@@ -103,6 +102,10 @@ func (b *BMC) patchSystem(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if b.prof.NoBootMode && boot.BootSourceOverrideMode != nil {
+		writeError(w, &apiError{http.StatusBadRequest, "PropertyUnknown", "The property Boot/BootSourceOverrideMode is not in the list of valid properties for the resource."})
+		return
+	}
 	for _, c := range []struct {
 		name    string
 		value   *string
@@ -110,7 +113,7 @@ func (b *BMC) patchSystem(w http.ResponseWriter, r *http.Request) {
 	}{
 		{"BootSourceOverrideEnabled", boot.BootSourceOverrideEnabled, overrideEnabled},
 		{"BootSourceOverrideTarget", boot.BootSourceOverrideTarget, b.prof.BootTargets},
-		{"BootSourceOverrideMode", boot.BootSourceOverrideMode, overrideModes},
+		{"BootSourceOverrideMode", boot.BootSourceOverrideMode, b.prof.bootModes()},
 	} {
 		if c.value != nil && !slices.Contains(c.allowed, *c.value) {
 			writeError(w, &apiError{http.StatusBadRequest, "PropertyValueNotInList",
@@ -138,11 +141,14 @@ func (b *BMC) patchSystem(w http.ResponseWriter, r *http.Request) {
 	if boot.BootSourceOverrideTarget != nil {
 		b.override.target = *boot.BootSourceOverrideTarget
 	}
-	if boot.BootSourceOverrideMode != nil {
+	switch {
+	case boot.BootSourceOverrideMode != nil:
 		b.override.mode = *boot.BootSourceOverrideMode
+	case boot.BootSourceOverrideTarget != nil:
+		b.override.mode = b.prof.bootModeDefault() // Ironic: "Some BMCs reset it to default (BIOS) when changing the boot device"
 	}
 	if b.override != before {
-		b.emitLocked(events.BootOverride, map[string]any{"enabled": b.override.enabled, "target": b.override.target})
+		b.emitLocked(events.BootOverride, map[string]any{"enabled": b.override.enabled, "target": b.override.target, "mode": b.override.mode})
 	}
 	d, etag := b.systemLocked()
 	b.mu.Unlock()

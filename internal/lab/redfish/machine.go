@@ -215,16 +215,16 @@ func (b *BMC) powerOnDoneLocked() {
 // from. The lab has no PXE server, so Pxe and a CD without an installer
 // image fall through to the disk.
 func (b *BMC) startBootLocked() {
-	target := "Hdd"
+	target, mode := "Hdd", b.override.mode
 	switch b.override.enabled {
 	case "Once":
 		target = b.override.target
-		b.override.enabled, b.override.target = "Disabled", "None"
+		b.override.enabled, b.override.target, b.override.mode = "Disabled", "None", b.prof.bootModeDefault()
 	case "Continuous":
 		target = b.override.target
 	}
 	if target == b.prof.VirtualCDBoot {
-		if drive, v, ok := b.bootImageLocked(); ok {
+		if drive, v, ok := b.bootImageLocked(); ok && b.bootsInstallerLocked(target, mode) {
 			b.startReimageLocked(drive, v)
 			return
 		}

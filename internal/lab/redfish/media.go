@@ -19,6 +19,7 @@ type media struct {
 	writeProtected bool
 	protocol       string
 	insertedAt     time.Time // for Profile.ImageDelay
+	fetched        string    // the URL the fetch ended at after redirects ("": image)
 	// stale is shown once, on the next read after an eject, by profiles
 	// whose BMC reports the ejected image until re-read (iDRAC).
 	stale *media
@@ -95,6 +96,9 @@ func (b *BMC) insertMediaLocked(slot slotRef, image string, inserted, writeProte
 		return nil
 	}
 	*d = media{image: image, inserted: inserted, writeProtected: writeProtected, protocol: protocols[strings.ToLower(u.Scheme)], insertedAt: b.clk.Now()}
+	if b.cfg.Redirect != nil {
+		d.fetched = b.cfg.Redirect(image)
+	}
 	detail := map[string]any{"image": redactURL(image), "slot": slot.uri}
 	if v := imageVersion(image); v != "" {
 		detail["version"] = v

@@ -39,9 +39,19 @@ type Profile struct {
 	// one action at a time per BMC (media_slow.go); 0: at once.
 	MediaDelay time.Duration
 
-	BootTargets   []string // BootSourceOverrideTarget@Redfish.AllowableValues
-	VirtualCDBoot string   // the target that boots the virtual CD: Cd, or UsbCd (Supermicro)
-	ResetTypes    []string // ResetType@Redfish.AllowableValues, as advertised (may be malformed)
+	BootTargets []string // BootSourceOverrideTarget@Redfish.AllowableValues
+	// Boot mode (profiles_bootmode.go): BootModes is
+	// BootSourceOverrideMode@Redfish.AllowableValues (nil: not listed);
+	// BootModeDefault the mode the override shows until set, and returns
+	// to when a boot consumes it or a PATCH sets the target without a mode
+	// ("": UEFI); NoBootMode: the System has no BootSourceOverrideMode (a
+	// PATCH of it is refused) and boots in UEFI. The lab's installers are
+	// UEFI-only: a virtual-CD boot in Legacy mode falls through to the disk.
+	BootModes       []string
+	BootModeDefault string
+	NoBootMode      bool
+	VirtualCDBoot   string   // the target that boots the virtual CD: Cd, or UsbCd (Supermicro)
+	ResetTypes      []string // ResetType@Redfish.AllowableValues, as advertised (may be malformed)
 
 	// KeepsContinuous: a one-time boot override is accepted and kept as
 	// Continuous (sushy-tools over libvirt): every boot takes it.

@@ -17,6 +17,7 @@ const (
 	ShapeHostCase  = "hostcase"  // the host is shown upper-cased
 	ShapePercent   = "percent"   // the path is shown percent-encoded
 	ShapeLate      = "late"      // Inserted true with Image and ImageName null for ImageDelay after the insert
+	ShapeRedirect  = "redirect"  // Image is the URL the image server's redirects led to
 )
 
 // shapeLateDelay is how long ShapeLate shows no image; long enough that a
@@ -24,7 +25,7 @@ const (
 const shapeLateDelay = 1500 * time.Millisecond
 
 func init() {
-	for _, s := range []string{ShapeFileName, ShapeImageName, ShapeNoPort, ShapeHostCase, ShapePercent, ShapeLate} {
+	for _, s := range []string{ShapeFileName, ShapeImageName, ShapeNoPort, ShapeHostCase, ShapePercent, ShapeLate, ShapeRedirect} {
 		register("shape-"+s, func() Profile {
 			p := dmtf()
 			p.Name, p.ImageShape = "shape-"+s, s
@@ -43,6 +44,9 @@ func (p *Profile) shownImage(m media, now time.Time) (image, name string) {
 		return "", ""
 	}
 	image, name = redactURL(m.image), pathBase(m.image)
+	if p.ImageShape == ShapeRedirect && m.fetched != "" {
+		image, name = redactURL(m.fetched), pathBase(m.fetched)
+	}
 	u, err := url.Parse(image)
 	if err != nil {
 		return image, name

@@ -83,7 +83,6 @@ func (b *BMC) systemLocked() (doc, string) {
 		"Boot": doc{
 			"BootSourceOverrideEnabled":                        b.override.enabled,
 			"BootSourceOverrideTarget":                         b.override.target,
-			"BootSourceOverrideMode":                           b.override.mode,
 			"BootSourceOverrideTarget@Redfish.AllowableValues": b.prof.BootTargets,
 		},
 		"ProcessorSummary":   doc{"Count": 2, "Model": "Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz"},
@@ -97,6 +96,7 @@ func (b *BMC) systemLocked() (doc, string) {
 			},
 		},
 	}
+	b.showBootMode(d["Boot"].(doc))
 	if bp := b.bootProgress(); bp != "" {
 		d["BootProgress"] = doc{"LastState": bp}
 	}
