@@ -25,7 +25,7 @@ no flag skips it). A refusal is printed and exits 1; with --wait (or
 	for _, act := range api.Actions {
 		cmd.AddCommand(a.bmmActionCmd(act))
 	}
-	cmd.AddCommand(a.bmmTroubleshootCmd(), a.bmmTroubleshootConfirmCmd(), a.bmmTroubleshootStatusCmd())
+	cmd.AddCommand(a.bmmTroubleshootCmd(), a.bmmTroubleshootConfirmCmd(), a.bmmTroubleshootStatusCmd(), a.bmmFirmwareCmd())
 	return cmd
 }
 

@@ -40,6 +40,7 @@ func TestReadCommandsOutputFlag(t *testing.T) {
 		{"cluster register", []string{"--inventory", "../examples/two-rack.yaml", "--plan"}, dial},
 		{"lease release", []string{"--cluster", "lab-two", "--bmm", "rack1-c1", "--reason", "INC-1"}, dial},
 		{"bmm troubleshoot-status", []string{"--cluster", "lab-two", "--bmm", "rack1-c1"}, dial},
+		{"bmm firmware", []string{"--cluster", "lab-two", "--bmm", "rack1-c1"}, dial},
 		// An example site is not reachable from here: every BMM is a blocker.
 		{"site check", []string{"--inventory", "../examples/two-rack.yaml", "--timeout", "500ms"}, "blockers"},
 	}

@@ -27,7 +27,9 @@ func (a *app) siteCheckCmd() *cobra.Command {
 		Long: `check reads the site inventory and probes, without changing anything (no power
 action, no PATCH, no media insert), what rackroll needs: per BMC — reachable,
 TLS verified, login, sessions, the System, the virtual CD it would use, the
-boot target and boot mode, reset types, graceful shutdown, firmware versions; Kubernetes —
+boot target and boot mode, reset types, graceful shutdown, firmware versions
+and, when the inventory declares a firmware baseline for its runtimeVersion,
+each component against it (a warning when below or unknown); Kubernetes —
 the API, each BMM's node, its version as the site's version source reads it,
 its bootID, and the permissions rackroll needs (by access review). One row
 per BMM with ✔/✗ and what to fix; -o json gives every finding.
@@ -70,12 +72,9 @@ It needs no Temporal: it runs where the worker would run.`,
 }
 
 func siteProber(inv *model.Inventory, timeout time.Duration) sitecheck.BMCProber {
-	creds := inv.BMCCredentials
 	return func(ctx context.Context, s model.ServerSpec) []sitecheck.Item {
-		c := creds[s.BMC.Credentials]
-		ep := bmc.Endpoint{BMM: s.Name, Address: s.BMC.Address, CAFile: s.BMC.CAFile, InsecureSkipVerify: s.BMC.InsecureSkipVerify,
-			Credentials: bmc.RefOf(c), BootMode: s.BMC.BootMode}
-		return bmc.Probe(ctx, ep, bmc.SecretResolver{}, timeout)
+		ep := bmcEndpoint(s.Name, s.BMC, inv.BMCCredentials)
+		return bmc.Probe(ctx, ep, bmc.SecretResolver{}, timeout, inv.Images.FirmwareBaseline(inv.RuntimeVersion))
 	}
 }
 

@@ -2,7 +2,10 @@ package bmc
 
 import (
 	"context"
+	"os"
 	"time"
+
+	"github.com/rackroll/rackroll/internal/firmware"
 )
 
 // Client is the slice of standard DMTF Redfish the activities use. The
@@ -32,6 +35,14 @@ type Client interface {
 	EjectMedia(ctx context.Context, m MediaInfo) (taskMonitor string, err error)
 	// Task reads a task monitor.
 	Task(ctx context.Context, monitor string) (Task, error)
+	// Firmware reads the System's manufacturer and model and
+	// UpdateService/FirmwareInventory (a GET per member).
+	Firmware(ctx context.Context) (firmware.Server, error)
+	// SimpleUpdate posts UpdateService.SimpleUpdate (the BMC fetches
+	// image); PushUpdate posts file to the MultipartHttpPushUri. applyTime
+	// "" leaves @Redfish.OperationApplyTime to the BMC.
+	SimpleUpdate(ctx context.Context, image, applyTime string) (Accepted, error)
+	PushUpdate(ctx context.Context, file *os.File, applyTime string) (Accepted, error)
 	// Close ends the Redfish session, if any, and drops idle connections.
 	Close()
 }
@@ -96,6 +107,7 @@ type InsertParams struct {
 type Task struct {
 	State   string // Redfish TaskState: Running, Completed, Exception, Cancelled, ...
 	Message string
+	Percent int // PercentComplete; 0 when not reported
 }
 
 // Dialer connects to one BMC. timeout bounds each HTTP request.

@@ -1,6 +1,7 @@
 package bmc
 
 import (
+	"cmp"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -22,6 +23,7 @@ import (
 // last heartbeat the server had at that moment, and from then on drops
 // every connection: the worker died with the POST in flight.
 type crashingProxy struct {
+	at      string // the path suffix of the request that dies (default the reset)
 	mu      sync.Mutex
 	last    progress // the last heartbeat recorded
 	atReset *progress
@@ -45,7 +47,7 @@ func (p *crashingProxy) start(t *testing.T, target string) string {
 		dead := p.atReset != nil
 		p.mu.Unlock()
 		if !dead {
-			if !strings.HasSuffix(r.URL.Path, "ComputerSystem.Reset") {
+			if !strings.HasSuffix(r.URL.Path, cmp.Or(p.at, "ComputerSystem.Reset")) {
 				fwd.ServeHTTP(w, r)
 				return
 			}

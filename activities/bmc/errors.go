@@ -26,6 +26,14 @@ const (
 	// ErrTypeWrongImage: non-retryable: after the insert the virtual CD
 	// shows a different image (another file or host); the message names it.
 	ErrTypeWrongImage = "BMCWrongImage"
+	// Firmware updates, non-retryable, each message naming the component
+	// and what was seen: the update's task ended in Exception (or was
+	// killed); it did not finish within its limit (stuck, or a BMC that
+	// stayed away); it finished but the inventory does not show the
+	// required version after the resets the update needs.
+	ErrTypeFirmwareException = "FirmwareTaskException"
+	ErrTypeFirmwareStuck     = "FirmwareTaskStuck"
+	ErrTypeFirmwareUnchanged = "FirmwareUnchanged"
 	// ErrTypeWatchStopped: retryable, benign: WatchReimage was cancelled
 	// (its caller stopped it, or its worker shut down).
 	ErrTypeWatchStopped = "WatchStopped"
@@ -44,19 +52,25 @@ const (
 	kindReimageFailed
 	kindNoEffect
 	kindWrongImage
+	kindFirmwareException
+	kindFirmwareStuck
+	kindFirmwareUnchanged
 )
 
 var kindTypes = map[kind]string{
-	kindTransient:     ErrTypeUnavailable,
-	kindPrecondition:  ErrTypeConflict,
-	kindConflict:      ErrTypeConflict,
-	kindRejected:      ErrTypeRejected,
-	kindAuth:          ErrTypeAuth,
-	kindConfig:        ErrTypeConfig,
-	kindPowerFailed:   ErrTypePowerFailed,
-	kindReimageFailed: ErrTypeReimageFailed,
-	kindNoEffect:      ErrTypeNoEffect,
-	kindWrongImage:    ErrTypeWrongImage,
+	kindTransient:         ErrTypeUnavailable,
+	kindPrecondition:      ErrTypeConflict,
+	kindConflict:          ErrTypeConflict,
+	kindRejected:          ErrTypeRejected,
+	kindAuth:              ErrTypeAuth,
+	kindConfig:            ErrTypeConfig,
+	kindPowerFailed:       ErrTypePowerFailed,
+	kindReimageFailed:     ErrTypeReimageFailed,
+	kindNoEffect:          ErrTypeNoEffect,
+	kindWrongImage:        ErrTypeWrongImage,
+	kindFirmwareException: ErrTypeFirmwareException,
+	kindFirmwareStuck:     ErrTypeFirmwareStuck,
+	kindFirmwareUnchanged: ErrTypeFirmwareUnchanged,
 }
 
 func (k kind) retryable() bool { return k <= kindConflict }

@@ -14,7 +14,7 @@ func TestProbeProvesBasicAuthWithARead(t *testing.T) {
 	b, ep := plainBMC(t, false) // no SessionService: nothing checks the password at dial
 	b.pass = "the-right-one"
 	items := map[string]sitecheck.Item{}
-	for _, it := range Probe(context.Background(), ep, activitiesWith(newFake()).Resolver, 5*time.Second) {
+	for _, it := range Probe(context.Background(), ep, activitiesWith(newFake()).Resolver, 5*time.Second, nil) {
 		items[it.Check] = it
 	}
 	it, ok := items["login"]
@@ -28,7 +28,7 @@ func TestProbeProvesBasicAuthWithARead(t *testing.T) {
 
 	b.pass = testPassword
 	items = map[string]sitecheck.Item{}
-	for _, it := range Probe(context.Background(), ep, activitiesWith(newFake()).Resolver, 5*time.Second) {
+	for _, it := range Probe(context.Background(), ep, activitiesWith(newFake()).Resolver, 5*time.Second, nil) {
 		items[it.Check] = it
 	}
 	assert.True(t, items["login"].OK)

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/lab/redfish/redfishtest"
 	"github.com/stmcginnis/gofish/schemas"
 	"github.com/stretchr/testify/require"
@@ -38,6 +41,7 @@ type fakeClient struct {
 	etag                     int
 	creds                    Credentials
 	closed                   int
+	fw                       firmware.Server // what Firmware reads
 }
 
 const cdURI = "/redfish/v1/Systems/1/VirtualMedia/1"
@@ -324,4 +328,25 @@ func appError(t *testing.T, err error, typ string, retryable bool) *temporal.App
 	require.Contains(t, ae.Error(), "rack1-c1")
 	require.NotContains(t, ae.Error(), testPassword)
 	return ae
+}
+
+func (f *fakeClient) Firmware(context.Context) (firmware.Server, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("Firmware"); err != nil {
+		return firmware.Server{}, err
+	}
+	return f.fw, nil
+}
+
+func (f *fakeClient) SimpleUpdate(_ context.Context, image, applyTime string) (Accepted, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return Accepted{}, f.call("SimpleUpdate", image, applyTime)
+}
+
+func (f *fakeClient) PushUpdate(_ context.Context, file *os.File, applyTime string) (Accepted, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return Accepted{}, f.call("PushUpdate", filepath.Base(file.Name()), applyTime)
 }

@@ -164,9 +164,20 @@ func (c *gofishClient) action(ctx context.Context, target string, body any) (Acc
 }
 
 func (c *gofishClient) actionWith(ctx context.Context, hc *http.Client, target string, body any) (Accepted, error) {
+	return c.send(ctx, hc, target, body, false, nil)
+}
+
+// send posts body (multipart: a map of parts) to target; before, when
+// set, runs ahead of every try (rewinding a file).
+func (c *gofishClient) send(ctx context.Context, hc *http.Client, target string, body any, multipart bool, before func() error) (Accepted, error) {
 	var out Accepted
 	err := c.callWith(ctx, hc, func(api *gofish.APIClient) error {
-		resp, info, err := schemas.PostWithTask(api, target, body, map[string]string{}, false)
+		if before != nil {
+			if err := before(); err != nil {
+				return err
+			}
+		}
+		resp, info, err := schemas.PostWithTask(api, target, body, map[string]string{}, multipart)
 		if resp != nil {
 			out.Status = resp.StatusCode
 		}
@@ -200,6 +211,9 @@ func (c *gofishClient) Task(ctx context.Context, uri string) (Task, error) {
 	var t schemas.Task
 	_ = json.NewDecoder(resp.Body).Decode(&t) // a finished monitor may return no Task
 	out := Task{State: string(t.TaskState)}
+	if t.PercentComplete != nil {
+		out.Percent = int(*t.PercentComplete)
+	}
 	if len(t.Messages) > 0 {
 		out.Message = t.Messages[0].Message
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/sitecheck"
 	"github.com/stmcginnis/gofish"
 )
@@ -14,7 +15,9 @@ import (
 // Probe looks at one BMC the way the activities will use it and reports
 // what it found for `starter site check`. It only reads: no power action,
 // no PATCH, no media insert; its one session is logged out on return.
-func Probe(ctx context.Context, ep Endpoint, resolver Resolver, timeout time.Duration) []sitecheck.Item {
+// baseline is the firmware the site's runtime version requires (nil:
+// none declared); the firmware is read and judged against it.
+func Probe(ctx context.Context, ep Endpoint, resolver Resolver, timeout time.Duration, baseline firmware.Baseline) []sitecheck.Item {
 	var out []sitecheck.Item
 	add := func(it sitecheck.Item) { out = append(out, it) }
 	switch {
@@ -77,7 +80,7 @@ func Probe(ctx context.Context, ep Endpoint, resolver Resolver, timeout time.Dur
 	if g != nil {
 		add(g.firmware(ctx))
 	}
-	return out
+	return append(out, firmwareFinding(ctx, c, baseline)...)
 }
 
 // dialFinding says which of reachability, TLS and login failed.

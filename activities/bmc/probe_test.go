@@ -26,7 +26,7 @@ func probeLab(t *testing.T, srv *redfishtest.Server, password, caFile string) ma
 	ep := Endpoint{BMM: redfishtest.BMM, Address: srv.URL, CAFile: caFile,
 		Credentials: CredentialRef{UsernameFile: user, PasswordFile: pass}}
 	before := srv.BMC.State()
-	items := Probe(context.Background(), ep, EnvFileResolver{}, 10*time.Second)
+	items := Probe(context.Background(), ep, EnvFileResolver{}, 10*time.Second, nil)
 	after := srv.BMC.State()
 	assert.Equal(t, before.Power, after.Power, "a probe never changes the power")
 	assert.Equal(t, before.ReimageCount, after.ReimageCount)

@@ -32,6 +32,13 @@ type progress struct {
 	// BootOverride: "Continuous" when the BMC turned the one-time boot into
 	// a lasting one.
 	BootOverride string `json:",omitempty"`
+	// Firmware (firmware_apply.go): the update was requested (recorded
+	// before the request: never send a second), its task monitor, the
+	// host start it needed was issued, and the task's PercentComplete.
+	FwRequested   bool   `json:",omitempty"`
+	FwTask        string `json:",omitempty"`
+	FwHostStarted bool   `json:",omitempty"`
+	Percent       int    `json:",omitempty"`
 }
 
 // open validates the endpoint, resolves credentials and connects. The

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/placement"
@@ -41,6 +42,9 @@ type ClusterState struct {
 	ImageURLTemplate string `json:"imageURLTemplate"`
 	// ImageSHA256 maps a version to its image's checksum (images.sha256).
 	ImageSHA256 map[string]string `json:"imageSHA256,omitempty"`
+	// Firmware maps a runtime version to the firmware baseline it requires
+	// (images.firmware; docs/firmware.md).
+	Firmware map[string]firmware.Baseline `json:"firmware,omitempty"`
 	// Remediation is the inventory's remediation section with the defaults
 	// applied when the ledger took the inventory: readers use it as is.
 	Remediation model.RemediationSpec `json:"remediation"`

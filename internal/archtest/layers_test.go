@@ -32,6 +32,7 @@ var layerOf = map[string]string{
 	"internal/etcdquorum":  domain,
 	"internal/capacity":    domain,
 	"internal/workerguard": domain,
+	"internal/firmware":    domain,
 
 	"internal/api":        contract,
 	"internal/breakglass": contract,

@@ -28,6 +28,11 @@ import (
 
 var isoPath = regexp.MustCompile(`^/rackroll-([0-9A-Za-z][0-9A-Za-z.+_~-]*)\.iso$`)
 
+// fwPath is a firmware package the image server also serves, for BMCs
+// that fetch (SimpleUpdate) and workers that push: its name says what it
+// installs (internal/lab/redfish firmware_update.go).
+var fwPath = regexp.MustCompile(`^/firmware/(?:[A-Za-z0-9._-]+/)*(?i:bios|bmc|nic|storage)-[0-9][0-9A-Za-z._-]*\.[A-Za-z0-9]+$`)
+
 type imageServer struct {
 	url, mirror string
 	redirect    bool
@@ -96,6 +101,10 @@ func (s *imageServer) serveMirror(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		s.events.Emit(events.ImageRequest, "", "", map[string]any{"method": r.Method, "path": r.URL.Path, "status": status})
 	}()
+	if fwPath.MatchString(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		http.ServeContent(w, r, strings.TrimPrefix(r.URL.Path, "/"), time.Time{}, bytes.NewReader(FirmwareContent(r.URL.Path)))
+		return
+	}
 	m := isoPath.FindStringSubmatch(r.URL.Path)
 	if m == nil || s.isMissing(m[1]) || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
 		status = http.StatusNotFound
@@ -124,9 +133,22 @@ func (s *imageServer) fetchable(image string) bool {
 			return true
 		}
 	}
+	if fwPath.MatchString(rest) {
+		return true
+	}
 	m := isoPath.FindStringSubmatch(rest)
 	return m != nil && !s.isMissing(m[1])
 }
+
+// FirmwareContent is the bytes the lab serves as the firmware package at
+// path: deterministic and small.
+func FirmwareContent(path string) []byte {
+	return bytes.Repeat([]byte("rackroll lab firmware "+path+"\n"), 64)
+}
+
+// FirmwareURL is the lab's URL of a firmware package: name is
+// <kind>-<version>.<ext> (bios-1.14.0.exe).
+func (l *Lab) FirmwareURL(name string) string { return l.images.url + "/firmware/" + name }
 
 // SetImageMissing takes version's image away from the image server (or
 // puts it back).

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"net/http"
 	"testing"
 
 	"github.com/rackroll/rackroll/activities/image"
 	"github.com/rackroll/rackroll/internal/lab/events"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -42,6 +44,24 @@ func TestImageServerAnswersTheImageActivity(t *testing.T) {
 
 	require.True(t, s.fetchable("http://images.example/rackroll-4.3.0.iso"), "another server's images are not the lab's to judge")
 	require.Equal(t, 5, log.Count(events.ImageRequest, ""), "HEAD+GET (checksum), HEAD, HEAD+GET (checksum): %v", log.Events())
+}
+
+func TestImageServerServesFirmwarePackages(t *testing.T) {
+	s, err := startImageServer(events.New(nil), nil, false)
+	require.NoError(t, err)
+	t.Cleanup(s.close)
+	for path, want := range map[string]int{
+		"/firmware/bios-1.14.0.exe":        http.StatusOK,
+		"/firmware/dell/BMC-7.10.30.00.d9": http.StatusOK,
+		"/firmware/ubuntu.iso":             http.StatusNotFound,
+		"/firmware/bios.exe":               http.StatusNotFound,
+	} {
+		resp, err := http.Get(s.url + path)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, want, resp.StatusCode, path)
+		assert.Equal(t, want == http.StatusOK, s.fetchable(s.url+path), path)
+	}
 }
 
 // Behind a redirect, the image URL answers 302 to the mirror, which serves

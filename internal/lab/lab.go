@@ -30,6 +30,8 @@ const (
 	DefaultReimage         = 3 * time.Second
 	DefaultPowerTransition = 500 * time.Millisecond
 	DefaultDrain           = time.Second
+	DefaultFirmware        = 2 * time.Second
+	DefaultBMCReset        = 3 * time.Second
 )
 
 // FastTimings is hardware that answers in fractions of a second, for the
@@ -38,7 +40,8 @@ const (
 func FastTimings() Timings {
 	return Timings{Boot: model.Duration(300 * time.Millisecond), Reimage: model.Duration(500 * time.Millisecond),
 		PowerTransition: model.Duration(100 * time.Millisecond), Drain: model.Duration(200 * time.Millisecond),
-		Media: model.Duration(300 * time.Millisecond)}
+		Media:    model.Duration(300 * time.Millisecond),
+		Firmware: model.Duration(300 * time.Millisecond), BMCReset: model.Duration(500 * time.Millisecond)}
 }
 
 // Options configure Start.
@@ -251,6 +254,7 @@ func timings(spec *Spec, over Timings) Timings {
 	t := Timings{
 		Boot: model.Duration(DefaultBoot), Reimage: model.Duration(DefaultReimage),
 		PowerTransition: model.Duration(DefaultPowerTransition), Drain: model.Duration(DefaultDrain),
+		Firmware: model.Duration(DefaultFirmware), BMCReset: model.Duration(DefaultBMCReset),
 	}
 	pick := func(dst *model.Duration, vals ...model.Duration) {
 		for _, v := range vals {
@@ -268,5 +272,7 @@ func timings(spec *Spec, over Timings) Timings {
 	pick(&t.PowerTransition, in.PowerTransition, over.PowerTransition)
 	pick(&t.Drain, in.Drain, over.Drain)
 	pick(&t.Media, in.Media, over.Media) // zero: each slow profile's own
+	pick(&t.Firmware, in.Firmware, over.Firmware)
+	pick(&t.BMCReset, in.BMCReset, over.BMCReset)
 	return t
 }

@@ -2,8 +2,10 @@ package lab
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/lab/redfish"
@@ -45,6 +47,11 @@ type Spec struct {
 	// TenantLoad fills compute nodes (tenantload.go): a rack or server to
 	// the share of its node's CPU and memory its tenant pods request.
 	TenantLoad map[string]float64 `json:"tenantLoad,omitempty"`
+	// Firmware sets the firmware a rack's or a server's BMC starts with:
+	// kind (bios, bmc, nic, storage) to the version number, shown in its
+	// profile's format (a server's entry over its rack's, both over the
+	// profile's own versions).
+	Firmware map[string]map[string]string `json:"firmware,omitempty"`
 	// NodeAgent is what runs beside each stock kubelet: "" nothing (the
 	// default, as on a site that installed none) or NodeAgentRelabel.
 	NodeAgent string `json:"nodeAgent,omitempty"`
@@ -69,6 +76,10 @@ type Timings struct {
 	// Media is a slow BMC profile's media action (idrac9-slow: 20s, each
 	// action taking it to twice it); profiles without slow media ignore it.
 	Media model.Duration `json:"media,omitempty"`
+	// Firmware is one firmware install; BMCReset how long a BMC answers
+	// nothing after updating its own firmware.
+	Firmware model.Duration `json:"firmware,omitempty"`
+	BMCReset model.Duration `json:"bmcReset,omitempty"`
 }
 
 // Fault injects one kind of failure into one BMM from the start. Rate is
@@ -138,6 +149,8 @@ func (l *Spec) validate(e *model.ValidationError, inv *model.Inventory) {
 		{"powerTransition", l.Timings.PowerTransition},
 		{"drain", l.Timings.Drain},
 		{"media", l.Timings.Media},
+		{"firmware", l.Timings.Firmware},
+		{"bmcReset", l.Timings.BMCReset},
 	} {
 		if t.v < 0 {
 			e.Add("lab.timings."+t.field, t.v.String(), "must be a positive duration such as 3s")
@@ -157,6 +170,17 @@ func (l *Spec) validate(e *model.ValidationError, inv *model.Inventory) {
 		p := "lab.bmcProfiles." + k
 		if v := l.BMCProfiles[k]; v == "" || !redfish.KnownProfile(v) {
 			e.Add(p, v, "unknown BMC profile: allowed profiles are "+redfish.AllowedProfiles())
+		}
+	}
+	for _, k := range targets(e, "lab.firmware.", l.Firmware, servers, racks) {
+		for _, kind := range sortedKinds(l.Firmware[k]) {
+			p := "lab.firmware." + k + "." + kind
+			switch {
+			case !slices.Contains(redfish.FirmwareKinds, kind):
+				e.Add(p, kind, "unknown firmware kind: allowed are "+strings.Join(redfish.FirmwareKinds, ", "))
+			case strings.TrimSpace(l.Firmware[k][kind]) == "":
+				e.Add(p, "", "required: the version number the BMC starts with, e.g. 1.13.2")
+			}
 		}
 	}
 	l.validateTenantLoad(e, servers, racks)
@@ -208,4 +232,28 @@ func (l *Spec) ProfileOf(rack, name string) string {
 		return l.BMCProfile
 	}
 	return redfish.DefaultProfile
+}
+
+func sortedKinds(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// FirmwareOf is the firmware server name in rack starts with: its rack's
+// entry, overridden by its own (nil: the profile's versions).
+func (l *Spec) FirmwareOf(rack, name string) map[string]string {
+	if l == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, k := range []string{rack, name} {
+		for kind, v := range l.Firmware[k] {
+			out[kind] = v
+		}
+	}
+	return out
 }

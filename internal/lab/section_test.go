@@ -162,3 +162,21 @@ func TestBrokenExampleListsEveryProblem(t *testing.T) {
 	}
 	assert.Len(t, got, 18, err.Error())
 }
+
+func TestFirmwareSection(t *testing.T) {
+	inv := SyntheticInventory("site-a", 3, 2, 2)
+	spec := &Spec{Firmware: map[string]map[string]string{
+		"rack1": {"bios": "1.10.0", "bmc": "6.10.00.00"}, "rack1-c1": {"bios": "1.13.2"},
+	}}
+	put(t, inv, Section{Lab: spec})
+	require.NoError(t, Validate(inv))
+	assert.Equal(t, map[string]string{"bios": "1.13.2", "bmc": "6.10.00.00"}, spec.FirmwareOf("rack1", "rack1-c1"), "the server's entry over its rack's")
+	assert.Empty(t, spec.FirmwareOf("rack2", "rack2-c1"))
+
+	put(t, inv, Section{Lab: &Spec{Firmware: map[string]map[string]string{"rack9": {"bios": "1"}, "rack1": {"cpld": "1", "nic": " "}}}})
+	var fields []string
+	for _, p := range problems(t, Validate(inv)) {
+		fields = append(fields, p.Field+"="+p.Value)
+	}
+	assert.Equal(t, []string{"lab.firmware.rack9=rack9", "lab.firmware.rack1.cpld=cpld", "lab.firmware.rack1.nic="}, fields)
+}

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/rackroll/rackroll/internal/firmware"
 )
 
 // validate checks the images: section: a template the BMCs can fetch with
@@ -29,4 +31,17 @@ func (s ImagesSpec) validate(e *ValidationError) {
 			e.Add(field, s.SHA256[v], "must be a SHA-256 checksum: 64 hexadecimal digits")
 		}
 	}
+	for _, v := range sortedKeys(s.Firmware) {
+		field := "images.firmware." + v
+		if _, err := ParseVersion(v); err != nil {
+			e.Add(field, v, "the key must be a runtime version: "+err.Error())
+		}
+		for _, p := range s.Firmware[v].Validate() {
+			e.Add(joinField(field, p.Field), p.Value, p.Message)
+		}
+	}
 }
+
+// FirmwareBaseline is the firmware runtime version v requires; nil when
+// the inventory declares none for v.
+func (s ImagesSpec) FirmwareBaseline(v string) firmware.Baseline { return s.Firmware[v] }

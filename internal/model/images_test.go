@@ -28,6 +28,36 @@ func TestImagesSectionProblemsAreListedTogether(t *testing.T) {
 	require.Equal(t, "https://img.example/rackroll-4.2.0.iso", inv.ImageURL("4.2.0"))
 }
 
+func TestFirmwareBaselineProblemsCarryTheirPlace(t *testing.T) {
+	y := minimalYAML + `images:
+  firmware:
+    "4.2.0":
+      - match: {manufacturer: "Dell Inc.", model: "PowerEdge R6*"}
+        components:
+          - {name: BIOS, kind: bios, inventory: "^BIOS$", minimum: "1.14.0", image: "http://fw.example/bios.exe", apply: {method: SimpleUpdate, applyTime: OnReset}}
+    "4.3":
+      - match: {manufacturer: HPE}
+        components:
+          - {name: ROM, kind: rom, inventory: "^System ROM$", minimum: "U46 v2.90", image: "http://fw.example/rom.fwpkg", apply: {method: Push}}
+`
+	_, err := ParseValid([]byte(y), (*Inventory).Validate)
+	require.Error(t, err)
+	for _, want := range []string{
+		`images.firmware.4.3: "4.3" — the key must be a runtime version`,
+		`images.firmware.4.3[0].components[0].kind: "rom" — allowed: bios, nic, storage, other, bmc`,
+		`images.firmware.4.3[0].components[0].apply.method: "Push" — allowed: SimpleUpdate, MultipartPush`,
+	} {
+		require.ErrorContains(t, err, want)
+	}
+	require.NotContains(t, err.Error(), "images.firmware.4.2.0")
+	inv, err := ParseInventory([]byte(y))
+	require.NoError(t, err, "the shape is right; only the meaning is wrong")
+	b := inv.Images.FirmwareBaseline("4.2.0")
+	require.Len(t, b, 1)
+	require.Equal(t, "OnReset", b[0].Components[0].Apply.ApplyTime)
+	require.Nil(t, inv.Images.FirmwareBaseline("4.1.2"))
+}
+
 func TestBootModeValidated(t *testing.T) {
 	inv, err := ParseInventory([]byte(minimalYAML))
 	require.NoError(t, err)

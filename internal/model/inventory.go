@@ -3,6 +3,8 @@ package model
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/rackroll/rackroll/internal/firmware"
 )
 
 // Inventory is the site file: the cluster, how to reach its Kubernetes API
@@ -49,6 +51,10 @@ type ImagesSpec struct {
 	// SHA256 maps a version to its image's checksum (hex): the upgrade's
 	// image preflight reads the image and compares.
 	SHA256 map[string]string `json:"sha256,omitempty"`
+	// Firmware maps a runtime version to the firmware it requires
+	// (docs/firmware.md): per vendor/model, per component, the minimum
+	// version, the image and how it is applied.
+	Firmware map[string]firmware.Baseline `json:"firmware,omitempty"`
 }
 
 // ImageURL is the image of version v.

@@ -26,6 +26,7 @@ type Timeouts struct {
 	RemediationWait Duration `json:"remediationWait"`
 	ImageCheck      Duration `json:"imageCheck"`
 	Call            Duration `json:"call"`
+	Firmware        Duration `json:"firmware"`
 }
 
 // TimeoutsSpec is the inventory's `timeouts:` section: a field left out
@@ -45,6 +46,7 @@ type TimeoutsSpec struct {
 	RemediationWait *Duration `json:"remediationWait,omitempty"`
 	ImageCheck      *Duration `json:"imageCheck,omitempty"`
 	Call            *Duration `json:"call,omitempty"`
+	Firmware        *Duration `json:"firmware,omitempty"`
 }
 
 // TimeoutField is one row of the table: its key in the inventory, its
@@ -77,6 +79,9 @@ var TimeoutFields = []TimeoutField{
 	{"remediationWait", 2 * time.Hour, func(s *TimeoutsSpec) *Duration { return s.RemediationWait }, func(t *Timeouts) *Duration { return &t.RemediationWait }},
 	{"imageCheck", 30 * time.Minute, func(s *TimeoutsSpec) *Duration { return s.ImageCheck }, func(t *Timeouts) *Duration { return &t.ImageCheck }},
 	{"call", time.Minute, func(s *TimeoutsSpec) *Duration { return s.Call }, func(t *Timeouts) *Duration { return &t.Call }},
+	// firmware: one server's components to its runtime's baseline
+	// (docs/firmware.md); rackroll's own default, the operator API has none.
+	{"firmware", time.Hour, func(s *TimeoutsSpec) *Duration { return s.Firmware }, func(t *Timeouts) *Duration { return &t.Firmware }},
 }
 
 // Of returns f's limit in t.

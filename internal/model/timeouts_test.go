@@ -13,7 +13,8 @@ func TestTimeoutsDefaultsAreTheOperatorTable(t *testing.T) {
 	d := DefaultTimeouts()
 	want := map[string]time.Duration{"drain": 20 * time.Minute, "vmShutdown": 10 * time.Minute, "cordon": 10 * time.Minute,
 		"powerOff": 40 * time.Minute, "start": 30 * time.Minute, "restart": 40 * time.Minute, "reimage": 3 * time.Hour, "replace": 4 * time.Hour,
-		"media": 10 * time.Minute, "etcdJoin": 10 * time.Minute, "remediationWait": 2 * time.Hour, "imageCheck": 30 * time.Minute, "call": time.Minute}
+		"media": 10 * time.Minute, "etcdJoin": 10 * time.Minute, "remediationWait": 2 * time.Hour, "imageCheck": 30 * time.Minute, "call": time.Minute,
+		"firmware": time.Hour}
 	require.Len(t, TimeoutFields, len(want))
 	for _, f := range TimeoutFields {
 		assert.Equal(t, want[f.Key], f.Of(d), f.Key)
@@ -69,5 +70,5 @@ func TestTimeoutsBadValuesAreListedTogether(t *testing.T) {
 func TestTimeoutsString(t *testing.T) {
 	got := (&TimeoutsSpec{Reimage: func() *Duration { d := Duration(90 * time.Second); return &d }()}).Resolve().String()
 	assert.Equal(t, "drain 20m, vmShutdown 10m, cordon 10m, powerOff 40m, start 30m, restart 40m, reimage 1m30s, replace 4h, "+
-		"media 10m, etcdJoin 10m, remediationWait 2h, imageCheck 30m, call 1m", got)
+		"media 10m, etcdJoin 10m, remediationWait 2h, imageCheck 30m, call 1m, firmware 1h", got)
 }

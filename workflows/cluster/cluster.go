@@ -245,6 +245,7 @@ func (l *clusterLedger) register(ctx workflow.Context, inv model.Inventory, plac
 	}
 	l.st.ImageURLTemplate = inv.ImageURL("{version}")
 	l.st.ImageSHA256 = inv.Images.SHA256
+	l.st.Firmware = inv.Images.Firmware
 	l.st.SiteTaskQueue = inv.SiteTaskQueue()
 	l.st.NodeVersion = inv.Kubernetes.NodeVersion()
 	l.st.ControlPlane = inv.ControlPlane

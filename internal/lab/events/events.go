@@ -39,6 +39,11 @@ const (
 	// SessionRefused: a login refused because the BMC held its limit of
 	// sessions (detail.limit).
 	SessionRefused = "session-refused"
+	// Firmware (internal/lab/redfish firmware_update.go).
+	FirmwareUpdate = "firmware-update" // an update was accepted (detail: kind, version, from, image, via, staged, task)
+	FirmwareDone   = "firmware-done"   // a version became active (kind, from, to; reason when a fault kept the old one)
+	FirmwareFailed = "firmware-failed" // an update ended in Exception (kind, version, reason)
+	BMCReset       = "bmc-reset"       // the BMC rebooted after its own update (detail: away)
 )
 
 // Registered is the detail key (true) of a node-label event that a

@@ -24,11 +24,15 @@ const (
 	ResetIgnored   Kind = "reset-ignored"     // resets answered 204 and ignored: the machine does nothing
 	MediaUnmount   Kind = "media-unmountable" // InsertMedia answered, the image never mounts (the BMC cannot reach it)
 	MediaWrong     Kind = "media-wrong-image" // InsertMedia answered, the slot shows a different image (another file on another host)
-	NodeNotReady   Kind = "node-not-ready"    // the kubelet reports Ready=False while set
-	ReadOnlyRootFS Kind = "readonly-rootfs"   // node condition ReadOnlyRootFilesystem=True
-	NodeUnknown    Kind = "node-unknown"      // heartbeats stop and the node goes Ready=Unknown
-	PDBBlocks      Kind = "pdb-blocks"        // every PDB covering a pod on the node allows no disruption
-	SlowDrain      Kind = "slow-drain"        // evicted pods on the node take longer to go
+	// Firmware updates (internal/lab/redfish firmware_update.go).
+	FirmwareException Kind = "firmware-exception" // the update task ends in Exception; the version is unchanged
+	FirmwareStuck     Kind = "firmware-stuck"     // the update task never leaves Running (the service stays busy)
+	FirmwareUnchanged Kind = "firmware-unchanged" // the update task Completes and the old version stays
+	NodeNotReady      Kind = "node-not-ready"     // the kubelet reports Ready=False while set
+	ReadOnlyRootFS    Kind = "readonly-rootfs"    // node condition ReadOnlyRootFilesystem=True
+	NodeUnknown       Kind = "node-unknown"       // heartbeats stop and the node goes Ready=Unknown
+	PDBBlocks         Kind = "pdb-blocks"         // every PDB covering a pod on the node allows no disruption
+	SlowDrain         Kind = "slow-drain"         // evicted pods on the node take longer to go
 )
 
 // Target is the simulator that plays a fault.
@@ -57,6 +61,9 @@ var table = []row{
 	{ResetIgnored, BMC, false},
 	{MediaUnmount, BMC, false},
 	{MediaWrong, BMC, false},
+	{FirmwareException, BMC, false},
+	{FirmwareStuck, BMC, false},
+	{FirmwareUnchanged, BMC, false},
 	{NodeNotReady, Node, false},
 	{ReadOnlyRootFS, Node, false},
 	{NodeUnknown, Node, false},

@@ -7,9 +7,10 @@ import (
 )
 
 // Moved from internal/model (TestFaultKinds); reset-ignored and
-// media-unmountable make fourteen, media-wrong-image fifteen.
+// media-unmountable make fourteen, media-wrong-image fifteen, the three
+// firmware faults eighteen.
 func TestFaultKinds(t *testing.T) {
-	assert.Len(t, All(), 15)
+	assert.Len(t, All(), 18)
 	assert.True(t, Kind("slow-drain").Known())
 	assert.False(t, Kind("melt").Known())
 }

@@ -18,7 +18,9 @@ type Timings struct {
 	Reimage         time.Duration // installer run, between reimage-start and reimage-done
 	// Media replaces a slow profile's Profile.MediaDelay when non-zero
 	// (tests use milliseconds); profiles without one stay quick.
-	Media time.Duration
+	Media    time.Duration
+	Firmware time.Duration // one firmware install, Running to its end
+	BMCReset time.Duration // a BMC rebooting after its own update answers nothing this long
 }
 
 // Config describes one machine and its BMC.
@@ -50,6 +52,10 @@ type Config struct {
 	// the Manager. Only profiles with media in both places have a Manager
 	// collection to fall back on (helpful).
 	ManagerVirtualMediaOnly bool
+
+	// Firmware overrides the profile's firmware versions by kind (bios,
+	// bmc, nic, storage): the number, shown in the vendor's format.
+	Firmware map[string]string
 }
 
 // State is what the rest of the lab (kubelet simulator, tests) sees of the
@@ -62,6 +68,9 @@ type State struct {
 	RuntimeVersion string // last version installed successfully
 	ReimageCount   int    // successful reimages (tests check exactly-once)
 	ReimageFailed  bool   // last reimage failed: no bootable OS until the next successful one
+	// UpdateRequests counts firmware update requests received
+	// (SimpleUpdate and pushes, refused or not): tests check exactly-once.
+	UpdateRequests int
 }
 
 // BMC is one simulated baseboard management controller and the machine it
@@ -81,6 +90,13 @@ type BMC struct {
 	sessions sessionStore
 	rng      *rand.Rand
 	mediaOp  sync.Mutex // held by a slow media action (media_slow.go)
+
+	// Firmware (firmware.go, firmware_update.go).
+	fw             []*fwPart
+	fwStaged       []*fwJob // waiting for the next host reset
+	fwRunning      *fwJob   // installing: another update is refused as busy
+	awayUntil      time.Time
+	updateRequests int
 
 	closed  bool
 	done    chan struct{} // closed by Close: aborts hanging requests
@@ -110,11 +126,13 @@ func newWithClock(cfg Config, clk clock) *BMC {
 	if cfg.Timings.Media > 0 && prof.MediaDelay > 0 {
 		prof.MediaDelay = cfg.Timings.Media
 	}
+	ps := pathsFor(prof)
 	b := &BMC{
 		cfg:    cfg,
 		clk:    clk,
 		prof:   prof,
-		paths:  pathsFor(prof),
+		paths:  ps,
+		fw:     firmwareFor(prof, ps, cfg.Firmware),
 		drives: make([]media, prof.drives()),
 		tasks:  taskList{prefix: prof.TaskPrefix},
 		faults: map[faults.Kind]float64{},
@@ -174,5 +192,6 @@ func (b *BMC) snapshotLocked() State {
 		RuntimeVersion: b.version,
 		ReimageCount:   b.reimages,
 		ReimageFailed:  b.reimageFailed,
+		UpdateRequests: b.updateRequests,
 	}
 }

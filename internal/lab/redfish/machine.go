@@ -198,7 +198,13 @@ func (b *BMC) powerOnDoneLocked() {
 		// see whether an OS comes up.
 		b.finishTaskLocked(taskCompleted, "The system is powered on.")
 	}
-	b.startBootLocked()
+	// Host firmware is read at POST; staged updates install first.
+	if d := b.firmwareAtHostStartLocked(); d > 0 {
+		b.phase = phaseBooting
+		b.scheduleLocked(d, b.startBootLocked)
+	} else {
+		b.startBootLocked()
+	}
 	b.changedLocked()
 }
 

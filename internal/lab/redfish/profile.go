@@ -80,6 +80,25 @@ type Profile struct {
 	// the refusal when the limit is reached.
 	SessionLimitID, SessionLimitMessage string
 	SessionLimitStatus                  int // HTTP status of that refusal (0: 503)
+
+	// Firmware (firmware.go, firmware_update.go). FirmwareIDs shapes the
+	// FirmwareInventory member ids: "dell" (Installed-/Previous-), "hpe"
+	// (integers), "" the component's name. NICFirmware and
+	// StorageFirmware are those components' versions ("" none listed).
+	FirmwareIDs                  string
+	NICFirmware, StorageFirmware string
+	// StagesHostUpdates: a host firmware update is a job staged until the
+	// next host reset, whatever apply time was asked (iDRAC's job queue).
+	StagesHostUpdates bool
+	// HostOffFor: kinds whose update is refused unless the host is off.
+	HostOffFor []string
+	// NoSimpleUpdate: no SimpleUpdate action; MultipartPush: a
+	// MultipartHttpPushUri.
+	NoSimpleUpdate, MultipartPush bool
+	// BusyStatus and BusyID answer an update while another installs (0:
+	// 503 ServiceTemporarilyUnavailable with Retry-After).
+	BusyStatus int
+	BusyID     string
 }
 
 // Slot is one virtual media device.

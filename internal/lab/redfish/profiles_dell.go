@@ -10,7 +10,9 @@ import (
 // slots CD/DVD/USBStick; weak ETags (W/"gen-N"); no BootProgress on most
 // firmware; ComputerSystem.Reset and InsertMedia answer 204; about eight
 // concurrent sessions (bb-Ricardo/check_redfish#198), the ninth refused
-// with RAC0218.
+// with RAC0218. Firmware: the FirmwareInventory lists Installed- and
+// Previous- members; host firmware updates are jobs staged until the next
+// host reset.
 func init() {
 	register("idrac9", idrac9)
 	register("idrac10", idrac10)
@@ -54,6 +56,8 @@ func idrac9() Profile {
 		// 503, as reported in stmcginnis/gofish#75 and
 		// bb-Ricardo/check_redfish#89 (iDRAC9 answering the login).
 		SessionLimitStatus: http.StatusServiceUnavailable,
+		FirmwareIDs:        "dell", NICFirmware: "22.31.6", StorageFirmware: "52.16.1-4405",
+		StagesHostUpdates: true, MultipartPush: true,
 	}
 }
 

@@ -15,7 +15,9 @@ func init() {
 // ilo5: HPE iLO 5. Media under the Manager only (the System has no
 // VirtualMedia link); slot 1 is Floppy/USBStick, the virtual CD is slot
 // 2; weak ETags; no BootProgress (iLO 6 adds it); actions answer 200 with
-// a Base.Success message.
+// a Base.Success message. Firmware: integer member ids ("1" iLO, "2"
+// System ROM); a System ROM update installs now and is active after the
+// next host reset.
 func ilo5() Profile {
 	return Profile{
 		Name: "ilo5", Vendor: "HPE", Product: "ProLiant DL360 Gen10 Plus",
@@ -34,6 +36,8 @@ func ilo5() Profile {
 		SessionTimeout: 30 * time.Minute,
 		BasicAuth:      true,
 		SessionLimitID: "Base.1.12.SessionLimitExceeded", SessionLimitMessage: "The session establishment failed due to the number of simultaneous sessions exceeding the limit of the implementation.",
+		FirmwareIDs: "hpe", NICFirmware: "20.14.54", StorageFirmware: "3.53",
+		MultipartPush: true,
 	}
 }
 
@@ -44,6 +48,8 @@ func ilo5() Profile {
 // still accepted); strong ETags; BootProgress shows POST-time values only
 // (SystemHardwareInitializationComplete once POST is past, whatever the
 // OS does); InsertMedia answers 202 and mounts in the background.
+// Firmware: pushed images only (multipart), the host off for a BIOS
+// update, busy refused with OemFirmwareAlreadyInUpdateMode (bmclib).
 func supermicro() Profile {
 	return Profile{
 		Name: "supermicro", Vendor: "Supermicro", Product: "SYS-510T-MR",
@@ -63,6 +69,8 @@ func supermicro() Profile {
 		SessionTimeout: 5 * time.Minute,
 		BasicAuth:      true,
 		SessionLimitID: "Base.1.12.SessionLimitExceeded", SessionLimitMessage: "The session establishment failed due to the number of simultaneous sessions exceeding the limit of the implementation.",
+		NoSimpleUpdate: true, MultipartPush: true, HostOffFor: []string{KindBIOS},
+		BusyStatus: http.StatusBadRequest, BusyID: "SMC.1.0.OemFirmwareAlreadyInUpdateMode",
 	}
 }
 

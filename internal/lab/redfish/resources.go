@@ -77,7 +77,7 @@ func (b *BMC) systemLocked() (doc, string) {
 		"SKU":            b.cfg.SerialNumber,
 		"HostName":       b.cfg.BMM,
 		"UUID":           uuidFor("system/" + b.cfg.BMM),
-		"BiosVersion":    b.prof.BiosVersion,
+		"BiosVersion":    b.partLocked(KindBIOS).shown(),
 		"PowerState":     b.powerState(),
 		"Status":         doc{"State": b.statusState(), "Health": b.health(), "HealthRollup": b.health()},
 		"Boot": doc{

@@ -2,6 +2,7 @@ package redfish
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -61,7 +62,7 @@ func (b *BMC) manager() doc {
 		"Name":            "Manager",
 		"ManagerType":     "BMC",
 		"Model":           b.prof.ManagerModel,
-		"FirmwareVersion": b.prof.Firmware,
+		"FirmwareVersion": b.partLocked(KindBMC).shown(),
 		"UUID":            uuidFor("bmc/" + b.cfg.BMM),
 		"PowerState":      "On",
 		"Status":          doc{"State": "Enabled", "Health": "OK"},
@@ -83,13 +84,13 @@ func (b *BMC) inventory() doc {
 }
 
 func (b *BMC) firmwareImage(uri string) doc {
-	id, name, version := "BIOS", "BIOS", b.prof.BiosVersion
+	p := b.partLocked(KindBIOS)
 	if uri == bmcImagePath {
-		id, name, version = "BMC", b.prof.ManagerModel+" firmware", b.prof.Firmware
+		p = b.partLocked(KindBMC)
 	}
 	return doc{
 		"@odata.id": uri, "@odata.type": "#SoftwareInventory.v1_10_0.SoftwareInventory",
-		"Id": id, "Name": name, "Version": version, "Updateable": true,
+		"Id": strings.ToUpper(p.kind), "Name": p.name, "Version": p.shown(), "Updateable": true,
 		"Status": doc{"State": "Enabled", "Health": "OK"},
 	}
 }
@@ -178,6 +179,10 @@ func taskDoc(t *task) doc {
 	}
 	pct := 0
 	switch t.state {
+	case taskRunning:
+		if t.progress != nil {
+			pct = t.progress()
+		}
 	case taskCompleted:
 		pct = 100
 	case taskException:

@@ -68,10 +68,21 @@ func (b *BMC) route(w http.ResponseWriter, r *http.Request, p string) {
 	case ps.manager:
 		b.get(w, r, b.manager)
 	case updatePath:
-		b.get(w, r, func() doc {
-			return doc{"@odata.id": updatePath, "@odata.type": "#UpdateService.v1_11_0.UpdateService", "Id": "UpdateService",
-				"Name": "Update Service", "ServiceEnabled": true, "SoftwareInventory": link(inventoryPath)}
-		})
+		b.get(w, r, b.updateService)
+	case firmwarePath:
+		b.get(w, r, b.firmwareInventoryLocked)
+	case simpleUpdatePath:
+		if b.prof.NoSimpleUpdate {
+			notFound(w, r)
+			return
+		}
+		dispatch(w, r, handlers{http.MethodPost: func() { b.postSimpleUpdate(w, r) }})
+	case pushPath:
+		if !b.prof.MultipartPush {
+			notFound(w, r)
+			return
+		}
+		dispatch(w, r, handlers{http.MethodPost: func() { b.postPush(w, r) }})
 	case inventoryPath:
 		b.get(w, r, b.inventory)
 	case biosImagePath, bmcImagePath:
@@ -130,6 +141,9 @@ func (b *BMC) routeMore(w http.ResponseWriter, r *http.Request, p string) {
 		b.get(w, r, b.operatingSystemLocked)
 	case p == osImagePath && b.prof.Helpful:
 		b.get(w, r, b.osImageLocked)
+	case strings.HasPrefix(p, firmwarePath+"/"):
+		id, _ := isFirmwareMember(p)
+		b.firmwareMember(w, r, id)
 	case strings.HasPrefix(p, sessionsPath+"/"):
 		b.session(w, r, strings.TrimPrefix(p, sessionsPath+"/"))
 	case strings.HasPrefix(p, tasksPath+"/"):

@@ -64,7 +64,7 @@ func (b *BMC) serve(addr string, tlsConfig *tls.Config) (string, error) {
 func (b *BMC) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	b.mu.Lock()
 	closed := b.closed
-	unreachable := b.faultActiveLocked(faults.BMCUnreachable)
+	unreachable := b.faultActiveLocked(faults.BMCUnreachable) || b.awayLocked()
 	hang := !unreachable && b.faultHitLocked(faults.BMCTimeout)
 	fail := !unreachable && !hang && b.faultHitLocked(faults.BMC5xx)
 	coin := b.rng.IntN(2)

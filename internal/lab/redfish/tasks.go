@@ -24,6 +24,8 @@ type task struct {
 	ended   time.Time
 	target  string // the URI of the action
 	payload map[string]any
+	// progress is PercentComplete while the task runs (nil: 0).
+	progress func() int
 }
 
 // taskList keeps the most recent tasks; old ones are forgotten (a monitor of
@@ -68,7 +70,8 @@ func (t *task) finish(state, message string) {
 	t.ended = time.Now()
 }
 
-func (t *task) done() bool { return t.state != taskRunning }
+// done: the task reached a final state (Pending and Running are not).
+func (t *task) done() bool { return t.state != taskRunning && t.state != taskPending }
 
 // newResetTaskLocked starts tracking a reset; a reset still in flight is
 // superseded.

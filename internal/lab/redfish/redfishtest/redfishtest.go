@@ -94,8 +94,9 @@ func newServer(t testing.TB, mutate []func(*redfish.Config)) *Server {
 	cfg := redfish.Config{
 		BMM: BMM, Rack: "rack1", Username: Username, Password: Password,
 		RuntimeVersion: "4.1.2", SerialNumber: "SN-0101", BootMAC: "52:54:00:00:01:01",
-		Timings: redfish.Timings{PowerTransition: 5 * time.Millisecond, Boot: 5 * time.Millisecond, Reimage: 20 * time.Millisecond, Media: 5 * time.Millisecond},
-		Events:  s.Log,
+		Timings: redfish.Timings{PowerTransition: 5 * time.Millisecond, Boot: 5 * time.Millisecond, Reimage: 20 * time.Millisecond, Media: 5 * time.Millisecond,
+			Firmware: 20 * time.Millisecond, BMCReset: 30 * time.Millisecond},
+		Events: s.Log,
 	}
 	for _, m := range mutate {
 		m(&cfg)

@@ -1,0 +1,347 @@
+package bmc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/firmware"
+	"github.com/stmcginnis/gofish/schemas"
+)
+
+// ApplyFirmwareInput brings one component of one server to its baseline.
+// The caller holds the server's disruption (drained, leased): the activity
+// powers the host off when the component asks (apply.hostOff) and resets
+// or starts it when the update needs a host start to take effect.
+type ApplyFirmwareInput struct {
+	Endpoint
+	Component firmware.Component
+	// TaskLimit bounds the update's task and the install a host reset
+	// starts; AwayLimit how long the BMC may not answer after updating
+	// itself. Zero: 30 min and 10 min.
+	TaskLimit time.Duration
+	AwayLimit time.Duration
+}
+
+// ApplyFirmwareResult says what was done and what the inventory shows.
+type ApplyFirmwareResult struct {
+	Component string `json:"component"`
+	From      string `json:"from,omitempty"`
+	To        string `json:"to"`
+	// Applied is false when the component already was at its baseline.
+	Applied bool `json:"applied"`
+	// HostStarted: the host was reset (or powered on) for the update.
+	HostStarted bool   `json:"hostStarted,omitempty"`
+	Detail      string `json:"detail"`
+}
+
+// ApplyFirmware sends the component's update once, follows its task
+// (PercentComplete in the heartbeat), does the host start the update
+// needs, and returns once the FirmwareInventory shows the minimum — the
+// evidence; neither the 202 nor the task's Completed is. The request is
+// recorded in the heartbeat before it is sent, so a resumed attempt never
+// sends a second one; it follows the recorded task, or the inventory.
+// Failures are typed and name the component: FirmwareTaskException,
+// FirmwareTaskStuck (past TaskLimit, or a BMC away past AwayLimit),
+// FirmwareUnchanged.
+func (a *Activities) ApplyFirmware(ctx context.Context, in ApplyFirmwareInput) (ApplyFirmwareResult, error) {
+	return perform(ctx, a, in.Endpoint, func(r *run) (ApplyFirmwareResult, error) { return r.applyFirmware(in) })
+}
+
+func (r *run) applyFirmware(in ApplyFirmwareInput) (ApplyFirmwareResult, error) {
+	c := in.Component
+	in.TaskLimit, in.AwayLimit = orDefault(in.TaskLimit, 30*time.Minute), orDefault(in.AwayLimit, 10*time.Minute)
+	if p, ok := r.resumed(); ok {
+		r.progress = p
+	}
+	res := ApplyFirmwareResult{Component: c.Name, Applied: r.progress.FwRequested}
+	rows, err := r.firmwareRows(c)
+	if err != nil {
+		return res, err
+	}
+	switch firmware.Worst(rows) {
+	case firmware.AtBaseline:
+		res.To, res.Detail = rows[0].Current, c.Name+" is at its baseline "+c.Minimum
+		return res, nil
+	case firmware.Unknown:
+		return res, &stepError{"judge " + c.Name, &failure{kindRejected, fmt.Sprintf("%s cannot be judged against %s: %s", c.Name, c.Minimum, unknownWhy(rows))}}
+	}
+	res.From = belowCurrent(rows)
+	if !r.progress.FwRequested {
+		if c.Apply.HostOff {
+			if err := r.powerOff(true); err != nil {
+				return res, err
+			}
+		}
+		if err := r.requestUpdate(c); err != nil {
+			return res, err
+		}
+	}
+	res.Applied = true
+	staged, err := r.followUpdate(c, in.TaskLimit)
+	if err != nil {
+		return res, err
+	}
+	if c.Kind != firmware.KindBMC && !staged {
+		if rows, err := r.firmwareRows(c); err == nil && firmware.Worst(rows) == firmware.AtBaseline {
+			res.To, res.Detail = rows[0].Current, c.Name+" shows "+rows[0].Current+" without a host start"
+			return res, nil
+		}
+	}
+	limit := in.AwayLimit
+	if c.Kind != firmware.KindBMC {
+		limit = in.TaskLimit
+		if !r.progress.FwHostStarted {
+			r.progress.FwHostStarted = true // before the reset: never a second one
+			r.heartbeat("starting the host for " + c.Name)
+			if err := r.hostStart(); err != nil {
+				return res, err
+			}
+		}
+		res.HostStarted = true
+	}
+	rows, err = r.awaitFirmware(c, limit)
+	if errors.Is(err, errWaitLimit) {
+		what := "after the update"
+		if res.HostStarted {
+			what += " and a host start"
+		}
+		return res, &stepError{"prove " + c.Name, &failure{kindFirmwareUnchanged,
+			fmt.Sprintf("%s still shows %s %s %s; the baseline requires %s", c.Name, currentOf(rows), limit, what, c.Minimum)}}
+	}
+	if err != nil {
+		return res, err
+	}
+	res.To, res.Detail = rows[0].Current, fmt.Sprintf("%s %s → %s (FirmwareInventory)", c.Name, res.From, rows[0].Current)
+	return res, nil
+}
+
+// firmwareRows reads the inventory and judges the component.
+func (r *run) firmwareRows(c firmware.Component) ([]firmware.Row, error) {
+	s, err := read(r, "read the firmware inventory", r.c.Firmware)
+	if err != nil {
+		return nil, err
+	}
+	return firmware.JudgeComponent(c, s.Items), nil
+}
+
+// requestUpdate records the request, then sends it. A request the BMC
+// answered with a refusal started nothing: the record is cleared (busy
+// is retried here a few times, then by Temporal). A request left
+// unanswered may have started: the record stays, and the inventory will
+// tell.
+func (r *run) requestUpdate(c firmware.Component) error {
+	var file *os.File
+	if c.Apply.Method == firmware.MethodMultipartPush {
+		f, err := fetchPackage(r.ctx, c.Image, r.a.requestTimeout())
+		if err != nil {
+			return &stepError{"fetch " + c.Name + "'s package", err}
+		}
+		defer os.RemoveAll(filepath.Dir(f.Name()))
+		defer f.Close()
+		file = f
+	}
+	applyTime := c.Apply.ApplyTime
+	if applyTime == firmware.ApplyImmediate {
+		applyTime = ""
+	}
+	backoff := r.a.backoff()
+	for try := 1; ; try++ {
+		r.progress.FwRequested = true
+		r.heartbeat("requesting the update of " + c.Name)
+		var acc Accepted
+		var err error
+		if file != nil {
+			acc, err = r.c.PushUpdate(r.ctx, file, applyTime)
+		} else {
+			acc, err = r.c.SimpleUpdate(r.ctx, c.Image, applyTime)
+		}
+		switch {
+		case err == nil:
+			r.progress.FwTask = acc.Task
+			r.heartbeat("update of " + c.Name + " accepted (" + acc.String() + ")")
+			return nil
+		case !updateAnswered(err):
+			r.heartbeat("the update request of " + c.Name + " got no answer; reading the inventory")
+			return nil
+		}
+		r.progress.FwRequested = false
+		r.heartbeat("update of " + c.Name + " refused: " + describe(err))
+		if !updateBusy(err) || try >= r.a.attempts() {
+			return &stepError{"request the update of " + c.Name, err}
+		}
+		if !r.sleep(backoff) {
+			return &stepError{"request the update of " + c.Name, r.ctx.Err()}
+		}
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
+
+// updateAnswered: the BMC sent an HTTP answer (or the request was never sent).
+func updateAnswered(err error) bool {
+	var rf *schemas.Error
+	var f *failure
+	return errors.As(err, &f) || errors.As(err, &rf) && rf.HTTPReturnedStatusCode != 0
+}
+
+// updateBusy: another update runs (503, 409, Supermicro's
+// OemFirmwareAlreadyInUpdateMode).
+func updateBusy(err error) bool {
+	k := classify(err)
+	return k == kindTransient || k == kindConflict || strings.Contains(describe(err), "InUpdateMode")
+}
+
+// followUpdate follows the recorded task monitor until the update is
+// done or staged (Pending: it waits for a host reset). A forgotten task
+// (a BMC that reset) or none leaves the judgement to the inventory.
+func (r *run) followUpdate(c firmware.Component, limit time.Duration) (staged bool, err error) {
+	mon := r.progress.FwTask
+	if mon == "" {
+		return false, nil
+	}
+	last := Task{State: "unread"}
+	err = r.waitUntil("follow the update of "+c.Name, limit, func() (bool, error) {
+		t, err := r.c.Task(r.ctx, mon)
+		switch {
+		case err != nil && isNotFound(err):
+			return true, nil
+		case err != nil && classify(err) == kindTransient:
+			return false, nil // a BMC rebooting into its new firmware
+		case err != nil:
+			return false, err
+		}
+		last, r.progress.Percent = t, t.Percent
+		r.progress.Step = fmt.Sprintf("follow the update of %s: %s %d%%", c.Name, t.State, t.Percent)
+		switch t.State {
+		case "Completed":
+			return true, nil
+		case "Pending":
+			staged = true
+			return true, nil
+		case "Exception", "Killed", "Cancelled", "Interrupted":
+			return false, &failure{kindFirmwareException, fmt.Sprintf("%s: the update task ended %s: %s", c.Name, t.State, t.Message)}
+		}
+		return false, nil
+	})
+	if errors.Is(err, errWaitLimit) {
+		return false, &stepError{"follow the update of " + c.Name, &failure{kindFirmwareStuck,
+			fmt.Sprintf("%s: the update task is still %s at %d%% after %s", c.Name, last.State, last.Percent, limit)}}
+	}
+	return staged, err
+}
+
+// hostStart restarts the host, or powers it on when it is off, so host
+// firmware installed or staged is read at POST.
+func (r *run) hostStart() error {
+	s, err := r.settledPower()
+	if err != nil {
+		return err
+	}
+	if s.PowerState == "Off" {
+		_, err = r.powerOn()
+		return err
+	}
+	rt := "ForceRestart"
+	if !supports(s, rt) {
+		rt = "GracefulRestart"
+	}
+	acc, err := r.issueReset(rt, func(now System) bool { return cycleEvidence(s, now, false) != "" })
+	if err != nil {
+		return err
+	}
+	_, err = r.waitPowerCycle(s, rt, acc)
+	return err
+}
+
+// awaitFirmware waits until the inventory shows the component at its
+// minimum; a BMC that does not answer meanwhile is rebooting. The task, if
+// still open (an install during POST), is watched for Exception.
+func (r *run) awaitFirmware(c firmware.Component, limit time.Duration) ([]firmware.Row, error) {
+	var rows []firmware.Row
+	err := r.waitUntil("wait for "+c.Name+" to show "+c.Minimum, limit, func() (bool, error) {
+		if mon := r.progress.FwTask; mon != "" {
+			if t, err := r.c.Task(r.ctx, mon); err == nil && (t.State == "Exception" || t.State == "Killed") {
+				return false, &failure{kindFirmwareException, fmt.Sprintf("%s: the update task ended %s: %s", c.Name, t.State, t.Message)}
+			}
+		}
+		s, err := r.c.Firmware(r.ctx)
+		if err != nil {
+			return false, nil
+		}
+		rows = firmware.JudgeComponent(c, s.Items)
+		return firmware.Worst(rows) == firmware.AtBaseline, nil
+	})
+	return rows, err
+}
+
+// fetchPackage downloads a package into a file named as the URL's last
+// element (the name a multipart push sends), in a fresh directory.
+func fetchPackage(ctx context.Context, image string, timeout time.Duration) (*os.File, error) {
+	u, err := url.Parse(image)
+	if err != nil {
+		return nil, &failure{kindConfig, "image " + image + ": " + err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, image, nil)
+	if err != nil {
+		return nil, &failure{kindConfig, err.Error()}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, &failure{kindRejected, fmt.Sprintf("GET %s answered %s", redactURL(image), resp.Status)}
+	}
+	dir, err := os.MkdirTemp("", "rackroll-fw-")
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Create(filepath.Join(dir, path.Base(u.Path)))
+	if err == nil {
+		_, err = io.Copy(f, resp.Body)
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return f, nil
+}
+
+func unknownWhy(rows []firmware.Row) string {
+	for _, r := range rows {
+		if r.Status == firmware.Unknown {
+			return r.Why
+		}
+	}
+	return ""
+}
+
+func belowCurrent(rows []firmware.Row) string {
+	for _, r := range rows {
+		if r.Status == firmware.Below {
+			return r.Current
+		}
+	}
+	return ""
+}
+
+func currentOf(rows []firmware.Row) string {
+	if b := belowCurrent(rows); b != "" {
+		return b
+	}
+	if len(rows) > 0 && rows[0].Current != "" {
+		return rows[0].Current
+	}
+	return "no version it could read"
+}

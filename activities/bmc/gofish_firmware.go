@@ -1,0 +1,76 @@
+package bmc
+
+import (
+	"context"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/stmcginnis/gofish"
+	"github.com/stmcginnis/gofish/schemas"
+)
+
+// updateService reads the UpdateService; a BMC without one is refused.
+// It runs inside a call, so a new session after a 401 reads it again.
+func updateService(api *gofish.APIClient) (*schemas.UpdateService, error) {
+	us, err := api.Service.UpdateService()
+	if err == nil && us == nil {
+		err = &failure{kindRejected, "the BMC offers no UpdateService"}
+	}
+	return us, err
+}
+
+// updateTargets are the SimpleUpdate target and the MultipartHttpPushUri
+// ("" when the BMC offers none).
+func (c *gofishClient) updateTargets(ctx context.Context) (simple, push string, err error) {
+	err = c.call(ctx, func(api *gofish.APIClient) error {
+		us, err := updateService(api)
+		if err == nil {
+			simple, push = actionTarget(us.RawData, "#UpdateService.SimpleUpdate"), us.MultipartHTTPPushURI
+		}
+		return err
+	})
+	return simple, push, err
+}
+
+// SimpleUpdate posts UpdateService.SimpleUpdate: the BMC fetches image.
+// applyTime "" leaves @Redfish.OperationApplyTime out (the BMC's default).
+func (c *gofishClient) SimpleUpdate(ctx context.Context, image, applyTime string) (Accepted, error) {
+	target, _, err := c.updateTargets(ctx)
+	if err != nil {
+		return Accepted{}, err
+	}
+	if target == "" {
+		return Accepted{}, &failure{kindRejected, "the BMC's UpdateService offers no SimpleUpdate action (it may take pushed images: apply.method MultipartPush)"}
+	}
+	body := map[string]any{"ImageURI": image}
+	if u, err := url.Parse(image); err == nil && u.Scheme != "" {
+		body["TransferProtocol"] = strings.ToUpper(u.Scheme)
+	}
+	if applyTime != "" {
+		body["@Redfish.OperationApplyTime"] = applyTime
+	}
+	return c.action(ctx, target, body)
+}
+
+// PushUpdate posts file to the MultipartHttpPushUri as the parts
+// UpdateParameters (JSON) and UpdateFile (DSP0266 multipart HTTP push).
+func (c *gofishClient) PushUpdate(ctx context.Context, file *os.File, applyTime string) (Accepted, error) {
+	_, push, err := c.updateTargets(ctx)
+	if err != nil {
+		return Accepted{}, err
+	}
+	if push == "" {
+		return Accepted{}, &failure{kindRejected, "the BMC's UpdateService has no MultipartHttpPushUri (use apply.method SimpleUpdate)"}
+	}
+	params := `{"Targets": []}`
+	if applyTime != "" {
+		params = `{"Targets": [], "@Redfish.OperationApplyTime": "` + applyTime + `"}`
+	}
+	payload := map[string]io.Reader{"UpdateParameters": strings.NewReader(params), "UpdateFile": file}
+	return c.send(ctx, nil, push, payload, true, func() error {
+		_, err := file.Seek(0, io.SeekStart)
+		return err
+	})
+}
