@@ -11,6 +11,7 @@ import (
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/capacity"
+	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
 )
@@ -81,6 +82,15 @@ func (instant) Restart(context.Context, bmc.Endpoint) (bmc.PowerResult, error) {
 }
 func (instant) ReadPower(context.Context, bmc.Endpoint) (bmc.PowerStatus, error) {
 	return bmc.PowerStatus{PowerState: "On", Health: "OK"}, nil
+}
+
+// The instant site's firmware is at every baseline: its inventory lists
+// nothing to judge, and an update is done at once.
+func (instant) ReadFirmware(context.Context, bmc.Endpoint) (firmware.Server, error) {
+	return firmware.Server{}, nil
+}
+func (instant) ApplyFirmware(_ context.Context, in bmc.ApplyFirmwareInput) (bmc.ApplyFirmwareResult, error) {
+	return bmc.ApplyFirmwareResult{Component: in.Component.Name, To: in.Component.Minimum, Detail: "at its baseline"}, nil
 }
 
 func readyNode(node, version, boot string) kube.NodeStatus {
