@@ -23,6 +23,11 @@ import (
 // ErrLeaseRejected is the ApplicationError type of a refused lease.
 const ErrLeaseRejected = "LeaseRejected"
 
+// ErrObservationStale is the ApplicationError type of a lease refused only
+// because the observation it was asked on is too old (lease.Fresh): the
+// requester observes again and asks again.
+const ErrObservationStale = lease.StaleType
+
 // Activities need the worker's client.
 type Activities struct{ Client client.Client }
 
@@ -135,6 +140,9 @@ func (a *Activities) update(ctx context.Context, cluster, name string, arg, out 
 		// Validator and handler refusals are answers, not outages: retrying
 		// would only ask the same question again.
 		var app *temporal.ApplicationError
+		if errors.As(err, &app) && app.Type() == lease.StaleType {
+			return temporal.NewNonRetryableApplicationError(temporalerr.Message(err), ErrObservationStale, nil)
+		}
 		if errors.As(err, &app) || isRejection(err) {
 			return temporal.NewNonRetryableApplicationError(temporalerr.Message(err), ErrLeaseRejected, nil)
 		}
@@ -146,7 +154,14 @@ func (a *Activities) update(ctx context.Context, cluster, name string, arg, out 
 // rejected reports whether err is the ledger refusing (not failing to answer).
 func rejected(err error) bool {
 	var app *temporal.ApplicationError
-	return errors.As(err, &app) && app.Type() == ErrLeaseRejected
+	return errors.As(err, &app) && (app.Type() == ErrLeaseRejected || app.Type() == ErrObservationStale)
+}
+
+// Stale reports whether err is a lease refused only because its observation
+// was too old.
+func Stale(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == ErrObservationStale
 }
 
 func isRejection(err error) bool {

@@ -12,6 +12,10 @@ import (
 // ledger).
 const MaxObservationAge = 30 * time.Second
 
+// StaleType is the ApplicationError type of a request refused by Fresh: the
+// requester is to observe again and ask again, not give up.
+const StaleType = "ObservationStale"
+
 // ControlPlane lists, in natural order, the members of the control plane:
 // the active KCPs (role kcp). This is the one definition the lease, the
 // upgrade plan, the live gate (internal/cpgate) and the checker share.

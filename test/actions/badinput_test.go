@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/lab/events"
@@ -79,6 +80,16 @@ func TestBadInputEndToEnd(t *testing.T) {
 			defer release(t, e, kcps[0], holder)
 			return acquire(e, lease.Request{BMM: kcps[1], Holder: "badinput-second", Operation: lease.OpRestart})(t)
 		}, []string{kcps[1], "already disrupting KCP server " + kcps[0], "one KCP disruption at a time"}},
+		{"a lease asked on a stale observation", func(t *testing.T) error {
+			// Typed through the real server, so the gate observes again.
+			seen := time.Now().Add(-time.Minute)
+			_, err := (&ledger.Activities{Client: e.Client}).AcquireLease(context.Background(), ledger.AcquireInput{Cluster: cl,
+				Request: lease.Request{BMM: kcps[0], Holder: "badinput-stale", Operation: lease.OpRestart, ObservedAt: &seen}})
+			if !ledger.Stale(err) {
+				t.Errorf("want the ledger's stale-observation refusal, got %v", err)
+			}
+			return err
+		}, []string{kcps[0], "before the lease was asked", "observe again"}},
 		{"a second upgrade start", func(t *testing.T) error {
 			// The first upgrade is parked on a task queue no worker polls,
 			// so it holds the id without touching the site.

@@ -49,6 +49,30 @@ func TestActionOnKCPObservesBeforeAndAfterTheLease(t *testing.T) {
 	require.Zero(t, c.CPObserved, "a compute server is no control-plane member")
 }
 
+// The ledger refuses a lease only because the observation went stale (the
+// worker was restarted between the two): the gate observes again and asks
+// again, and the restart goes ahead; past staleAsks refusals it stops,
+// untouched, saying why.
+func TestActionOnKCPObservesAgainWhenTheLedgerFindsItStale(t *testing.T) {
+	s := wftest.NewActionSite(t)
+	kcp, _ := wftest.PlacedRoles(s)
+	s.StaleAcquires = 1
+	_, err := s.RunAction(t, wftest.Act(api.ActionRestart, kcp[0]))
+	require.NoError(t, err)
+	require.Equal(t, 3, s.CPObserved, "observed, refused as stale, observed again, granted, checked again")
+	require.Equal(t, []string{"Restart " + kcp[0], "WaitNodeReady " + kcp[0]}, s.CallLog())
+
+	g := wftest.NewActionSite(t)
+	kcp, _ = wftest.PlacedRoles(g)
+	g.StaleAcquires = 10
+	_, err = g.RunAction(t, wftest.Act(api.ActionRestart, kcp[0]))
+	require.ErrorContains(t, err, "observe again")
+	require.Equal(t, 3, g.CPObserved, "three asks, each on its own observation")
+	require.Equal(t, 7, g.StaleAcquires, "no fourth ask")
+	require.Empty(t, g.CallLog(), "no side effect")
+	require.Empty(t, g.Leases(), "no lease taken")
+}
+
 // A member falls sick between the first check and the grant: the re-check
 // refuses, the lease is given back, nothing was touched.
 func TestActionOnKCPRecheckedAfterTheLease(t *testing.T) {

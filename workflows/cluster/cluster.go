@@ -103,7 +103,8 @@ func (l *clusterLedger) validateAcquire(ctx workflow.Context, r lease.Request) e
 		r.Holder = api.ActionID(l.st.Cluster.Name, r.BMM, l.st.ActionSeq+1)
 	}
 	if err := lease.Fresh(r, workflow.Now(ctx)); err != nil {
-		return err
+		// Typed, so that the requester can tell "observe again" from a refusal.
+		return temporal.NewApplicationError(err.Error(), lease.StaleType)
 	}
 	return lease.Check(l.st.Cluster, l.st.Leases, r)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
@@ -93,7 +94,7 @@ func (l LedgerOf) Open(ctx workflow.Context, o Opening) (Held, openStage, error)
 		}
 		o.Req.ObservedAt = &seen
 	}
-	if _, err := l.Acquire(ctx, o.Req); err != nil {
+	if err := l.acquireFresh(ctx, whole, o.Req, live); err != nil {
 		return Held{}, OpenLease, err
 	}
 	release := func() { l.Release(ctx, o.Req.BMM, o.Req.Holder) }
@@ -116,6 +117,31 @@ func (l LedgerOf) Open(ctx workflow.Context, o Opening) (Held, openStage, error)
 		}
 	}
 	return h, Opened, nil
+}
+
+// staleAsks is how many times a lease refused only for a stale observation
+// is observed and asked again: the observation goes stale when the worker
+// is restarted between the two (the activity waits for a new worker), so a
+// second ask normally passes; a third refusal means the site or the ledger
+// is too slow to answer within lease.MaxObservationAge, which the operator
+// has to hear of.
+const staleAsks = 3
+
+// acquireFresh asks for the lease; a refusal that only says the observation
+// had gone stale observes again (the whole gate) and asks again.
+func (l LedgerOf) acquireFresh(ctx workflow.Context, whole api.ClusterState, req lease.Request, live bool) error {
+	for ask := 1; ; ask++ {
+		_, err := l.Acquire(ctx, req)
+		if err == nil || !live || ask == staleAsks || !ledger.Stale(err) ||
+			workflow.GetVersion(ctx, changeReobserve, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			return err
+		}
+		seen, err := gateOpen(ctx, whole, req)
+		if err != nil {
+			return err
+		}
+		req.ObservedAt = &seen
+	}
 }
 
 // wholeFor returns a ledger with every BMM: the gate needs the other

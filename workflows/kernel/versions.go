@@ -23,4 +23,7 @@ const (
 	// ChangeTableBounds (2026-11-27): every wait is bounded by the time-limit table or derived from it (bounds.go): the
 	// run limits of the upgrade's children and the failover, the eject and the etcd join after a reimage, the calls.
 	ChangeTableBounds = "table-bounds"
+	// changeReobserve (2026-11-27): a lease refused only because its observation went stale (a worker restart between
+	// the two) is observed and asked again, up to staleAsks times, instead of failing the step.
+	changeReobserve = "reobserve"
 )

@@ -83,6 +83,11 @@ type FakeSite struct {
 	// worker died before it reported, and the step is retried.
 	LoseAnswer atomic.Bool
 
+	// StaleAcquires: how many of the next lease requests made on a live
+	// observation the ledger refuses as stale (a worker restarted between
+	// the observation and the ask).
+	StaleAcquires int
+
 	// Recorded.
 	calls    []string // "Activity bmm-or-node" of the steps, in order
 	Log      []string // effects on the site, in order ("reimage rack1-c1 4.1.2")

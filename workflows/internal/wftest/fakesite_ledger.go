@@ -72,6 +72,10 @@ func (f *FakeSite) mockLedger(env *testsuite.TestWorkflowEnvironment) {
 		if r.Holder == "" {
 			r.Holder = api.ActionID(f.St.Cluster.Name, r.BMM, f.St.ActionSeq+1)
 		}
+		if r.ObservedAt != nil && f.StaleAcquires > 0 {
+			f.StaleAcquires--
+			return api.AcquireResult{}, temporal.NewNonRetryableApplicationError("bmm "+r.BMM+": the control plane was observed 33s before the lease was asked (limit 30s): observe again", ledger.ErrObservationStale, nil)
+		}
 		if err := lease.Check(f.St.Cluster, f.St.Leases, r); err != nil {
 			return api.AcquireResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ledger.ErrLeaseRejected, nil)
 		}
