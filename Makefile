@@ -119,10 +119,15 @@ TEST_P     ?= 3
 # less link time each (9 → 6 s CPU for test/upgrade's), some 60 links a
 # run. Stack traces keep their file:line (that is the pclntab, not DWARF).
 NODWARF    := -ldflags=-w
-HEAVY_PKGS := ./test/controlplane ./test/upgrade ./test/reliability ./test/demo ./test/production ./starter ./test/actions ./test/deploy ./test/cli ./workflows ./workflows/upgrade ./workflows/remediation ./test/multisite
+# Tests build and link without cgo: kubectl's drain pulls in kustomize,
+# whose plugin loader imports "plugin", which makes every binary that
+# links it go through gcc and ld (external linking): 45 s of ld a run, and
+# each link a third slower. Nothing the tests run needs cgo (loopback only).
+TESTCGO    := CGO_ENABLED=0
+HEAVY_PKGS := ./test/upgrade ./test/controlplane ./test/reliability ./test/demo ./test/production ./starter ./test/actions ./test/deploy ./test/cli ./workflows ./workflows/upgrade ./workflows/remediation ./test/multisite
 BENCH_PKGS  = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmark' . | grep -v '^./hack/')))
 test: tools postgres vet
-	@d=$$(mktemp -d /tmp/rackroll-cmds-XXXXXX) && trap 'rm -rf $$d' EXIT && \
+	@export $(TESTCGO) && d=$$(mktemp -d /tmp/rackroll-cmds-XXXXXX) && trap 'rm -rf $$d' EXIT && \
 	$(GO) test $(NODWARF) -short -count=1 ./starter && \
 	$(GO) build $(NODWARF) -o $$d/worker ./worker && $(GO) build $(NODWARF) $(LAB) -o $$d/starter ./starter && \
 	{ RACKROLL_CMD_DIR=$$d $(GO) test $(NODWARF) $(LAB) -count=1 -timeout 30m -p $(TEST_P) $(if $(TEST_JSON),-json) \

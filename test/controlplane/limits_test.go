@@ -22,6 +22,7 @@ func TestE2EKCPThatDoesNotPowerOnIsFailedOverInTime(t *testing.T) {
 	const rebootTimeout = 20 * time.Second
 	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{Worker: e2e.SiteWorker, Mutate: func(inv *model.Inventory) {
 		inv.Racks = inv.Racks[:3]
+		e2e.KeepComputes(inv, 1, nil) // the subject is a KCP
 		e2e.FastRemediation(inv)
 		inv.Remediation.RebootTimeout = model.Duration(rebootTimeout)
 		inv.Lab = nil // etcd attached: three members, the failover keeps quorum

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/rackroll/rackroll/activities/etcd"
@@ -26,6 +27,27 @@ func FastRemediation(inv *model.Inventory) {
 		ReadOnlyRootFilesystemFor: s(3 * time.Second), ProvisioningTimeout: s(time.Minute),
 		RebootTimeout: s(10 * time.Second), ReprovisionTimeout: s(20 * time.Second), MaxConcurrentCompute: 5}
 	inv.Lab = []byte(`{"etcdDetached": true}`)
+}
+
+// KeepComputes trims each rack to its first n compute servers (and those
+// keep says to keep, when keep is set): a test whose subject is the
+// control plane or a few chosen servers runs the same phases on a site a
+// third the size. Management servers, and so the placement of KCPs and
+// spares, are untouched.
+func KeepComputes(inv *model.Inventory, n int, keep func(name string) bool) {
+	for i, r := range inv.Racks {
+		kept := 0
+		inv.Racks[i].Servers = slices.DeleteFunc(r.Servers, func(s model.ServerSpec) bool {
+			if s.Role != model.RoleCompute {
+				return false
+			}
+			if kept < n || (keep != nil && keep(s.Name)) {
+				kept++
+				return false
+			}
+			return true
+		})
+	}
 }
 
 // StartMonitor starts the health monitor of e's cluster.

@@ -43,6 +43,8 @@ func TestE2EUpgradeUnderEveryProfile(t *testing.T) {
 		}
 	}
 	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
+		// The servers with a profile, and one compute a rack besides.
+		e2e.KeepComputes(inv, 1, func(name string) bool { _, ok := profiles[name]; return ok })
 		inv.Lab, _ = json.Marshal(map[string]any{"bmcProfiles": profiles, "redirectImages": true})
 	}})
 	for name, p := range profiles {
