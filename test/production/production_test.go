@@ -2,7 +2,7 @@
 // docs/production.md#production): each Temporal service a process of its
 // own on PostgreSQL (internal/temporalcluster), the namespace and search
 // attributes registered with the Temporal CLI, two worker processes, and
-// a full runtime upgrade of the four-rack lab while a worker is killed and
+// a full runtime upgrade of the four-rack lab (four computes a rack) while a worker is killed and
 // the history and matching services restart.
 package production
 
@@ -41,7 +41,7 @@ func TestUpgradeOnProductionTemporal(t *testing.T) {
 	id := api.UpgradeID(s.cluster)
 	upgradeStart := time.Now()
 
-	// Disruptions at so many reimages done (of 41): among the KCPs, the
+	// Disruptions at so many reimages done (of 25): among the KCPs, the
 	// management servers, and the compute racks. worker-b carries the
 	// upgrade alone between the kill and the history restart.
 	workerA := s.workers[0]
@@ -55,7 +55,7 @@ func TestUpgradeOnProductionTemporal(t *testing.T) {
 		}
 		return s.restartHistory(ctx)
 	})
-	s.at(ctx, id, 24, "restart the matching service", func() error {
+	s.at(ctx, id, 20, "restart the matching service", func() error {
 		return s.temporal.Restart(ctx, "matching")
 	})
 

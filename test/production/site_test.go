@@ -18,6 +18,7 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/temporalcluster"
 	"github.com/rackroll/rackroll/internal/toolbin"
+	"github.com/rackroll/rackroll/test/e2e"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 )
@@ -64,6 +65,9 @@ func startSite(t *testing.T, inventory string, workers int) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Four computes a rack: every phase of the upgrade (three KCPs, the
+	// spare, the management servers, four compute racks), 25 reimages.
+	e2e.KeepComputes(inv, 4, nil)
 	inv.Lab = nil // the example's own timings and faults: the test sets its own
 	s.cluster = inv.Cluster
 	if s.lab, err = lab.Start(ctx, lab.Options{Inventory: inv, Dir: filepath.Join(dir, "lab"), EventsPath: s.eventsPath, Timings: lab.FastTimings()}); err != nil {
