@@ -13,6 +13,7 @@ var waits = []listed{
 	// After a reimage: the eject (a clean-up) and the etcd member's join.
 	{wait{"kernel.Steps.cleanup", "ScheduleToCloseTimeout", "l.D"}, byTable, "the eject of the installer"},
 	{wait{"kernel.Steps.cleanup", "StartToCloseTimeout", "l.D"}, byTable, "the eject of the installer"},
+	{wait{"kernel.Steps.cleanup", "HeartbeatTimeout", "heartbeatTimeout(l)"}, byTable, "the eject of the installer"},
 	{wait{"kernel.KCPMember.Await", "ScheduleToCloseTimeout", "l.D"}, byTable, "the etcd member's join"},
 	{wait{"kernel.KCPMember.Await", "StartToCloseTimeout", "l.D"}, byTable, "the etcd member's join"},
 	{wait{"kernel.KCPMember.Await", "HeartbeatTimeout", "heartbeatTimeout(l)"}, byTable, "the etcd member's join"},

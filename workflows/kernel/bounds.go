@@ -61,11 +61,15 @@ func ReimageBound(t model.Timeouts, lim time.Duration) time.Duration {
 }
 
 // cleanup: the options of a bounded clean-up (the eject) within l, its
-// retries included; it does not heartbeat.
+// retries included. It heartbeats like a step: without a heartbeat
+// timeout, a worker killed mid-eject was noticed only when the attempt's
+// whole limit ran out, and the eject failed instead of being retried
+// (test/production saw it).
 func (s *Steps) cleanup(l Limit, summary string) workflow.Context {
 	return OnSite(workflow.WithActivityOptions(s.Ctx, workflow.ActivityOptions{
 		ScheduleToCloseTimeout: l.D,
 		StartToCloseTimeout:    l.D,
+		HeartbeatTimeout:       heartbeatTimeout(l),
 		Summary:                summary,
 		RetryPolicy:            &temporal.RetryPolicy{MaximumInterval: callBackoff, MaximumAttempts: callAttempts},
 	}), s.T.Queue)
