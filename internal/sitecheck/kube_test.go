@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rackroll/rackroll/internal/lab/kubeapi/kubeapitest"
 	"github.com/rackroll/rackroll/internal/model"
@@ -123,6 +124,11 @@ func TestKubeNamesTheMissingPermission(t *testing.T) {
 	limited, err := kubernetes.NewForConfig(cfg)
 	require.NoError(t, err)
 
+	// The RBAC authorizer learns of a new binding from its informers: wait
+	// until a granted verb shows, then judge once.
+	require.Eventually(t, func() bool {
+		return itemNamed(t, checkPermissions(ctx, limited), "may get nodes").OK
+	}, 30*time.Second, 100*time.Millisecond, "the binding never took effect")
 	items := checkPermissions(ctx, limited)
 	var denied []Item
 	for _, it := range items {
