@@ -1,10 +1,12 @@
 package keyset
 
 import (
+	"errors"
 	"strings"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/model"
+	"sigs.k8s.io/yaml"
 )
 
 // Parse reads a keyset file (YAML or JSON) strictly, with the inventory's
@@ -14,10 +16,38 @@ import (
 // to passwordSecretRef.
 func Parse(data []byte, now time.Time) (Spec, error) {
 	var s Spec
-	if err := model.Decode(data, &s); err != nil {
-		return Spec{}, reword(err)
+	shape := model.Decode(data, &s)
+	if shape == nil {
+		return Check(s, now)
 	}
-	return Check(s, now)
+	// As model.ParseValid does for inventories: what can be read without
+	// the refused values is checked too, so an inline password does not
+	// hide what is wrong elsewhere.
+	var loose Spec
+	if yaml.Unmarshal(data, &loose) != nil {
+		return Spec{}, reword(shape)
+	}
+	e := reword(shape).(*model.ValidationError)
+	_, meaning := Check(loose, now)
+	var ve *model.ValidationError
+	if errors.As(meaning, &ve) {
+		for _, p := range ve.Problems {
+			if !named(e, p.Field) {
+				e.Problems = append(e.Problems, p)
+			}
+		}
+	}
+	return Spec{}, e
+}
+
+// named: shape already has a problem at field or at a field it is part of.
+func named(shape *model.ValidationError, field string) bool {
+	for _, p := range shape.Problems {
+		if field == p.Field || strings.HasPrefix(field, p.Field+".") || strings.HasPrefix(field, p.Field+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 // reword turns model.Decode's problems, written for inventories, into a
@@ -25,7 +55,7 @@ func Parse(data []byte, now time.Time) (Spec, error) {
 func reword(err error) error {
 	ve, ok := err.(*model.ValidationError)
 	if !ok {
-		return err
+		return &model.ValidationError{Problems: []model.Problem{{Field: "keyset", Message: err.Error()}}}
 	}
 	out := &model.ValidationError{}
 	for _, p := range ve.Problems {
