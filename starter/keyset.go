@@ -201,3 +201,20 @@ func ledgerKeysets(ctx context.Context, c client.Client, cluster string) ([]keys
 		return fmt.Errorf("cluster %s: %w (registered? `starter cluster register --inventory FILE`)", cluster, err)
 	})
 }
+
+// keysetsLine is the keysets under `cluster show`: each with its kind,
+// level, members and whether it is active ("" when the cluster has none).
+func keysetsLine(list []keyset.Keyset, now time.Time) string {
+	if len(list) == 0 {
+		return ""
+	}
+	parts := make([]string, len(list))
+	for i, k := range list {
+		state := "active"
+		if k.Expired(now) {
+			state = "expired"
+		}
+		parts[i] = fmt.Sprintf("%s (%s %s, %d, %s)", k.Name, k.Kind, k.Level(), len(k.Members()), state)
+	}
+	return "keysets (not yet applied to servers or BMCs): " + strings.Join(parts, "; ") + " — `starter keyset show`"
+}

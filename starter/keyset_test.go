@@ -135,3 +135,20 @@ func TestKeysetOutputHasNoKey(t *testing.T) {
 		t.Errorf("at its expiration a keyset is %q, want expired", got)
 	}
 }
+
+// `cluster show` names the keysets, each with what it gives and whether
+// it is still on.
+func TestKeysetsLine(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	if got := keysetsLine(nil, now); got != "" {
+		t.Fatalf("no keysets: %q", got)
+	}
+	list := []keyset.Keyset{
+		{Spec: keyset.Spec{Name: "bmc-oncall", Kind: keyset.KindBMC, Role: keyset.ReadOnly, Expiration: now.Add(-time.Second), Accounts: []keyset.Account{{Name: "a"}}}},
+		{Spec: keyset.Spec{Name: "oncall", Kind: keyset.KindBMM, PrivilegeLevel: keyset.Superuser, Expiration: now.Add(time.Hour), Users: []keyset.User{{Name: "a"}, {Name: "b"}}}},
+	}
+	want := "keysets (not yet applied to servers or BMCs): bmc-oncall (bmc ReadOnly, 1, expired); oncall (bmm superuser, 2, active) — `starter keyset show`"
+	if got := keysetsLine(list, now); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
