@@ -108,6 +108,9 @@ func TestE2EKeysets(t *testing.T) {
 		require.Contains(t, ledgerHistory(t, env), blob[20:])
 	}
 	require.Contains(t, printed.String(), bob.Fingerprint, "the scan read real output")
+	// With RACKROLL_RECORD_HISTORIES set, the ledger's history with its
+	// keyset Updates is recorded for the replay tests.
+	env.RecordHistoriesAs("keysets", api.ClusterID(env.Cluster))
 }
 
 // ledgerHistory is the ledger's Temporal history, every event's payloads
