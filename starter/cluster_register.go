@@ -150,6 +150,9 @@ func (a *app) clusterShowCmd() *cobra.Command {
 					if line := placementLine(st); line != "" {
 						fmt.Fprintln(cmd.OutOrStdout(), line)
 					}
+					if line := keysetsLine(st.Keysets, time.Now()); line != "" {
+						fmt.Fprintln(cmd.OutOrStdout(), line)
+					}
 					monitorFooter(ctx, c, cmd, cluster)
 				}
 				return err

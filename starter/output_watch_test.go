@@ -22,6 +22,10 @@ func TestReadCommandsOutputFlag(t *testing.T) {
 	if err := os.WriteFile(events, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	ks := filepath.Join(t.TempDir(), "keyset.yaml")
+	if err := os.WriteFile(ks, []byte("name: oncall\nkind: bmm\nprivilegeLevel: standard\nexpiration: 2099-01-01T00:00:00Z\nusers:\n  - name: alice\n    sshPublicKey: "+testPublicKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	const dial = "connect to Temporal"
 	type readCase struct {
 		cmd  string
@@ -41,6 +45,11 @@ func TestReadCommandsOutputFlag(t *testing.T) {
 		{"lease release", []string{"--cluster", "lab-two", "--bmm", "rack1-c1", "--reason", "INC-1"}, dial},
 		{"bmm troubleshoot-status", []string{"--cluster", "lab-two", "--bmm", "rack1-c1"}, dial},
 		{"bmm firmware", []string{"--cluster", "lab-two", "--bmm", "rack1-c1"}, dial},
+		{"keyset create", []string{"--cluster", "lab-two", "--file", ks}, dial},
+		{"keyset update", []string{"--cluster", "lab-two", "--file", ks}, dial},
+		{"keyset delete", []string{"--cluster", "lab-two", "--name", "oncall"}, dial},
+		{"keyset list", []string{"--cluster", "lab-two"}, dial},
+		{"keyset show", []string{"--cluster", "lab-two", "--name", "oncall"}, dial},
 		// An example site is not reachable from here: every BMM is a blocker.
 		{"site check", []string{"--inventory", "../examples/two-rack.yaml", "--timeout", "500ms"}, "blockers"},
 	}

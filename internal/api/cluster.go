@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/firmware"
+	"github.com/rackroll/rackroll/internal/keyset"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/placement"
@@ -66,6 +67,10 @@ type ClusterState struct {
 	// BreakGlass are the operator overrides accepted, oldest first (the
 	// last MaxBreakGlassKept).
 	BreakGlass []BreakGlassAct `json:"breakGlass,omitempty"`
+	// Keysets are the cluster's access keysets, sorted by name
+	// (docs/keysets.md). The ledger keeps their public keys; what it
+	// shows is Redacted.
+	Keysets []keyset.Keyset `json:"keysets,omitempty"`
 }
 
 // Limits are the site's time limits, the defaults where the ledger has none.

@@ -33,6 +33,7 @@ var layerOf = map[string]string{
 	"internal/capacity":    domain,
 	"internal/workerguard": domain,
 	"internal/firmware":    domain,
+	"internal/keyset":      domain,
 
 	"internal/api":        contract,
 	"internal/breakglass": contract,

@@ -41,7 +41,7 @@ func (l *Lab) startBMCs(inv *model.Inventory, spec *Spec, t Timings) error {
 			Fetchable: l.images.fetchable,
 			Redirect:  l.images.finalURL,
 			OnChange: func(st redfish.State) {
-				l.Sim.SetMachineState(name, kubesim.MachineState{Powered: st.Power == "On", OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion})
+				l.Sim.SetMachineState(name, kubesim.MachineState{Powered: st.Power == "On", OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion, Installs: st.ReimageCount})
 				l.etcdFollows(name, st)
 			},
 		})

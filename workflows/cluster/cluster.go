@@ -42,13 +42,15 @@ type clusterLedger struct {
 }
 
 func (l *clusterLedger) handlers(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, api.QueryState, func() (api.ClusterState, error) { return l.st, nil }); err != nil {
+	// The queries show the state redacted: no output, and no history of
+	// a workflow that reads the ledger, carries a key (docs/keysets.md).
+	if err := workflow.SetQueryHandler(ctx, api.QueryState, func() (api.ClusterState, error) { return l.st.Redacted(), nil }); err != nil {
 		return err
 	}
 	// One BMM's view: what a server's workflow needs, without the whole
 	// site in its history (a 2,000-server ledger is megabytes).
 	if err := workflow.SetQueryHandler(ctx, api.QueryBMM, func(name string) (api.ClusterState, error) {
-		return l.st.ForBMM(name)
+		return l.st.Redacted().ForBMM(name)
 	}); err != nil {
 		return err
 	}
@@ -63,6 +65,9 @@ func (l *clusterLedger) handlers(ctx workflow.Context) error {
 	}); err != nil {
 		return err
 	}
+	if err := l.keysetHandlers(ctx); err != nil {
+		return err
+	}
 	if err := l.breakGlassHandlers(ctx); err != nil {
 		return err
 	}
@@ -72,7 +77,7 @@ func (l *clusterLedger) handlers(ctx workflow.Context) error {
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateRegister, func(ctx workflow.Context, r api.RegisterRequest) (api.ClusterState, error) {
 		l.registerStamped(ctx, r.Inventory, r.Placement, registerUpdateChangeID(ctx))
-		return l.st, nil
+		return l.st.Redacted(), nil
 	}, workflow.UpdateHandlerOptions{Validator: l.validateRegister}); err != nil {
 		return err
 	}

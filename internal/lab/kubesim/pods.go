@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/keyset"
 	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/model"
 	corev1 "k8s.io/api/core/v1"
@@ -67,6 +68,12 @@ func (s *Sim) indexed(index, value string) []*corev1.Pod {
 func (s *Sim) syncPods(ctx context.Context, node string, nodeReady bool) error {
 	for _, p := range s.podsOnNode(node) {
 		if p.DeletionTimestamp != nil {
+			continue
+		}
+		if p.Labels[keyset.NodePodLabel] != "" {
+			if err := s.runKeysetPod(ctx, p, nodeReady); err != nil {
+				return err
+			}
 			continue
 		}
 		st, changed := desiredPodStatus(p, nodeReady, s.now())

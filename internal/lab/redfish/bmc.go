@@ -53,6 +53,10 @@ type Config struct {
 	// collection to fall back on (helpful).
 	ManagerVirtualMediaOnly bool
 
+	// AccountLimit is how many accounts the BMC holds, its own included
+	// (0: DefaultAccountLimit).
+	AccountLimit int
+
 	// Firmware overrides the profile's firmware versions by kind (bios,
 	// bmc, nic, storage): the number, shown in the vendor's format.
 	Firmware map[string]string
@@ -88,8 +92,11 @@ type BMC struct {
 	faults   map[faults.Kind]float64
 	tasks    taskList
 	sessions sessionStore
-	rng      *rand.Rand
-	mediaOp  sync.Mutex // held by a slow media action (media_slow.go)
+	// Accounts (accounts.go): the AccountService's, the BMC's own first.
+	accounts   []*account
+	accountSeq int
+	rng        *rand.Rand
+	mediaOp    sync.Mutex // held by a slow media action (media_slow.go)
 
 	// Firmware (firmware.go, firmware_update.go).
 	fw             []*fwPart

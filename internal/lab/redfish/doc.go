@@ -17,7 +17,12 @@
 //     monitor (iDRAC10's reset job, Supermicro's InsertMedia);
 //   - sessions (SessionService/Sessions: POST → X-Auth-Token + Location,
 //     DELETE logs out) with a per-BMC limit (iDRAC 8, refused with RAC0218),
-//     an idle timeout, and basic auth off on idrac10.
+//     an idle timeout, and basic auth off on idrac10;
+//   - an AccountService (accounts.go) for BMC keysets: accounts created
+//     (POST), patched (password, role, enabled), deleted, up to
+//     Config.AccountLimit (16 by default, the BMC's own included; one
+//     more is refused CreateLimitReachedForResource); an enabled account
+//     logs in; the BMC's own account is protected; passwords never shown.
 //
 // Only helpful publishes the installed version (System → OperatingSystem →
 // Links.SoftwareImage → SoftwareInventory.Version), Status.State

@@ -48,6 +48,7 @@ func (b *BMC) serviceRoot() doc {
 		"Systems":        link(systemsPath),
 		"Managers":       link(managersPath),
 		"SessionService": link(sessionServicePath),
+		"AccountService": link(accountServicePath),
 		"Tasks":          link(taskServicePath),
 		"UpdateService":  link(updatePath),
 		"Links":          doc{"Sessions": link(sessionsPath)},

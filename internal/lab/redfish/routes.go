@@ -144,6 +144,8 @@ func (b *BMC) routeMore(w http.ResponseWriter, r *http.Request, p string) {
 	case strings.HasPrefix(p, firmwarePath+"/"):
 		id, _ := isFirmwareMember(p)
 		b.firmwareMember(w, r, id)
+	case p == accountServicePath || strings.HasPrefix(p, accountServicePath+"/"):
+		b.routeAccounts(w, r, p)
 	case strings.HasPrefix(p, sessionsPath+"/"):
 		b.session(w, r, strings.TrimPrefix(p, sessionsPath+"/"))
 	case strings.HasPrefix(p, tasksPath+"/"):

@@ -13,11 +13,12 @@ func (b *BMC) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	if !b.credentialsMatch(body.UserName, body.Password) {
+	b.mu.Lock()
+	if !b.credentialsMatch(body.UserName, body.Password) && !b.accountLoginLocked(body.UserName, body.Password) {
+		b.mu.Unlock()
 		writeError(w, &apiError{http.StatusUnauthorized, "NoValidSession", "The user name or password is not valid."})
 		return
 	}
-	b.mu.Lock()
 	s, e := b.openSessionLocked(body.UserName)
 	b.mu.Unlock()
 	b.flush()

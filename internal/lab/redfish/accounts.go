@@ -1,0 +1,275 @@
+package redfish
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The AccountService (DSP0268 AccountService, ManagerAccount, Role): what
+// a BMC keyset is applied through (docs/keysets.md). The BMC holds at most
+// Config.AccountLimit accounts, its own (the one the lab's inventory logs
+// in with, id 1) included; that one cannot be deleted, disabled, renamed
+// or given another role. An enabled account logs in with its password
+// (sessions and, where the profile allows, basic auth). Roles are not
+// enforced on requests: the lab checks who may log in, not what each
+// role may do. A password is never rendered ("Password": null) and never
+// quoted in an error.
+
+const (
+	accountServicePath = rootPath + "/AccountService"
+	accountsPath       = accountServicePath + "/Accounts"
+	rolesPath          = accountServicePath + "/Roles"
+
+	// DefaultAccountLimit is an iDRAC's: 16 account slots.
+	DefaultAccountLimit = 16
+	minPasswordLength   = 8
+	maxPasswordLength   = 40
+)
+
+var roleIDs = []string{"Administrator", "Operator", "ReadOnly"}
+
+// Account is one BMC account as a test reads it back; the password stays
+// inside the BMC (AccountPasswordIs checks one).
+type Account struct {
+	ID, UserName, RoleID string
+	Enabled, BuiltIn     bool
+}
+
+type account struct {
+	Account
+	password string
+}
+
+// accountsLocked is the account list, the BMC's own account first.
+func (b *BMC) accountsLocked() []*account {
+	if len(b.accounts) == 0 {
+		b.accounts = []*account{{Account: Account{ID: "1", UserName: b.cfg.Username, RoleID: "Administrator", Enabled: true, BuiltIn: true}, password: b.cfg.Password}}
+		b.accountSeq = 1
+	}
+	return b.accounts
+}
+
+func (b *BMC) accountLimit() int {
+	if b.cfg.AccountLimit > 0 {
+		return b.cfg.AccountLimit
+	}
+	return DefaultAccountLimit
+}
+
+// Accounts lists the BMC's accounts, its own first.
+func (b *BMC) Accounts() []Account {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []Account
+	for _, a := range b.accountsLocked() {
+		out = append(out, a.Account)
+	}
+	return out
+}
+
+// AccountPasswordIs reports whether user's password is pass.
+func (b *BMC) AccountPasswordIs(user, pass string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, a := range b.accountsLocked() {
+		if a.UserName == user {
+			return subtle.ConstantTimeCompare([]byte(a.password), []byte(pass)) == 1
+		}
+	}
+	return false
+}
+
+// accountLoginLocked: an enabled account other than the BMC's own (which
+// credentialsMatch checks) with this user name and password.
+func (b *BMC) accountLoginLocked(user, pass string) bool {
+	for _, a := range b.accountsLocked() {
+		if !a.BuiltIn && a.Enabled && a.UserName == user && subtle.ConstantTimeCompare([]byte(a.password), []byte(pass)) == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *BMC) routeAccounts(w http.ResponseWriter, r *http.Request, p string) {
+	switch {
+	case p == accountServicePath:
+		b.get(w, r, func() doc {
+			return doc{"@odata.id": accountServicePath, "@odata.type": "#AccountService.v1_5_0.AccountService",
+				"Id": "AccountService", "Name": "Account Service", "ServiceEnabled": true,
+				"MinPasswordLength": minPasswordLength, "MaxPasswordLength": maxPasswordLength,
+				"Accounts": link(accountsPath), "Roles": link(rolesPath)}
+		})
+	case p == accountsPath:
+		dispatch(w, r, handlers{
+			http.MethodGet: func() {
+				b.mu.Lock()
+				var ids []string
+				for _, a := range b.accountsLocked() {
+					ids = append(ids, accountsPath+"/"+a.ID)
+				}
+				b.mu.Unlock()
+				writeJSON(w, http.StatusOK, collection(accountsPath, "ManagerAccountCollection", "Accounts Collection", ids...))
+			},
+			http.MethodPost: func() { b.postAccount(w, r) },
+		})
+	case p == rolesPath:
+		var ids []string
+		for _, id := range roleIDs {
+			ids = append(ids, rolesPath+"/"+id)
+		}
+		b.get(w, r, func() doc { return collection(rolesPath, "RoleCollection", "Roles Collection", ids...) })
+	case strings.HasPrefix(p, rolesPath+"/") && slices.Contains(roleIDs, strings.TrimPrefix(p, rolesPath+"/")):
+		id := strings.TrimPrefix(p, rolesPath+"/")
+		b.get(w, r, func() doc {
+			return doc{"@odata.id": p, "@odata.type": "#Role.v1_3_0.Role", "Id": id, "Name": id, "RoleId": id, "IsPredefined": true}
+		})
+	case strings.HasPrefix(p, accountsPath+"/"):
+		b.account(w, r, strings.TrimPrefix(p, accountsPath+"/"))
+	default:
+		notFound(w, r)
+	}
+}
+
+func accountDoc(a *account) doc {
+	return doc{"@odata.id": accountsPath + "/" + a.ID, "@odata.type": "#ManagerAccount.v1_7_0.ManagerAccount",
+		"Id": a.ID, "Name": "User Account", "UserName": a.UserName, "RoleId": a.RoleID, "Enabled": a.Enabled,
+		"Locked": false, "Password": nil, "AccountTypes": []string{"Redfish"},
+		"Links": doc{"Role": link(rolesPath + "/" + a.RoleID)}}
+}
+
+// accountBody is what POST and PATCH may carry.
+type accountBody struct {
+	UserName, Password, RoleID *string
+	Enabled                    *bool
+}
+
+func (a *accountBody) decode(r *http.Request) *apiError {
+	var raw struct {
+		UserName *string
+		Password *string
+		RoleID   *string `json:"RoleId"`
+		Enabled  *bool
+	}
+	if e := decodeBody(r, &raw); e != nil {
+		return e
+	}
+	*a = accountBody{raw.UserName, raw.Password, raw.RoleID, raw.Enabled}
+	return nil
+}
+
+// checkAccountLocked refuses a bad role or password and a user name another
+// account has (BMCs compare them without case); self is the account
+// patched ("" on create).
+func (b *BMC) checkAccountLocked(body accountBody, self string) *apiError {
+	if body.RoleID != nil && !slices.Contains(roleIDs, *body.RoleID) {
+		return &apiError{http.StatusBadRequest, "PropertyValueNotInList", "The value " + strconv.Quote(*body.RoleID) + " for the property RoleId is not in the list of acceptable values: " + strings.Join(roleIDs, ", ") + "."}
+	}
+	if body.Password != nil && (len(*body.Password) < minPasswordLength || len(*body.Password) > maxPasswordLength) {
+		return &apiError{http.StatusBadRequest, "PropertyValueFormatError", "The value for the property Password is not in a format that the property can accept: " + strconv.Itoa(minPasswordLength) + " to " + strconv.Itoa(maxPasswordLength) + " characters."}
+	}
+	if body.UserName != nil {
+		if *body.UserName == "" || len(*body.UserName) > 16 {
+			return &apiError{http.StatusBadRequest, "PropertyValueFormatError", "The value " + strconv.Quote(*body.UserName) + " for the property UserName is not in a format that the property can accept: 1 to 16 characters."}
+		}
+		for _, o := range b.accountsLocked() {
+			if o.ID != self && strings.EqualFold(o.UserName, *body.UserName) {
+				return &apiError{http.StatusConflict, "ResourceAlreadyExists", "The requested resource already exists: account " + o.ID + " has the user name " + strconv.Quote(o.UserName) + "."}
+			}
+		}
+	}
+	return nil
+}
+
+func (b *BMC) postAccount(w http.ResponseWriter, r *http.Request) {
+	var body accountBody
+	if e := body.decode(r); e != nil {
+		writeError(w, e)
+		return
+	}
+	for _, p := range []struct {
+		name string
+		v    *string
+	}{{"UserName", body.UserName}, {"Password", body.Password}, {"RoleId", body.RoleID}} {
+		if p.v == nil {
+			writeError(w, &apiError{http.StatusBadRequest, "PropertyMissing", "The property " + p.name + " is a required property and must be included in the request."})
+			return
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e := b.checkAccountLocked(body, ""); e != nil {
+		writeError(w, e)
+		return
+	}
+	if len(b.accountsLocked()) >= b.accountLimit() {
+		writeError(w, &apiError{http.StatusBadRequest, "CreateLimitReachedForResource", "The create operation failed because the resource has reached the limit of possible resources: " + strconv.Itoa(b.accountLimit()) + " accounts."})
+		return
+	}
+	b.accountSeq++
+	a := &account{Account: Account{ID: strconv.Itoa(b.accountSeq), UserName: *body.UserName, RoleID: *body.RoleID, Enabled: body.Enabled == nil || *body.Enabled}, password: *body.Password}
+	b.accounts = append(b.accounts, a)
+	w.Header().Set("Location", accountsPath+"/"+a.ID)
+	writeJSON(w, http.StatusCreated, accountDoc(a))
+}
+
+// account serves one account. Each method finds it again under the lock:
+// another request may have deleted it meanwhile.
+func (b *BMC) account(w http.ResponseWriter, r *http.Request, id string) {
+	builtIn := &apiError{http.StatusBadRequest, "ActionNotSupported", "Account " + id + " is the BMC's own account: it cannot be deleted, disabled, renamed or given another role."}
+	locked := func(f func(i int, a *account)) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		i := slices.IndexFunc(b.accountsLocked(), func(a *account) bool { return a.ID == id })
+		if i < 0 {
+			notFound(w, r)
+			return
+		}
+		f(i, b.accounts[i])
+	}
+	dispatch(w, r, handlers{
+		http.MethodGet: func() { locked(func(_ int, a *account) { writeJSON(w, http.StatusOK, accountDoc(a)) }) },
+		http.MethodPatch: func() {
+			var body accountBody
+			if e := body.decode(r); e != nil {
+				writeError(w, e)
+				return
+			}
+			locked(func(_ int, a *account) {
+				if a.BuiltIn && (body.UserName != nil || body.Password != nil || body.RoleID != nil || body.Enabled != nil) {
+					writeError(w, builtIn)
+					return
+				}
+				if e := b.checkAccountLocked(body, a.ID); e != nil {
+					writeError(w, e)
+					return
+				}
+				if body.UserName != nil {
+					a.UserName = *body.UserName
+				}
+				if body.Password != nil {
+					a.password = *body.Password
+				}
+				if body.RoleID != nil {
+					a.RoleID = *body.RoleID
+				}
+				if body.Enabled != nil {
+					a.Enabled = *body.Enabled
+				}
+				writeJSON(w, http.StatusOK, accountDoc(a))
+			})
+		},
+		http.MethodDelete: func() {
+			locked(func(i int, a *account) {
+				if a.BuiltIn {
+					writeError(w, builtIn)
+					return
+				}
+				b.accounts = slices.Delete(b.accounts, i, i+1)
+				w.WriteHeader(http.StatusNoContent)
+			})
+		},
+	})
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/spf13/cobra"
+)
+
+// testPublicKey is a real ed25519 public key (ssh-keygen) and what
+// `ssh-keygen -l -E sha256` prints for it.
+const (
+	testPublicKey   = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINW12kiolEnIOdh/vwVxUEvbtwtyUIeSDH4au8ew7buf ed25519@test"
+	testFingerprint = "SHA256:Tp3kfgOmRWDMYjtoXsb6xNWUYcMkHJDvVApcxV1TE5I"
+)
+
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "keyset.yaml")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A keyset file with problems is refused before anything connects
+// (--address is a closed port), exit 1, every problem named, and no
+// secret-looking value repeated.
+func TestKeysetBadInputCLI(t *testing.T) {
+	bad := writeFile(t, `name: oncall
+kind: bmm
+privilegeLevel: admin
+expiration: 2020-01-01T00:00:00Z
+users:
+  - name: alice
+    sshPublicKey: "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjE"
+  - name: alice
+    sshPublicKey: P4ssw0rd-not-a-key
+`)
+	bmc := writeFile(t, `name: bmc
+kind: bmc
+role: Operator
+expiration: 2099-01-01T00:00:00Z
+accounts:
+  - name: ops
+    password: Sup3rSecret!
+    passwordSecretRef: {namespace: rackroll, name: "Sup3rSecret!", key: password}
+`)
+	addr := []string{"--address", "127.0.0.1:1"}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		want   []string
+		secret string
+	}{
+		{"bmm file", append([]string{"keyset", "create", "--cluster", "lab-two", "--file", bad}, addr...),
+			[]string{`privilegeLevel: "admin" — allowed: standard, superuser`, "expiration", "in the past", "users[0].sshPublicKey", "this is a private key",
+				"users[1].name", "duplicate", "users[1].sshPublicKey"}, "b3BlbnNza"},
+		{"bmm file on update", append([]string{"keyset", "update", "--cluster", "lab-two", "--file", bad}, addr...),
+			[]string{"privilegeLevel", "users[1].sshPublicKey: \"(not shown)\""}, "P4ssw0rd"},
+		{"bmc file", append([]string{"keyset", "create", "--cluster", "lab-two", "--file", bmc}, addr...),
+			[]string{"accounts[0].password", "passwordSecretRef {namespace, name, key}", "accounts[0].passwordSecretRef.name", "looks like a password"}, "Sup3rSecret"},
+		{"no flags", append([]string{"keyset", "create"}, addr...), []string{"--cluster is required", "--file is required"}, ""},
+		{"missing file", append([]string{"keyset", "create", "--cluster", "c", "--file", filepath.Join(t.TempDir(), "nope.yaml")}, addr...), []string{"nope.yaml"}, ""},
+		{"delete without name", append([]string{"keyset", "delete", "--cluster", "c"}, addr...), []string{"--name", "required"}, ""},
+		{"show without flags", append([]string{"keyset", "show"}, addr...), []string{"--cluster", "--name", "required"}, ""},
+		{"list without cluster", append([]string{"keyset", "list"}, addr...), []string{"--cluster is required"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := run(t, tc.args...)
+			if err == nil {
+				t.Fatal("accepted; want a refusal")
+			}
+			var ce *codedError
+			if errors.As(err, &ce) && ce.code != exitError {
+				t.Fatalf("exit %d, want %d", ce.code, exitError)
+			}
+			if strings.Contains(err.Error(), "connect to Temporal") {
+				t.Fatalf("dialled before refusing: %v", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+			if tc.secret != "" && strings.Contains(err.Error(), tc.secret) {
+				t.Errorf("error repeats %q:\n%v", tc.secret, err)
+			}
+		})
+	}
+}
+
+// What `keyset show` prints: fingerprints, never the key, in a table and
+// in JSON; the expiry state from the clock.
+func TestKeysetOutputHasNoKey(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	s, err := keyset.Check(keyset.Spec{Name: "oncall", Kind: keyset.KindBMM, PrivilegeLevel: keyset.Superuser,
+		Expiration: now.Add(2 * time.Hour), Users: []keyset.User{{Name: "alice", SSHPublicKey: testPublicKey}}}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := keyset.Keyset{Spec: s, Updated: now, By: "carol"}
+	blob := strings.Fields(testPublicKey)[1]
+	for _, format := range []string{"table", "json", "yaml"} {
+		var out bytes.Buffer
+		cmd := &cobra.Command{}
+		cmd.SetOut(&out)
+		if err := writeKeyset(cmd, format, k, now); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out.String(), blob[20:60]) {
+			t.Errorf("%s output carries the key:\n%s", format, out.String())
+		}
+		if !strings.Contains(out.String(), testFingerprint) {
+			t.Errorf("%s output lacks the fingerprint:\n%s", format, out.String())
+		}
+		if format == "table" && !strings.Contains(out.String(), "expires 2026-11-27T14:00:00Z (active, 2h0m0s left); updated 2026-11-27T12:00:00Z by carol") {
+			t.Errorf("table lacks the expiry line:\n%s", out.String())
+		}
+		if format == "json" {
+			var back keyset.Keyset
+			if err := json.Unmarshal(out.Bytes(), &back); err != nil || back.Users[0].Fingerprint != testFingerprint {
+				t.Errorf("json: %v %+v", err, back)
+			}
+		}
+	}
+	if got := expiryState(k, now.Add(2*time.Hour)); got != "expired" {
+		t.Errorf("at its expiration a keyset is %q, want expired", got)
+	}
+}
+
+// `cluster show` names the keysets, each with what it gives and whether
+// it is still on.
+func TestKeysetsLine(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	if got := keysetsLine(nil, now); got != "" {
+		t.Fatalf("no keysets: %q", got)
+	}
+	list := []keyset.Keyset{
+		{Spec: keyset.Spec{Name: "bmc-oncall", Kind: keyset.KindBMC, Role: keyset.ReadOnly, Expiration: now.Add(-time.Second), Accounts: []keyset.Account{{Name: "a"}}}},
+		{Spec: keyset.Spec{Name: "oncall", Kind: keyset.KindBMM, PrivilegeLevel: keyset.Superuser, Expiration: now.Add(time.Hour), Users: []keyset.User{{Name: "a"}, {Name: "b"}}}},
+	}
+	want := "keysets (not yet applied to servers or BMCs): bmc-oncall (bmc ReadOnly, 1, expired); oncall (bmm superuser, 2, active) — `starter keyset show`"
+	if got := keysetsLine(list, now); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
