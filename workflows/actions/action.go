@@ -76,12 +76,18 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	if in.Force && workflow.GetVersion(ctx, changeActionForce, workflow.DefaultVersion, 1) == 1 {
 		req.Force, req.Reason, req.By = true, in.Reason, in.By
 	}
-	h, stage, err := kernel.LedgerOf(in.Cluster).Open(ctx, kernel.Opening{
+	o := kernel.Opening{
 		Req: req,
 		Check: func(cs api.ClusterState, bm model.BMM) (err error) {
 			a, err = newAction(cs, bm, in)
 			return err
-		}})
+		}}
+	if in.Action == api.ActionReplace {
+		o.Probe = func(ctx workflow.Context, cs api.ClusterState, bm model.BMM) error {
+			return a.firmwareProbe(ctx, cs, bm)
+		}
+	}
+	h, stage, err := kernel.LedgerOf(in.Cluster).Open(ctx, o)
 	switch stage {
 	case kernel.OpenRead:
 		return res, err
@@ -150,6 +156,8 @@ type action struct {
 	// recheck asks the live gate again (held.recheck); nil when the BMM
 	// is not a control-plane member.
 	recheck func(workflow.Context) error
+	// fw is what the replace's firmware check decided.
+	fw replaceFirmware
 }
 
 // left is what is left of the action's time limit, keeping its key.
