@@ -92,6 +92,12 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	case kernel.OpenRead:
 		return res, err
 	case kernel.OpenPrecheck:
+		if a != nil && a.fw.refused {
+			// The lease the starter took for this run goes back now, not
+			// at the ledger's next sweep: the operator runs the replace
+			// again with --apply-firmware at once.
+			kernel.LedgerOf(in.Cluster).Release(ctx, in.BMM, req.Holder)
+		}
 		return res, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrPrecheck, nil)
 	case kernel.OpenLease:
 		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s refused: %s", in.Action, in.BMM, temporalerr.Message(err)), ledger.ErrLeaseRejected, nil)

@@ -24,8 +24,9 @@ type replaceFirmware struct {
 	// checked).
 	version string
 	plan    firmware.Plan
-	// skipped: a forced replace skipped the check.
-	skipped bool
+	// skipped: a forced replace skipped the check; refused: the check
+	// refused the replace.
+	skipped, refused bool
 }
 
 // firmwareProbe reads the server's firmware before the lease and refuses
@@ -53,11 +54,14 @@ func (a *action) firmwareProbe(ctx workflow.Context, cs api.ClusterState, _ mode
 	}
 	s, err := kernel.NewSteps(ctx, a.in.Cluster, a.t).ReadFirmware()
 	if err != nil {
+		a.fw.refused = true
 		return fmt.Errorf("bmm %s's firmware could not be read to check it against the baseline of runtime %s: %s; replace with --force --reason TEXT to skip the check",
 			a.bm.Name, version, temporalerr.Message(err))
 	}
 	a.fw.plan = firmware.PlanFor(baseline, s)
-	return firmware.CheckReplace(a.bm.Name, version, a.fw.plan, a.in.ApplyFirmware)
+	err = firmware.CheckReplace(a.bm.Name, version, a.fw.plan, a.in.ApplyFirmware)
+	a.fw.refused = err != nil
+	return err
 }
 
 // applyFirmware brings the server to the baseline the probe found it

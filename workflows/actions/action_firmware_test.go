@@ -41,6 +41,8 @@ func replaceIn(apply bool) api.ActionInput {
 // read only, no lease), naming server, component, current and required.
 func TestReplaceBelowFirmwareBaselineIsRefused(t *testing.T) {
 	s := fwSite(t)
+	// The starter takes the run's lease before it starts it.
+	s.HoldLease(t, wftest.Compute, api.ActionID("site-a", wftest.Compute, 1), api.ActionReplace)
 	_, err := s.RunAction(t, replaceIn(false))
 	require.Error(t, err)
 	requireAppErrorType(t, err, api.ErrPrecheck)
@@ -51,7 +53,7 @@ func TestReplaceBelowFirmwareBaselineIsRefused(t *testing.T) {
 	}
 	assert.NotContains(t, err.Error(), "NIC", "the NIC is at its baseline")
 	assert.Equal(t, []string{"ReadFirmware rack1-c1"}, s.CallLog(), "read only")
-	assert.Empty(t, s.Leases())
+	assert.Empty(t, s.Leases(), "the starter's lease for the refused run is given back at once")
 	assert.Equal(t, model.BMMProvisioned, s.LedgerBMM(wftest.Compute).DetailedStatus, "nothing recorded")
 }
 

@@ -131,6 +131,12 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 		res.Gated, res.GateReason = kernel.GateReason(err, "before the reimage: ")
 		return res, nil
 	}
+	// The target's firmware, in this same disruption (never a second drain).
+	fw, err := serverFirmware(ctx, st, h.CS, in, kernel.TimeoutLimit(t.Limits, "firmware"))
+	res.Firmware = fw
+	if err != nil {
+		return st.Failed(res, "firmware", err), nil
+	}
 
 	st.Status(model.BMMDeprovisioning, "Reimaging to runtime "+in.TargetVersion)
 	if out, err := st.ReimageUntilBack(kernel.ReimageJob{Verb: "Reimage", ImageURL: in.ImageURL, Version: in.TargetVersion,
