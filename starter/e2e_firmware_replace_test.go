@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/rackroll/rackroll/internal/firmware"
@@ -20,7 +21,7 @@ import (
 func TestE2EReplaceChecksFirmware(t *testing.T) {
 	t.Parallel()
 	env := e2e.Start(t, "../examples/two-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
-		inv.Images.Firmware = map[string]firmware.Baseline{"4.1.2": labBaseline()}
+		inv.Images.Firmware = map[string]firmware.Baseline{"4.1.2": labBaseline(), "4.2.0": labBaseline()}
 		inv.Lab, _ = json.Marshal(map[string]any{"firmware": map[string]map[string]string{"rack1-c1": {"bios": "1.10.0"}}})
 	}})
 	cli := func(args ...string) (string, error) {
@@ -28,9 +29,31 @@ func TestE2EReplaceChecksFirmware(t *testing.T) {
 		return out, err
 	}
 	bmc := env.Lab.Machine("rack1-c1").BMC
+
+	// `upgrade plan` says which servers the upgrade's firmware step
+	// would give which components; it only reads.
+	js, err := cli("upgrade", "plan", "--cluster", env.Cluster, "--version", "4.2.0", "-o", "json")
+	require.NoError(t, err, js)
+	var plan struct {
+		Firmware []plannedFirmware `json:"firmware"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(js), &plan), js)
+	require.Len(t, plan.Firmware, len(env.State().Cluster.BMMs))
+	for _, f := range plan.Firmware {
+		require.Empty(t, f.Error, f.BMM)
+		if f.BMM == "rack1-c1" {
+			require.Equal(t, []string{"BIOS 1.10.0 → 1.13.2"}, f.Apply)
+		} else {
+			require.Empty(t, f.Apply, f.BMM)
+		}
+	}
+	table, err := cli("upgrade", "plan", "--cluster", env.Cluster, "--version", "4.2.0")
+	require.NoError(t, err, table)
+	require.Contains(t, table, "Firmware rack1-c1: gets BIOS 1.10.0 → 1.13.2")
+	require.Contains(t, table, fmt.Sprintf("%d of %d servers at it already", len(plan.Firmware)-1, len(plan.Firmware)))
 	replace := []string{"bmm", "replace", "--cluster", env.Cluster, "--bmm", "rack1-c1", "--safeguard-mode", "None", "--wait"}
 
-	_, err := cli(replace...)
+	_, err = cli(replace...)
 	require.ErrorContains(t, err, "bmm rack1-c1's firmware is not at the baseline of runtime 4.1.2 (Dell Inc. PowerEdge R6*)")
 	require.ErrorContains(t, err, "BIOS (Installed-159-1.10.0__BIOS.Setup.1-1) 1.10.0, requires 1.13.2")
 	require.ErrorContains(t, err, "--apply-firmware")
@@ -51,7 +74,7 @@ func TestE2EReplaceChecksFirmware(t *testing.T) {
 	require.Equal(t, 1, bmc.State().UpdateRequests, "one update, the BIOS's")
 	require.Equal(t, "4.1.2", ledgerBMMOf(t, env, "rack1-c1").RuntimeVersion)
 
-	js, err := cli("bmm", "firmware", "--cluster", env.Cluster, "--bmm", "rack1-c1", "-o", "json")
+	js, err = cli("bmm", "firmware", "--cluster", env.Cluster, "--bmm", "rack1-c1", "-o", "json")
 	require.NoError(t, err)
 	var servers []serverFirmware
 	require.NoError(t, json.Unmarshal([]byte(js), &servers), js)

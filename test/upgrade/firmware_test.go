@@ -23,7 +23,7 @@ import (
 func TestE2EUpgradeAppliesFirmware(t *testing.T) {
 	t.Parallel()
 	profiles := map[string]string{"rack2-c1": "ilo5", "rack2-c2": "supermicro"}
-	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
 		inv.Lab, _ = json.Marshal(map[string]any{"bmcProfiles": profiles,
 			"firmware": map[string]map[string]string{"rack1-c1": {"bios": "1.10.0"}}})
 	}})
