@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rackroll/rackroll/internal/firmware"
@@ -71,6 +72,9 @@ func TestE2EReplaceChecksFirmware(t *testing.T) {
 	out, err := cli(append(replace, "--apply-firmware")...)
 	require.NoError(t, err)
 	require.Contains(t, out, "firmware BIOS 1.10.0 → 1.13.2")
+	// The replace with its firmware step, for the replay tests (its id is
+	// the first line the starter prints).
+	env.RecordHistoriesAs("firmware", strings.SplitN(out, "\n", 2)[0])
 	require.Equal(t, 1, bmc.State().UpdateRequests, "one update, the BIOS's")
 	require.Equal(t, "4.1.2", ledgerBMMOf(t, env, "rack1-c1").RuntimeVersion)
 

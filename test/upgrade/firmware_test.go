@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
@@ -48,6 +49,9 @@ func TestE2EUpgradeAppliesFirmware(t *testing.T) {
 	require.NotNil(t, env.State().Firmware["4.2.0"])
 
 	st := env.Upgrade(env.Context(15*time.Minute), "4.2.0")
+	// The servers' runs with their firmware steps, for the replay tests.
+	env.RecordHistoriesAs("firmware", api.ServerUpgradeID(env.Cluster, "rack1-c1"), api.ServerUpgradeID(env.Cluster, "rack2-c1"),
+		api.ServerUpgradeID(env.Cluster, "rack2-c2"))
 	retired := requireAtTarget(t, env, st)
 
 	want := map[string]map[string]string{
