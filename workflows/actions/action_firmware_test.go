@@ -160,3 +160,24 @@ func TestApplyFirmwareBadInput(t *testing.T) {
 	assert.ErrorContains(t, err, "applyFirmware true: only replace takes it (action is reimage)")
 	assert.Empty(t, s.CallLog())
 }
+
+// The troubleshoot runbook's replace gets the same check: below the
+// baseline, its replace is refused naming the components and the runbook
+// ends unresolved, nothing reinstalled.
+func TestTroubleshootReplaceChecksFirmware(t *testing.T) {
+	s := fwSite(t)
+	env := s.Env(t, api.TroubleshootID("site-a", wftest.Compute))
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(api.SignalConfirmReplace, api.ConfirmReplace{ReplaceParams: api.ReplaceParams{SerialNumber: "SN-NEW"}})
+	}, time.Hour)
+	env.ExecuteWorkflow(TroubleshootWorkflow, trouble(api.ProblemHardware))
+	require.NoError(t, env.GetWorkflowError())
+	var st api.TroubleshootStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	assert.Equal(t, api.TroubleshootUnresolved, st.Phase, st.Message)
+	assert.Equal(t, []string{api.StateFailed}, stepStates(st))
+	assert.Contains(t, st.Steps[0].Error, "BIOS (Installed-159-1.10.0__BIOS.Setup.1-1) 1.10.0, requires 1.13.2")
+	assert.Empty(t, s.Reimages)
+	assert.Empty(t, s.FirmwareInputs)
+	assert.Empty(t, s.Leases())
+}
