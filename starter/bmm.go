@@ -19,7 +19,9 @@ from the cluster's ledger. Restart, power-off, reimage and replace are disruptiv
 on a KCP server they are refused while another KCP disruption runs or the KCP set
 is not full (docs/behaviour.md#control-plane). On a Degraded or Failed cluster an action needs
 --force --reason TEXT (recorded; the live control-plane gate still applies,
-no flag skips it). A refusal is printed and exits 1; with --wait (or
+no flag skips it). A replace of a server whose firmware is below the baseline
+of the runtime it installs is refused, naming each component; --apply-firmware
+applies the baseline first, --force --reason TEXT skips the check (recorded). A refusal is printed and exits 1; with --wait (or
 --watch, which also shows the step in progress) a failed action exits 2.`,
 	}
 	for _, act := range api.Actions {
@@ -103,6 +105,7 @@ func (a *app) bmmActionCmd(action string) *cobra.Command {
 		f.BoolVar(&in.Evacuate, "evacuate", false, "also drain tenant pods and shut down tenant VMs")
 	case api.ActionReplace:
 		rf.register(cmd)
+		f.BoolVar(&in.ApplyFirmware, "apply-firmware", false, "a server below its runtime's firmware baseline gets it applied first, in this action (default: the replace is refused; docs/firmware.md)")
 	}
 	forceFlags(cmd, &in.Force, &in.Reason)
 	f.DurationVar(&in.TimeLimit, "time-limit", 0, "shorten the action's time limit (default: docs/behaviour.md#time-limits, e.g. reimage 3h)")

@@ -26,6 +26,8 @@ type serverFirmware struct {
 	firmware.Report
 	// Error says why the BMC could not be read; the rows are then empty.
 	Error string `json:"error,omitempty"`
+	// server is what the BMC showed (upgrade plan plans from it).
+	server firmware.Server
 }
 
 func (a *app) bmmFirmwareCmd() *cobra.Command {
@@ -102,7 +104,7 @@ func readFirmware(ctx context.Context, st api.ClusterState, bmms []model.BMM, ve
 				out[i].Error = err.Error()
 				return
 			}
-			out[i].Manufacturer, out[i].Model = s.Manufacturer, s.Model
+			out[i].Manufacturer, out[i].Model, out[i].server = s.Manufacturer, s.Model, s
 			if base := st.Firmware[v]; base != nil {
 				out[i].Report = firmware.Judge(base, s)
 			} else {

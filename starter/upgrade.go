@@ -156,10 +156,13 @@ func (a *app) upgradePlanCmd() *cobra.Command {
 				Image        api.ImageCheck `json:"image"`
 				// Capacity: each rack's first batch as the guard judges it now.
 				Capacity []api.CapacityCheck `json:"capacity,omitempty"`
-				Problems string              `json:"problems,omitempty"`
+				// Firmware: per server, what the firmware step would apply.
+				Firmware []plannedFirmware `json:"firmware,omitempty"`
+				Problems string            `json:"problems,omitempty"`
 			}{Plan: p, CriticalPath: p.CriticalPath(perServer).String(), PerServer: perServer.String(), Image: img}
 			if perr == nil {
 				out.Capacity = planCapacity(cmd.Context(), st, p, kubeconfig)
+				out.Firmware = planFirmware(cmd.Context(), st, version)
 			}
 			if reached && !img.OK {
 				perr = errors.Join(perr, errors.New(img.Refusal()))
@@ -167,7 +170,7 @@ func (a *app) upgradePlanCmd() *cobra.Command {
 			if perr != nil {
 				out.Problems = perr.Error()
 			}
-			notes := append([]string{imageNote(img, reached)}, capacityNotes(out.Capacity)...)
+			notes := append(append([]string{imageNote(img, reached)}, capacityNotes(out.Capacity)...), firmwareNotes(version, out.Firmware)...)
 			if err := writePlan(cmd.OutOrStdout(), format, out.Plan, perServer, out, notes...); err != nil {
 				return err
 			}

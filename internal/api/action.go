@@ -78,6 +78,12 @@ type ActionInput struct {
 	Force  bool   `json:"force,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	By     string `json:"by,omitempty"`
+	// ApplyFirmware (replace only): a server whose firmware is below the
+	// baseline of the runtime the replace installs gets the baseline
+	// applied first, in the same action, within the `firmware` limit,
+	// instead of the replace being refused (docs/firmware.md). A forced
+	// replace skips the firmware check: the two are not given together.
+	ApplyFirmware bool `json:"applyFirmware,omitempty"`
 }
 
 // ActionResult is what BMMActionWorkflow returns when the action succeeded
@@ -96,6 +102,9 @@ type ActionResult struct {
 	VMsTimedOut    bool     `json:"vmsTimedOut,omitempty"`
 	VMsStopped     []string `json:"vmsStopped,omitempty"`
 	VMsStarted     []string `json:"vmsStarted,omitempty"`
+	// Firmware is what a replace with applyFirmware did, a line per
+	// component ("BIOS 1.10.0 → 1.13.2"), proven by the inventory.
+	Firmware []string `json:"firmware,omitempty"`
 }
 
 // Error types of a failed action (ApplicationError.Type), for scripts.
@@ -134,6 +143,12 @@ func (in ActionInput) validateAction() error {
 	}
 	if in.EvacuateTimeout < 0 {
 		return fmt.Errorf("evacuateTimeout %v is negative: allowed 0 (default 30m) or more", in.EvacuateTimeout)
+	}
+	if in.ApplyFirmware && in.Action != ActionReplace {
+		return fmt.Errorf("applyFirmware true: only replace takes it (action is %s)", in.Action)
+	}
+	if in.ApplyFirmware && in.Force {
+		return fmt.Errorf("applyFirmware and force both true: a forced replace skips the firmware check; give applyFirmware to apply the baseline, or force with a reason to skip it, not both")
 	}
 	if in.Action != ActionReplace {
 		if in.ReplaceParams != (ReplaceParams{}) {
@@ -219,6 +234,9 @@ func ActionDetails(in ActionInput) string {
 			if f[1] != "" {
 				parts = append(parts, f[0]+" "+f[1])
 			}
+		}
+		if in.ApplyFirmware {
+			parts = append(parts, "applyFirmware")
 		}
 	}
 	if in.EvacuateTimeout > 0 {

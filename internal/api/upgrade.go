@@ -144,4 +144,8 @@ type ServerResult struct {
 	DrainTimedOut  bool   `json:"drainTimedOut,omitempty"`
 	VMsTimedOut    bool   `json:"vmsTimedOut,omitempty"`
 	RuntimeVersion string `json:"runtimeVersion,omitempty"`
+	// Firmware is what the upgrade's firmware step did, a line per
+	// component ("BIOS 1.10.0 → 1.13.2", proven by the inventory), and
+	// the components it could not judge.
+	Firmware []string `json:"firmware,omitempty"`
 }

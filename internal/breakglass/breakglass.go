@@ -14,6 +14,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
 )
 
 // ResumePrefix starts the message of a resumed cluster.
@@ -99,14 +100,22 @@ func Released(l lease.Lease, holderRunning bool, r api.LeaseReleaseRequest, now 
 		Detail: fmt.Sprintf("freed the %s lease of %s held since %s; its holder has ended", l.Operation, l.Holder, l.Since.UTC().Format(time.RFC3339))}, nil
 }
 
-// Forced is the act of a forced lease grant.
-func Forced(c model.Cluster, req lease.Request, now time.Time) api.BreakGlassAct {
+// Forced is the act of a forced lease grant. A forced replace also skips
+// the firmware check against the baseline of the runtime it installs
+// (docs/firmware.md#replace): the act says so when that runtime has one.
+func Forced(st api.ClusterState, req lease.Request, now time.Time) api.BreakGlassAct {
+	c := st.Cluster
 	status := orRunning(c.DetailedStatus)
 	if c.DetailedStatusMessage != "" {
 		status += ": " + c.DetailedStatusMessage
 	}
-	return api.BreakGlassAct{Time: now, Act: api.ActForce, BMM: req.BMM, Holder: req.Holder, Reason: strings.TrimSpace(req.Reason), By: req.By,
-		Detail: fmt.Sprintf("forced %s of %s while the cluster was %s (lease granted; the action's own row says how it ended)", req.Operation, req.BMM, status)}
+	detail := fmt.Sprintf("forced %s of %s while the cluster was %s (lease granted; the action's own row says how it ended)", req.Operation, req.BMM, status)
+	if b, ok := c.BMM(req.BMM); ok && req.Operation == lease.OpReplace {
+		if v := upgradeplan.InstallVersion(c, st.UpgradeTarget, *b); st.Firmware[v] != nil {
+			detail += fmt.Sprintf("; the firmware check against the baseline of runtime %s is skipped", v)
+		}
+	}
+	return api.BreakGlassAct{Time: now, Act: api.ActForce, BMM: req.BMM, Holder: req.Holder, Reason: strings.TrimSpace(req.Reason), By: req.By, Detail: detail}
 }
 
 // Append adds act to the log, keeping the last api.MaxBreakGlassKept.

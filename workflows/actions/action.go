@@ -76,16 +76,28 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	if in.Force && workflow.GetVersion(ctx, changeActionForce, workflow.DefaultVersion, 1) == 1 {
 		req.Force, req.Reason, req.By = true, in.Reason, in.By
 	}
-	h, stage, err := kernel.LedgerOf(in.Cluster).Open(ctx, kernel.Opening{
+	o := kernel.Opening{
 		Req: req,
 		Check: func(cs api.ClusterState, bm model.BMM) (err error) {
 			a, err = newAction(cs, bm, in)
 			return err
-		}})
+		}}
+	if in.Action == api.ActionReplace {
+		o.Probe = func(ctx workflow.Context, cs api.ClusterState, bm model.BMM) error {
+			return a.firmwareProbe(ctx, cs, bm)
+		}
+	}
+	h, stage, err := kernel.LedgerOf(in.Cluster).Open(ctx, o)
 	switch stage {
 	case kernel.OpenRead:
 		return res, err
 	case kernel.OpenPrecheck:
+		if a != nil && a.fw.refused {
+			// The lease the starter took for this run goes back now, not
+			// at the ledger's next sweep: the operator runs the replace
+			// again with --apply-firmware at once.
+			kernel.LedgerOf(in.Cluster).Release(ctx, in.BMM, req.Holder)
+		}
 		return res, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrPrecheck, nil)
 	case kernel.OpenLease:
 		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s refused: %s", in.Action, in.BMM, temporalerr.Message(err)), ledger.ErrLeaseRejected, nil)
@@ -150,6 +162,8 @@ type action struct {
 	// recheck asks the live gate again (held.recheck); nil when the BMM
 	// is not a control-plane member.
 	recheck func(workflow.Context) error
+	// fw is what the replace's firmware check decided.
+	fw replaceFirmware
 }
 
 // left is what is left of the action's time limit, keeping its key.

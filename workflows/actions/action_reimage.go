@@ -88,7 +88,12 @@ func (a *action) replace() error {
 	if preserve {
 		verb = "replaced (storagePolicy Preserve: data kept)"
 	}
-	return a.provision(preserve, verb, &hw)
+	// The baseline first (applyFirmware), inside this disruption: the
+	// node is evacuated and the reinstall comes next.
+	if err := a.applyFirmware(); err != nil {
+		return stepErr("firmware", err)
+	}
+	return a.provision(preserve, verb+a.firmwareNote(), &hw)
 }
 
 // provision reinstalls the BMM's runtime and brings it back into service.

@@ -12,4 +12,6 @@ const (
 	changeActionForce = "action-force"
 	// changeReplaceDrainsReadyNode (2026-11-27): a replace of a cordoned node that is still Ready drains it first, so the last Ready rackroll worker is never wiped with it.
 	changeReplaceDrainsReadyNode = "replace-drains-ready-node"
+	// changeReplaceChecksFirmware (2026-11-27): a replace reads the server's firmware before its lease and is refused below the baseline of the runtime it installs, or applies it first (applyFirmware); a forced one skips the check.
+	changeReplaceChecksFirmware = "replace-checks-firmware"
 )

@@ -78,5 +78,5 @@ func (l *clusterLedger) recordForced(ctx workflow.Context, r lease.Request, had 
 	if !r.Force || had {
 		return
 	}
-	l.st.BreakGlass = breakglass.Append(l.st.BreakGlass, breakglass.Forced(l.st.Cluster, r, workflow.Now(ctx)))
+	l.st.BreakGlass = breakglass.Append(l.st.BreakGlass, breakglass.Forced(l.st, r, workflow.Now(ctx)))
 }

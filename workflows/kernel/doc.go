@@ -2,12 +2,13 @@
 // families (cluster, upgrade, remediation, actions, replaceroles) import
 // it and nothing of each other:
 //
-//   - steps.go, steps_action.go, steps_boot.go, steps_reimage.go: activity
-//     Steps on one BMM (cordon, drain, power, reimage judged in band);
+//   - steps.go, steps_action.go, steps_boot.go, steps_reimage.go,
+//     steps_firmware.go: activity Steps on one BMM (cordon, drain, power,
+//     reimage judged in band, firmware read and applied);
 //   - limits.go: the site's time limits and the step timeout;
 //   - ledger.go: the one client the workflows use to talk to the ledger
 //     (ClusterWorkflow); lease_prologue.go: the opening every disruptive
-//     workflow shares (read, precheck, lease, recheck);
+//     workflow shares (read, precheck, a read-only probe, lease, recheck);
 //   - cpgate.go, cpgate_leader.go: observing the control plane, asking the
 //     live gate, moving etcd leadership; kcp_member.go: etcd membership of
 //     a KCP;

@@ -20,6 +20,10 @@ type Opening struct {
 	OneBMM bool
 	// check refuses before the lease is asked for.
 	Check func(cs api.ClusterState, bm model.BMM) error
+	// Probe, after Check, refuses with what the workflow reads of the
+	// site itself (a BMC's firmware inventory before a Replace): reads
+	// only, never a side effect, still before the lease. nil: none.
+	Probe func(ctx workflow.Context, cs api.ClusterState, bm model.BMM) error
 }
 
 // Held is a granted opening: the ledger as read and the lease to give back.
@@ -73,6 +77,9 @@ func (l LedgerOf) Open(ctx workflow.Context, o Opening) (Held, openStage, error)
 	bm, err := FindBMM(cs, o.Req.BMM)
 	if err == nil && o.Check != nil {
 		err = o.Check(cs, bm)
+	}
+	if err == nil && o.Probe != nil {
+		err = o.Probe(ctx, cs, bm)
 	}
 	if err != nil {
 		return Held{}, OpenPrecheck, err

@@ -10,7 +10,8 @@
 // the guards (docs/behaviour.md#guards) are upgrade_image.go (image
 // preflight), upgrade_canary.go (stop on systemic failure) and
 // upgrade_capacity.go (capacity before drain). rack.go and rack_report.go
-// are the rack child and its progress reports; server.go and
+// are the rack child and its progress reports; server.go,
+// server_firmware.go (the target's firmware inside the server's drain) and
 // server_wait_lease.go the server child and waiting out a remediation's
 // lease. The parent starts its children by their names in internal/api.
 // versions.go lists the change IDs.

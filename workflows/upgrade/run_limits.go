@@ -17,8 +17,8 @@ import (
 
 // serverCalls counts the calls that answer at once around a server's
 // steps: the ledger's lease and reads, cordon, the gate, the node reads,
-// uncordon, the VMs' start and the records.
-const serverCalls = 10
+// the firmware inventory's read, uncordon, the VMs' start and the records.
+const serverCalls = 11
 
 // limitsOf is the table a server's waits are bounded by: the one its
 // upgrade read, or the defaults for a run started before it carried one.
@@ -31,12 +31,12 @@ func limitsOf(in api.ServerInput) model.Timeouts {
 
 // serverRunLimit is the longest a server's upgrade takes with each step at
 // its limit: the wait for a remediation that holds it, the drain and the
-// VM shutdown (the upgrade's overrides), the reimage with its eject and
-// etcd join, and the calls around them.
+// VM shutdown (the upgrade's overrides), the firmware step, the reimage
+// with its eject and etcd join, and the calls around them.
 func serverRunLimit(in api.ServerInput) time.Duration {
 	t := limitsOf(in)
 	drain, vms := orDur(in.DrainTimeout, t.Drain.Std()), orDur(in.VMShutdownTimeout, t.VMShutdown.Std())
-	return t.RemediationWait.Std() + drain + vms + kernel.ReimageBound(t, t.Reimage.Std()) + serverCalls*kernel.CallBound(t)
+	return t.RemediationWait.Std() + drain + vms + t.Firmware.Std() + kernel.ReimageBound(t, t.Reimage.Std()) + serverCalls*kernel.CallBound(t)
 }
 
 // rackRunLimit is the longest a rack of n servers takes, at most parallel

@@ -29,8 +29,13 @@ func withReimage(d time.Duration) api.ServerInput {
 func TestServerRunLimitIsTheSumOfItsSteps(t *testing.T) {
 	in := withReimage(90 * time.Minute)
 	d := model.DefaultTimeouts()
-	steps := d.RemediationWait.Std() + d.Drain.Std() + d.VMShutdown.Std() + 90*time.Minute + d.Media.Std() + d.EtcdJoin.Std()
+	steps := d.RemediationWait.Std() + d.Drain.Std() + d.VMShutdown.Std() + d.Firmware.Std() + 90*time.Minute + d.Media.Std() + d.EtcdJoin.Std()
 	require.Greater(t, serverRunLimit(in), steps, "every step at its limit, and the calls around them")
+	fw := in
+	fwt := *in.Limits
+	fwt.Firmware = model.Duration(3 * time.Hour)
+	fw.Limits = &fwt
+	require.Equal(t, 2*time.Hour, serverRunLimit(fw)-serverRunLimit(in), "the firmware row counts")
 	longer := in
 	longer.DrainTimeout = time.Hour
 	require.Equal(t, 40*time.Minute, serverRunLimit(longer)-serverRunLimit(in), "the upgrade's --drain-timeout counts")

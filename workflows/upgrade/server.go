@@ -35,7 +35,8 @@ func serverLimits(ctx workflow.Context, cs api.ClusterState, in api.ServerInput)
 
 // ServerUpgradeWorkflow upgrades one server (docs/behaviour.md#upgrade): cordon, drain
 // tenant pods (at most 20 min, then proceed), shut down tenant VMs (at most
-// 10 min, then proceed), reimage to the target, wait until provisioned and
+// 10 min, then proceed), bring its firmware to the target's baseline where
+// it is below (server_firmware.go), reimage to the target, wait until provisioned and
 // the node is Ready on the new version, uncordon, restart the VMs that were
 // running. It holds a disruption lease from the ledger throughout. A
 // failure is returned as a result (Succeeded false), not an error, so the
@@ -130,6 +131,12 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 		res.Error = "before the reimage: " + err.Error()
 		res.Gated, res.GateReason = kernel.GateReason(err, "before the reimage: ")
 		return res, nil
+	}
+	// The target's firmware, in this same disruption (never a second drain).
+	fw, err := serverFirmware(ctx, st, h.CS, in, kernel.TimeoutLimit(t.Limits, "firmware"))
+	res.Firmware = fw
+	if err != nil {
+		return st.Failed(res, "firmware", err), nil
 	}
 
 	st.Status(model.BMMDeprovisioning, "Reimaging to runtime "+in.TargetVersion)

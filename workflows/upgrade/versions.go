@@ -58,4 +58,6 @@ const (
 	changeCapacityBlindHolds = "capacity-blind-holds"
 	// changeCapacityLocal (2026-11-27): with no site queue the capacity check is a local activity of the workflow's worker.
 	changeCapacityLocal = "capacity-local"
+	// changeServerFirmware (2026-11-27): a server below the target's firmware baseline gets it after its drain, before its reimage.
+	changeServerFirmware = "server-firmware"
 )

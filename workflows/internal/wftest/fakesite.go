@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/image"
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
@@ -83,6 +85,11 @@ type FakeSite struct {
 	// worker died before it reported, and the step is retried.
 	LoseAnswer atomic.Bool
 
+	// Firmware: what each BMM's FirmwareInventory shows (FirmwareOf);
+	// FirmwareFails: BMM -> why its updates end in Exception.
+	Firmware      map[string]*firmware.Server
+	FirmwareFails map[string]string
+
 	// StaleAcquires: how many of the next lease requests made on a live
 	// observation the ledger refuses as stale (a worker restarted between
 	// the observation and the ask).
@@ -97,8 +104,10 @@ type FakeSite struct {
 	Drains   []kube.DrainInput
 	Waits    []kube.WaitReadyInput
 	VMStops  []kube.ShutdownInput
-	Started  int // StartVMs calls
-	Observed int // ObserveNodes calls
+	// FirmwareInputs are the ApplyFirmware inputs, in order.
+	FirmwareInputs []bmc.ApplyFirmwareInput
+	Started        int // StartVMs calls
+	Observed       int // ObserveNodes calls
 	// cpObserved counts ObserveControlPlane calls; onCPObserve, when set,
 	// runs before each answer with the call's number (mu held).
 	CPObserved  int
@@ -137,7 +146,7 @@ func NewFakeSite(t *testing.T, path string) *FakeSite {
 	f := &FakeSite{Nodes: map[string]*FakeNode{}, Failing: map[string]string{}, RebootFails: map[string]bool{}, ResetIgnored: map[string]bool{}, Sticky: map[string]bool{},
 		Broken: map[string]bool{}, Power: map[string]string{}, running: map[string]bool{}, Fail: map[string]string{},
 		NoBoot: map[string]bool{}, Lost: map[string]bool{}, WatchFails: map[string]string{}, MissingImages: map[string]bool{}, NoRoom: map[string]bool{},
-		Delay: map[string]time.Duration{}, Cordoned: map[string]bool{}, shown: map[string]string{}, inFlight: map[string]int{}}
+		Delay: map[string]time.Duration{}, FirmwareFails: map[string]string{}, Cordoned: map[string]bool{}, shown: map[string]string{}, inFlight: map[string]int{}}
 	f.St.Cluster = model.Cluster{Name: inv.Cluster, RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.ClusterRunning}
 	f.St.ImageURLTemplate = inv.ImageURL("{version}")
 	f.St.Remediation = inv.Remediation.WithDefaults()
@@ -289,6 +298,7 @@ func (f *FakeSite) Register(env *testsuite.TestWorkflowEnvironment) {
 	f.mockImages(env)
 	f.mockKube(env)
 	f.mockBMC(env)
+	f.mockFirmware(env)
 	env.SetOnActivityStartedListener(f.ActivityStarted)
 }
 

@@ -83,7 +83,7 @@ func (f *FakeSite) mockLedger(env *testsuite.TestWorkflowEnvironment) {
 			f.St.ActionSeq++
 		}
 		if had, _ := lease.HeldOn(f.St.Leases, r.BMM); r.Force && had.Holder != r.Holder {
-			f.St.BreakGlass = breakglass.Append(f.St.BreakGlass, breakglass.Forced(f.St.Cluster, r, env.Now()))
+			f.St.BreakGlass = breakglass.Append(f.St.BreakGlass, breakglass.Forced(f.St, r, env.Now()))
 		}
 		f.St.Leases = lease.Grant(f.St.Leases, r, f.Bmm(r.BMM).HasRole(model.RoleKCP), env.Now())
 		return api.AcquireResult{Holder: r.Holder}, nil

@@ -1,0 +1,135 @@
+package firmware
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Plan is what bringing one server to a baseline takes: the components
+// below their minimum in the order they are applied, and the components
+// that cannot be judged (never applied: nothing would prove them).
+type Plan struct {
+	// Entry is the match of the baseline entry that applies; Note says
+	// why there is none (the baseline says nothing about the server).
+	Entry string `json:"entry,omitempty"`
+	Note  string `json:"note,omitempty"`
+	// Apply are the components to update, in order (Order).
+	Apply []Component `json:"apply,omitempty"`
+	// Below are the rows below their minimum, in Apply's order; Unknown
+	// the rows that cannot be judged, with why.
+	Below   []Row `json:"below,omitempty"`
+	Unknown []Row `json:"unknown,omitempty"`
+}
+
+// AtBaseline: nothing to apply and nothing unknown.
+func (p Plan) AtBaseline() bool { return len(p.Apply) == 0 && len(p.Unknown) == 0 }
+
+// Names are the names of the components to apply, in order.
+func (p Plan) Names() []string {
+	out := make([]string, 0, len(p.Apply))
+	for _, c := range p.Apply {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// PlanFor judges s against b and lists what to apply. A component is
+// applied when a member it matches is below its minimum and none is
+// unknown; one with an unknown member is listed in Unknown only (the
+// update could not be proven: ApplyFirmware refuses it too).
+func PlanFor(b Baseline, s Server) Plan {
+	e, ok := b.For(s.Manufacturer, s.Model)
+	if !ok {
+		return Plan{Note: fmt.Sprintf("no baseline entry matches %s %s", s.Manufacturer, s.Model)}
+	}
+	p := Plan{Entry: e.Match.String()}
+	for _, c := range Order(e.Components) {
+		rows := JudgeComponent(c, s.Items)
+		switch Worst(rows) {
+		case Unknown:
+			p.Unknown = append(p.Unknown, rowsWith(rows, Unknown)...)
+		case Below:
+			p.Apply = append(p.Apply, c)
+			p.Below = append(p.Below, rowsWith(rows, Below)...)
+		}
+	}
+	return p
+}
+
+// Order is the order components are applied in: by kind as Kinds lists
+// them — host firmware first, each taking effect at the host start its
+// update needs, and the BMC last, because updating it resets the BMC
+// and leaves it away for minutes (its sessions and tasks gone), so
+// nothing else can be followed after it — and, within a kind, as the
+// baseline declares them. The input is not modified.
+func Order(cs []Component) []Component {
+	out := slices.Clone(cs)
+	slices.SortStableFunc(out, func(a, b Component) int { return kindRank(a.Kind) - kindRank(b.Kind) })
+	return out
+}
+
+func kindRank(kind string) int {
+	if i := slices.Index(Kinds, kind); i >= 0 {
+		return i
+	}
+	return len(Kinds)
+}
+
+func rowsWith(rows []Row, s Status) []Row {
+	var out []Row
+	for _, r := range rows {
+		if r.Status == s {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Describe is rows as one line for a message: each component with its
+// member, the current and the required version, and, for an unknown
+// one, why.
+func Describe(rows []Row) string {
+	parts := make([]string, 0, len(rows))
+	for _, r := range rows {
+		cur := r.Current
+		if cur == "" {
+			cur = "?"
+		}
+		s := fmt.Sprintf("%s %s, requires %s", r.Component, cur, r.Minimum)
+		if r.ID != "" && r.ID != r.Component {
+			s = fmt.Sprintf("%s (%s) %s, requires %s", r.Component, r.ID, cur, r.Minimum)
+		}
+		if r.Status == Unknown {
+			s += " — cannot be judged: " + r.Why
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// CheckReplace decides whether a Replace of server, which installs
+// runtime version, may go ahead on the firmware plan p (its BMC's
+// inventory against that version's baseline). apply is the operator's
+// --apply-firmware: the components below are then applied first, in the
+// same action. A component that cannot be judged refuses it either way
+// (the update could not be proven); --force with a reason skips the
+// check altogether (the caller does not ask).
+func CheckReplace(server, version string, p Plan, apply bool) error {
+	var why []string
+	if len(p.Below) > 0 && !apply {
+		why = append(why, "below: "+Describe(p.Below))
+	}
+	if len(p.Unknown) > 0 {
+		why = append(why, "unknown: "+Describe(p.Unknown))
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	next := "replace with --apply-firmware to apply the baseline first, or with --force --reason TEXT to skip the check"
+	if len(p.Below) == 0 || apply {
+		next = "check the baseline's inventory patterns and what the BMC shows (starter bmm firmware), or replace with --force --reason TEXT to skip the check"
+	}
+	return fmt.Errorf("bmm %s's firmware is not at the baseline of runtime %s (%s): %s; %s",
+		server, version, p.Entry, strings.Join(why, "; "), next)
+}

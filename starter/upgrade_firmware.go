@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/firmware"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/upgradeplan"
+)
+
+// plannedFirmware is what the upgrade's firmware step would do to one
+// server, as its BMC shows it now (docs/firmware.md#upgrade).
+type plannedFirmware struct {
+	BMM string `json:"bmm"`
+	// Apply are the components below the target's baseline, in the order
+	// the step applies them ("BIOS 1.10.0 → 1.13.2").
+	Apply []string `json:"apply,omitempty"`
+	// Unknown are the components that cannot be judged (never applied).
+	Unknown []string `json:"unknown,omitempty"`
+	Note    string   `json:"note,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// planFirmware reads, from this machine, the BMC of every server the
+// upgrade to version reinstalls and says which components its firmware
+// step would apply. Nothing when version declares no baseline. A BMC that
+// cannot be read is named, not a refusal: the step itself will read it.
+func planFirmware(ctx context.Context, st api.ClusterState, version string) []plannedFirmware {
+	base := st.Firmware[version]
+	if base == nil {
+		return nil
+	}
+	var bmms []model.BMM
+	for _, b := range st.Cluster.BMMs {
+		if b.RuntimeVersion != version && upgradeplan.OutOfService(b) == "" {
+			bmms = append(bmms, b)
+		}
+	}
+	read := readFirmware(ctx, st, bmms, version, 30*time.Second)
+	out := make([]plannedFirmware, 0, len(read))
+	for _, r := range read {
+		pf := plannedFirmware{BMM: r.BMM, Error: r.Error}
+		if r.Error == "" {
+			p := firmware.PlanFor(base, r.server)
+			pf.Note = p.Note
+			for _, row := range p.Below {
+				pf.Apply = append(pf.Apply, fmt.Sprintf("%s %s → %s", row.Component, row.Current, row.Minimum))
+			}
+			for _, row := range p.Unknown {
+				pf.Unknown = append(pf.Unknown, row.Component+": "+row.Why)
+			}
+		}
+		out = append(out, pf)
+	}
+	return out
+}
+
+// firmwareNotes are the plan's lines about firmware: a line per server
+// that gets a component, cannot be judged or read, and how many are at
+// the baseline already.
+func firmwareNotes(version string, fw []plannedFirmware) []string {
+	if fw == nil {
+		return nil
+	}
+	var out []string
+	at := 0
+	for _, f := range fw {
+		switch {
+		case f.Error != "":
+			out = append(out, fmt.Sprintf("Firmware %s: not read from this machine (%s); the upgrade's step reads it", f.BMM, f.Error))
+		case len(f.Apply) > 0 || len(f.Unknown) > 0:
+			line := "Firmware " + f.BMM + ":"
+			if len(f.Apply) > 0 {
+				line += " gets " + strings.Join(f.Apply, ", ")
+			}
+			if len(f.Unknown) > 0 {
+				line += " not judged " + strings.Join(f.Unknown, "; ")
+			}
+			out = append(out, line)
+		default:
+			at++
+		}
+	}
+	return append([]string{fmt.Sprintf("Firmware: baseline of %s, applied after each server's drain, before its reimage; %d of %d servers at it already",
+		version, at, len(fw))}, out...)
+}

@@ -1,0 +1,145 @@
+package upgrade
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/firmware"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/workflows/internal/wftest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// fwBaseline is the target's (4.2.0) baseline: a BMC declared first, to
+// show it goes last, and a BIOS.
+func fwBaseline() firmware.Baseline {
+	simple := firmware.Apply{Method: firmware.MethodSimpleUpdate}
+	return firmware.Baseline{{Match: firmware.Match{Manufacturer: "Dell Inc."}, Components: []firmware.Component{
+		{Name: "iDRAC", Kind: firmware.KindBMC, Inventory: "Remote Access Controller", Minimum: "7.00.30.00", Image: "http://fw.example/idrac.exe", Apply: simple},
+		{Name: "BIOS", Kind: "bios", Inventory: "^BIOS$", Minimum: "1.13.2", Image: "http://fw.example/bios.exe", Apply: simple},
+	}}}
+}
+
+func dell(bios, idrac string) firmware.Server {
+	return firmware.Server{Manufacturer: "Dell Inc.", Model: "PowerEdge R650", Items: []firmware.Item{
+		{ID: "BIOS", Name: "BIOS", Version: bios}, {ID: "iDRAC", Name: "Integrated Dell Remote Access Controller", Version: idrac}}}
+}
+
+// fwSite is the four-rack site with a baseline for 4.2.0, every server at
+// it but those below (BMM -> BIOS, iDRAC).
+func fwSite(t *testing.T, below map[string][2]string) (*wftest.FakeSite, *testsuite.TestWorkflowEnvironment) {
+	f, env := wftest.SiteEnv(t, wftest.Example("four-rack.yaml"))
+	f.St.Firmware = map[string]firmware.Baseline{"4.2.0": fwBaseline()}
+	for _, b := range f.St.Cluster.BMMs {
+		v, ok := below[b.Name]
+		if !ok {
+			v = [2]string{"1.13.2", "7.00.30.00"}
+		}
+		f.FirmwareOf(b.Name, dell(v[0], v[1]))
+	}
+	return f, env
+}
+
+func countCalls(log []string, call string) int {
+	n := 0
+	for _, c := range log {
+		if c == call {
+			n++
+		}
+	}
+	return n
+}
+
+// Servers below the target's baseline get it inside their one
+// disruption: after the drain and the VM shutdown, before the reimage,
+// host firmware first and the BMC last; servers at the baseline are read
+// and not touched; nobody is drained twice; every server ends at the
+// target and at the baseline.
+func TestUpgradeAppliesFirmwareInsideTheDrain(t *testing.T) {
+	f, env := fwSite(t, map[string][2]string{"rack1-c1": {"1.10.0", "6.10.00.00"}, "rack2-c3": {"1.13.2", "6.10.00.00"}})
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{}))
+	require.NoError(t, env.GetWorkflowError())
+
+	var applied []string
+	for _, in := range f.FirmwareInputs {
+		applied = append(applied, in.BMM+" "+in.Component.Name)
+		assert.LessOrEqual(t, in.TaskLimit, 30*time.Minute, "within the firmware row")
+	}
+	assert.Equal(t, []string{"rack1-c1 BIOS", "rack1-c1 iDRAC", "rack2-c3 iDRAC"}, applied, "only the components below, the BMC last")
+
+	log := f.CallLog()
+	for _, b := range f.St.Cluster.BMMs {
+		if b.HasRole(model.RoleKCPSpare) {
+			continue // the old KCP, retired as the new spare: not reimaged
+		}
+		assert.Equal(t, 1, countCalls(log, "Drain "+b.NodeName), "%s drained once", b.Name)
+		assert.Equal(t, 1, countCalls(log, "ReadFirmware "+b.Name), "%s read once", b.Name)
+		assert.Equal(t, "4.2.0", f.LedgerBMM(b.Name).RuntimeVersion)
+		rep := firmware.Judge(fwBaseline(), f.FirmwareNow(b.Name))
+		assert.Empty(t, rep.Below(), "%s at the baseline", b.Name)
+	}
+	drain, fw, shut, reimage := slices.Index(log, "Drain rack1-c1"), slices.Index(log, "ApplyFirmware rack1-c1 BIOS"),
+		slices.Index(log, "ShutdownVMs rack1-c1"), slices.Index(log, "Reimage rack1-c1")
+	require.True(t, drain >= 0 && shut > drain && fw > shut && reimage > fw, "drain %d, VMs %d, firmware %d, reimage %d", drain, shut, fw, reimage)
+}
+
+// A firmware update that fails fails its server, which counts against
+// the rack's threshold like a failed reimage: two of rack2's eight miss
+// 80 %, the upgrade pauses naming them, and they are never reimaged on
+// the old firmware.
+func TestFirmwareFailureCountsAgainstTheThreshold(t *testing.T) {
+	f, env := fwSite(t, map[string][2]string{"rack2-c1": {"1.10.0", "7.00.30.00"}, "rack2-c2": {"1.10.0", "7.00.30.00"}})
+	f.FirmwareFails["rack2-c1"] = "the update task ended Exception"
+	f.FirmwareFails["rack2-c2"] = "the update task ended Exception"
+	var paused api.UpgradeStatus
+	var cont wftest.UpdateResult
+	env.RegisterDelayedCallback(func() {
+		wftest.Query(t, env, &paused)
+		wftest.SendUpdate(env, api.UpdateContinue, "c1", &cont, nil)
+	}, 3*time.Hour)
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{}))
+	require.NoError(t, env.GetWorkflowError())
+
+	require.Equal(t, model.ClusterUpdatePaused, paused.DetailedStatus)
+	require.Contains(t, paused.DetailedStatusMessage, "rack rack2 missed its threshold: 6 of 8")
+	require.Contains(t, paused.DetailedStatusMessage, "rack2-c1, rack2-c2")
+	for _, b := range []string{"rack2-c1", "rack2-c2"} {
+		require.NotContains(t, f.Reimages, b, "never reimaged on the old firmware")
+		require.True(t, f.Cordoned[b], "a failed server stays cordoned")
+		bm := f.LedgerBMM(b)
+		require.Equal(t, model.BMMError, bm.DetailedStatus)
+		require.True(t, strings.HasPrefix(bm.DetailedStatusMessage, "firmware of "+b+" failed: BIOS: the update task ended Exception"), bm.DetailedStatusMessage)
+	}
+	require.NoError(t, cont.Rejected)
+}
+
+// A target with no baseline reads no firmware.
+func TestUpgradeWithoutBaselineReadsNoFirmware(t *testing.T) {
+	f, env := fwSite(t, map[string][2]string{"rack1-c1": {"1.10.0", "6.10.00.00"}})
+	f.St.Firmware = map[string]firmware.Baseline{"4.1.2": fwBaseline()}
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{}))
+	require.NoError(t, env.GetWorkflowError())
+	require.Zero(t, countCalls(f.CallLog(), "ReadFirmware rack1-c1"))
+	require.Empty(t, f.FirmwareInputs)
+}
+
+// A component that cannot be judged is named in the server's result,
+// never applied, and does not hold the server back; what is below is
+// applied and reported.
+func TestUpgradeNamesUnknownFirmwareAndAppliesTheRest(t *testing.T) {
+	f, res, _ := upgradeOne(t, func(f *wftest.FakeSite, _ *testsuite.TestWorkflowEnvironment) {
+		f.St.Firmware = map[string]firmware.Baseline{"4.2.0": fwBaseline()}
+		f.FirmwareOf(wftest.Compute, firmware.Server{Manufacturer: "Dell Inc.", Model: "PowerEdge R650", Items: []firmware.Item{
+			{ID: "BIOS", Name: "BIOS", Version: "1.10.0"}}}) // no iDRAC member
+	})
+	require.True(t, res.Succeeded, res.Error)
+	assert.Equal(t, "4.2.0", res.RuntimeVersion)
+	require.Len(t, f.FirmwareInputs, 1)
+	assert.Equal(t, "BIOS", f.FirmwareInputs[0].Component.Name)
+	assert.Equal(t, []string{"BIOS 1.10.0 → 1.13.2", `iDRAC not judged: no FirmwareInventory member matches "Remote Access Controller"`}, res.Firmware)
+}
