@@ -98,6 +98,7 @@ func startOnce(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s.Address = fmt.Sprintf("127.0.0.1:%d", opts.Port)
 	s.cmd = exec.Command(bin, args...)
+	s.cmd.Env = toolbin.OneProcEnv()
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	var logTail tail
 	if opts.Log != nil {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/rackroll/rackroll/internal/toolbin"
 )
 
 // proc is one child process running in its own process group, so a kill
@@ -24,6 +26,7 @@ type proc struct {
 func startProc(name, bin string, args []string, stdout, stderr io.Writer) (*proc, error) {
 	p := &proc{name: name, tail: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
+	p.cmd.Env = toolbin.OneProcEnv()
 	p.cmd.Stdout = io.MultiWriter(stdout, p.tail)
 	p.cmd.Stderr = io.MultiWriter(stderr, p.tail)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{
