@@ -31,7 +31,7 @@ var waits = []listed{
 	// The upgrade's preflights.
 	{wait{"upgrade.upgrade.checkImage", "ScheduleToCloseTimeout", "limit"}, byTable, "the image preflight"},
 	{wait{"upgrade.upgrade.checkImage", "HeartbeatTimeout", "kernel.CallAttempt(ctx, limitsOf(u.server), 1)"}, byTable, "the image preflight"},
-	{wait{"upgrade.upgrade.checkVersionSource", "StartToCloseTimeout", "versionSourceLimit(u.server)"}, byTable, "the version-source preflight"},
+	{wait{"upgrade.upgrade.checkVersionSource", "StartToCloseTimeout", "versionSourceLimit(u.server) / 3"}, byTable, "the version-source preflight"},
 	{wait{"upgrade.upgrade.checkVersionSource", "ScheduleToCloseTimeout", "versionSourceLimit(u.server)"}, byTable, "the version-source preflight"},
 	// Children.
 	{wait{"upgrade.childOpts", "WorkflowRunTimeout", "runLimit(run)"}, byTable, "a rack's or a server's run"},

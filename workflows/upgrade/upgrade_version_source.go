@@ -39,8 +39,11 @@ func (u *upgrade) checkVersionSource(ctx workflow.Context, cs api.ClusterState) 
 		}
 	}
 	actx := kernel.OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout:    versionSourceLimit(u.server),
-		ScheduleToCloseTimeout: versionSourceLimit(u.server), // retries included: the preflight ends within its limit
+		// Retries included, the preflight ends within its limit; an
+		// attempt lost with its worker (a kill mid-List) is given up after
+		// a third of it and retried, not waited out to the end.
+		StartToCloseTimeout:    versionSourceLimit(u.server) / 3,
+		ScheduleToCloseTimeout: versionSourceLimit(u.server),
 		Summary:                fmt.Sprintf("Read %d nodes' versions through %s", len(nodes), cs.NodeVersion),
 		RetryPolicy:            &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
 	}), cs.SiteTaskQueue)
