@@ -57,11 +57,13 @@ func Path(name string) (string, error) {
 
 // OneProcEnv is the environment for the servers tests and the lab run from
 // bin/ (etcd members, kube-apiserver, the Temporal dev server): this one's,
-// with GOMAXPROCS=1. A test run keeps dozens of them on a two-core machine,
-// mostly waiting; with a P per core each runtime spins threads looking for
-// work and runs its GC on both cores, which cost more CPU than the
-// parallelism gains (a lab upgrade test: 12.4 → 10.8 CPU-s, no slower;
-// measured with process accounting on 2026-11-27).
+// with GOMAXPROCS=1 and GOGC=300. A test run keeps dozens of them on a
+// two-core machine, mostly waiting; with a P per core each runtime spins
+// threads looking for work and runs its GC on both cores, which costs more
+// CPU than the parallelism gains, and a lab's servers have memory to spare
+// for collecting a third as often (~250 MiB a site). Measured with process
+// accounting on 2026-11-27, a lab upgrade test (WrongImageShown): 12.4
+// CPU-s as it was, 10.3 with one P, 9.3 with both; no slower.
 func OneProcEnv() []string {
-	return append(os.Environ(), "GOMAXPROCS=1")
+	return append(os.Environ(), "GOMAXPROCS=1", "GOGC=300")
 }
