@@ -2,6 +2,7 @@ package toolbin
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,5 +32,21 @@ func TestDirFindsCheckoutBin(t *testing.T) {
 	}
 	if filepath.Base(d) != "bin" {
 		t.Fatalf("Dir = %q", d)
+	}
+}
+
+// The servers get one P and GOGC=300 whatever the caller's environment says
+// (exec keeps the last of a repeated variable).
+func TestOneProcEnvOverridesTheCallers(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "8")
+	t.Setenv("GOGC", "off")
+	cmd := exec.Command("sh", "-c", `echo "$GOMAXPROCS $GOGC"`)
+	cmd.Env = OneProcEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "1 300" {
+		t.Fatalf("GOMAXPROCS GOGC = %q, want \"1 300\"", got)
 	}
 }
