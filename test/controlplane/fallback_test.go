@@ -21,7 +21,7 @@ import (
 // marked Unhealthy. `cluster show` says one active KCP and names both.
 func TestE2EFailoverFallsBackToAManagementServer(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: fastOneComputeARack})
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: e2e.FastRemediation})
 	const kcp, spare = "rack1-mgmt1", "rack2-mgmt1"
 	retireSpare(t, env, spare)
 	require.NoError(t, env.Lab.SetFault(spare, faults.ReimageFails, 0, false))

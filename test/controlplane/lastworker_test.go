@@ -20,7 +20,7 @@ import (
 // server not powered off, and the outcome names the pod and the node.
 func TestE2ERemediationNeverRemovesTheLastWorker(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: fastOneComputeARack})
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: e2e.FastRemediation})
 	const c = "rack1-c1"
 	ctx := env.Context(3 * time.Minute)
 	env.PlaceWorker(ctx, "rackroll-worker-a", c)

@@ -18,7 +18,7 @@ import (
 // KCP-labelled nodes than the cluster's one.
 func TestE2ERemediationKCPFailover(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: fastOneComputeARack}).StartMonitor()
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: e2e.FastRemediation}).StartMonitor()
 	const kcp, spare = "rack1-mgmt1", "rack2-mgmt1"
 	require.Equal(t, model.RoleKCP, env.BMM(kcp).Roles[0])
 	require.Equal(t, model.RoleKCPSpare, env.BMM(spare).Roles[0])
@@ -99,7 +99,7 @@ func TestE2ERemediationKCPFailover(t *testing.T) {
 // fails ends Unhealthy, removed from Kubernetes and powered off.
 func TestE2ERemediationComputeReprovisionFails(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: fastOneComputeARack}).StartMonitor()
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: e2e.FastRemediation}).StartMonitor()
 	const c = "rack1-c1"
 	require.NoError(t, env.Lab.SetFault(c, "reimage-fails", 0, false))
 	require.NoError(t, env.Lab.SetFault(c, "readonly-rootfs", 0, false))
@@ -121,15 +121,6 @@ func TestE2ERemediationComputeReprovisionFails(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{events.ReimageFailed, events.NodeDeleted, events.PowerOff}, dedupe(kinds))
-}
-
-// fastOneComputeARack is FastRemediation on the site trimmed to one
-// compute a rack (rack1-c1, rack2-c1): the subject is a KCP or rack1-c1,
-// whose ladder runs the same beside one compute as beside eight, and the
-// monitor looks at every server each second.
-func fastOneComputeARack(inv *model.Inventory) {
-	e2e.FastRemediation(inv)
-	e2e.KeepComputes(inv, 1, nil)
 }
 
 func dedupe(in []string) []string {

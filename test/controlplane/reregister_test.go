@@ -23,7 +23,7 @@ import (
 // labels it again: the labels come back from rackroll, not from the lab.
 func TestE2EReregisteredNodeGetsItsLabelsFromRackroll(t *testing.T) {
 	t.Parallel()
-	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: fastOneComputeARack}).StartMonitor()
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: e2e.FastRemediation}).StartMonitor()
 	const kcp = "rack1-mgmt1"
 	env.KillServer(kcp)
 	ctx := env.Context(4 * time.Minute)
