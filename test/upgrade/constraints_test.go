@@ -39,6 +39,9 @@ func TestE2ECapacityHonoursSchedulingConstraints(t *testing.T) {
 			t.Parallel()
 			env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
 				inv.Lab = []byte(`{"timings": {"boot": "3s", "reimage": "5s", "powerTransition": "1s", "drain": "1s"}}`)
+				// A compute a rack: the pause names pods by their spec, not by the room
+				// (tenant pods request nothing), so one node each side proves the same.
+				e2e.KeepComputes(inv, 1, nil)
 			}})
 			ctx := env.Context(10 * time.Minute)
 			tc.arrange(ctx, t, env.Clientset(ctx))
@@ -82,9 +85,13 @@ func pinToRack1(ctx context.Context, t *testing.T, cs kubernetes.Interface) {
 
 // taintRack2 taints rack2's computes with a taint no tenant pod tolerates.
 func taintRack2(ctx context.Context, t *testing.T, cs kubernetes.Interface) {
-	for i := 1; i <= 4; i++ {
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{
+		LabelSelector: fmt.Sprintf("%s=rack2,%s=%s", model.LabelRack, model.LabelRole, model.RoleCompute)})
+	require.NoError(t, err)
+	require.NotEmpty(t, nodes.Items, "rack2's compute nodes")
+	for _, n := range nodes.Items {
 		patch := `{"spec":{"taints":[{"key":"dedicated","value":"db","effect":"NoSchedule"}]}}`
-		_, err := cs.CoreV1().Nodes().Patch(ctx, fmt.Sprintf("rack2-c%d", i), types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		_, err := cs.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
 		require.NoError(t, err)
 	}
 }

@@ -27,6 +27,8 @@ func TestE2EUpgradeAppliesFirmware(t *testing.T) {
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
 		inv.Lab, _ = json.Marshal(map[string]any{"bmcProfiles": profiles,
 			"firmware": map[string]map[string]string{"rack1-c1": {"bios": "1.10.0"}}})
+		// The three firmware shapes, and rack1-c2 with the management servers at the baseline (sent no update).
+		e2e.KeepComputes(inv, 2, nil)
 	}})
 	url := env.Lab.FirmwareURL
 	simple := firmware.Apply{Method: firmware.MethodSimpleUpdate}

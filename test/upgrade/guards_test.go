@@ -25,6 +25,8 @@ func TestE2EUpgradeRefusedWithoutItsImage(t *testing.T) {
 	t.Parallel()
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
 		inv.Lab = []byte(`{"missingImages": ["4.2.0"]}`)
+		// The refusal is the subject: two computes a rack (the canary, a rack after) show nothing touched, then the same upgrade run.
+		e2e.KeepComputes(inv, 2, nil)
 	}})
 	ctx := env.Context(10 * time.Minute)
 	url := env.Lab.ImagesURL() + "/rackroll-4.2.0.iso"
@@ -60,6 +62,11 @@ func TestE2ESystemicFailurePausesTheUpgrade(t *testing.T) {
 		inv.Timeouts = &model.TimeoutsSpec{Reimage: durationOf(30 * time.Second)}
 		inv.Lab = []byte(`{"timings": {"boot": "3s", "reimage": "5s", "powerTransition": "1s", "drain": "1s"},
 			"faults": [{"bmm": "rack1-c1", "kind": "reimage-fails"}, {"bmm": "rack1-c2", "kind": "reimage-fails"}]}`)
+		// The canary (rack1-c1, c2), one compute after it in its own rack and
+		// one in the next: each kind of server the pause must hold back.
+		e2e.KeepComputes(inv, 0, func(name string) bool {
+			return slices.Contains([]string{"rack1-c1", "rack1-c2", "rack1-c3", "rack2-c4"}, name)
+		})
 	}})
 	ctx := env.Context(12 * time.Minute)
 	run := env.StartUpgradeWith(ctx, model.UpdateStrategy{ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)})

@@ -22,6 +22,8 @@ func TestE2EFailedInstallEndsAtTheSiteLimit(t *testing.T) {
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Worker: e2e.SiteWorker, Mutate: func(inv *model.Inventory) {
 		inv.Timeouts = &model.TimeoutsSpec{Reimage: durationOf(30 * time.Second)}
 		inv.Lab = []byte(`{"faults": [{"bmm": "` + bad + `", "kind": "reimage-fails"}]}`)
+		// The subject is one server's limit and its re-run: a compute beside it in each rack proves that as four did.
+		e2e.KeepComputes(inv, 1, func(name string) bool { return name == bad })
 	}})
 	require.Equal(t, 30*time.Second, env.State().Limits().Reimage.Std(), "the ledger holds the site's limit")
 	ctx := env.Context(10 * time.Minute)

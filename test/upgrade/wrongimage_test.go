@@ -19,6 +19,8 @@ func TestE2EUpgradeWithAWrongImageShown(t *testing.T) {
 	const bad = "rack2-c3"
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
 		inv.Lab = []byte(`{"faults": [{"bmm": "` + bad + `", "kind": "media-wrong-image"}]}`)
+		// The subject is one server's failure and its rack going on: bad and rack2-c1 beside it prove that as four did.
+		e2e.KeepComputes(inv, 1, func(name string) bool { return name == bad })
 	}})
 	ctx := env.Context(10 * time.Minute)
 	lenient := model.UpdateStrategy{StrategyType: model.StrategyRack, ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)}
