@@ -46,6 +46,9 @@ type Activities struct {
 	// accepted a power-on (real BMCs answer 204 and then may do nothing);
 	// default 5m.
 	PowerOnTimeout time.Duration
+	// Secrets reads a Kubernetes Secret's data: a BMC account's password
+	// (accounts.go). nil: the Resolver's, when it is a SecretResolver.
+	Secrets func(ctx context.Context, namespace, name string) (map[string][]byte, error)
 	// ImageClient asks the image server where an installer URL redirects
 	// (redirect.go); nil: http.DefaultClient.
 	ImageClient *http.Client

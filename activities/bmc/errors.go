@@ -55,6 +55,7 @@ const (
 	kindFirmwareException
 	kindFirmwareStuck
 	kindFirmwareUnchanged
+	kindAccountLimit
 )
 
 var kindTypes = map[kind]string{
@@ -71,6 +72,7 @@ var kindTypes = map[kind]string{
 	kindFirmwareException: ErrTypeFirmwareException,
 	kindFirmwareStuck:     ErrTypeFirmwareStuck,
 	kindFirmwareUnchanged: ErrTypeFirmwareUnchanged,
+	kindAccountLimit:      ErrTypeAccountLimit,
 }
 
 func (k kind) retryable() bool { return k <= kindConflict }

@@ -93,6 +93,14 @@ func (instant) ApplyFirmware(_ context.Context, in bmc.ApplyFirmwareInput) (bmc.
 	return bmc.ApplyFirmwareResult{Component: in.Component.Name, To: in.Component.Minimum, Detail: "at its baseline"}, nil
 }
 
+// The instant site's BMCs take every account at once.
+func (instant) EnsureAccount(_ context.Context, in bmc.AccountInput) (bmc.AccountResult, error) {
+	if !in.Enable {
+		return bmc.AccountResult{UserName: in.UserName, Action: bmc.AccountAbsent}, nil
+	}
+	return bmc.AccountResult{UserName: in.UserName, Role: string(in.Role), Enabled: true, Action: bmc.AccountCreated}, nil
+}
+
 func readyNode(node, version, boot string) kube.NodeStatus {
 	return kube.NodeStatus{Node: node, Exists: true, Ready: "True", RuntimeVersion: version, BootID: boot}
 }

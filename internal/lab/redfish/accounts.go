@@ -9,10 +9,13 @@ import (
 )
 
 // The AccountService (DSP0268 AccountService, ManagerAccount, Role): what
-// a BMC keyset is applied through (docs/keysets.md). The BMC holds at most
+// a BMC keyset is applied through (docs/keysets.md). Two shapes, per
+// profile (Profile.AccountSlots): a collection that grows, where POST
+// creates an account (this file), and a fixed set of slots, where a PATCH
+// of an empty slot does (accounts_slots.go). The BMC holds at most
 // Config.AccountLimit accounts, its own (the one the lab's inventory logs
-// in with, id 1) included; that one cannot be deleted, disabled, renamed
-// or given another role. An enabled account logs in with its password
+// in with, id 1, or slot 2) included; that one cannot be deleted, disabled,
+// renamed or given another role. An enabled account logs in with its password
 // (sessions and, where the profile allows, basic auth). Roles are not
 // enforced on requests: the lab checks who may log in, not what each
 // role may do. A password is never rendered ("Password": null) and never
@@ -41,10 +44,16 @@ type Account struct {
 type account struct {
 	Account
 	password string
+	// reserved: a slot no request may fill (iDRAC's slot 1).
+	reserved bool
 }
 
-// accountsLocked is the account list, the BMC's own account first.
+// accountsLocked is the account list, the BMC's own account first (on a
+// slot-based BMC: every slot in order).
 func (b *BMC) accountsLocked() []*account {
+	if len(b.accounts) == 0 && b.prof.AccountSlots > 0 {
+		b.accounts = b.slotsLocked()
+	}
 	if len(b.accounts) == 0 {
 		b.accounts = []*account{{Account: Account{ID: "1", UserName: b.cfg.Username, RoleID: "Administrator", Enabled: true, BuiltIn: true}, password: b.cfg.Password}}
 		b.accountSeq = 1
@@ -53,8 +62,11 @@ func (b *BMC) accountsLocked() []*account {
 }
 
 func (b *BMC) accountLimit() int {
-	if b.cfg.AccountLimit > 0 {
+	switch {
+	case b.cfg.AccountLimit > 0:
 		return b.cfg.AccountLimit
+	case b.prof.AccountSlots > 0:
+		return b.prof.AccountSlots
 	}
 	return DefaultAccountLimit
 }
@@ -83,10 +95,14 @@ func (b *BMC) AccountPasswordIs(user, pass string) bool {
 }
 
 // accountLoginLocked: an enabled account other than the BMC's own (which
-// credentialsMatch checks) with this user name and password.
+// credentialsMatch checks) with this user name and password. An empty
+// slot, or one given a name but no password yet, never logs in.
 func (b *BMC) accountLoginLocked(user, pass string) bool {
+	if user == "" || pass == "" {
+		return false
+	}
 	for _, a := range b.accountsLocked() {
-		if !a.BuiltIn && a.Enabled && a.UserName == user && subtle.ConstantTimeCompare([]byte(a.password), []byte(pass)) == 1 {
+		if !a.BuiltIn && a.Enabled && a.password != "" && a.UserName == user && subtle.ConstantTimeCompare([]byte(a.password), []byte(pass)) == 1 {
 			return true
 		}
 	}
@@ -103,18 +119,20 @@ func (b *BMC) routeAccounts(w http.ResponseWriter, r *http.Request, p string) {
 				"Accounts": link(accountsPath), "Roles": link(rolesPath)}
 		})
 	case p == accountsPath:
-		dispatch(w, r, handlers{
-			http.MethodGet: func() {
-				b.mu.Lock()
-				var ids []string
-				for _, a := range b.accountsLocked() {
-					ids = append(ids, accountsPath+"/"+a.ID)
-				}
-				b.mu.Unlock()
-				writeJSON(w, http.StatusOK, collection(accountsPath, "ManagerAccountCollection", "Accounts Collection", ids...))
-			},
-			http.MethodPost: func() { b.postAccount(w, r) },
-		})
+		h := handlers{http.MethodGet: func() {
+			b.mu.Lock()
+			var ids []string
+			for _, a := range b.accountsLocked() {
+				ids = append(ids, accountsPath+"/"+a.ID)
+			}
+			b.mu.Unlock()
+			writeJSON(w, http.StatusOK, collection(accountsPath, "ManagerAccountCollection", "Accounts Collection", ids...))
+		}}
+		// A slot-based BMC has no POST here: 405 with Allow: GET.
+		if b.prof.AccountSlots == 0 {
+			h[http.MethodPost] = func() { b.postAccount(w, r) }
+		}
+		dispatch(w, r, h)
 	case p == rolesPath:
 		var ids []string
 		for _, id := range roleIDs {
@@ -134,10 +152,14 @@ func (b *BMC) routeAccounts(w http.ResponseWriter, r *http.Request, p string) {
 }
 
 func accountDoc(a *account) doc {
-	return doc{"@odata.id": accountsPath + "/" + a.ID, "@odata.type": "#ManagerAccount.v1_7_0.ManagerAccount",
+	d := doc{"@odata.id": accountsPath + "/" + a.ID, "@odata.type": "#ManagerAccount.v1_7_0.ManagerAccount",
 		"Id": a.ID, "Name": "User Account", "UserName": a.UserName, "RoleId": a.RoleID, "Enabled": a.Enabled,
-		"Locked": false, "Password": nil, "AccountTypes": []string{"Redfish"},
-		"Links": doc{"Role": link(rolesPath + "/" + a.RoleID)}}
+		"Locked": false, "Password": nil, "AccountTypes": []string{"Redfish"}}
+	// An empty slot's role is "None", which no Role resource stands for.
+	if slices.Contains(roleIDs, a.RoleID) {
+		d["Links"] = doc{"Role": link(rolesPath + "/" + a.RoleID)}
+	}
+	return d
 }
 
 // accountBody is what POST and PATCH may carry.
@@ -171,6 +193,11 @@ func (b *BMC) checkAccountLocked(body accountBody, self string) *apiError {
 		return &apiError{http.StatusBadRequest, "PropertyValueFormatError", "The value for the property Password is not in a format that the property can accept: " + strconv.Itoa(minPasswordLength) + " to " + strconv.Itoa(maxPasswordLength) + " characters."}
 	}
 	if body.UserName != nil {
+		// On a slot-based BMC an empty name frees the slot
+		// (dell/iDRAC-Redfish-Scripting#288).
+		if *body.UserName == "" && b.prof.AccountSlots > 0 && self != "" {
+			return nil
+		}
 		if *body.UserName == "" || len(*body.UserName) > 16 {
 			return &apiError{http.StatusBadRequest, "PropertyValueFormatError", "The value " + strconv.Quote(*body.UserName) + " for the property UserName is not in a format that the property can accept: 1 to 16 characters."}
 		}
@@ -219,6 +246,7 @@ func (b *BMC) postAccount(w http.ResponseWriter, r *http.Request) {
 // another request may have deleted it meanwhile.
 func (b *BMC) account(w http.ResponseWriter, r *http.Request, id string) {
 	builtIn := &apiError{http.StatusBadRequest, "ActionNotSupported", "Account " + id + " is the BMC's own account: it cannot be deleted, disabled, renamed or given another role."}
+	reserved := &apiError{http.StatusBadRequest, "ActionNotSupported", "Account " + id + " is reserved: it cannot be given a user."}
 	locked := func(f func(i int, a *account)) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -229,7 +257,7 @@ func (b *BMC) account(w http.ResponseWriter, r *http.Request, id string) {
 		}
 		f(i, b.accounts[i])
 	}
-	dispatch(w, r, handlers{
+	h := handlers{
 		http.MethodGet: func() { locked(func(_ int, a *account) { writeJSON(w, http.StatusOK, accountDoc(a)) }) },
 		http.MethodPatch: func() {
 			var body accountBody
@@ -238,6 +266,10 @@ func (b *BMC) account(w http.ResponseWriter, r *http.Request, id string) {
 				return
 			}
 			locked(func(_ int, a *account) {
+				if a.reserved {
+					writeError(w, reserved)
+					return
+				}
 				if a.BuiltIn && (body.UserName != nil || body.Password != nil || body.RoleID != nil || body.Enabled != nil) {
 					writeError(w, builtIn)
 					return
@@ -249,19 +281,26 @@ func (b *BMC) account(w http.ResponseWriter, r *http.Request, id string) {
 				if body.UserName != nil {
 					a.UserName = *body.UserName
 				}
+				if a.UserName == "" {
+					// A freed slot keeps no password and cannot be enabled.
+					a.password, a.Enabled = "", false
+				}
 				if body.Password != nil {
 					a.password = *body.Password
 				}
 				if body.RoleID != nil {
 					a.RoleID = *body.RoleID
 				}
-				if body.Enabled != nil {
+				if body.Enabled != nil && a.UserName != "" {
 					a.Enabled = *body.Enabled
 				}
 				writeJSON(w, http.StatusOK, accountDoc(a))
 			})
 		},
-		http.MethodDelete: func() {
+	}
+	// A slot is never deleted: it is emptied with a PATCH (405 here).
+	if b.prof.AccountSlots == 0 {
+		h[http.MethodDelete] = func() {
 			locked(func(i int, a *account) {
 				if a.BuiltIn {
 					writeError(w, builtIn)
@@ -270,6 +309,7 @@ func (b *BMC) account(w http.ResponseWriter, r *http.Request, id string) {
 				b.accounts = slices.Delete(b.accounts, i, i+1)
 				w.WriteHeader(http.StatusNoContent)
 			})
-		},
-	})
+		}
+	}
+	dispatch(w, r, h)
 }

@@ -14,13 +14,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The AccountService through gofish, as a BMC keyset will use it: the
-// BMC's own account is listed and protected; an account is created with a
+// The AccountService through gofish, as a BMC keyset will use it, on a
+// BMC that creates accounts by POST (iLO 5): the BMC's own account is
+// listed and protected; an account is created with a
 // role, read back, logs in with its password, is disabled (and no longer
 // logs in), is deleted; the cap on accounts refuses one more; bad input is
 // refused without quoting the password; GET never renders one.
 func TestGofishAccountService(t *testing.T) {
-	srv := redfishtest.Start(t, func(c *redfish.Config) { c.AccountLimit = 3 })
+	srv := redfishtest.Start(t, redfishtest.Profile("ilo5"), func(c *redfish.Config) { c.AccountLimit = 3 })
 	c := connect(t, srv.URL, false)
 	as, err := c.Service.AccountService()
 	require.NoError(t, err)

@@ -19,7 +19,9 @@
 //     DELETE logs out) with a per-BMC limit (iDRAC 8, refused with RAC0218),
 //     an idle timeout, and basic auth off on idrac10;
 //   - an AccountService (accounts.go) for BMC keysets: accounts created
-//     (POST), patched (password, role, enabled), deleted, up to
+//     (POST; on idrac9 a PATCH of an empty slot of a fixed table, POST and
+//     DELETE 405, accounts_slots.go), patched (password, role, enabled),
+//     deleted, up to
 //     Config.AccountLimit (16 by default, the BMC's own included; one
 //     more is refused CreateLimitReachedForResource); an enabled account
 //     logs in; the BMC's own account is protected; passwords never shown.

@@ -99,6 +99,12 @@ type Profile struct {
 	// 503 ServiceTemporarilyUnavailable with Retry-After).
 	BusyStatus int
 	BusyID     string
+
+	// AccountSlots: the AccountService is a fixed table of this many
+	// account slots (accounts_slots.go): an account is made by a PATCH of
+	// an empty slot, POST and DELETE answer 405. 0: a collection that
+	// grows by POST, up to Config.AccountLimit.
+	AccountSlots int
 }
 
 // Slot is one virtual media device.

@@ -12,7 +12,10 @@ import (
 // concurrent sessions (bb-Ricardo/check_redfish#198), the ninth refused
 // with RAC0218. Firmware: the FirmwareInventory lists Installed- and
 // Previous- members; host firmware updates are jobs staged until the next
-// host reset.
+// host reset. Accounts: 16 fixed slots on idrac9 (accounts_slots.go);
+// idrac10 creates them by POST (its accounts appear as created:
+// dsx-ai-factory/infra-controller#6358 found no slot 3 on iDRAC10 1.30,
+// dell/iDRAC-Redfish-Scripting#342 shows a POST making Accounts/5).
 func init() {
 	register("idrac9", idrac9)
 	register("idrac10", idrac10)
@@ -58,6 +61,7 @@ func idrac9() Profile {
 		SessionLimitStatus: http.StatusServiceUnavailable,
 		FirmwareIDs:        "dell", NICFirmware: "22.31.6", StorageFirmware: "52.16.1-4405",
 		StagesHostUpdates: true, MultipartPush: true,
+		AccountSlots: DefaultAccountLimit,
 	}
 }
 
@@ -76,5 +80,6 @@ func idrac10() Profile {
 	p.SystemMedia[0].Boots = false
 	p.BasicAuth = false
 	p.ResetReply = http.StatusAccepted
+	p.AccountSlots = 0
 	return p
 }

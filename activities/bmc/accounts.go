@@ -1,0 +1,231 @@
+package bmc
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rackroll/rackroll/internal/keyset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// BMC accounts (docs/keysets.md): EnsureAccount makes one BMC account of a
+// BMC keyset what the keyset says — there, enabled, with the keyset's role
+// and the password its Secret holds — or disabled. BMCs make accounts in
+// two ways (docs/lab.md, "Accounts"): a POST to the Accounts collection,
+// or, where the collection is a fixed table of slots, a PATCH of an empty
+// slot (UserName ""). The activity uses the slot PATCH when the collection
+// lists empty slots or answers the POST 405, and POST otherwise. A 2xx is
+// never the evidence: the account is read back, and the activity fails
+// unless it shows the user name, the role and the enabled state asked for.
+//
+// The password is read from the Kubernetes Secret the keyset names when
+// the activity runs; it is in no input, result, heartbeat or log, and is
+// cut out of any error a BMC answers with.
+
+// ErrTypeAccountLimit: non-retryable: the BMC has no room for one more
+// account (its cap reached, or no empty slot that takes it).
+const ErrTypeAccountLimit = "BMCAccountLimit"
+
+// AccountInput asks for one account on one BMC.
+type AccountInput struct {
+	Endpoint
+	// Keyset names the keyset the account belongs to, for messages.
+	Keyset   string
+	UserName string
+	Role     keyset.Role
+	// Enable: true makes the account exist, enabled, with Role and the
+	// password PasswordSecret holds; false disables it (an absent account
+	// is left absent).
+	Enable         bool
+	PasswordSecret keyset.SecretRef `json:",omitempty"`
+}
+
+// AccountResult is what was read back after the change.
+type AccountResult struct {
+	URI      string `json:",omitempty"` // "" when absent
+	UserName string
+	Role     string `json:",omitempty"`
+	Enabled  bool
+	// Action: created (POST), created-in-slot (PATCH of an empty slot),
+	// updated (password, role, enabled set on an existing account),
+	// disabled, already-disabled, absent (nothing to disable).
+	Action string
+}
+
+// Actions an AccountResult reports.
+const (
+	AccountCreated         = "created"
+	AccountCreatedInSlot   = "created-in-slot"
+	AccountUpdated         = "updated"
+	AccountDisabled        = "disabled"
+	AccountAlreadyDisabled = "already-disabled"
+	AccountAbsent          = "absent"
+)
+
+// checkAccountInput refuses bad input before anything is read or sent.
+func checkAccountInput(in AccountInput) error {
+	var bad []string
+	if in.UserName == "" || len(in.UserName) > 16 {
+		bad = append(bad, fmt.Sprintf("userName %q: 1 to 16 characters", in.UserName))
+	}
+	if in.Enable {
+		if !slices.Contains([]keyset.Role{keyset.Administrator, keyset.Operator, keyset.ReadOnly}, in.Role) {
+			bad = append(bad, fmt.Sprintf("role %q: one of Administrator, Operator, ReadOnly", in.Role))
+		}
+		if s := in.PasswordSecret; s.Namespace == "" || s.Name == "" || s.Key == "" {
+			bad = append(bad, fmt.Sprintf("passwordSecret %s/%s key %q: a Secret's namespace, name and key are required to enable an account", s.Namespace, s.Name, s.Key))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("account %q of keyset %q: %s", in.UserName, in.Keyset, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// EnsureAccount makes in.UserName on the endpoint's BMC what in asks.
+func (a *Activities) EnsureAccount(ctx context.Context, in AccountInput) (AccountResult, error) {
+	if err := checkAccountInput(in); err != nil {
+		return AccountResult{}, temporalError(in.Endpoint, &stepError{"check the account", &failure{kindConfig, err.Error()}})
+	}
+	var pass string
+	if in.Enable {
+		var err error
+		if pass, err = a.accountPassword(ctx, in.PasswordSecret); err != nil {
+			return AccountResult{}, temporalError(in.Endpoint, &stepError{"read the account's password", err})
+		}
+	}
+	res, err := perform(ctx, a, in.Endpoint, func(r *run) (AccountResult, error) {
+		res, err := r.ensureAccount(in, pass)
+		return res, scrub(err, pass)
+	})
+	return res, scrub(err, pass)
+}
+
+// accountPassword reads the password from its Secret; errors name the
+// Secret and the key, never a value.
+func (a *Activities) accountPassword(ctx context.Context, ref keyset.SecretRef) (string, error) {
+	secrets := a.Secrets
+	if sr, ok := a.resolver().(SecretResolver); secrets == nil && ok {
+		secrets = sr.Secrets
+	}
+	id := ref.Namespace + "/" + ref.Name
+	if secrets == nil {
+		return "", &failure{kindConfig, "the account's password Secret " + id + " is read by the worker in the cluster that holds it (its ServiceAccount needs get on it); this worker reads no Secrets"}
+	}
+	data, err := secrets(ctx, ref.Namespace, ref.Name)
+	switch {
+	case apierrors.IsNotFound(err):
+		return "", &failure{kindConfig, "the account's password Secret " + id + " does not exist"}
+	case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
+		return "", &failure{kindConfig, fmt.Sprintf("the worker may not read the account's password Secret %s (%v): grant its ServiceAccount get on secrets in %s", id, err, ref.Namespace)}
+	case err != nil:
+		return "", &failure{kindTransient, fmt.Sprintf("read the account's password Secret %s: %v", id, err)}
+	}
+	pass := strings.TrimRight(string(data[ref.Key]), "\r\n")
+	if pass == "" {
+		return "", &failure{kindConfig, fmt.Sprintf("the account's password Secret %s has no key %q (or it is empty)", id, ref.Key)}
+	}
+	return pass, nil
+}
+
+// scrub cuts pass out of err's text, keeping its kind: a BMC may quote
+// what it refused.
+func scrub(err error, pass string) error {
+	if err == nil || pass == "" || !strings.Contains(err.Error(), pass) {
+		return err
+	}
+	return &failure{classify(err), strings.ReplaceAll(err.Error(), pass, "<redacted>")}
+}
+
+func (r *run) accounts() (AccountClient, []AccountInfo, error) {
+	ac, ok := r.c.(AccountClient)
+	if !ok {
+		return nil, nil, &failure{kindConfig, "this BMC client has no AccountService support"}
+	}
+	list, err := read(r, "list the BMC's accounts", ac.Accounts)
+	return ac, list, err
+}
+
+func (r *run) ensureAccount(in AccountInput, pass string) (AccountResult, error) {
+	ac, list, err := r.accounts()
+	if err != nil {
+		return AccountResult{}, err
+	}
+	if strings.EqualFold(in.UserName, ac.LoginName()) {
+		return AccountResult{}, &failure{kindConfig, fmt.Sprintf("account %q of keyset %q is the account rackroll logs in to this BMC with: a keyset never changes it", in.UserName, in.Keyset)}
+	}
+	cur, found := findAccount(list, in.UserName)
+	action := ""
+	switch {
+	case !in.Enable && !found:
+		return AccountResult{UserName: in.UserName, Action: AccountAbsent}, nil
+	case !in.Enable && !cur.Enabled:
+		action = AccountAlreadyDisabled
+	case !in.Enable:
+		action = AccountDisabled
+		off := false
+		err = r.act("disable account "+in.UserName, r.accountIs(in.UserName, func(a AccountInfo) bool { return !a.Enabled }),
+			func() error { return ac.PatchAccount(r.ctx, cur.URI, AccountPatch{Enabled: &off}, cur.ETag) })
+	case found:
+		// The password cannot be read back: it is sent on every apply,
+		// with the role and Enabled in one PATCH (iDRAC refuses a PATCH
+		// of the role without it: ironcore-dev/metal-operator#946).
+		action = AccountUpdated
+		err = r.retry("update account "+in.UserName, func() error {
+			return ac.PatchAccount(r.ctx, cur.URI, wantPatch(in, pass, false), cur.ETag)
+		})
+	default:
+		action, err = r.createAccount(ac, list, in, pass)
+	}
+	if err != nil {
+		return AccountResult{}, err
+	}
+	return r.readBackAccount(ac, in, action)
+}
+
+// wantPatch is the body that makes an account what in asks.
+func wantPatch(in AccountInput, pass string, withName bool) AccountPatch {
+	role, on := string(in.Role), true
+	p := AccountPatch{Password: &pass, RoleID: &role, Enabled: &on}
+	if withName {
+		p.UserName = &in.UserName
+	}
+	return p
+}
+
+// findAccount finds name among the accounts; BMCs compare names without
+// case.
+func findAccount(list []AccountInfo, name string) (AccountInfo, bool) {
+	for _, a := range list {
+		if a.UserName != "" && strings.EqualFold(a.UserName, name) {
+			return a, true
+		}
+	}
+	return AccountInfo{}, false
+}
+
+// emptySlots are the listed accounts without a user name: a slot-based
+// collection's free slots, in collection order.
+func emptySlots(list []AccountInfo) []AccountInfo {
+	var out []AccountInfo
+	for _, a := range list {
+		if a.UserName == "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// accountIs is a done check for act: the BMC shows name and ok holds.
+func (r *run) accountIs(name string, ok func(AccountInfo) bool) func() (bool, error) {
+	return func() (bool, error) {
+		_, list, err := r.accounts()
+		if err != nil {
+			return false, err
+		}
+		a, found := findAccount(list, name)
+		return found && ok(a), nil
+	}
+}
