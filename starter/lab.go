@@ -153,7 +153,7 @@ func (a *app) labStatusCmd() *cobra.Command {
 	var inventory, format string
 	cmd := &cobra.Command{
 		Use:   "status --inventory lab.yaml",
-		Short: "Show the simulated hardware of a running lab (power, version, reimage count)",
+		Short: "Show the simulated hardware of a running lab (power, version, reimage and firmware update counts)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			admin, err := labAdmin(inventory)
 			if err != nil {
@@ -169,13 +169,13 @@ func (a *app) labStatusCmd() *cobra.Command {
 				return err
 			}
 			return output.Write(cmd.OutOrStdout(), format, ms, func() output.Table {
-				t := output.Table{Header: []string{"bmm", "rack", "role", "power", "os", "version", "reimages"}}
+				t := output.Table{Header: []string{"bmm", "rack", "role", "power", "os", "version", "reimages", "fw updates"}}
 				for _, m := range ms {
 					osr := "down"
 					if m.OSRunning {
 						osr = "running"
 					}
-					t.Rows = append(t.Rows, []string{m.Name, m.Rack, m.Role, m.Power, osr, m.RuntimeVersion, fmt.Sprint(m.ReimageCount)})
+					t.Rows = append(t.Rows, []string{m.Name, m.Rack, m.Role, m.Power, osr, m.RuntimeVersion, fmt.Sprint(m.ReimageCount), fmt.Sprint(m.UpdateRequests)})
 				}
 				return t
 			})

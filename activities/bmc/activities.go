@@ -52,6 +52,16 @@ type Activities struct {
 	// ImageClient asks the image server where an installer URL redirects
 	// (redirect.go); nil: http.DefaultClient.
 	ImageClient *http.Client
+	// Heartbeats (the worker's Temporal client) sends the records a retry
+	// relies on to the server at once, past the SDK's batching (run.record);
+	// nil: they are batched like every heartbeat.
+	Heartbeats HeartbeatRecorder
+}
+
+// HeartbeatRecorder sends an activity's heartbeat to the server now, as
+// client.Client.RecordActivityHeartbeat does.
+type HeartbeatRecorder interface {
+	RecordActivityHeartbeat(ctx context.Context, taskToken []byte, details ...interface{}) error
 }
 
 func (a *Activities) dial() Dialer {

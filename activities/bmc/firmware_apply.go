@@ -156,7 +156,11 @@ func (r *run) requestUpdate(c firmware.Component) error {
 	backoff := r.a.backoff()
 	for try := 1; ; try++ {
 		r.progress.FwRequested = true
-		r.heartbeat("requesting the update of " + c.Name)
+		if err := r.record("requesting the update of " + c.Name); err != nil {
+			r.progress.FwRequested = false // nothing was sent: a retry may send it
+			r.heartbeat("the update of " + c.Name + " was not sent")
+			return err
+		}
 		var acc Accepted
 		var err error
 		if file != nil {
@@ -167,14 +171,18 @@ func (r *run) requestUpdate(c firmware.Component) error {
 		switch {
 		case err == nil:
 			r.progress.FwTask = acc.Task
-			r.heartbeat("update of " + c.Name + " accepted (" + acc.String() + ")")
+			// Best effort: a retry that finds no monitor judges by the
+			// inventory, and sends nothing either way.
+			r.record("update of " + c.Name + " accepted (" + acc.String() + ")")
 			return nil
 		case !updateAnswered(err):
 			r.heartbeat("the update request of " + c.Name + " got no answer; reading the inventory")
 			return nil
 		}
 		r.progress.FwRequested = false
-		r.heartbeat("update of " + c.Name + " refused: " + describe(err))
+		// Best effort: a retry that still finds the request recorded sends
+		// none and judges by the inventory: never two updates.
+		r.record("update of " + c.Name + " refused: " + describe(err))
 		if !updateBusy(err) || try >= r.a.attempts() {
 			return &stepError{"request the update of " + c.Name, err}
 		}

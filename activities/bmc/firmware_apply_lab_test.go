@@ -1,6 +1,7 @@
 package bmc
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/faults"
+	"github.com/rackroll/rackroll/internal/lab/redfish"
 	"github.com/rackroll/rackroll/internal/lab/redfish/redfishtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -131,4 +133,59 @@ func TestLabKilledDuringTheUpdateRequestDoesNotUpdateTwice(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "1.14.0", res.To)
 	assert.Equal(t, 1, l.bmc.State().UpdateRequests, "the retry sent no second request")
+}
+
+// recorder is the worker's client as Activities.Heartbeats: it keeps each
+// record with the number of update requests the BMC had seen then.
+type recorder struct {
+	bmc interface{ State() redfish.State }
+	got []recorded
+}
+
+type recorded struct {
+	progress
+	requests int
+}
+
+func (r *recorder) RecordActivityHeartbeat(_ context.Context, _ []byte, details ...interface{}) error {
+	r.got = append(r.got, recorded{details[0].(progress), r.bmc.State().UpdateRequests})
+	return nil
+}
+
+// The SDK batches an attempt's heartbeats after its first, so the record
+// of the request, after the power-off's waits, could still be in the
+// batch when a worker dies with the update under way. With the worker's
+// client the record goes to the server before the request is sent, and
+// the task monitor right after it is accepted.
+func TestLabTheUpdateIsRecordedWithTemporalBeforeItIsSent(t *testing.T) {
+	pkgs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("package")) }))
+	t.Cleanup(pkgs.Close)
+	l := newLab(t, redfishtest.Profile("supermicro"))
+	rec := &recorder{bmc: l.bmc}
+	l.a.Heartbeats = rec
+	comp := component("bios", "2.1", pkgs.URL+"/fw/bios-2.1.bin", firmware.Apply{Method: firmware.MethodMultipartPush, HostOff: true})
+	_, err := l.apply(comp, l.env)
+	require.NoError(t, err)
+	require.Len(t, rec.got, 2, "%+v", rec.got)
+	before, after := rec.got[0], rec.got[1]
+	assert.True(t, before.FwRequested)
+	assert.Empty(t, before.FwTask)
+	assert.Zero(t, before.requests, "recorded before the request went out")
+	assert.True(t, after.FwRequested)
+	assert.NotEmpty(t, after.FwTask, "the task monitor a retry follows")
+	assert.Equal(t, 1, after.requests)
+	assert.Equal(t, 1, l.bmc.State().UpdateRequests)
+
+	// A client that cannot record: nothing is sent.
+	l2 := newLab(t, redfishtest.Profile("ilo5"))
+	l2.a.Heartbeats = failingRecorder{}
+	_, err = l2.apply(component("bios", "U46 v2.90", "http://fw.example/bios-2.90.fwpkg", firmware.Apply{Method: firmware.MethodSimpleUpdate}), l2.env)
+	require.ErrorContains(t, err, "record progress with Temporal")
+	assert.Zero(t, l2.bmc.State().UpdateRequests)
+}
+
+type failingRecorder struct{}
+
+func (failingRecorder) RecordActivityHeartbeat(context.Context, []byte, ...interface{}) error {
+	return errors.New("server unavailable")
 }

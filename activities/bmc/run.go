@@ -215,6 +215,24 @@ func (r *run) heartbeat(step string) {
 	}
 }
 
+// record is heartbeat for what a retry must find before a request that
+// must not be sent twice (a firmware update) or right after it (its task
+// monitor). The SDK sends an attempt's first heartbeat at once but batches
+// later ones within 0.8 × HeartbeatTimeout, so a worker killed in between
+// leaves the server an older record and the retry would send the request
+// again; with the worker's client (Activities.Heartbeats) the record is on
+// the server when record returns. The error says it is not.
+func (r *run) record(step string) error {
+	r.heartbeat(step)
+	if r.a.Heartbeats == nil || !activity.IsActivity(r.ctx) {
+		return nil
+	}
+	if err := r.a.Heartbeats.RecordActivityHeartbeat(r.ctx, activity.GetInfo(r.ctx).TaskToken, r.progress); err != nil {
+		return &stepError{step, fmt.Errorf("record progress with Temporal: %w", err)}
+	}
+	return nil
+}
+
 // resumed reads the progress an earlier attempt left in its heartbeat.
 func (r *run) resumed() (progress, bool) {
 	var p progress

@@ -114,7 +114,7 @@ func Describe(rows []Row) string {
 // --apply-firmware: the components below are then applied first, in the
 // same action. A component that cannot be judged refuses it either way
 // (the update could not be proven); --force with a reason skips the
-// check altogether (the caller does not ask).
+// check altogether (the caller does not ask). A refusal is a *Refusal.
 func CheckReplace(server, version string, p Plan, apply bool) error {
 	var why []string
 	if len(p.Below) > 0 && !apply {
@@ -126,10 +126,48 @@ func CheckReplace(server, version string, p Plan, apply bool) error {
 	if len(why) == 0 {
 		return nil
 	}
-	next := "replace with --apply-firmware to apply the baseline first, or with --force --reason TEXT to skip the check"
-	if len(p.Below) == 0 || apply {
-		next = "check the baseline's inventory patterns and what the BMC shows (starter bmm firmware), or replace with --force --reason TEXT to skip the check"
+	return &Refusal{Server: server, Applicable: len(p.Below) > 0 && !apply && len(p.Unknown) == 0,
+		Finding: fmt.Sprintf("bmm %s's firmware is not at the baseline of runtime %s (%s): %s", server, version, p.Entry, strings.Join(why, "; "))}
+}
+
+// Refusal is a Replace refused on its firmware: what was found, and
+// whether --apply-firmware would let it go ahead (everything not at the
+// baseline is below it, nothing unknown). It travels as the refused
+// action's error details, so a caller that cannot pass --apply-firmware
+// (the troubleshoot runbook) can say how to proceed from where it is.
+type Refusal struct {
+	Server     string `json:"server"`
+	Finding    string `json:"finding"`
+	Applicable bool   `json:"applicable,omitempty"`
+	// Unread: the inventory could not be read (Finding says why).
+	Unread bool `json:"unread,omitempty"`
+}
+
+// Error is the refusal as `bmm replace` shows it, with how to proceed.
+func (r *Refusal) Error() string {
+	next := "check the baseline's inventory patterns and what the BMC shows (starter bmm firmware), or replace with --force --reason TEXT to skip the check"
+	switch {
+	case r.Unread:
+		next = "replace with --force --reason TEXT to skip the check"
+	case r.Applicable:
+		next = "replace with --apply-firmware to apply the baseline first, or with --force --reason TEXT to skip the check"
 	}
-	return fmt.Errorf("bmm %s's firmware is not at the baseline of runtime %s (%s): %s; %s",
-		server, version, p.Entry, strings.Join(why, "; "), next)
+	return r.Finding + "; " + next
+}
+
+// InRunbook is the refusal as the troubleshoot runbook for problem on
+// cluster shows it: its replace cannot ask for --apply-firmware (troubleshoot-confirm
+// carries the hardware facts only), so it names the commands that can —
+// a replace of its own with --apply-firmware, or the runbook again,
+// forced, which skips the check.
+func (r *Refusal) InRunbook(cluster, problem string) string {
+	again := fmt.Sprintf("`starter bmm troubleshoot --cluster %s --bmm %s --problem %s --force --reason TEXT`", cluster, r.Server, problem)
+	switch {
+	case r.Applicable:
+		return fmt.Sprintf("%s; the runbook's replace cannot apply firmware: run `starter bmm replace --cluster %s --bmm %s --apply-firmware` (the baseline first, then the replace), or run the runbook again forced to skip the check: %s",
+			r.Finding, cluster, r.Server, again)
+	case r.Unread:
+		return r.Finding + "; run the runbook again forced to skip the check: " + again
+	}
+	return r.Finding + "; check the baseline's inventory patterns and what the BMC shows (`starter bmm firmware`), or run the runbook again forced to skip the check: " + again
 }

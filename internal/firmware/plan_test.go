@@ -86,3 +86,31 @@ func TestCheckReplace(t *testing.T) {
 		assert.Contains(t, err.Error(), "starter bmm firmware")
 	}
 }
+
+// A refusal says how to proceed where it is read: `bmm replace` names its
+// own flags; the troubleshoot runbook, whose replace cannot take
+// --apply-firmware, names a replace of its own or the runbook forced.
+func TestRefusalSaysHowToProceed(t *testing.T) {
+	e := dellEntry()
+	e.Components[1].Inventory = "Remote Access Controller"
+	var below *Refusal
+	require.ErrorAs(t, CheckReplace("rack1-c1", "4.1.2", PlanFor(Baseline{e}, dellServer("1.13.0", "7.00.30.00", "22.31.6")), false), &below)
+	assert.True(t, below.Applicable)
+	assert.Equal(t, "rack1-c1", below.Server)
+	run := below.InRunbook("site-a", "hardware")
+	assert.Contains(t, run, below.Finding)
+	assert.Contains(t, run, "the runbook's replace cannot apply firmware: run `starter bmm replace --cluster site-a --bmm rack1-c1 --apply-firmware`")
+	assert.Contains(t, run, "`starter bmm troubleshoot --cluster site-a --bmm rack1-c1 --problem hardware --force --reason TEXT`")
+	assert.NotContains(t, run, "replace with --apply-firmware")
+
+	var unknown *Refusal
+	require.ErrorAs(t, CheckReplace("rack1-c1", "4.1.2", PlanFor(Baseline{dellEntry()}, dellServer("1.14.0", "7.00.30.00", "22.31.6")), true), &unknown)
+	assert.False(t, unknown.Applicable, "--apply-firmware cannot prove an unknown component")
+	assert.NotContains(t, unknown.InRunbook("site-a", "hardware"), "--apply-firmware")
+	assert.Contains(t, unknown.InRunbook("site-a", "hardware"), "starter bmm firmware")
+
+	unread := &Refusal{Server: "rack1-c1", Unread: true, Finding: "bmm rack1-c1's firmware could not be read"}
+	assert.Equal(t, "bmm rack1-c1's firmware could not be read; replace with --force --reason TEXT to skip the check", unread.Error())
+	assert.NotContains(t, unread.InRunbook("site-a", "hardware"), "--apply-firmware")
+	assert.Contains(t, unread.InRunbook("site-a", "hardware"), "--force --reason TEXT")
+}

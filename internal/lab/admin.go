@@ -30,6 +30,11 @@ type MachineStatus struct {
 	ReimageCount   int    `json:"reimageCount"`
 	Profile        string `json:"profile"`  // the vendor its BMC plays
 	Sessions       int    `json:"sessions"` // Redfish sessions open now (a leak shows here)
+	// UpdateRequests counts the firmware update requests its BMC received
+	// (refused or not), by the kind of package each named
+	// (UpdateRequestsByKind): a test or an operator checks exactly-once.
+	UpdateRequests       int            `json:"updateRequests"`
+	UpdateRequestsByKind map[string]int `json:"updateRequestsByKind,omitempty"`
 }
 
 // SetFault injects (or with clear, removes) a fault on one BMM.
@@ -64,7 +69,7 @@ func (l *Lab) Status() []MachineStatus {
 		st := m.BMC.State()
 		out = append(out, MachineStatus{Name: m.Name, Rack: m.Rack, Role: string(m.Role), BMC: m.URL,
 			Power: st.Power, OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion, ReimageCount: st.ReimageCount,
-			Profile: m.Profile, Sessions: m.BMC.Sessions()})
+			Profile: m.Profile, Sessions: m.BMC.Sessions(), UpdateRequests: st.UpdateRequests, UpdateRequestsByKind: m.BMC.UpdateRequestsByKind()})
 	}
 	return out
 }

@@ -52,8 +52,14 @@ func Register(r worker.Registry, c client.Client, opts Options) {
 	if poll <= 0 {
 		poll = 2 * time.Second
 	}
-	r.RegisterActivity(&bmc.Activities{PollInterval: poll, RequestTimeout: opts.BMCRequestTimeout, PowerOnTimeout: opts.BMCPowerOnTimeout,
-		Resolver: bmc.SecretResolver{Secrets: secretsIn(opts.Management)}})
+	acts := &bmc.Activities{PollInterval: poll, RequestTimeout: opts.BMCRequestTimeout, PowerOnTimeout: opts.BMCPowerOnTimeout,
+		Resolver: bmc.SecretResolver{Secrets: secretsIn(opts.Management)}}
+	if c != nil {
+		// A firmware update's record reaches the server before the request
+		// goes out: a worker killed meanwhile is resumed without a second.
+		acts.Heartbeats = c
+	}
+	r.RegisterActivity(acts)
 	// Kubernetes clients come from the ledger's kubeconfig reference, read
 	// through Temporal: a site worker needs no inventory of its own.
 	r.RegisterActivity(kube.New(newClusterClients(c, opts.Management), kube.Options{PollInterval: poll, WorkerPods: opts.WorkerPods}))

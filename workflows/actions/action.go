@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/temporalerr"
@@ -97,6 +99,11 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 			// at the ledger's next sweep: the operator runs the replace
 			// again with --apply-firmware at once.
 			kernel.LedgerOf(in.Cluster).Release(ctx, in.BMM, req.Holder)
+		}
+		var fw *firmware.Refusal
+		if errors.As(err, &fw) {
+			// Its details let the troubleshoot runbook say how to proceed.
+			return res, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrPrecheck, nil, *fw)
 		}
 		return res, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrPrecheck, nil)
 	case kernel.OpenLease:

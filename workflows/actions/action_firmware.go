@@ -55,8 +55,8 @@ func (a *action) firmwareProbe(ctx workflow.Context, cs api.ClusterState, _ mode
 	s, err := kernel.NewSteps(ctx, a.in.Cluster, a.t).ReadFirmware()
 	if err != nil {
 		a.fw.refused = true
-		return fmt.Errorf("bmm %s's firmware could not be read to check it against the baseline of runtime %s: %s; replace with --force --reason TEXT to skip the check",
-			a.bm.Name, version, temporalerr.Message(err))
+		return &firmware.Refusal{Server: a.bm.Name, Unread: true, Finding: fmt.Sprintf("bmm %s's firmware could not be read to check it against the baseline of runtime %s: %s",
+			a.bm.Name, version, temporalerr.Message(err))}
 	}
 	a.fw.plan = firmware.PlanFor(baseline, s)
 	err = firmware.CheckReplace(a.bm.Name, version, a.fw.plan, a.in.ApplyFirmware)

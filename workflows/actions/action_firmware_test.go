@@ -162,8 +162,10 @@ func TestApplyFirmwareBadInput(t *testing.T) {
 }
 
 // The troubleshoot runbook's replace gets the same check: below the
-// baseline, its replace is refused naming the components and the runbook
-// ends unresolved with that refusal in its words, nothing reinstalled.
+// baseline, its replace is refused naming the components, nothing
+// reinstalled. Its confirmation cannot ask for --apply-firmware, so the
+// runbook stops (not "contact support": the operator can proceed) and
+// its step names the commands that can, not the replace's own flags.
 func TestTroubleshootReplaceChecksFirmware(t *testing.T) {
 	s := fwSite(t)
 	env := s.Env(t, api.TroubleshootID("site-a", wftest.Compute))
@@ -173,8 +175,17 @@ func TestTroubleshootReplaceChecksFirmware(t *testing.T) {
 	env.ExecuteWorkflow(TroubleshootWorkflow, trouble(api.ProblemHardware))
 	err := env.GetWorkflowError()
 	require.Error(t, err)
-	assert.ErrorContains(t, err, "hardware on rack1-c1 persists after replace (bmm rack1-c1's firmware is not at the baseline of runtime 4.1.2")
+	assert.ErrorContains(t, err, "replace of rack1-c1 refused: bmm rack1-c1's firmware is not at the baseline of runtime 4.1.2")
 	assert.ErrorContains(t, err, "BIOS (Installed-159-1.10.0__BIOS.Setup.1-1) 1.10.0, requires 1.13.2")
+	assert.NotContains(t, err.Error(), "contact support")
+	var st api.TroubleshootStatus
+	wftest.Query(t, env, &st)
+	assert.Equal(t, api.TroubleshootUnresolved, st.Phase)
+	require.Len(t, st.Steps, 1)
+	step := st.Steps[0].Error
+	assert.Contains(t, step, "the runbook's replace cannot apply firmware: run `starter bmm replace --cluster site-a --bmm rack1-c1 --apply-firmware`")
+	assert.Contains(t, step, "`starter bmm troubleshoot --cluster site-a --bmm rack1-c1 --problem hardware --force --reason TEXT`")
+	assert.NotContains(t, step, "replace with --apply-firmware", "not a flag the runbook has")
 	assert.Equal(t, 1, countOf(s.CallLog(), "ReadFirmware rack1-c1"))
 	assert.Empty(t, s.Reimages)
 	assert.Empty(t, s.FirmwareInputs)

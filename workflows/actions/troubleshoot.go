@@ -1,10 +1,12 @@
 package actions
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/temporalerr"
@@ -122,6 +124,13 @@ func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 		// A child that never ran cannot release the lease it was given.
 		kernel.LedgerOf(t.in.Cluster).Release(ctx, t.in.BMM, got.Holder)
 		s.State, s.Error = api.StateFailed, temporalerr.Message(err)
+		if fw, ok := firmwareRefusal(err); ok {
+			// Refused before any side effect, like a refused lease: the
+			// runbook stops saying how to proceed — with commands that
+			// can, not the replace's flags its confirmation lacks.
+			s.Error = fw.InRunbook(t.in.Cluster, t.in.Problem)
+			return false, fmt.Errorf("%s of %s refused: %s", s.Action, t.in.BMM, s.Error)
+		}
 		return false, nil
 	}
 	if problem := t.verify(ctx); problem != "" {
@@ -179,4 +188,15 @@ func (t *troubleshooter) verify(ctx workflow.Context) string {
 		return err.Error()
 	}
 	return ""
+}
+
+// firmwareRefusal is the firmware check's refusal of the runbook's
+// replace, from the child's error details.
+func firmwareRefusal(err error) (firmware.Refusal, bool) {
+	var ae *temporal.ApplicationError
+	var r firmware.Refusal
+	if !errors.As(err, &ae) || ae.Type() != api.ErrPrecheck || !ae.HasDetails() || ae.Details(&r) != nil || r.Finding == "" {
+		return r, false
+	}
+	return r, true
 }

@@ -73,7 +73,8 @@ type State struct {
 	ReimageCount   int    // successful reimages (tests check exactly-once)
 	ReimageFailed  bool   // last reimage failed: no bootable OS until the next successful one
 	// UpdateRequests counts firmware update requests received
-	// (SimpleUpdate and pushes, refused or not): tests check exactly-once.
+	// (SimpleUpdate and pushes, refused or not): tests check exactly-once;
+	// BMC.UpdateRequestsByKind counts them per component.
 	UpdateRequests int
 }
 
@@ -104,6 +105,7 @@ type BMC struct {
 	fwRunning      *fwJob   // installing: another update is refused as busy
 	awayUntil      time.Time
 	updateRequests int
+	kindRequests   map[string]int
 
 	closed  bool
 	done    chan struct{} // closed by Close: aborts hanging requests

@@ -2,6 +2,7 @@ package redfish
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 )
@@ -135,6 +136,16 @@ func (b *BMC) FirmwareVersions() map[string]string {
 		out[p.kind] = p.version
 	}
 	return out
+}
+
+// UpdateRequestsByKind counts the update requests that named a package,
+// refused or not, by the kind its file name says it installs (bios, bmc,
+// nic, storage; "other" for a package the lab cannot read): tests check
+// exactly-once per component.
+func (b *BMC) UpdateRequestsByKind() map[string]int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return maps.Clone(b.kindRequests)
 }
 
 func (b *BMC) firmwareInventoryLocked() doc {

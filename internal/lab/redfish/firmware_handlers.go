@@ -105,6 +105,14 @@ func (b *BMC) postPush(w http.ResponseWriter, r *http.Request) {
 
 func (b *BMC) answerUpdate(w http.ResponseWriter, image, applyTime, via string) {
 	b.mu.Lock()
+	kind := "other"
+	if m := packageName.FindStringSubmatch(pathBase(image)); m != nil {
+		kind = strings.ToLower(m[1])
+	}
+	if b.kindRequests == nil {
+		b.kindRequests = map[string]int{}
+	}
+	b.kindRequests[kind]++
 	t, e := b.startUpdateLocked(image, applyTime, via)
 	var d doc
 	if t != nil {

@@ -150,6 +150,7 @@ func TestILOBMCUpdateResetsTheBMCAndHostFirmwareWaitsForAReset(t *testing.T) {
 	r.clk.Advance(2 * testTimings.PowerTransition)
 	assert.Equal(t, "U46 v2.90 (08/11/2022)", r.inventory()["2"])
 	assert.Equal(t, 3, r.b.State().UpdateRequests, "the busy refusal counts as a request")
+	assert.Equal(t, map[string]int{KindBMC: 1, KindBIOS: 2}, r.b.UpdateRequestsByKind(), "by the kind each package installs")
 }
 
 func TestSupermicroTakesPushesWithTheHostOff(t *testing.T) {
