@@ -66,6 +66,8 @@ type slot struct {
 	up, bootKCP          bool   // machine powered and booted; KCP role at its last boot
 	boot, wipe           bool   // pending: a boot to act on, a reimage to wipe for
 	kick                 chan struct{}
+	hold                 *portHold // its ports while no process of it runs
+	starting             bool      // launch has released the hold and not yet set proc
 }
 
 func (s *slot) key() string {
@@ -93,6 +95,9 @@ func newEtcdCluster(bin, dir string, tls EtcdTLS, members []EtcdMember, ports []
 			up: true, bootKCP: m.Initial, kick: make(chan struct{}, 1)}
 		if _, dup := c.slots[s.key()]; dup {
 			return nil, fmt.Errorf("etcd member %q given twice", s.key())
+		}
+		if !m.Initial {
+			s.hold = holdPorts(s.clientPort, s.peerPort) // until it joins
 		}
 		c.slots[s.key()] = s
 		c.order = append(c.order, s)
@@ -151,14 +156,22 @@ func (c *EtcdCluster) launch(s *slot, initialCluster, state string) error {
 	if err != nil {
 		return err
 	}
+	c.mu.Lock()
+	s.hold.release()
+	s.hold, s.starting = nil, true
+	c.mu.Unlock()
 	p, err := startProc("etcd "+s.Name, c.bin, memberArgs(s, c.tls, initialCluster, state), f, f)
+	c.mu.Lock()
+	s.starting = false
+	if err == nil {
+		s.proc = p
+	}
+	c.mu.Unlock()
 	if err != nil {
 		f.Close()
+		c.rehold(s)
 		return err
 	}
-	c.mu.Lock()
-	s.proc = p
-	c.mu.Unlock()
 	c.sink.Emit(events.EtcdMemberStart, s.BMM, s.Rack, map[string]any{"member": s.Name})
 	go func() {
 		<-p.done
@@ -170,6 +183,7 @@ func (c *EtcdCluster) launch(s *slot, initialCluster, state string) error {
 		}
 		closing := c.closing
 		c.mu.Unlock()
+		c.rehold(s)
 		if mine && !closing && (p.tail.contains("must be removed") || c.listedNoMore(s)) {
 			c.removedItself(s)
 		}
@@ -319,6 +333,17 @@ func (c *EtcdCluster) exited() *proc {
 	return nil
 }
 
+// rehold holds s's ports again once no process of it runs (until its
+// next launch), unless the lab is closing.
+func (c *EtcdCluster) rehold(s *slot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing || s.starting || s.hold != nil || (s.proc != nil && !s.proc.exited()) {
+		return
+	}
+	s.hold = holdPorts(s.clientPort, s.peerPort)
+}
+
 // close stops everything without emitting events: the lab is going away.
 func (c *EtcdCluster) close() {
 	c.mu.Lock()
@@ -332,6 +357,8 @@ func (c *EtcdCluster) close() {
 		if s.proc != nil {
 			ps = append(ps, s.proc)
 		}
+		s.hold.release()
+		s.hold = nil
 	}
 	c.mu.Unlock()
 	close(c.stop)
