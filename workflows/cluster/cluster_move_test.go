@@ -18,6 +18,7 @@ var autoUpgrade = workflow.ContinueAsNewVersioningBehavior(workflow.ContinueAsNe
 // becomes the target. It returns the continue-as-new and the next input.
 func ledgerCAN(t *testing.T, in api.ClusterInput, leases []string) (*workflow.ContinueAsNewError, api.ClusterInput, []*wftest.UpdateResult) {
 	env := wftest.NewEnv()
+	env.SetStartTime(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)) // recorded carries do not change with the day
 	var results []*wftest.UpdateResult
 	env.RegisterDelayedCallback(func() {
 		for i, b := range leases {

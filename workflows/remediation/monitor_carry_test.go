@@ -1,13 +1,9 @@
 package remediation
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
-	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
 	"time"
 
@@ -16,7 +12,6 @@ import (
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
-	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -28,10 +23,7 @@ import (
 // writes this build's as monitorCarryFile; a new format gets a new file.
 var updateCarry = flag.Bool("update-carry", false, "write this build's monitor continue-as-new input to workflows/testdata/carry")
 
-const (
-	carryDir         = "../testdata/carry"
-	monitorCarryFile = "HealthMonitorWorkflow-1.json"
-)
+const monitorCarryFile = "HealthMonitorWorkflow-1.json"
 
 // carryStart pins the test clock, so the files do not change with the day.
 var carryStart = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
@@ -70,26 +62,20 @@ func TestMonitorReadsEveryRecordedCarry(t *testing.T) {
 	require.Len(t, now.Carry.Recent, 1, "the rack1-c1 remediation finished")
 	require.Len(t, now.Carry.Clocks, 1, "rack2-c1's clock runs")
 	if *updateCarry {
-		require.NoError(t, os.MkdirAll(carryDir, 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(carryDir, monitorCarryFile), append(p.Data, '\n'), 0o644))
+		require.NoError(t, wftest.WriteCarry(monitorCarryFile, p))
 	}
-	files, err := filepath.Glob(filepath.Join(carryDir, "HealthMonitorWorkflow-*.json"))
+	files, err := wftest.CarryFiles(api.HealthMonitorWorkflowName)
 	require.NoError(t, err)
 	require.NotEmpty(t, files, "no recorded monitor carry: run with -update-carry")
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			data, err := os.ReadFile(f)
-			require.NoError(t, err)
-			// Stored as the server stores a workflow input: JSON, the
-			// default converter's encoding (a payload codec, when on, wraps
-			// it outside the worker's workflow code).
 			var old api.MonitorInput
-			require.NoError(t, converter.GetDefaultDataConverter().FromPayload(
-				&commonpb.Payload{Metadata: map[string][]byte{converter.MetadataEncoding: []byte(converter.MetadataEncodingJSON)}, Data: data}, &old))
+			lost, err := wftest.ReadCarry(f, &old)
+			require.NoError(t, err)
 			require.NotNil(t, old.Carry, "%s has no carry", f)
 			// Nothing the old build wrote is dropped by this build's types (a
 			// renamed or removed field would lose it silently).
-			require.Empty(t, lostFields(t, data, old), "fields of %s this build does not read", f)
+			require.Empty(t, lost, "fields of %s this build does not read", f)
 			// This build takes the run over: one more round, and its own
 			// carry keeps what the old one handed over.
 			in := old
@@ -110,41 +96,4 @@ func TestMonitorReadsEveryRecordedCarry(t *testing.T) {
 			}
 		})
 	}
-}
-
-// lostFields lists the paths of data's non-null values that do not come
-// back the same when data is decoded into v's type and encoded again.
-func lostFields(t *testing.T, data []byte, v any) []string {
-	again, err := json.Marshal(v)
-	require.NoError(t, err)
-	var was, now any
-	require.NoError(t, json.Unmarshal(data, &was))
-	require.NoError(t, json.Unmarshal(again, &now))
-	var lost []string
-	var walk func(path string, a, b any)
-	walk = func(path string, a, b any) {
-		switch a := a.(type) {
-		case nil:
-		case map[string]any:
-			bm, _ := b.(map[string]any)
-			for k, av := range a {
-				walk(path+"."+k, av, bm[k])
-			}
-		case []any:
-			bs, _ := b.([]any)
-			for i, av := range a {
-				var bv any
-				if i < len(bs) {
-					bv = bs[i]
-				}
-				walk(fmt.Sprintf("%s[%d]", path, i), av, bv)
-			}
-		default:
-			if !reflect.DeepEqual(a, b) {
-				lost = append(lost, fmt.Sprintf("%s: %v, read as %v", path, a, b))
-			}
-		}
-	}
-	walk("", was, now)
-	return lost
 }
