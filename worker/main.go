@@ -48,6 +48,7 @@ func run(args []string) error {
 	siteOf := fs.String("site-of", "", "run as the site worker of this cluster: BMC and Kubernetes activities only, on rackroll-site-<cluster> (docs/production.md#multi-site)")
 	workerPods := fs.String("worker-pods", kube.DefaultWorkerPods, "label selector of this worker's own pods: a drain never evicts the last Ready one (docs/install.md#where-the-workers-run)")
 	noSite := fs.Bool("no-site-activities", false, "central worker: workflows and ledger activities only, every site has its own --site-of worker")
+	vf := versioningFlagsOn(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -56,6 +57,11 @@ func run(args []string) error {
 		return nil
 	}
 	if err := kube.ValidWorkerPods(*workerPods); err != nil {
+		return err
+	}
+	// Checked before connecting: a bad build ID is the operator's to fix.
+	deployment, versionLine, err := vf.versioned(os.Getenv, *siteOf)
+	if err != nil {
 		return err
 	}
 	zl, err := logging.New(*logLevel, *devLog)
@@ -98,10 +104,12 @@ func run(args []string) error {
 		SiteOf: *siteOf, NoSiteActivities: *noSite, Management: management(), WorkerPods: *workerPods, Worker: worker.Options{
 			// Give activities time to notice cancellation and stop cleanly.
 			WorkerStopTimeout: 10 * time.Second,
+			DeploymentOptions: deployment,
 		}})
 	zl.Info("worker starting", zap.String("version", version.String()), zap.String("address", opts.HostPort),
 		zap.String("namespace", nsOrDefault(opts.Namespace)), zap.String("taskQueue", *taskQueue),
-		zap.String("siteOf", *siteOf), zap.Bool("noSiteActivities", *noSite), zap.String("workerPods", *workerPods))
+		zap.String("siteOf", *siteOf), zap.Bool("noSiteActivities", *noSite), zap.String("workerPods", *workerPods),
+		zap.String("deploymentVersion", versionLine))
 	// worker.InterruptCh closes on SIGINT/SIGTERM; Run then stops polling and
 	// waits for in-flight tasks.
 	if err := w.Run(worker.InterruptCh()); err != nil {

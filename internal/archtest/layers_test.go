@@ -34,6 +34,7 @@ var layerOf = map[string]string{
 	"internal/workerguard": domain,
 	"internal/firmware":    domain,
 	"internal/keyset":      domain,
+	"internal/selfupgrade": domain,
 
 	"internal/api":        contract,
 	"internal/breakglass": contract,

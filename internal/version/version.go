@@ -23,3 +23,23 @@ func String() string {
 	}
 	return fmt.Sprintf("rackroll %s%s %s %s/%s", Version, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
+
+// VCS is the revision the binary was built from and whether its work tree
+// had changes, as the Go toolchain stamps them ("" and false without VCS
+// information: go run, a tree outside git, -buildvcs=false). A development
+// worker's build ID is made of them (internal/selfupgrade).
+func VCS() (revision string, modified bool) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", false
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return revision, modified
+}

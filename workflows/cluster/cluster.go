@@ -275,6 +275,9 @@ func (l *clusterLedger) run(ctx workflow.Context) error {
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 5},
 	})
+	// declined: this run's recorded history answered the move's GetVersion
+	// with the old behaviour (never, in practice); it is not asked again.
+	declined := false
 	for {
 		tooLong := func() bool {
 			info := workflow.GetInfo(ctx)
@@ -283,16 +286,27 @@ func (l *clusterLedger) run(ctx workflow.Context) error {
 			}
 			return info.GetContinueAsNewSuggested()
 		}
+		// Another rackroll build is current (docs/self-upgrade.md): the
+		// ledger moves to it where it trims its history. The server says so
+		// only to a versioned worker's run, so recorded histories wait as
+		// they did. An idle ledger learns it on its next Update or signal.
+		newBuild := func() bool { return !declined && workflow.GetInfo(ctx).GetTargetWorkerDeploymentVersionChanged() }
+		wake := func() bool { return tooLong() || newBuild() }
 		// Sleep until the history needs trimming, or, while leases are held,
 		// until the next sweep.
 		if len(l.st.Leases) == 0 {
-			if err := workflow.Await(ctx, func() bool { return tooLong() || len(l.st.Leases) > 0 }); err != nil {
+			if err := workflow.Await(ctx, func() bool { return wake() || len(l.st.Leases) > 0 }); err != nil {
 				return err
 			}
-		} else if _, err := workflow.AwaitWithTimeout(ctx, sweep, tooLong); err != nil {
+		} else if _, err := workflow.AwaitWithTimeout(ctx, sweep, wake); err != nil {
 			return err
 		}
-		if tooLong() {
+		moving := false
+		if newBuild() {
+			moving = workflow.GetVersion(ctx, changeLedgerMovesBuild, workflow.DefaultVersion, 1) == 1
+			declined = !moving
+		}
+		if tooLong() || moving {
 			// Let in-flight updates finish so none is lost, then start over.
 			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 				return err
@@ -301,6 +315,12 @@ func (l *clusterLedger) run(ctx workflow.Context) error {
 			st := l.st
 			st.Runs++
 			next.Carry = &st
+			if moving {
+				// The next run's first task goes to the target build, where it
+				// is pinned from then on; without this it would stay here.
+				return workflow.NewContinueAsNewErrorWithOptions(ctx, workflow.ContinueAsNewErrorOptions{
+					InitialVersioningBehavior: workflow.ContinueAsNewVersioningBehaviorAutoUpgrade}, ClusterWorkflow, next)
+			}
 			return workflow.NewContinueAsNewError(ctx, ClusterWorkflow, next)
 		}
 		if len(l.st.Leases) == 0 {

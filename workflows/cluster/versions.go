@@ -20,4 +20,6 @@ const (
 	changeUnhealthyMarkState = "unhealthy-mark-state"
 	// changeLedgerRestoresNodeLabels (2026-11-27): a node seen without the labels the ledger owns (registered anew by its kubelet) is labelled again.
 	changeLedgerRestoresNodeLabels = "ledger-restores-node-labels"
+	// changeLedgerMovesBuild (2026-11-27): a ledger whose deployment has another current build continues as new onto it, once its handlers finished (docs/self-upgrade.md).
+	changeLedgerMovesBuild = "ledger-moves-build"
 )

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/rackroll/rackroll/internal/selfupgrade"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -40,9 +41,23 @@ func HealthMonitorWorkflow(ctx workflow.Context, in api.MonitorInput) error {
 	for {
 		m.round(ctx)
 		m.st.Rounds++
-		if m.st.Rounds >= rounds || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+		info := workflow.GetInfo(ctx)
+		// Between rounds nothing of the monitor is in flight (its
+		// remediations go on, abandoned, and are carried), so a new current
+		// rackroll build is taken here (docs/self-upgrade.md). The server
+		// says so only to a versioned worker's run: recorded histories never
+		// ask GetVersion here.
+		move := selfupgrade.MoveNow(selfupgrade.Point{Name: "between rounds"}, info.GetTargetWorkerDeploymentVersionChanged())
+		moving := move.Now && workflow.GetVersion(ctx, changeMonitorMovesBuild, workflow.DefaultVersion, 1) == 1
+		if m.st.Rounds >= rounds || info.GetContinueAsNewSuggested() || moving {
 			next := in
 			next.Carry = m.carry()
+			if moving {
+				// The next run's first task goes to the target build, where it
+				// is pinned from then on; without this it would stay here.
+				return workflow.NewContinueAsNewErrorWithOptions(ctx, workflow.ContinueAsNewErrorOptions{
+					InitialVersioningBehavior: workflow.ContinueAsNewVersioningBehaviorAutoUpgrade}, HealthMonitorWorkflow, next)
+			}
 			return workflow.NewContinueAsNewError(ctx, HealthMonitorWorkflow, next)
 		}
 		if err := workflow.Sleep(ctx, m.interval); err != nil {

@@ -38,4 +38,6 @@ const (
 	changeMonitorRestoresLabels = "monitor-restores-labels"
 	// changeRemovalKeepsLastWorker (2026-11-27): a node whose drain kept the last Ready rackroll worker is not deleted (nor powered off).
 	changeRemovalKeepsLastWorker = "removal-keeps-last-worker"
+	// changeMonitorMovesBuild (2026-11-27): between rounds, a monitor whose deployment has another current build continues as new onto it (docs/self-upgrade.md).
+	changeMonitorMovesBuild = "monitor-moves-build"
 )
