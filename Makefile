@@ -115,9 +115,8 @@ vet:
 #    one after another.
 # TEST_JSON=file writes go test -json to file and file.bench (test-profile).
 # -p 4: once the lab's servers ran on one P each (toolbin.OneProcEnv), the
-# suite used 1,145 CPU-s in 13.1 min with the CPU 23 % idle, and the sum of
-# the packages' times over three lanes was the bound (make test-profile
-# and process accounting on 236e04a).
+# packages' summed time over three lanes was the bound: make test-profile
+# took 13.1 min on 236e04a with -p 3, 11.3 min on 8031f83 with -p 4.
 TEST_P     ?= 4
 # Test binaries and the processes they run link without DWARF (-w): a third
 # less link time each (9 → 6 s CPU for test/upgrade's), some 60 links a
