@@ -71,6 +71,10 @@ type ClusterState struct {
 	// (docs/keysets.md). The ledger keeps their public keys; what it
 	// shows is Redacted.
 	Keysets []keyset.Keyset `json:"keysets,omitempty"`
+	// RemovedKeysets are the last deleted BMC keysets (keyset.MaxRemoved),
+	// each with where its accounts were disabled (Updated is when it was
+	// deleted).
+	RemovedKeysets []keyset.Keyset `json:"removedKeysets,omitempty"`
 }
 
 // Limits are the site's time limits, the defaults where the ledger has none.
