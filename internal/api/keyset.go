@@ -29,14 +29,17 @@ const KeysetWorkflowName = "KeysetWorkflow"
 func KeysetID(cluster, name string) string { return "keyset:" + cluster + ":" + name }
 
 // KeysetInput names the keyset to apply. The workflow reads the keyset
-// itself from the ledger (a live one to apply, a removed one to disable),
-// so its input and history carry no member of it.
+// itself from the ledger: a live one is applied, a deleted (removed) one
+// has its accounts disabled. Its input carries no member of it.
 type KeysetInput struct {
 	Cluster string `json:"cluster"`
 	Name    string `json:"name"`
-	// Deleted: disable the accounts of the removed keyset of that name.
-	Deleted bool `json:"deleted,omitempty"`
 }
+
+// SignalKeysetChanged tells a keyset's running workflow that the ledger
+// has a newer version of its keyset (the starter signals it with start):
+// the run ends its wave and continues as new on the ledger's version.
+const SignalKeysetChanged = "keyset-changed"
 
 // KeysetResult counts the outcomes a KeysetWorkflow recorded; Note says
 // why it did nothing, when it did nothing.

@@ -26,25 +26,31 @@ var ba *bmc.Activities
 // free, and a site of 2,000 BMCs is still done in minutes, not hours.
 const atOnce = 4
 
-// KeysetWorkflow (id keyset:<cluster>:<name>, started by the starter once
-// the ledger has written the keyset) makes every account of a BMC keyset
-// exist, enabled, with the keyset's role on every BMC of the cluster — or,
-// for a deleted keyset, disabled — a few BMCs at a time, and records each
-// BMM's outcome in the ledger after each wave. A BMC that refuses (no
-// room for an account, a Secret missing, an effect not read back) is
-// recorded failed with its reason and the others go on. Its input is the
-// keyset's name only: it reads the keyset from the ledger, so what it
-// applies is the ledger's version, and its outcomes name that version.
+// KeysetWorkflow (id keyset:<cluster>:<name>, signalled with start by the
+// starter once the ledger has written the keyset) makes every account of
+// a BMC keyset exist, enabled, with the keyset's role on every BMC of the
+// cluster — or, once the keyset is deleted, disabled — a few BMCs at a
+// time, and records each BMM's outcome in the ledger after each wave. A
+// BMC that refuses (no room for an account, a Secret missing, an effect
+// not read back) is recorded failed with its reason and the others go on.
+//
+// Its input is the keyset's name only: it applies the ledger's version.
+// When the ledger has a newer one (the starter's signal, or the ledger
+// refusing a wave's outcomes as superseded), the run ends the wave it is
+// in and continues as new on it: one run per keyset at a time, so no two
+// runs ever change the same account at once.
 func KeysetWorkflow(ctx workflow.Context, in api.KeysetInput) (api.KeysetResult, error) {
+	changed := workflow.GetSignalChannel(ctx, api.SignalKeysetChanged)
+	drain(changed)
 	led := kernel.LedgerOf(in.Cluster)
 	cs, err := led.Read(ctx)
 	if err != nil {
 		return api.KeysetResult{}, err
 	}
-	k, note := target(cs, in, workflow.Now(ctx))
+	k, deleted, note := target(cs, in, workflow.Now(ctx))
 	if note != "" {
 		workflow.GetLogger(ctx).Info("keyset: nothing to do", "keyset", in.Name, "why", note)
-		return api.KeysetResult{Note: note}, nil
+		return api.KeysetResult{Note: note}, again(ctx, changed, in)
 	}
 	var res api.KeysetResult
 	bmms := cs.Cluster.BMMs
@@ -56,42 +62,60 @@ func KeysetWorkflow(ctx workflow.Context, in api.KeysetInput) (api.KeysetResult,
 			wg.Add(1)
 			workflow.Go(ctx, func(gctx workflow.Context) {
 				defer wg.Done()
-				outs[i] = applyOn(gctx, cs, b, k, in.Deleted)
+				outs[i] = applyOn(gctx, cs, b, k, deleted)
 			})
 		}
 		wg.Wait(ctx)
-		err := led.KeysetOutcomes(ctx, api.KeysetOutcomesRequest{Name: k.Name, Deleted: in.Deleted, Version: k.Updated, Outcomes: outs})
+		err := led.KeysetOutcomes(ctx, api.KeysetOutcomesRequest{Name: k.Name, Deleted: deleted, Version: k.Updated, Outcomes: outs})
 		var app *temporal.ApplicationError
-		if errors.As(err, &app) && app.Type() == ledger.ErrLeaseRejected {
-			// A newer create, update or delete: its own run takes over.
-			res.Note = "superseded: " + temporalerr.Message(err)
-			return res, nil
+		if (errors.As(err, &app) && app.Type() == ledger.ErrLeaseRejected) || changed.Len() > 0 {
+			// A newer create, update or delete: apply that instead.
+			drain(changed)
+			return res, workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
 		}
 		if err != nil {
 			return res, err
 		}
 		count(&res, outs)
 	}
-	return res, nil
+	return res, again(ctx, changed, in)
 }
 
-// target is the keyset in.Name of the ledger cs to apply (or, deleted, to
-// disable), or why there is nothing to do.
-func target(cs api.ClusterState, in api.KeysetInput, now time.Time) (keyset.Keyset, string) {
-	list, where := cs.Keysets, "keysets"
-	if in.Deleted {
-		list, where = cs.RemovedKeysets, "deleted keysets"
+// again continues as new when the ledger was changed while the run
+// worked (a signal it has not acted on), nil otherwise. A signal that
+// comes in while the run completes makes the server refuse the
+// completion, so none is lost: the run sees it here on its next task.
+func again(ctx workflow.Context, changed workflow.ReceiveChannel, in api.KeysetInput) error {
+	if changed.Len() == 0 {
+		return nil
 	}
-	k, ok := keyset.Find(list, in.Name)
-	switch {
-	case !ok:
-		return k, fmt.Sprintf("keyset %s is not among the %s of cluster %s (changed since): the run of its newer version does it", in.Name, where, in.Cluster)
-	case k.Kind != keyset.KindBMC:
-		return k, fmt.Sprintf("keyset %s is a %s keyset: applying it to the nodes is not built yet (docs/keysets.md)", k.Name, k.Kind)
-	case !in.Deleted && k.Expired(now):
-		return k, fmt.Sprintf("keyset %s expired at %s: not applied (removal at expiry is not built yet)", k.Name, k.Expiration.UTC().Format(time.RFC3339))
+	drain(changed)
+	return workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
+}
+
+// drain takes the signals received so far: the ledger read after it is
+// at least as new as each of them.
+func drain(ch workflow.ReceiveChannel) {
+	for ch.ReceiveAsync(nil) {
 	}
-	return k, ""
+}
+
+// target is the keyset in.Name of the ledger cs: a live one to apply, or
+// a deleted one (deleted true) to disable; or why there is nothing to do.
+func target(cs api.ClusterState, in api.KeysetInput, now time.Time) (keyset.Keyset, bool, string) {
+	if k, ok := keyset.Find(cs.Keysets, in.Name); ok {
+		switch {
+		case k.Kind != keyset.KindBMC:
+			return k, false, fmt.Sprintf("keyset %s is a %s keyset: applying it to the nodes is not built yet (docs/keysets.md)", k.Name, k.Kind)
+		case k.Expired(now):
+			return k, false, fmt.Sprintf("keyset %s expired at %s: not applied (removal at expiry is not built yet)", k.Name, k.Expiration.UTC().Format(time.RFC3339))
+		}
+		return k, false, ""
+	}
+	if k, ok := keyset.Find(cs.RemovedKeysets, in.Name); ok {
+		return k, true, ""
+	}
+	return keyset.Keyset{}, false, fmt.Sprintf("cluster %s has no keyset %s, nor a deleted BMC keyset of that name", in.Cluster, in.Name)
 }
 
 // done is one account's activity, as the outcome needs it.

@@ -55,6 +55,19 @@ func newSite(n int) *site {
 
 func (s *site) run(t *testing.T, in api.KeysetInput) (api.KeysetResult, *testsuite.TestWorkflowEnvironment) {
 	t.Helper()
+	env := s.env()
+	env.ExecuteWorkflow(api.KeysetWorkflowName, in)
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("KeysetWorkflow: %v", err)
+	}
+	var res api.KeysetResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	return res, env
+}
+
+func (s *site) env() *testsuite.TestWorkflowEnvironment {
 	var ts testsuite.WorkflowTestSuite
 	env := ts.NewTestWorkflowEnvironment()
 	env.SetStartTime(version.Add(time.Minute))
@@ -97,15 +110,7 @@ func (s *site) run(t *testing.T, in api.KeysetInput) (api.KeysetResult, *testsui
 		s.accounts[in.BMM][in.UserName] = r
 		return r, nil
 	})
-	env.ExecuteWorkflow(api.KeysetWorkflowName, in)
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatalf("KeysetWorkflow: %v", err)
-	}
-	var res api.KeysetResult
-	if err := env.GetWorkflowResult(&res); err != nil {
-		t.Fatal(err)
-	}
-	return res, env
+	return env
 }
 
 func (s *site) outcomes(name string, removed bool) map[string]keyset.Outcome {
@@ -170,7 +175,7 @@ func TestKeysetDeletedDisabledEverywhere(t *testing.T) {
 	s.run(t, api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall"})
 	deleted := version.Add(time.Hour)
 	s.st.Keysets, s.st.RemovedKeysets = keyset.Retire(s.st.Keysets, nil, "bmc-oncall", "ops", deleted)
-	res, _ := s.run(t, api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall", Deleted: true})
+	res, _ := s.run(t, api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall"})
 	if res.Disabled != 5 || res.Failed != 0 {
 		t.Fatalf("result %+v, want 5 disabled", res)
 	}
@@ -220,15 +225,43 @@ func TestKeysetRetryableErrorRetriedWithinItsBound(t *testing.T) {
 	}
 }
 
-func TestKeysetSupersededOrElsewhereDoesNothing(t *testing.T) {
+func TestKeysetNothingToDo(t *testing.T) {
 	s := newSite(2)
-	res, _ := s.run(t, api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall", Deleted: true})
-	if !strings.Contains(res.Note, "not among the deleted keysets") || len(s.calls) != 0 {
-		t.Errorf("a delete's run of a live keyset: %+v after %d calls, want nothing done", res, len(s.calls))
+	res, _ := s.run(t, api.KeysetInput{Cluster: "site-a", Name: "nope"})
+	if !strings.Contains(res.Note, "has no keyset nope") || len(s.calls) != 0 {
+		t.Errorf("a run of no keyset: %+v after %d calls, want nothing done", res, len(s.calls))
 	}
 	s.st.Keysets[0].Expiration = version
 	res, _ = s.run(t, api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall"})
 	if !strings.Contains(res.Note, "expired") || len(s.calls) != 0 {
 		t.Errorf("an expired keyset: %+v after %d calls, want nothing done", res, len(s.calls))
+	}
+}
+
+// A newer version written while a run works (the starter's signal, or the
+// ledger refusing a wave as superseded): the run ends its wave and
+// continues as new, so that it applies the ledger's version.
+func TestKeysetNewerVersionContinuesAsNew(t *testing.T) {
+	for _, how := range []string{"signal", "refused"} {
+		t.Run(how, func(t *testing.T) {
+			s := newSite(8)
+			env := s.env()
+			env.RegisterDelayedCallback(func() {
+				s.mu.Lock()
+				s.st.Keysets[0].Updated = version.Add(time.Hour) // the ledger's next version
+				s.mu.Unlock()
+				if how == "signal" {
+					env.SignalWorkflow(api.SignalKeysetChanged, nil)
+				}
+			}, time.Millisecond)
+			env.ExecuteWorkflow(api.KeysetWorkflowName, api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall"})
+			var can *workflow.ContinueAsNewError
+			if err := env.GetWorkflowError(); !errors.As(err, &can) {
+				t.Fatalf("run ended with %v, want a continue-as-new", err)
+			}
+			if n := len(s.calls); n > atOnce {
+				t.Errorf("%d BMCs worked on, want the first wave's %d only", n, atOnce)
+			}
+		})
 	}
 }
