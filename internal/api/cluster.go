@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/firmware"
@@ -167,6 +168,16 @@ func (st ClusterState) ForBMM(name string) (ClusterState, error) {
 			out.Leases = append(out.Leases, l)
 		}
 	}
+	// The keysets' outcomes are one per BMM too: only this one's.
+	out.Keysets = nil
+	for _, k := range st.Keysets {
+		k.Outcomes = slices.DeleteFunc(slices.Clone(k.Outcomes), func(o keyset.Outcome) bool { return o.BMM != name })
+		if len(k.Outcomes) == 0 {
+			k.Outcomes = nil
+		}
+		out.Keysets = append(out.Keysets, k)
+	}
+	out.RemovedKeysets = nil
 	return out, nil
 }
 

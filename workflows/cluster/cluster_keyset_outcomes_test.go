@@ -26,7 +26,7 @@ func TestClusterKeysetOutcomes(t *testing.T) {
 	at := func(d time.Duration) time.Time { return start.Add(d) }
 
 	var created, applied, stale, deleted, disabled, again wftest.UpdateResult
-	var afterApply, afterDelete, afterAgain api.ClusterState
+	var afterApply, afterDelete, afterAgain, oneBMM api.ClusterState
 	env.RegisterDelayedCallback(func() {
 		wftest.SendUpdate(env, api.UpdateKeysetCreate, "c", &created, api.KeysetRequest{Keyset: spec})
 	}, time.Second)
@@ -42,6 +42,9 @@ func TestClusterKeysetOutcomes(t *testing.T) {
 	}, time.Minute)
 	env.RegisterDelayedCallback(func() {
 		afterApply = queryState(t, env)
+		v, err := env.QueryWorkflow(api.QueryBMM, "rack1-c2")
+		require.NoError(t, err)
+		require.NoError(t, v.Get(&oneBMM))
 		wftest.SendUpdate(env, api.UpdateKeysetDelete, "d", &deleted, api.KeysetDeleteRequest{Name: spec.Name, By: "bob"})
 	}, 2*time.Minute)
 	env.RegisterDelayedCallback(func() {
@@ -68,6 +71,8 @@ func TestClusterKeysetOutcomes(t *testing.T) {
 		{BMM: "rack1-c2", State: keyset.Failed, Reason: "account alice: no room", At: at(time.Minute)},
 	}, k.Outcomes, "the current version's outcomes, none of a BMM not in the cluster nor of a stale run")
 	require.Equal(t, keyset.Pending, keyset.OutcomesFor(k, []string{"rack1-c3"})[0].State)
+	require.Equal(t, []keyset.Outcome{{BMM: "rack1-c2", State: keyset.Failed, Reason: "account alice: no room", At: at(time.Minute)}},
+		oneBMM.Keysets[0].Outcomes, "a server's view of the ledger has its own outcomes only")
 
 	require.NoError(t, deleted.Err)
 	require.NoError(t, disabled.Rejected)
