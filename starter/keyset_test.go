@@ -73,6 +73,7 @@ accounts:
 		{"missing file", append([]string{"keyset", "create", "--cluster", "c", "--file", filepath.Join(t.TempDir(), "nope.yaml")}, addr...), []string{"nope.yaml"}, ""},
 		{"delete without name", append([]string{"keyset", "delete", "--cluster", "c"}, addr...), []string{"--name", "required"}, ""},
 		{"show without flags", append([]string{"keyset", "show"}, addr...), []string{"--cluster", "--name", "required"}, ""},
+		{"apply without flags", append([]string{"keyset", "apply"}, addr...), []string{"--cluster", "--name", "required"}, ""},
 		{"list without cluster", append([]string{"keyset", "list"}, addr...), []string{"--cluster is required"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
