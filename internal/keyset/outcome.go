@@ -80,7 +80,7 @@ func Retire(list, removed []Keyset, name, by string, now time.Time) ([]Keyset, [
 	if !ok || k.Kind != KindBMC {
 		return list, removed
 	}
-	k.Updated, k.By, k.Outcomes = now, by, nil
+	k.Updated, k.By, k.Outcomes = after(k.Updated, now), by, nil
 	removed = append(Remove(removed, name), k)
 	if n := len(removed) - MaxRemoved; n > 0 {
 		removed = removed[n:]

@@ -47,3 +47,19 @@ func TestRetireKeepsDeletedBMCKeysets(t *testing.T) {
 		t.Errorf("removed %d keysets starting with %s, want the newest %d", len(removed), removed[0].Name, MaxRemoved)
 	}
 }
+
+// Two writes at one instant (one workflow task) are two versions: a run
+// of the first cannot record outcomes against the second.
+func TestVersionsIncreaseWithinOneInstant(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	s := Spec{Name: "b", Kind: KindBMC}
+	list := Put(nil, s, "", now)
+	list = Put(list, s, "", now)
+	if !list[0].Updated.After(now) {
+		t.Fatalf("an update at the same instant kept version %s", list[0].Updated)
+	}
+	_, removed := Retire(list, nil, "b", "", now)
+	if !removed[0].Updated.After(list[0].Updated) {
+		t.Errorf("a delete at the same instant kept version %s", removed[0].Updated)
+	}
+}
