@@ -169,6 +169,8 @@ func operationOf(in *workflowpb.WorkflowExecutionInfo) string {
 		return "remediation"
 	case api.TroubleshootWorkflowName:
 		return "troubleshoot"
+	case api.KeysetWorkflowName:
+		return "keyset"
 	}
 	return in.GetType().GetName()
 }

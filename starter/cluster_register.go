@@ -150,7 +150,7 @@ func (a *app) clusterShowCmd() *cobra.Command {
 					if line := placementLine(st); line != "" {
 						fmt.Fprintln(cmd.OutOrStdout(), line)
 					}
-					if line := keysetsLine(st.Keysets, time.Now()); line != "" {
+					if line := keysetsLine(st, time.Now()); line != "" {
 						fmt.Fprintln(cmd.OutOrStdout(), line)
 					}
 					monitorFooter(ctx, c, cmd, cluster)

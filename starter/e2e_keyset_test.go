@@ -98,7 +98,7 @@ func TestE2EKeysets(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(ok(append([]string{"keyset", "list", "-o", "json"}, c...)...)), &list))
 	require.Len(t, list, 1)
 	ok(append([]string{"cluster", "show", "-o", "json"}, c...)...)
-	require.Contains(t, ok(append([]string{"cluster", "show"}, c...)...), "keysets (not yet applied to servers or BMCs): oncall (bmm standard, 1, active)")
+	require.Contains(t, ok(append([]string{"cluster", "show"}, c...)...), "keysets: oncall (bmm standard, 1, active, not applied: servers not built yet)")
 
 	// The key blobs: nowhere in what the CLI printed; in the ledger's
 	// own history only (the Updates' input and its state).

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/rackroll/rackroll/internal/model"
 	"github.com/spf13/cobra"
 )
 
@@ -71,6 +73,7 @@ accounts:
 		{"missing file", append([]string{"keyset", "create", "--cluster", "c", "--file", filepath.Join(t.TempDir(), "nope.yaml")}, addr...), []string{"nope.yaml"}, ""},
 		{"delete without name", append([]string{"keyset", "delete", "--cluster", "c"}, addr...), []string{"--name", "required"}, ""},
 		{"show without flags", append([]string{"keyset", "show"}, addr...), []string{"--cluster", "--name", "required"}, ""},
+		{"apply without flags", append([]string{"keyset", "apply"}, addr...), []string{"--cluster", "--name", "required"}, ""},
 		{"list without cluster", append([]string{"keyset", "list"}, addr...), []string{"--cluster is required"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,7 +115,7 @@ func TestKeysetOutputHasNoKey(t *testing.T) {
 		var out bytes.Buffer
 		cmd := &cobra.Command{}
 		cmd.SetOut(&out)
-		if err := writeKeyset(cmd, format, k, now); err != nil {
+		if err := writeKeyset(cmd, format, keysetView{Keyset: k}, now); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(out.String(), blob[20:60]) {
@@ -136,19 +139,75 @@ func TestKeysetOutputHasNoKey(t *testing.T) {
 	}
 }
 
-// `cluster show` names the keysets, each with what it gives and whether
-// it is still on.
+// `cluster show` names the keysets, each with what it gives, whether it
+// is still on and, a BMC keyset, on how many BMCs it is applied.
 func TestKeysetsLine(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	if got := keysetsLine(nil, now); got != "" {
+	if got := keysetsLine(api.ClusterState{}, now); got != "" {
 		t.Fatalf("no keysets: %q", got)
 	}
-	list := []keyset.Keyset{
-		{Spec: keyset.Spec{Name: "bmc-oncall", Kind: keyset.KindBMC, Role: keyset.ReadOnly, Expiration: now.Add(-time.Second), Accounts: []keyset.Account{{Name: "a"}}}},
+	var st api.ClusterState
+	st.Cluster.BMMs = []model.BMM{{Name: "rack1-c1"}, {Name: "rack1-c2"}, {Name: "rack1-c3"}}
+	st.Keysets = []keyset.Keyset{
+		{Spec: keyset.Spec{Name: "bmc-oncall", Kind: keyset.KindBMC, Role: keyset.ReadOnly, Expiration: now.Add(-time.Second), Accounts: []keyset.Account{{Name: "a"}}},
+			Outcomes: []keyset.Outcome{{BMM: "rack1-c1", State: keyset.Applied}, {BMM: "rack1-c3", State: keyset.Failed}}},
 		{Spec: keyset.Spec{Name: "oncall", Kind: keyset.KindBMM, PrivilegeLevel: keyset.Superuser, Expiration: now.Add(time.Hour), Users: []keyset.User{{Name: "a"}, {Name: "b"}}}},
 	}
-	want := "keysets (not yet applied to servers or BMCs): bmc-oncall (bmc ReadOnly, 1, expired); oncall (bmm superuser, 2, active) — `starter keyset show`"
-	if got := keysetsLine(list, now); got != want {
+	want := "keysets: bmc-oncall (bmc ReadOnly, 1, expired, applied on 1 of 3 BMCs, 1 failed, 1 pending); oncall (bmm superuser, 2, active, not applied: servers not built yet) — `starter keyset show`"
+	if got := keysetsLine(st, now); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+// `keyset show` of a BMC keyset: each BMM's outcome, pending where the
+// ledger has none, in a table and in JSON; a deleted one says so.
+func TestKeysetShowOutcomes(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	var st api.ClusterState
+	st.Cluster.BMMs = []model.BMM{{Name: "rack1-c1"}, {Name: "rack1-c2"}, {Name: "rack1-c3"}}
+	k := keyset.Keyset{Spec: keyset.Spec{Name: "bmc-oncall", Kind: keyset.KindBMC, Role: keyset.Operator, Expiration: now.Add(time.Hour),
+		Accounts: []keyset.Account{{Name: "alice", PasswordSecretRef: keyset.SecretRef{Namespace: "rackroll", Name: "bmc-alice", Key: "password"}}}},
+		Updated: now, Outcomes: []keyset.Outcome{
+			{BMM: "rack1-c1", State: keyset.Applied, Role: keyset.Operator, At: now},
+			{BMM: "rack1-c3", State: keyset.Failed, Reason: "account alice: no room for account alice", At: now}}}
+	st.Keysets = []keyset.Keyset{k}
+	v, ok := viewOf(st, "bmc-oncall")
+	if !ok {
+		t.Fatal("not found")
+	}
+	var out bytes.Buffer
+	cmd := &cobra.Command{}
+	cmd.SetOut(&out)
+	if err := writeKeyset(cmd, "table", v, now); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"bmc of rack1-c1: applied (Operator) at 2026-11-27T12:00:00Z", "bmc of rack1-c2: pending",
+		"bmc of rack1-c3: failed at 2026-11-27T12:00:00Z: account alice: no room for account alice", "applied on 1 of 3 BMCs, 1 failed, 1 pending"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "not yet applied") {
+		t.Errorf("a BMC keyset is applied now:\n%s", out.String())
+	}
+	out.Reset()
+	if err := writeKeyset(cmd, "json", v, now); err != nil {
+		t.Fatal(err)
+	}
+	var back keysetView
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil || len(back.BMCs) != 3 || back.BMCs[1].State != keyset.Pending || back.Name != "bmc-oncall" {
+		t.Errorf("json: %v %+v", err, back)
+	}
+	st.Keysets, st.RemovedKeysets = keyset.Retire(st.Keysets, nil, "bmc-oncall", "bob", now)
+	st.RemovedKeysets[0].Outcomes = []keyset.Outcome{{BMM: "rack1-c1", State: keyset.Disabled, At: now}}
+	v, _ = viewOf(st, "bmc-oncall")
+	out.Reset()
+	if err := writeKeyset(cmd, "table", v, now); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"deleted 2026-11-27T12:00:00Z by bob", "bmc of rack1-c1: disabled at", "disabled on 1 of 3 BMCs, 2 pending"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("deleted: table lacks %q:\n%s", want, out.String())
+		}
 	}
 }

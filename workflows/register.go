@@ -4,6 +4,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/workflows/actions"
 	"github.com/rackroll/rackroll/workflows/cluster"
+	"github.com/rackroll/rackroll/workflows/keysets"
 	"github.com/rackroll/rackroll/workflows/remediation"
 	"github.com/rackroll/rackroll/workflows/replaceroles"
 	"github.com/rackroll/rackroll/workflows/upgrade"
@@ -32,4 +33,5 @@ func Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(remediation.RemediationWorkflow, workflow.RegisterOptions{Name: api.RemediationWorkflowName, VersioningBehavior: pinned})
 	r.RegisterWorkflowWithOptions(remediation.KCPFailoverWorkflow, workflow.RegisterOptions{Name: api.KCPFailoverWorkflowName, VersioningBehavior: pinned})
 	r.RegisterWorkflowWithOptions(replaceroles.ReplaceRolesWorkflow, workflow.RegisterOptions{Name: api.ReplaceRolesWorkflowName, VersioningBehavior: pinned})
+	r.RegisterWorkflowWithOptions(keysets.KeysetWorkflow, workflow.RegisterOptions{Name: api.KeysetWorkflowName, VersioningBehavior: pinned})
 }

@@ -28,6 +28,8 @@ var waits = []listed{
 	{wait{"upgrade.askCapacity", "ScheduleToCloseTimeout", "limit"}, byTable, "the capacity check"},
 	{wait{"upgrade.askCapacity", "StartToCloseTimeout", "limit"}, byTable, "the capacity check"},
 	{wait{"cluster.labelCtx", "StartToCloseTimeout", "kernel.CallAttempt(ctx, t, 2)"}, byTable, "the ledger's labels on a node"},
+	{wait{"keysets.accountCtx", "StartToCloseTimeout", "kernel.CallAttempt(ctx, t.Limits, 1)"}, byTable, "a BMC account of a keyset"},
+	{wait{"keysets.accountCtx", "ScheduleToCloseTimeout", "kernel.CallBound(t.Limits)"}, byTable, "a BMC account of a keyset"},
 	// The upgrade's preflights.
 	{wait{"upgrade.upgrade.checkImage", "ScheduleToCloseTimeout", "limit"}, byTable, "the image preflight"},
 	{wait{"upgrade.upgrade.checkImage", "HeartbeatTimeout", "kernel.CallAttempt(ctx, limitsOf(u.server), 1)"}, byTable, "the image preflight"},

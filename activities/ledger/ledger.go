@@ -178,3 +178,15 @@ func notRegistered(cluster string, err error) error {
 	}
 	return err
 }
+
+// KeysetOutcomesInput carries outcomes of a keyset's run.
+type KeysetOutcomesInput struct {
+	Cluster string                    `json:"cluster"`
+	Request api.KeysetOutcomesRequest `json:"request"`
+}
+
+// RecordKeysetOutcomes writes what a KeysetWorkflow found on some BMCs; a
+// refusal (the keyset has another version now) is not retried.
+func (a *Activities) RecordKeysetOutcomes(ctx context.Context, in KeysetOutcomesInput) error {
+	return a.update(ctx, in.Cluster, api.UpdateKeysetOutcomes, in.Request, nil)
+}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/firmware"
@@ -71,6 +72,10 @@ type ClusterState struct {
 	// (docs/keysets.md). The ledger keeps their public keys; what it
 	// shows is Redacted.
 	Keysets []keyset.Keyset `json:"keysets,omitempty"`
+	// RemovedKeysets are the last deleted BMC keysets (keyset.MaxRemoved),
+	// each with where its accounts were disabled (Updated is when it was
+	// deleted).
+	RemovedKeysets []keyset.Keyset `json:"removedKeysets,omitempty"`
 }
 
 // Limits are the site's time limits, the defaults where the ledger has none.
@@ -163,6 +168,16 @@ func (st ClusterState) ForBMM(name string) (ClusterState, error) {
 			out.Leases = append(out.Leases, l)
 		}
 	}
+	// The keysets' outcomes are one per BMM too: only this one's.
+	out.Keysets = nil
+	for _, k := range st.Keysets {
+		k.Outcomes = slices.DeleteFunc(slices.Clone(k.Outcomes), func(o keyset.Outcome) bool { return o.BMM != name })
+		if len(k.Outcomes) == 0 {
+			k.Outcomes = nil
+		}
+		out.Keysets = append(out.Keysets, k)
+	}
+	out.RemovedKeysets = nil
 	return out, nil
 }
 

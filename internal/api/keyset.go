@@ -1,6 +1,10 @@
 package api
 
-import "github.com/rackroll/rackroll/internal/keyset"
+import (
+	"time"
+
+	"github.com/rackroll/rackroll/internal/keyset"
+)
 
 // The ledger's keysets (docs/keysets.md): Updates that create, replace and
 // delete a keyset of the cluster, and the query that lists them. Their
@@ -11,7 +15,50 @@ const (
 	UpdateKeysetUpdate = "keyset-update"
 	UpdateKeysetDelete = "keyset-delete"
 	QueryKeysets       = "keysets" // the keysets, redacted (fingerprints, no keys)
+	// UpdateKeysetOutcomes records what applying (or, deleted, disabling)
+	// a BMC keyset did on some BMMs (KeysetWorkflow).
+	UpdateKeysetOutcomes = "keyset-outcomes"
 )
+
+// KeysetWorkflowName applies one BMC keyset to every BMC of its cluster,
+// or disables its accounts once it is deleted (workflows/keysets).
+const KeysetWorkflowName = "KeysetWorkflow"
+
+// KeysetID is the id of a keyset's workflow: one per keyset, so that a
+// newer version's run replaces an older one's (docs/keysets.md).
+func KeysetID(cluster, name string) string { return "keyset:" + cluster + ":" + name }
+
+// KeysetInput names the keyset to apply. The workflow reads the keyset
+// itself from the ledger: a live one is applied, a deleted (removed) one
+// has its accounts disabled. Its input carries no member of it.
+type KeysetInput struct {
+	Cluster string `json:"cluster"`
+	Name    string `json:"name"`
+}
+
+// SignalKeysetChanged tells a keyset's running workflow that the ledger
+// has a newer version of its keyset (the starter signals it with start):
+// the run ends its wave and continues as new on the ledger's version.
+const SignalKeysetChanged = "keyset-changed"
+
+// KeysetResult counts the outcomes a KeysetWorkflow recorded; Note says
+// why it did nothing, when it did nothing.
+type KeysetResult struct {
+	Applied  int    `json:"applied,omitempty"`
+	Disabled int    `json:"disabled,omitempty"`
+	Failed   int    `json:"failed,omitempty"`
+	Note     string `json:"note,omitempty"`
+}
+
+// KeysetOutcomesRequest records outcomes of the keyset Name at Version
+// (its Updated when the run read it): the ledger refuses them once the
+// keyset has another version (keyset.Record).
+type KeysetOutcomesRequest struct {
+	Name     string           `json:"name"`
+	Deleted  bool             `json:"deleted,omitempty"`
+	Version  time.Time        `json:"version"`
+	Outcomes []keyset.Outcome `json:"outcomes"`
+}
 
 // KeysetRequest creates or replaces a keyset (keyset-create,
 // keyset-update). By is who asked, for the record.
@@ -30,13 +77,23 @@ type KeysetDeleteRequest struct {
 // key material (keyset.Keyset.Redacted). The state and bmm queries answer
 // with it, so no output and no other workflow's history carries a key.
 func (st ClusterState) Redacted() ClusterState {
-	if len(st.Keysets) == 0 {
+	if len(st.Keysets) == 0 && len(st.RemovedKeysets) == 0 {
 		return st
 	}
 	out := st
 	out.Keysets = make([]keyset.Keyset, len(st.Keysets))
 	for i, k := range st.Keysets {
 		out.Keysets[i] = k.Redacted()
+	}
+	if len(st.Keysets) == 0 {
+		out.Keysets = nil
+	}
+	out.RemovedKeysets = make([]keyset.Keyset, len(st.RemovedKeysets))
+	for i, k := range st.RemovedKeysets {
+		out.RemovedKeysets[i] = k.Redacted()
+	}
+	if len(st.RemovedKeysets) == 0 {
+		out.RemovedKeysets = nil
 	}
 	return out
 }

@@ -108,13 +108,14 @@ var labBuild = map[string][]string{cli: {lab, labcheck}}
 const kernelFamily = "workflows/kernel"
 
 var familyImports = map[string][]string{
-	"workflows":              {kernelFamily, "workflows/cluster", "workflows/upgrade", "workflows/remediation", "workflows/actions", "workflows/replaceroles"},
+	"workflows":              {kernelFamily, "workflows/cluster", "workflows/upgrade", "workflows/remediation", "workflows/actions", "workflows/replaceroles", "workflows/keysets"},
 	kernelFamily:             {},
 	"workflows/cluster":      {kernelFamily},
 	"workflows/upgrade":      {kernelFamily},
 	"workflows/remediation":  {kernelFamily},
 	"workflows/actions":      {kernelFamily},
 	"workflows/replaceroles": {kernelFamily},
+	"workflows/keysets":      {kernelFamily},
 }
 
 // family is the workflow family of rel (a workflows-layer package), or ""

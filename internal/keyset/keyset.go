@@ -103,6 +103,9 @@ type Keyset struct {
 	Created time.Time `json:"created"`
 	Updated time.Time `json:"updated"`
 	By      string    `json:"by,omitempty"`
+	// Outcomes are what applying this version did on each BMM's BMC
+	// (BMC keysets; outcome.go). A BMM without one is pending.
+	Outcomes []Outcome `json:"outcomes,omitempty"`
 }
 
 // Redacted is k without key material: what queries, the CLI and other

@@ -63,13 +63,23 @@ func Put(list []Keyset, s Spec, by string, now time.Time) []Keyset {
 	k := Keyset{Spec: s, Created: now, Updated: now, By: by}
 	out := slices.Clone(list)
 	if i := slices.IndexFunc(out, func(x Keyset) bool { return x.Name == s.Name }); i >= 0 {
-		k.Created = out[i].Created
+		k.Created, k.Updated = out[i].Created, after(out[i].Updated, now)
 		out[i] = k
 		return out
 	}
 	out = append(out, k)
 	slices.SortFunc(out, func(a, b Keyset) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// after is now, or just after prev when now is not later: Updated is the
+// version a keyset's outcomes are recorded against (outcome.go), so two
+// writes in one workflow task (one workflow.Now) are still two versions.
+func after(prev, now time.Time) time.Time {
+	if now.After(prev) {
+		return now
+	}
+	return prev.Add(time.Nanosecond)
 }
 
 // Remove drops the keyset named name from list.

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
@@ -35,6 +37,9 @@ func (l *clusterLedger) keysetHandlers(ctx workflow.Context) error {
 				return keyset.Keyset{}, err
 			}
 			l.st.Keysets = keyset.Put(l.st.Keysets, s, r.By, workflow.Now(ctx))
+			// A keyset created again is no longer a removed one: its run
+			// applies it, and the record of its disabling is over.
+			l.st.RemovedKeysets = keyset.Remove(l.st.RemovedKeysets, s.Name)
 			l.touch(ctx)
 			k, _ := keyset.Find(l.st.Keysets, s.Name)
 			return k.Redacted(), nil
@@ -45,12 +50,58 @@ func (l *clusterLedger) keysetHandlers(ctx workflow.Context) error {
 			return err
 		}
 	}
-	return workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateKeysetDelete, func(ctx workflow.Context, r api.KeysetDeleteRequest) (keyset.Keyset, error) {
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateKeysetDelete, func(ctx workflow.Context, r api.KeysetDeleteRequest) (keyset.Keyset, error) {
 		k, _ := keyset.Find(l.st.Keysets, r.Name)
-		l.st.Keysets = keyset.Remove(l.st.Keysets, r.Name)
+		// A deleted BMC keyset is kept aside, so that its run can record
+		// where its accounts were disabled.
+		l.st.Keysets, l.st.RemovedKeysets = keyset.Retire(l.st.Keysets, l.st.RemovedKeysets, r.Name, r.By, workflow.Now(ctx))
 		l.touch(ctx)
 		return k.Redacted(), nil
 	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, r api.KeysetDeleteRequest) error {
 		return keyset.CheckDelete(l.st.Keysets, r.Name)
-	}})
+	}}); err != nil {
+		return err
+	}
+	return workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateKeysetOutcomes, l.recordKeysetOutcomes,
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, r api.KeysetOutcomesRequest) error {
+			_, _, err := l.keysetOutcomes(r)
+			return err
+		}})
+}
+
+// recordKeysetOutcomes keeps what a KeysetWorkflow found on some BMMs'
+// BMCs. State only, like the other keyset handlers: no command.
+func (l *clusterLedger) recordKeysetOutcomes(ctx workflow.Context, r api.KeysetOutcomesRequest) error {
+	list, i, err := l.keysetOutcomes(r)
+	if err != nil {
+		return err
+	}
+	var outs []keyset.Outcome
+	for _, o := range r.Outcomes {
+		// A BMM that left the inventory meanwhile has no outcome to keep.
+		if _, ok := l.st.Cluster.BMM(o.BMM); ok {
+			outs = append(outs, o)
+		}
+	}
+	(*list)[i], _ = keyset.Record((*list)[i], r.Version, outs)
+	l.touch(ctx)
+	return nil
+}
+
+// keysetOutcomes finds the keyset r records outcomes of, in the live list
+// or the removed one, and refuses outcomes of another version than the
+// ledger's (a run superseded by a newer create, update or delete).
+func (l *clusterLedger) keysetOutcomes(r api.KeysetOutcomesRequest) (*[]keyset.Keyset, int, error) {
+	list, where := &l.st.Keysets, "keysets"
+	if r.Deleted {
+		list, where = &l.st.RemovedKeysets, "deleted keysets"
+	}
+	i := slices.IndexFunc(*list, func(k keyset.Keyset) bool { return k.Name == r.Name })
+	if i < 0 {
+		return nil, 0, fmt.Errorf("name: %q — not among the %s of cluster %s: superseded", r.Name, where, l.st.Cluster.Name)
+	}
+	if k := (*list)[i]; !k.Updated.Equal(r.Version) {
+		return nil, 0, fmt.Errorf("version: %s — keyset %s is at version %s now: superseded", r.Version.UTC().Format(time.RFC3339Nano), r.Name, k.Updated.UTC().Format(time.RFC3339Nano))
+	}
+	return list, i, nil
 }

@@ -1,6 +1,6 @@
 // Package kernel is what every BMM workflow is made of; the workflow
-// families (cluster, upgrade, remediation, actions, replaceroles) import
-// it and nothing of each other:
+// families (cluster, upgrade, remediation, actions, replaceroles,
+// keysets) import it and nothing of each other:
 //
 //   - steps.go, steps_action.go, steps_boot.go, steps_reimage.go,
 //     steps_firmware.go: activity Steps on one BMM (cordon, drain, power,

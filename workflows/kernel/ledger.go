@@ -85,6 +85,13 @@ func (l LedgerOf) RecordMany(ctx workflow.Context, ps []api.BMMPatch) error {
 		ledger.RecordManyInput{Cluster: string(l), Patches: ps}).Get(ctx, nil)
 }
 
+// KeysetOutcomes writes what a keyset's run found on some BMCs; the
+// ledger refuses (non-retryable) outcomes of a superseded version.
+func (l LedgerOf) KeysetOutcomes(ctx workflow.Context, r api.KeysetOutcomesRequest) error {
+	return workflow.ExecuteActivity(l.opts(ctx, fmt.Sprintf("Record keyset %s on %d BMMs", r.Name, len(r.Outcomes))), la.RecordKeysetOutcomes,
+		ledger.KeysetOutcomesInput{Cluster: string(l), Request: r}).Get(ctx, nil)
+}
+
 // SetStatus writes the cluster's detailed status.
 func (l LedgerOf) SetStatus(ctx workflow.Context, p api.ClusterStatusPatch) error {
 	return workflow.ExecuteActivity(l.opts(ctx, clusterStatusSummary(string(l), p)), la.SetClusterStatus,

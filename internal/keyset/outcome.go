@@ -1,0 +1,89 @@
+package keyset
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// Outcomes: what applying a BMC keyset did on each BMM's BMC, as the
+// ledger keeps it (docs/keysets.md#applying-a-bmc-keyset). A BMM without
+// an outcome for the keyset's current version is pending: a new version
+// (create, update, delete) drops every outcome of the previous one, so an
+// outcome always describes the keyset as it is now.
+
+// State is one BMM's outcome for a keyset.
+type State string
+
+// Outcome states.
+const (
+	Pending  State = "pending"  // not applied yet to this version (derived: never recorded)
+	Applied  State = "applied"  // every account read back with the keyset's role, enabled
+	Failed   State = "failed"   // at least one account not applied (Reason says which and why)
+	Disabled State = "disabled" // the keyset was deleted: every account read back disabled or absent
+)
+
+// MaxRemoved is how many deleted BMC keysets the ledger keeps with their
+// outcomes, so that `keyset show` can say where their accounts were
+// disabled; the oldest go first.
+const MaxRemoved = 8
+
+// Outcome is what one BMM's BMC shows for one keyset.
+type Outcome struct {
+	BMM   string `json:"bmm"`
+	State State  `json:"state"`
+	// Role is the role the accounts were read back with (applied).
+	Role   Role      `json:"role,omitempty"`
+	Reason string    `json:"reason,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// Record merges outs into k's outcomes, one per BMM, sorted by BMM.
+// Outcomes of another version than k's (a run applying what was since
+// replaced) are not k's and are refused: false.
+func Record(k Keyset, version time.Time, outs []Outcome) (Keyset, bool) {
+	if !k.Updated.Equal(version) {
+		return k, false
+	}
+	merged := slices.Clone(k.Outcomes)
+	for _, o := range outs {
+		if i := slices.IndexFunc(merged, func(x Outcome) bool { return x.BMM == o.BMM }); i >= 0 {
+			merged[i] = o
+		} else {
+			merged = append(merged, o)
+		}
+	}
+	slices.SortFunc(merged, func(a, b Outcome) int { return strings.Compare(a.BMM, b.BMM) })
+	k.Outcomes = merged
+	return k, true
+}
+
+// OutcomesFor is k's outcome on each of bmms, in their order: the
+// recorded one, or pending.
+func OutcomesFor(k Keyset, bmms []string) []Outcome {
+	out := make([]Outcome, len(bmms))
+	for i, b := range bmms {
+		out[i] = Outcome{BMM: b, State: Pending}
+		if j := slices.IndexFunc(k.Outcomes, func(x Outcome) bool { return x.BMM == b }); j >= 0 {
+			out[i] = k.Outcomes[j]
+		}
+	}
+	return out
+}
+
+// Retire moves the keyset named name from list to removed as deleted at
+// now by by: a BMC keyset only (a BMM keyset has nothing to disable on a
+// BMC), with no outcome yet. removed keeps the newest MaxRemoved.
+func Retire(list, removed []Keyset, name, by string, now time.Time) ([]Keyset, []Keyset) {
+	k, ok := Find(list, name)
+	list = Remove(list, name)
+	if !ok || k.Kind != KindBMC {
+		return list, removed
+	}
+	k.Updated, k.By, k.Outcomes = after(k.Updated, now), by, nil
+	removed = append(Remove(removed, name), k)
+	if n := len(removed) - MaxRemoved; n > 0 {
+		removed = removed[n:]
+	}
+	return list, removed
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+)
+
+// Applying a BMC keyset (docs/keysets.md#applying-a-bmc-keyset): once the
+// ledger has written a BMC keyset (create, update, delete), the starter
+// signals its KeysetWorkflow with start. The run reads the keyset from the
+// ledger, so it applies whatever version the ledger has when it runs; a
+// run already working gets the signal and continues as new on the newer
+// version when its wave ends. `keyset apply` does the same on demand:
+// after a start that failed, or for BMMs registered since.
+
+// applyAfterWrite starts (or signals) the run of BMC keyset k, written by
+// the ledger, and says so; a BMM keyset has no run yet ("").
+func applyAfterWrite(ctx context.Context, c client.Client, cluster string, k keyset.Keyset) (string, error) {
+	if k.Kind != keyset.KindBMC {
+		return "", nil
+	}
+	id, err := startKeyset(ctx, c, cluster, k.Name)
+	if err != nil {
+		return "", fmt.Errorf("keyset %s is written in the ledger, but its run did not start: %w; start it with `starter keyset apply --cluster %s --name %s`",
+			k.Name, err, cluster, k.Name)
+	}
+	return fmt.Sprintf("applying to every BMC of %s: workflow %s; `starter keyset show --cluster %s --name %s` shows each BMC's outcome", cluster, id, cluster, k.Name), nil
+}
+
+// startKeyset signals the keyset's workflow with start: one run per
+// keyset, a running one told that the ledger changed.
+func startKeyset(ctx context.Context, c client.Client, cluster, name string) (string, error) {
+	id := api.KeysetID(cluster, name)
+	_, err := c.SignalWithStartWorkflow(ctx, id, api.SignalKeysetChanged, nil, client.StartWorkflowOptions{
+		ID:                    id,
+		TaskQueue:             api.TaskQueue,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		StaticSummary:         "Apply keyset " + name + " to the BMCs of " + cluster,
+		TypedSearchAttributes: temporal.NewSearchAttributes(saCluster.ValueSet(cluster), saOperation.ValueSet("keyset")),
+	}, api.KeysetWorkflowName, api.KeysetInput{Cluster: cluster, Name: name})
+	return id, err
+}
+
+func (a *app) keysetApplyCmd() *cobra.Command {
+	var cluster, name string
+	cmd := &cobra.Command{
+		Use:   "apply --cluster C --name KEYSET",
+		Short: "Apply a BMC keyset to every BMC again (or, deleted, disable its accounts again)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withClient(cmd, time.Minute, required(flag{"cluster", cluster}, flag{"name", name}), func(ctx context.Context, c client.Client) error {
+				st, err := ledgerState(ctx, c, cluster)
+				if err != nil {
+					return err
+				}
+				k, live := keyset.Find(st.Keysets, name)
+				if _, removed := keyset.Find(st.RemovedKeysets, name); !removed && (!live || k.Kind != keyset.KindBMC) {
+					return fmt.Errorf("cluster %s has no BMC keyset %q, live or deleted: only a BMC keyset is applied (docs/keysets.md)", cluster, name)
+				}
+				id, err := startKeyset(ctx, c, cluster, name)
+				if err != nil {
+					return fmt.Errorf("start %s: %w", id, err)
+				}
+				what := "applying keyset %s to every BMC of %s: workflow %s"
+				if !live {
+					what = "disabling the accounts of deleted keyset %s on every BMC of %s: workflow %s"
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), what+"\n", name, cluster, id)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
+	cmd.Flags().StringVar(&name, "name", "", "the keyset to apply")
+	return cmd
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/rackroll/rackroll/internal/output"
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+)
+
+// keysetView is a keyset as `keyset show` prints it: for a BMC keyset,
+// every BMM's outcome (pending where none is recorded), and whether it is
+// a deleted one whose accounts are being disabled.
+type keysetView struct {
+	keyset.Keyset
+	Deleted bool             `json:"deleted,omitempty"`
+	BMCs    []keyset.Outcome `json:"bmcs,omitempty"`
+}
+
+// viewOf is the keyset name of the ledger st, live or deleted.
+func viewOf(st api.ClusterState, name string) (keysetView, bool) {
+	k, ok := keyset.Find(st.Keysets, name)
+	deleted := false
+	if !ok {
+		if k, ok = keyset.Find(st.RemovedKeysets, name); !ok {
+			return keysetView{}, false
+		}
+		deleted = true
+	}
+	v := keysetView{Keyset: k, Deleted: deleted}
+	if k.Kind == keyset.KindBMC {
+		var bmms []string
+		for _, b := range st.Cluster.BMMs {
+			bmms = append(bmms, b.Name)
+		}
+		v.BMCs = keyset.OutcomesFor(k, bmms)
+	}
+	v.Outcomes = nil // shown as BMCs, pending included
+	return v, true
+}
+
+func (a *app) keysetShowCmd() *cobra.Command {
+	var cluster, name, format string
+	cmd := &cobra.Command{
+		Use:   "show --cluster C --name KEYSET",
+		Short: "Show a keyset: its users (key fingerprints) or BMC accounts (Secret references) and each BMC's outcome",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withClient(cmd, time.Minute, required(flag{"cluster", cluster}, flag{"name", name}), func(ctx context.Context, c client.Client) error {
+				st, err := ledgerState(ctx, c, cluster)
+				if err != nil {
+					return err
+				}
+				v, ok := viewOf(st, name)
+				if !ok {
+					var names []string
+					for _, x := range st.Keysets {
+						names = append(names, x.Name)
+					}
+					return fmt.Errorf("cluster %s has no keyset %q (it has: %s)", cluster, name, dash(strings.Join(names, ", ")))
+				}
+				return writeKeyset(cmd, format, v, time.Now())
+			})
+		},
+	}
+	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
+	cmd.Flags().StringVar(&name, "name", "", "the keyset to show")
+	outputFlag(cmd, &format)
+	return cmd
+}
+
+// writeKeyset shows one keyset, redacted again in case a ledger ever
+// answered with a key: members in a table, the keyset's facts, each BMC's
+// outcome and notes below.
+func writeKeyset(cmd *cobra.Command, format string, v keysetView, now time.Time, notes ...string) error {
+	v.Keyset = v.Redacted()
+	k := v.Keyset
+	return output.Write(cmd.OutOrStdout(), format, v, func() output.Table {
+		var t output.Table
+		if k.Kind == keyset.KindBMC {
+			t.Header = []string{"account", "role", "password secret", "description"}
+			for _, a := range k.Accounts {
+				r := a.PasswordSecretRef
+				t.Rows = append(t.Rows, []string{a.Name, string(k.Role), r.Namespace + "/" + r.Name + " key " + r.Key, dash(a.Description)})
+			}
+		} else {
+			t.Header = []string{"user", "privilege", "key type", "fingerprint", "description"}
+			for _, u := range k.Users {
+				t.Rows = append(t.Rows, []string{u.Name, string(k.PrivilegeLevel), u.KeyType, u.Fingerprint, dash(u.Description)})
+			}
+		}
+		facts := fmt.Sprintf("keyset %s (%s): expires %s (%s); updated %s by %s", k.Name, k.Kind,
+			k.Expiration.UTC().Format(time.RFC3339), expiryState(k, now), k.Updated.UTC().Format(time.RFC3339), dash(k.By))
+		if v.Deleted {
+			facts = fmt.Sprintf("keyset %s (%s): deleted %s by %s; its accounts are disabled on every BMC", k.Name, k.Kind,
+				k.Updated.UTC().Format(time.RFC3339), dash(k.By))
+		}
+		t.Notes = []string{facts}
+		if k.Description != "" {
+			t.Notes = append(t.Notes, "description: "+k.Description)
+		}
+		if k.Kind == keyset.KindBMM {
+			t.Notes = append(t.Notes, "kept by the ledger; not yet applied to the servers (docs/keysets.md#not-built-yet)")
+		}
+		for _, o := range v.BMCs {
+			t.Notes = append(t.Notes, "bmc of "+o.BMM+": "+outcomeText(o))
+		}
+		if len(v.BMCs) > 0 {
+			t.Notes = append(t.Notes, outcomeCounts(v.BMCs, v.Deleted))
+		}
+		return output.Table{Header: t.Header, Rows: t.Rows, Notes: append(t.Notes, notes...)}
+	})
+}
+
+// outcomeText is one BMM's outcome in a line.
+func outcomeText(o keyset.Outcome) string {
+	switch o.State {
+	case keyset.Applied:
+		return fmt.Sprintf("applied (%s) at %s", o.Role, o.At.UTC().Format(time.RFC3339))
+	case keyset.Disabled:
+		return "disabled at " + o.At.UTC().Format(time.RFC3339)
+	case keyset.Failed:
+		return fmt.Sprintf("failed at %s: %s", o.At.UTC().Format(time.RFC3339), o.Reason)
+	}
+	return string(o.State)
+}
+
+// outcomeCounts sums the outcomes up: "applied on 3 of 4 BMCs, 1 failed".
+func outcomeCounts(outs []keyset.Outcome, deleted bool) string {
+	n := map[keyset.State]int{}
+	for _, o := range outs {
+		n[o.State]++
+	}
+	done, verb := n[keyset.Applied], "applied on"
+	if deleted {
+		done, verb = n[keyset.Disabled], "disabled on"
+	}
+	line := fmt.Sprintf("%s %d of %d BMCs", verb, done, len(outs))
+	for _, s := range []keyset.State{keyset.Failed, keyset.Pending} {
+		if n[s] > 0 {
+			line += fmt.Sprintf(", %d %s", n[s], s)
+		}
+	}
+	return line
+}
+
+// expiryState says whether a keyset's access is still on at now.
+func expiryState(k keyset.Keyset, now time.Time) string {
+	if k.Expired(now) {
+		return "expired"
+	}
+	return "active, " + k.Expiration.Sub(now).Round(time.Minute).String() + " left"
+}
+
+// ledgerKeysets queries the cluster's ledger for its keysets (redacted).
+func ledgerKeysets(ctx context.Context, c client.Client, cluster string) ([]keyset.Keyset, error) {
+	return query[[]keyset.Keyset](ctx, c, api.ClusterID(cluster), api.QueryKeysets, func(err error) error {
+		return fmt.Errorf("cluster %s: %w (registered? `starter cluster register --inventory FILE`)", cluster, err)
+	})
+}
+
+// keysetsLine is the keysets under `cluster show` (st's): each with its
+// kind, level, members, whether it is active and, a BMC keyset, on how
+// many BMCs it is applied ("" when the cluster has none).
+func keysetsLine(st api.ClusterState, now time.Time) string {
+	if len(st.Keysets) == 0 {
+		return ""
+	}
+	parts := make([]string, len(st.Keysets))
+	for i, k := range st.Keysets {
+		state := "active"
+		if k.Expired(now) {
+			state = "expired"
+		}
+		applied := "not applied: servers not built yet"
+		if v, _ := viewOf(st, k.Name); k.Kind == keyset.KindBMC {
+			applied = outcomeCounts(v.BMCs, false)
+		}
+		parts[i] = fmt.Sprintf("%s (%s %s, %d, %s, %s)", k.Name, k.Kind, k.Level(), len(k.Members()), state, applied)
+	}
+	return "keysets: " + strings.Join(parts, "; ") + " — `starter keyset show`"
+}
