@@ -26,7 +26,8 @@ type plannedFirmware struct {
 }
 
 // planFirmware reads, from this machine, the BMC of every server the
-// upgrade to version reinstalls and says which components its firmware
+// upgrade to version runs its firmware step on (upgradeplan.GetsFirmwareStep:
+// those it reinstalls, and those already at version it still runs) and says which components its firmware
 // step would apply. Nothing when version declares no baseline. A BMC that
 // cannot be read is named, not a refusal: the step itself will read it.
 func planFirmware(ctx context.Context, st api.ClusterState, version string) []plannedFirmware {
@@ -36,7 +37,7 @@ func planFirmware(ctx context.Context, st api.ClusterState, version string) []pl
 	}
 	var bmms []model.BMM
 	for _, b := range st.Cluster.BMMs {
-		if b.RuntimeVersion != version && upgradeplan.OutOfService(b) == "" {
+		if upgradeplan.GetsFirmwareStep(b, version) {
 			bmms = append(bmms, b)
 		}
 	}

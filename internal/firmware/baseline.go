@@ -143,6 +143,11 @@ func (b Baseline) Validate() []Problem {
 			if !slices.Contains(Methods, c.Apply.Method) {
 				add(cat+".apply.method", c.Apply.Method, "allowed: %s", strings.Join(Methods, ", "))
 			}
+			if c.Apply.HostOff && c.Kind == KindBMC {
+				// The host would stay off: a BMC's update starts no host.
+				add(cat+".apply.hostOff", "true", "only for a host component (%s): the %s kind updates the BMC and never starts the host again",
+					strings.Join(Kinds[:len(Kinds)-1], ", "), KindBMC)
+			}
 			if c.Apply.ApplyTime != "" && !slices.Contains(ApplyTimes, c.Apply.ApplyTime) {
 				add(cat+".apply.applyTime", c.Apply.ApplyTime, "allowed: %s (default %s)", strings.Join(ApplyTimes, ", "), ApplyImmediate)
 			}

@@ -30,6 +30,7 @@ func TestValidateNamesEveryProblemAtOnce(t *testing.T) {
 			{Name: "ROM", Kind: "firmware", Inventory: "(", Minimum: "latest", Image: "ftp://fw/rom.bin", Apply: Apply{Method: "Redfish", ApplyTime: "Later"}},
 			{Name: "rom", Kind: "bios", Inventory: "x", Minimum: "1.0", Image: "http://fw/rom.bin", Apply: Apply{Method: MethodSimpleUpdate}},
 			{Kind: "bios", Image: "/rom.bin", Apply: Apply{Method: MethodSimpleUpdate}},
+			{Name: "iLO", Kind: "bmc", Inventory: "iLO", Minimum: "3.0", Image: "http://fw/ilo.bin", Apply: Apply{Method: MethodSimpleUpdate, HostOff: true}},
 		}},
 	}
 	got := map[string]string{}
@@ -51,11 +52,12 @@ func TestValidateNamesEveryProblemAtOnce(t *testing.T) {
 		"[1].components[2].inventory":       "required",
 		"[1].components[2].minimum":         "required",
 		"[1].components[2].image":           "/rom.bin — must be an absolute",
+		"[1].components[3].apply.hostOff":   "true — only for a host component (bios, nic, storage, other)",
 	} {
 		require.Contains(t, got, field)
 		assert.True(t, strings.HasPrefix(got[field], want) || strings.Contains(got[field], want), "%s: %s", field, got[field])
 	}
-	assert.Len(t, got, 14)
+	assert.Len(t, got, 15)
 	assert.NotEmpty(t, Baseline{}.Validate(), "an empty baseline says what to list")
 }
 

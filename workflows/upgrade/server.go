@@ -95,6 +95,12 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	}
 
 	if bm.RuntimeVersion == in.TargetVersion && bm.DetailedStatus == model.BMMProvisioned && bm.ReadyState == model.ReadyTrue {
+		// Below the target's firmware baseline all the same: the firmware
+		// in a window of its own (server_firmware_at_target.go).
+		var done bool
+		if res, done = firmwareAtTarget(ctx, h, in, t, res); done {
+			return res, nil
+		}
 		// A server an earlier run failed and left cordoned, since brought
 		// back on the target (a remediation, a reimage): finishing it is
 		// giving its node back, as a successful upgrade would have.

@@ -60,4 +60,6 @@ const (
 	changeCapacityLocal = "capacity-local"
 	// changeServerFirmware (2026-11-27): a server below the target's firmware baseline gets it after its drain, before its reimage.
 	changeServerFirmware = "server-firmware"
+	// changeServerFirmwareAtTarget (2026-11-27): a server already at the target but below its baseline gets the firmware in a window of its own.
+	changeServerFirmwareAtTarget = "fw-at-target"
 )

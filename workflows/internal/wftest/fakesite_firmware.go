@@ -86,6 +86,9 @@ func (f *FakeSite) mockFirmware(env *testsuite.TestWorkflowEnvironment) {
 		f.logf("firmware %s %s %s", in.BMM, c.Name, c.Minimum)
 		f.Event(events.FirmwareDone, in.BMM, map[string]any{"kind": c.Kind, "from": res.From, "to": c.Minimum})
 		res.To, res.HostStarted = c.Minimum, c.Kind != firmware.KindBMC
+		if n := f.Nodes[in.BMM]; res.HostStarted && n != nil {
+			n.boot++ // the host start is a new boot of its OS
+		}
 		return res, nil
 	})
 }
