@@ -70,7 +70,7 @@ func (r *run) bootOnce(target, mode string) (System, error) {
 		acc = Accepted{Status: http.StatusOK}
 		err := r.c.SetBootOverride(r.ctx, BootOverride{Enabled: "Once", Target: target, Mode: mode}, s.ETag)
 		if mode != "" && modeRefused == nil && isStatus(err, http.StatusBadRequest) {
-			modeRefused = err // not heartbeated: the reset's heartbeat must be the attempt's first (issueReset)
+			modeRefused = err // not heartbeated: only what a retry must find is (issueReset records the reset)
 			err = r.c.SetBootOverride(r.ctx, BootOverride{Enabled: "Once", Target: target}, s.ETag)
 		}
 		return err

@@ -152,17 +152,19 @@ func (r *run) settledPower() (System, error) {
 }
 
 // issueReset is how every step sends a reset: it records ResetIssued (and
-// the type) in the heartbeat first, so an attempt whose worker dies while
-// the POST is in flight is resumed without a second reset (Restart and
-// Reimage check it; PowerOn and PowerOff re-read the power state instead).
-// A refusal outright (the BMC did nothing) clears the record. The SDK
-// sends an attempt's first heartbeat at once and batches later ones within
-// its throttle interval (0.8 × HeartbeatTimeout): on the usual path, where
-// nothing waited or retried, this one is on the server before the reset is
-// sent; after a wait it may still be in the batch when the worker dies.
+// the type) with Temporal first, synchronously (run.record), so an attempt
+// whose worker dies while the POST is in flight is resumed without a
+// second reset (Restart and Reimage check it; PowerOn and PowerOff re-read
+// the power state instead) — even after a wait, when a plain heartbeat
+// could still sit in the SDK's batch. A reset that cannot be recorded is
+// not sent. A refusal outright (the BMC did nothing) clears the record.
 func (r *run) issueReset(rt string, tookEffect func(System) bool) (Accepted, error) {
 	r.progress.ResetType, r.progress.ResetIssued = rt, true
-	r.heartbeat("sending reset " + rt)
+	if err := r.record("sending reset " + rt); err != nil {
+		r.progress.ResetIssued = false // nothing was sent: a retry may send it
+		r.heartbeat("reset " + rt + " not sent")
+		return Accepted{}, err
+	}
 	acc, err := r.reset(rt, tookEffect)
 	if err != nil && classify(err) != kindTransient && r.ctx.Err() == nil {
 		r.progress.ResetIssued = false

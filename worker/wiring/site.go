@@ -55,8 +55,9 @@ func Register(r worker.Registry, c client.Client, opts Options) {
 	acts := &bmc.Activities{PollInterval: poll, RequestTimeout: opts.BMCRequestTimeout, PowerOnTimeout: opts.BMCPowerOnTimeout,
 		Resolver: bmc.SecretResolver{Secrets: secretsIn(opts.Management)}}
 	if c != nil {
-		// A firmware update's record reaches the server before the request
-		// goes out: a worker killed meanwhile is resumed without a second.
+		// A firmware update's or a reset's record reaches the server before
+		// the request goes out: a worker killed meanwhile is resumed
+		// without a second.
 		acts.Heartbeats = c
 	}
 	r.RegisterActivity(acts)
