@@ -7,6 +7,11 @@ TEMPORAL_CLI_VERSION := v1.5.1
 # The server inside that CLI; bin/temporal-server and bin/temporal-sql-tool
 # (the production test, test/production) are built at the same version.
 TEMPORAL_SERVER_VERSION := v1.29.1
+# The server with Worker Versioning's moves (a new build asked on
+# continue-as-new): the self-upgrade tests run it as one process on SQLite
+# (internal/devserver/versioning.go, docs/self-upgrade.md). Its go.mod
+# asks for Go 1.26.8. The version is in the file name, so a new one builds.
+VERSIONING_SERVER_VERSION := v1.32.1
 SEARCH_ATTRS := --search-attribute RackrollCluster=Keyword \
                 --search-attribute RackrollOperation=Keyword \
                 --search-attribute RackrollPhase=Keyword
@@ -39,7 +44,7 @@ build:
 	$(GO) build $(LAB) -o $(BIN)/starter ./starter
 
 # Tool binaries are file targets, so a second `make tools` does nothing.
-tools: $(BIN)/temporal $(BIN)/temporal-server $(BIN)/temporal-sql-tool $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kubectl $(BIN)/tctl
+tools: $(BIN)/temporal $(BIN)/temporal-server $(BIN)/temporal-server-$(VERSIONING_SERVER_VERSION) $(BIN)/temporal-sql-tool $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kubectl $(BIN)/tctl
 
 $(BIN)/temporal:
 	@echo ">> building the Temporal CLI $(TEMPORAL_CLI_VERSION) into bin/ (about 5 minutes the first time)"
@@ -51,6 +56,10 @@ $(BIN)/temporal:
 $(BIN)/temporal-server:
 	@echo ">> building temporal-server $(TEMPORAL_SERVER_VERSION) into bin/ (about 2 minutes the first time)"
 	@d=$$(mktemp -d) && GOBIN=$$d $(GO) install go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION) && mv $$d/server $@ && rm -rf $$d
+
+$(BIN)/temporal-server-$(VERSIONING_SERVER_VERSION):
+	@echo ">> building temporal-server $(VERSIONING_SERVER_VERSION) into bin/ (about 4 minutes the first time)"
+	@d=$$(mktemp -d) && GOBIN=$$d $(GO) install go.temporal.io/server/cmd/server@$(VERSIONING_SERVER_VERSION) && mv $$d/server $@ && rm -rf $$d
 
 $(BIN)/temporal-sql-tool:
 	@echo ">> building temporal-sql-tool $(TEMPORAL_SERVER_VERSION) into bin/ (about 2 minutes the first time)"

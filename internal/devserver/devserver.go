@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -36,6 +37,7 @@ type Server struct {
 	UIURL   string // "" when headless
 	cmd     *exec.Cmd
 	done    chan struct{}
+	dir     string // removed at Stop (StartVersioning's config)
 }
 
 // FreePort asks the kernel for an unused loopback port.
@@ -148,6 +150,9 @@ func (s *Server) Stop() {
 			syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 			<-s.done
 		}
+	}
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
 	}
 }
 
