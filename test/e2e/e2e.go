@@ -41,6 +41,10 @@ type Options struct {
 	// Restartable keeps the dev server's sqlite file and port, so
 	// RestartServer can restart it as an operator would.
 	Restartable bool
+	// Versioning runs the Temporal server with Worker Versioning's moves
+	// (devserver.StartVersioning) instead of the dev server: the
+	// self-upgrade tests (test/selfupgrade).
+	Versioning *devserver.VersioningOptions
 	// DataConverter and FailureConverter, when set, are used by the client
 	// and so by the worker (payload codec tests); nil is the SDK default.
 	DataConverter    converter.DataConverter
@@ -93,7 +97,11 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 	serverUp := make(chan error, 1)
 	go func() {
 		var err error
-		e.Server, err = devserver.Start(ctx, e.serverOpts)
+		if opts.Versioning != nil {
+			e.Server, err = devserver.StartVersioning(ctx, *opts.Versioning)
+		} else {
+			e.Server, err = devserver.Start(ctx, e.serverOpts)
+		}
 		serverUp <- err
 	}()
 	timings := opts.Timings
