@@ -52,6 +52,9 @@ var waits = []listed{
 	{wait{"cluster.clusterLedger.run", "StartToCloseTimeout", "30 * time.Second"}, byLedger, "a call to the ledger"},
 	// The operator's.
 	{wait{"upgrade.upgrade.pause", "workflow.Await", "none"}, byOperator, "a pause"},
+	// At a pause, before moving to a new build: the Update handlers, which
+	// answer at once, finish in the task that runs them.
+	{wait{"upgrade.upgrade.moveAt", "workflow.Await", "none"}, byOperator, "a pause"},
 	{wait{"upgrade.upgrade.runUnit", "workflow.Await", "none"}, byOperator, "a pause"},
 	{wait{"upgrade.upgrade.compute", "workflow.AwaitWithTimeout", "w"}, byOperator, "the wait between racks"},
 }

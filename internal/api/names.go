@@ -23,14 +23,18 @@ const (
 
 // Signals, queries and updates.
 const (
-	QueryState           = "state"
-	QueryStatus          = "status"
-	QueryBMM             = "bmm"
-	UpdateContinue       = "continue-update"
-	SignalContinue       = "continue-update"
-	UpdateCancel         = "cancel-update"
-	SignalCancel         = "cancel-update"
-	SignalRackProgress   = "rack-progress"
+	QueryState         = "state"
+	QueryStatus        = "status"
+	QueryBMM           = "bmm"
+	UpdateContinue     = "continue-update"
+	SignalContinue     = "continue-update"
+	UpdateCancel       = "cancel-update"
+	SignalCancel       = "cancel-update"
+	SignalRackProgress = "rack-progress"
+	// SignalSelfUpgrade makes a workflow task in a long run that waits, so
+	// that it sees a new current rackroll build and moves to it; it changes
+	// nothing else (docs/self-upgrade.md#waking-a-run-that-waits).
+	SignalSelfUpgrade    = "self-upgrade"
 	UpdateAcquireLease   = "acquire-lease"
 	UpdateReleaseLease   = "release-lease"
 	UpdateRegister       = "register"

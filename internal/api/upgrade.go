@@ -21,6 +21,25 @@ type UpgradeInput struct {
 	// 10 minutes (docs/behaviour.md#time-limits); labs shorten them.
 	DrainTimeout      time.Duration `json:"drainTimeout,omitempty"`
 	VMShutdownTimeout time.Duration `json:"vmShutdownTimeout,omitempty"`
+	// Carry is set only on a run that continued as new to move to another
+	// rackroll build (docs/self-upgrade.md): where the run before it
+	// stopped, and its status so far.
+	Carry *UpgradeCarry `json:"carry,omitempty"`
+}
+
+// UpgradeCarry is what a runtime upgrade hands the run that goes on on a
+// new build. Fields are only ever added, each with a zero value that
+// means the old behaviour (workflows/testdata/carry).
+type UpgradeCarry struct {
+	// Status is the upgrade's status as the run left it: its units and
+	// servers, StartedAt, the strategy with its defaults.
+	Status UpgradeStatus `json:"status"`
+	// PausedAt is the unit the run was paused at (a compute rack, after it
+	// settled), with the pause's message; the next run waits there again.
+	PausedAt     string `json:"pausedAt,omitempty"`
+	PauseMessage string `json:"pauseMessage,omitempty"`
+	// Moves counts the moves so far.
+	Moves int `json:"moves"`
 }
 
 // Upgrade phases (query status .phase).

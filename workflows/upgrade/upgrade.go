@@ -34,22 +34,20 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	if err != nil {
 		return u.fail(ctx, false, fmt.Sprintf("preflight: %v", err))
 	}
-	resume := cs.UpgradeTarget == in.TargetVersion
-	var opts []upgradeplan.Option
-	if workflow.GetVersion(ctx, changeUpgradeResumeRedoesInterruptedKcp, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		opts = append(opts, upgradeplan.LegacyControlPlane())
+	// A run that moved to this build goes on with the plan and the status
+	// it carried (upgrade_moves.go): nothing is planned or checked again.
+	c := u.carried()
+	if c == nil {
+		p, err := u.planFrom(ctx, cs)
+		if err != nil {
+			return u.fail(ctx, false, "preflight: "+err.Error())
+		}
+		u.plan = p
+		u.st.Plan = &p
+		u.st.SetUnits(p)
+	} else {
+		u.plan, u.st = *c.Status.Plan, c.Status
 	}
-	if workflow.GetVersion(ctx, changeRetireInSparesRack, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		opts = append(opts, upgradeplan.RetireLastKCP())
-	}
-	p, err := upgradeplan.Build(cs.Cluster, in.TargetVersion, in.UpdateStrategy, resume, opts...)
-	u.st.Strategy = p.Strategy // with its defaults, also when refused
-	if err != nil {
-		return u.fail(ctx, false, "preflight: "+err.Error())
-	}
-	u.plan = p
-	u.st.Plan = &p
-	u.st.SetUnits(p)
 	u.server = api.ServerInput{Cluster: in.Cluster, TargetVersion: in.TargetVersion,
 		ImageURL:     strings.ReplaceAll(cmp.Or(in.ImageURLTemplate, cs.ImageURLTemplate), "{version}", in.TargetVersion),
 		DrainTimeout: in.DrainTimeout, VMShutdownTimeout: in.VMShutdownTimeout}
@@ -62,6 +60,15 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 		// derived from the limits their servers run with.
 		t := cs.Limits()
 		u.server.Limits = &t
+	}
+	if c != nil {
+		// Moved at a compute pause: the control plane and the management
+		// servers finished before it.
+		if done, err := u.compute(ctx); err != nil || done {
+			return u.finish(ctx, err)
+		}
+		u.setPhase(ctx, api.PhaseDone)
+		return u.finish(ctx, nil)
 	}
 	if workflow.GetVersion(ctx, changeImagePreflight, workflow.DefaultVersion, 1) == 1 {
 		if msg := u.checkImage(ctx, cs); msg != "" {
@@ -108,6 +115,8 @@ type upgrade struct {
 	paused    bool
 	continued bool
 	cancelled bool
+	// declined: this run's history said not to move (upgrade_moves.go).
+	declined bool
 }
 
 func (u *upgrade) handlers(ctx workflow.Context) error {
@@ -141,6 +150,7 @@ func (u *upgrade) handlers(ctx workflow.Context) error {
 	}}); err != nil {
 		return err
 	}
+	u.wakeOnSignal(ctx)
 	// A rack child reports its servers as they start and finish.
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		ch := workflow.GetSignalChannel(ctx, api.SignalRackProgress)
@@ -228,6 +238,9 @@ func (u *upgrade) cancelUnstarted() {
 // completed, at its old version (mixed) when the operator cancelled or
 // servers failed (leftBehind).
 func (u *upgrade) finish(ctx workflow.Context, err error) (api.UpgradeStatus, error) {
+	if isMove(err) {
+		return u.st, err // it goes on on the new build
+	}
 	if err != nil {
 		return u.fail(ctx, true, err.Error())
 	}
@@ -260,8 +273,18 @@ func (u *upgrade) pause(ctx workflow.Context, unit *api.UnitStatus, msg string) 
 	if err := u.setCluster(ctx, model.ClusterUpdatePaused, msg); err != nil {
 		return false, err
 	}
-	if err := workflow.Await(ctx, func() bool { return u.continued || u.cancelled }); err != nil {
-		return false, err
+	// A compute pause is where the run moves to a new current build.
+	movable := u.movable(unit)
+	for {
+		if err := workflow.Await(ctx, func() bool { return u.continued || u.cancelled || movable && u.newBuild(ctx) }); err != nil {
+			return false, err
+		}
+		if u.continued || u.cancelled {
+			break
+		}
+		if err := u.moveAt(ctx, unit, msg); err != nil {
+			return false, err
+		}
 	}
 	u.paused = false
 	if u.cancelled {

@@ -120,27 +120,40 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 	u.setPhase(ctx, api.PhaseCompute)
 	canary := u.canary(ctx)
 	for ri, r := range u.plan.Racks {
-		if u.cancelled {
-			return true, nil
-		}
 		unit := &u.st.Racks[ri]
-		u.startUnit(ctx, unit)
-		if cancelled, err := u.runRack(ctx, r, unit, canary); err != nil || cancelled {
-			if cancelled {
-				unit.CancelPending()
-				u.endUnit(ctx, unit, api.StateCancelled)
+		// A run moved to this build goes on where the last one paused.
+		at := resumeAt(u.carried(), unit)
+		switch at {
+		case "done":
+			continue
+		case "settle":
+			// The missed threshold's pause, as settle has it.
+			if cancelled, err := u.pause(ctx, unit, u.in.Carry.PauseMessage); err != nil || cancelled {
+				return cancelled, err
 			}
-			return cancelled, err
-		}
-		metrics.RackUpgraded(workflow.GetMetricsHandler(ctx), u.in.Cluster, unit.Met())
-		if cancelled, err := u.settle(ctx, unit, unit.Missed(false)); err != nil || cancelled {
-			return cancelled, err
+			unit.State = api.StateFailed
+		case "":
+			if u.cancelled {
+				return true, nil
+			}
+			u.startUnit(ctx, unit)
+			if cancelled, err := u.runRack(ctx, r, unit, canary); err != nil || cancelled {
+				if cancelled {
+					unit.CancelPending()
+					u.endUnit(ctx, unit, api.StateCancelled)
+				}
+				return cancelled, err
+			}
+			metrics.RackUpgraded(workflow.GetMetricsHandler(ctx), u.in.Cluster, unit.Met())
+			if cancelled, err := u.settle(ctx, unit, unit.Missed(false)); err != nil || cancelled {
+				return cancelled, err
+			}
 		}
 		if ri == len(u.plan.Racks)-1 {
 			break
 		}
 		// Extra time for workloads to come back before the next rack.
-		if w := u.plan.Strategy.Wait(); w > 0 {
+		if w := u.plan.Strategy.Wait(); w > 0 && at != "after" {
 			u.st.DetailedStatusMessage = fmt.Sprintf("rack %s done; waiting %v before the next rack", r.Name, w)
 			if _, err := workflow.AwaitWithTimeout(ctx, w, func() bool { return u.cancelled }); err != nil {
 				return false, err

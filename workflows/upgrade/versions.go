@@ -62,4 +62,6 @@ const (
 	changeServerFirmware = "server-firmware"
 	// changeServerFirmwareAtTarget (2026-11-27): a server already at the target but below its baseline gets the firmware in a window of its own.
 	changeServerFirmwareAtTarget = "fw-at-target"
+	// changeUpgradeMovesBuild (2026-11-27): at a compute pause the run moves to a new current rackroll build (continue-as-new with its carry).
+	changeUpgradeMovesBuild = "upgrade-moves-build"
 )
