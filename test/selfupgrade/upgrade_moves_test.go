@@ -1,0 +1,76 @@
+package selfupgrade_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/devserver"
+	"github.com/rackroll/rackroll/internal/invariants"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/test/e2e"
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+)
+
+// Issue 38's upgrade across builds, on the server: a lab runtime upgrade
+// starts on build A with PauseAfterRack and pauses after its first rack;
+// B is made current and the run woken (`self-upgrade`); the upgrade moves
+// to B at its pause (a new run, on B, Pinned), is still paused there,
+// and once continued finishes on B with every server at the target and
+// `starter lab check` clean; the ledger moves with it, and A drains.
+func TestE2EUpgradeMovesToTheCurrentBuildAtItsPause(t *testing.T) {
+	t.Parallel()
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{
+		Versioning: &devserver.VersioningOptions{Drainage: 2 * time.Second},
+		// Two racks of two computes: a rack before the move, one after.
+		Mutate:      func(inv *model.Inventory) { e2e.KeepComputes(inv, 2, nil) },
+		StartWorker: func(e *e2e.Env) { startBuild(e, "A"); makeCurrent(e, "A") },
+	})
+	id, ledger := api.UpgradeID(env.Cluster), api.ClusterID(env.Cluster)
+	logHistory(env, id)
+	ctx := env.Context(10 * time.Minute)
+	zero := 0
+	run := env.StartUpgradeWith(ctx, model.UpdateStrategy{StrategyType: model.StrategyPauseAfterRack, WaitTimeMinutes: &zero})
+	paused := env.AwaitPaused(ctx, 5*time.Minute, "the upgrade paused after its first rack")
+	build, behavior, first := onBuild(env, id)
+	require.Equal(t, "A", build)
+	require.Equal(t, enumspb.VERSIONING_BEHAVIOR_PINNED.String(), behavior)
+
+	startBuild(env, "B")
+	makeCurrent(env, "B")
+	// The wake makes a workflow task; the server says "another build" on
+	// one only once the routing change reached the queue, so it is sent
+	// until the run has moved, as `starter self-upgrade wake` would be.
+	env.Eventually(2*time.Minute, "the upgrade moved to B", func() bool {
+		_ = env.Client.SignalWorkflow(ctx, id, "", api.SignalSelfUpgrade, nil)
+		b, _, r := onBuild(env, id)
+		return b == "B" && r != first
+	})
+	_, behavior, _ = onBuild(env, id)
+	require.Equal(t, enumspb.VERSIONING_BEHAVIOR_PINNED.String(), behavior, "pinned to B after its move")
+	again := env.AwaitPaused(ctx, time.Minute, "still paused on B")
+	require.Equal(t, paused.DetailedStatusMessage, again.DetailedStatusMessage, "the same pause")
+	require.Equal(t, paused.StartedAt.Unix(), again.StartedAt.Unix(), "the same upgrade")
+
+	env.Continue(ctx)
+	var st api.UpgradeStatus
+	require.NoError(t, run.Get(ctx, &st), "the upgrade, followed across its move")
+	require.Equal(t, api.PhaseDone, st.Phase)
+	cs := env.State()
+	require.Equal(t, "4.2.0", cs.Cluster.RuntimeVersion)
+	for _, b := range cs.Cluster.BMMs {
+		if !b.HasRole(model.RoleKCPSpare) {
+			require.Equal(t, "4.2.0", b.RuntimeVersion, b.Name)
+			require.Equal(t, model.Uncordoned, b.CordonStatus, b.Name)
+		}
+	}
+	site, err := invariants.SiteFromInventory(env.Inventory)
+	require.NoError(t, err)
+	require.Empty(t, invariants.Check(env.Events(), invariants.WithUpgrade(site, st)), "starter lab check: violations after the upgrade")
+	for _, w := range []string{id, ledger} {
+		b, _, _ := onBuild(env, w)
+		require.Equal(t, "B", b, "%s ends on B", w)
+	}
+	drained(env, "A", time.Minute)
+}
