@@ -43,7 +43,6 @@ var NodePodCommand = []string{"/usr/local/bin/rackroll-keyset", "apply", "--root
 // NodeHostRoot is where the pod sees the node's root file system.
 const NodeHostRoot = "/host"
 
-
 // NodeKeys are the OS users rackroll wants on a node, sorted by name.
 type NodeKeys struct {
 	Users []NodeUser `json:"users"`
