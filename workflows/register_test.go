@@ -16,7 +16,7 @@ func TestRegisterPinsEveryWorkflowType(t *testing.T) {
 	Register(r)
 	want := []string{api.ClusterWorkflowName, api.RuntimeUpgradeWorkflowName, api.RackUpgradeWorkflowName, api.ServerUpgradeWorkflowName,
 		api.BMMActionWorkflowName, api.TroubleshootWorkflowName, api.HealthMonitorWorkflowName, api.RemediationWorkflowName,
-		api.KCPFailoverWorkflowName, api.ReplaceRolesWorkflowName}
+		api.KCPFailoverWorkflowName, api.ReplaceRolesWorkflowName, api.KeysetWorkflowName}
 	if len(r.by) != len(want) || r.unnamed > 0 {
 		t.Fatalf("registered %d types by name and %d without one, want the %d of docs/design.md", len(r.by), r.unnamed, len(want))
 	}
