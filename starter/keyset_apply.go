@@ -24,7 +24,7 @@ import (
 // The BMM keysets are applied all at once (one keyset pod carries every
 // rackroll user of a node): a write of any of them signals the cluster's
 // one nodes run, api.KeysetNodesID, which applies the ledger's whole set
-// to every node (docs/keysets.md#applying-the-bmm-keysets).
+// to every node (docs/keysets-nodes.md#the-nodes-run).
 
 // applyAfterWrite starts (or signals) the run of keyset k, written by the
 // ledger — its own for a BMC keyset, the nodes run for a BMM one — and

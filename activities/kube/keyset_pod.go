@@ -16,7 +16,7 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 )
 
-// The BMM keysets on a node (docs/keysets.md#the-keyset-pod): one pod per
+// The BMM keysets on a node (docs/keysets-nodes.md#the-keyset-pod): one pod per
 // node, carrying every rackroll user the node should have, answers what
 // the node holds once it is done; the activity checks that answer.
 

@@ -31,7 +31,7 @@ func keysetPodName(node string) string {
 }
 
 // keysetPod is the pod that makes node's rackroll users those of keys
-// (docs/keysets.md#the-keyset-pod): pinned to the node by nodeName (no
+// (docs/keysets-nodes.md#the-keyset-pod): pinned to the node by nodeName (no
 // scheduler, so it runs on a cordoned node too, and tolerates every taint
 // as a DaemonSet's pods do), the host's root mounted, privileged (on a
 // host enforcing SELinux, a container writes the host's /etc only so),

@@ -10,7 +10,7 @@ import (
 )
 
 // The node contract: what the keyset pod carries to a server's OS and
-// what it answers (docs/keysets.md#how-keys-will-reach-the-servers). The
+// what it answers (docs/keysets-nodes.md#why-a-pod). The
 // pod is given every OS user rackroll wants on the node, the users of all
 // active BMM keysets at once, and makes the node's rackroll users exactly
 // those: it adds, changes and removes. So one pod serves a create, an

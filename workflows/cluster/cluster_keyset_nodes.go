@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// The BMM keysets on the nodes (docs/keysets.md#applying-the-bmm-keysets):
+// The BMM keysets on the nodes (docs/keysets-nodes.md#the-nodes-run):
 // one keyset pod carries the users of every BMM keyset at once, so the
 // run that applies them records one outcome per node for the whole set,
 // and the ledger keeps it under each keyset of the set. Like the other
