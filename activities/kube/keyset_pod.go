@@ -46,6 +46,10 @@ const (
 	ErrKeysetNodeMismatch = "KeysetNodeMismatch"
 )
 
+// grantedBy follows an API error of the keyset pods: their permissions
+// are not the ClusterRole's (which Forbidden's hint names).
+const grantedBy = " (the keyset pods' permissions are deploy/keysets.yaml's Role)"
+
 // DefaultKeysetPodTimeout bounds a pod's run when the input gives no
 // Timeout and the activity has no deadline.
 const DefaultKeysetPodTimeout = 2 * time.Minute
@@ -113,25 +117,45 @@ func (a *Activities) ApplyNodeKeys(ctx context.Context, in NodeKeysInput) (NodeK
 	pods := cs.CoreV1().Pods(keyset.NodeNamespace)
 	res := NodeKeysResult{Node: in.Node, Pod: keysetPodName(in.Node)}
 	p, err := a.placeKeysetPod(ctx, pods, keysetPod(in.Node, string(env), limit), &res, until)
-	if p != nil {
-		// Deleted whatever came of it: a pod left behind would hold the
-		// name, and a failed one its message, for nothing.
-		defer func() {
-			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			if last, err := pods.Get(dctx, p.Name, metav1.GetOptions{}); err == nil && last.UID == p.UID {
-				_ = deletePod(dctx, pods, last)
-			}
-		}()
-	}
 	if err != nil {
 		return res, err
 	}
 	p, err = a.waitKeysetPod(ctx, pods, p, until)
 	if err != nil {
-		return res, a.notRun(ctx, cs.CoreV1().Nodes(), in.Node, p, limit, err)
+		err = a.notRun(ctx, cs.CoreV1().Nodes(), in.Node, p, limit, err)
+	} else {
+		err = nodeAnswer(in.Node, p, keys, &res)
 	}
-	return res, nodeAnswer(in.Node, p, keys, &res)
+	// Deleted whatever came of it: a pod left behind would hold the name,
+	// and a failed one its message, for nothing. A delete refused is said
+	// when nothing else went wrong (a missing grant is the operator's to
+	// fix); a delete that did not get through is the next attempt's.
+	if derr := removeKeysetPod(ctx, pods, p); err == nil && derr != nil {
+		var app *temporal.ApplicationError
+		if derr = Forbidden(derr); errors.As(derr, &app) {
+			return res, derr
+		}
+	}
+	return res, err
+}
+
+// removeKeysetPod deletes p, as last seen, if it is still this one.
+func removeKeysetPod(ctx context.Context, pods typedcorev1.PodInterface, p *corev1.Pod) error {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	last, err := pods.Get(dctx, p.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("node %s: read keyset pod %s to delete it: %w", p.Spec.NodeName, p.Name, err)
+	case last.UID != p.UID:
+		return nil // another attempt's
+	}
+	if err := deletePod(dctx, pods, last); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("node %s: delete keyset pod %s/%s: %w%s", p.Spec.NodeName, keyset.NodeNamespace, p.Name, err, grantedBy)
+	}
+	return nil
 }
 
 func checkNodeKeysInput(in NodeKeysInput) error {
@@ -168,9 +192,9 @@ func (a *Activities) placeKeysetPod(ctx context.Context, pods typedcorev1.PodInt
 				return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("node %s: create keyset pod: %v: the namespace %s is missing (kubectl apply -k deploy/ makes it, docs/install.md)",
 					want.Spec.NodeName, err, keyset.NodeNamespace), ErrConfig, err)
 			}
-			return nil, Forbidden(fmt.Errorf("node %s: create keyset pod %s/%s: %w", want.Spec.NodeName, keyset.NodeNamespace, want.Name, err))
+			return nil, Forbidden(fmt.Errorf("node %s: create keyset pod %s/%s: %w%s", want.Spec.NodeName, keyset.NodeNamespace, want.Name, err, grantedBy))
 		case err != nil:
-			return nil, Forbidden(fmt.Errorf("node %s: read keyset pod %s/%s: %w", want.Spec.NodeName, keyset.NodeNamespace, want.Name, err))
+			return nil, Forbidden(fmt.Errorf("node %s: read keyset pod %s/%s: %w%s", want.Spec.NodeName, keyset.NodeNamespace, want.Name, err, grantedBy))
 		case old.DeletionTimestamp == nil && old.Status.Phase != corev1.PodFailed && keysOfPod(old) == keysOfPod(want) &&
 			old.Spec.NodeName == want.Spec.NodeName:
 			res.Reused = true
@@ -178,7 +202,7 @@ func (a *Activities) placeKeysetPod(ctx context.Context, pods typedcorev1.PodInt
 		case old.DeletionTimestamp == nil:
 			res.Replaced = true
 			if err := deletePod(ctx, pods, old); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-				return nil, Forbidden(fmt.Errorf("node %s: delete the keyset pod an earlier attempt left: %w", want.Spec.NodeName, err))
+				return nil, Forbidden(fmt.Errorf("node %s: delete the keyset pod an earlier attempt left: %w%s", want.Spec.NodeName, err, grantedBy))
 			}
 		}
 		heartbeat(ctx, "waiting for an earlier keyset pod to be gone")

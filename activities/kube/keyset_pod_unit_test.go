@@ -2,6 +2,7 @@ package kube
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +76,7 @@ func TestApplyNodeKeysRefusals(t *testing.T) {
 		src     NodeKeysSource
 		kubelet func(*fake.Clientset)
 		noNS    bool
+		left    int // pods left behind
 		typ     string
 		says    []string
 	}{
@@ -92,6 +94,12 @@ func TestApplyNodeKeysRefusals(t *testing.T) {
 		"garbled": {src: keysAt(keys), kubelet: func(cs *fake.Clientset) { kubeletEnds(cs, corev1.PodSucceeded, 0, "done") },
 			typ: ErrKeysetNodeMismatch, says: []string{`node rack1-c1: keyset pod answered "done", not a report`}},
 		"no namespace": {src: keysAt(keys), noNS: true, typ: ErrConfig, says: []string{"node rack1-c1", "namespace rackroll-keysets is missing", "deploy/"}},
+		"delete refused": {src: keysAt(keys), kubelet: func(cs *fake.Clientset) {
+			kubeletEnds(cs, corev1.PodSucceeded, 0, report(keys))
+			cs.PrependReactor("delete", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "keyset-rack1-c1", fmt.Errorf("RBAC: no delete"))
+			})
+		}, left: 1, typ: ErrForbidden, says: []string{"node rack1-c1: delete keyset pod rackroll-keysets/keyset-rack1-c1", "forbidden", "deploy/keysets.yaml", "grant it"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var objs []runtime.Object
@@ -122,7 +130,7 @@ func TestApplyNodeKeysRefusals(t *testing.T) {
 					t.Errorf("error %q lacks %q", err, s)
 				}
 			}
-			if l, _ := cs.CoreV1().Pods(keyset.NodeNamespace).List(bg, metav1.ListOptions{}); len(l.Items) != 0 {
+			if l, _ := cs.CoreV1().Pods(keyset.NodeNamespace).List(bg, metav1.ListOptions{}); len(l.Items) != c.left {
 				t.Errorf("%d keyset pods left", len(l.Items))
 			}
 		})
