@@ -12,6 +12,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/keyset"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/sitecheck"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/rackroll/rackroll/worker/wiring"
 	"github.com/stretchr/testify/require"
@@ -24,8 +25,9 @@ import (
 // With nothing but deploy/'s grants (the worker's ServiceAccount token,
 // RBAC on): the BMM keysets reach every node of a one-rack lab site
 // through keyset pods in rackroll-keysets; then delete is taken from
-// keysets.yaml's Role, and the next run's nodes are recorded failed
-// saying which permission is missing and where it is granted.
+// keysets.yaml's Role: `site check` names it, and the next run's nodes
+// are recorded failed saying which permission is missing and where it is
+// granted.
 func TestKeysetPodsNeedOnlyTheirRole(t *testing.T) {
 	t.Parallel()
 	var worker string
@@ -77,6 +79,17 @@ func TestKeysetPodsNeedOnlyTheirRole(t *testing.T) {
 	r.Rules[0].Verbs = slices.DeleteFunc(r.Rules[0].Verbs, func(v string) bool { return v == "delete" })
 	_, err = roles.Update(ctx, r, metav1.UpdateOptions{})
 	require.NoError(t, err)
+	cs := clientOf(t, worker)
+	env.Eventually(30*time.Second, "site check sees delete pods denied", func() bool { return siteCheck(t, env, cs).Blockers() > 0 })
+	var denied []sitecheck.Item
+	for _, it := range siteCheck(t, env, cs).Kubernetes {
+		if !it.OK {
+			denied = append(denied, it)
+		}
+	}
+	require.Len(t, denied, 1, "%+v", denied)
+	require.Equal(t, "may delete pods in "+keyset.NodeNamespace, denied[0].Check)
+	require.Contains(t, denied[0].Fix, "deploy/keysets.yaml's Role")
 	spec.Users = spec.Users[:1]
 	res = apply(api.UpdateKeysetUpdate)
 	require.Equal(t, len(machines), res.Failed, "%+v", res)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/rackroll/rackroll/internal/sitecheck"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -55,6 +56,12 @@ func TestKeysetGrantIsWhatApplyNodeKeysCalls(t *testing.T) {
 	}
 	slices.Sort(got)
 	require.Equal(t, []string{"create pods", "delete pods", "get pods"}, got)
+	var asked []string // what `site check` asks, in the same words
+	for _, n := range sitecheck.NeededInNamespaces() {
+		asked = append(asked, strings.TrimSuffix(n, " in "+keyset.NodeNamespace))
+	}
+	slices.Sort(asked)
+	require.Equal(t, got, asked, "site check asks for what the Role grants")
 
 	require.Equal(t, keyset.NodeNamespace, binding.Namespace)
 	require.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: role.Name}, binding.RoleRef)
