@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -141,7 +142,7 @@ func TestBMMKeysetsAppliedToEveryNode(t *testing.T) {
 			k, _ := keyset.Find(s.st.Keysets, name)
 			o := keyset.OutcomesFor(k, []string{b.Name})[0]
 			switch {
-			case node == down && (o.State != keyset.Failed || o.Reason == "" || !contains(o.Reason, "did not run its keyset pod")):
+			case node == down && (o.State != keyset.Failed || o.Reason == "" || !strings.Contains(o.Reason, "did not run its keyset pod")):
 				t.Errorf("%s %s: %+v, want failed with the reason", name, b.Name, o)
 			case node != down && o.State != keyset.Applied:
 				t.Errorf("%s %s: %+v, want applied", name, b.Name, o)
@@ -230,13 +231,4 @@ func TestBMMKeysetsNewerSetContinuesAsNew(t *testing.T) {
 			}
 		})
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
