@@ -98,7 +98,9 @@ func TestE2EKeysets(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(ok(append([]string{"keyset", "list", "-o", "json"}, c...)...)), &list))
 	require.Len(t, list, 1)
 	ok(append([]string{"cluster", "show", "-o", "json"}, c...)...)
-	require.Contains(t, ok(append([]string{"cluster", "show"}, c...)...), "keysets: oncall (bmm standard, 1, active, not applied: servers not built yet)")
+	// Its nodes run is at work (starter/e2e_keyset_bmm_test.go follows it
+	// to the end): how many nodes it has reached is not the point here.
+	require.Regexp(t, `keysets: oncall \(bmm standard, 1, active, applied on [0-9] of [0-9] nodes[^)]*\)`, ok(append([]string{"cluster", "show"}, c...)...))
 
 	// The key blobs: nowhere in what the CLI printed; in the ledger's
 	// own history only (the Updates' input and its state).

@@ -13,13 +13,15 @@ import (
 	"go.temporal.io/sdk/client"
 )
 
-// keysetView is a keyset as `keyset show` prints it: for a BMC keyset,
-// every BMM's outcome (pending where none is recorded), and whether it is
-// a deleted one whose accounts are being disabled.
+// keysetView is a keyset as `keyset show` prints it: every BMM's outcome
+// (pending where none is recorded) — on its BMC for a BMC keyset, on its
+// node for a BMM one — and whether it is a deleted BMC keyset whose
+// accounts are being disabled.
 type keysetView struct {
 	keyset.Keyset
 	Deleted bool             `json:"deleted,omitempty"`
 	BMCs    []keyset.Outcome `json:"bmcs,omitempty"`
+	Nodes   []keyset.Outcome `json:"nodes,omitempty"`
 }
 
 // viewOf is the keyset name of the ledger st, live or deleted.
@@ -33,14 +35,16 @@ func viewOf(st api.ClusterState, name string) (keysetView, bool) {
 		deleted = true
 	}
 	v := keysetView{Keyset: k, Deleted: deleted}
-	if k.Kind == keyset.KindBMC {
-		var bmms []string
-		for _, b := range st.Cluster.BMMs {
-			bmms = append(bmms, b.Name)
-		}
-		v.BMCs = keyset.OutcomesFor(k, bmms)
+	var bmms []string
+	for _, b := range st.Cluster.BMMs {
+		bmms = append(bmms, b.Name)
 	}
-	v.Outcomes = nil // shown as BMCs, pending included
+	if k.Kind == keyset.KindBMC {
+		v.BMCs = keyset.OutcomesFor(k, bmms)
+	} else {
+		v.Nodes = keyset.OutcomesFor(k, bmms)
+	}
+	v.Outcomes = nil // shown as BMCs or nodes, pending included
 	return v, true
 }
 
@@ -48,7 +52,7 @@ func (a *app) keysetShowCmd() *cobra.Command {
 	var cluster, name, format string
 	cmd := &cobra.Command{
 		Use:   "show --cluster C --name KEYSET",
-		Short: "Show a keyset: its users (key fingerprints) or BMC accounts (Secret references) and each BMC's outcome",
+		Short: "Show a keyset: its users (key fingerprints) or BMC accounts (Secret references) and each node's or BMC's outcome",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withClient(cmd, time.Minute, required(flag{"cluster", cluster}, flag{"name", name}), func(ctx context.Context, c client.Client) error {
 				st, err := ledgerState(ctx, c, cluster)
@@ -103,14 +107,17 @@ func writeKeyset(cmd *cobra.Command, format string, v keysetView, now time.Time,
 		if k.Description != "" {
 			t.Notes = append(t.Notes, "description: "+k.Description)
 		}
-		if k.Kind == keyset.KindBMM {
-			t.Notes = append(t.Notes, "kept by the ledger; not yet applied to the servers (docs/keysets.md#not-built-yet)")
-		}
 		for _, o := range v.BMCs {
 			t.Notes = append(t.Notes, "bmc of "+o.BMM+": "+outcomeText(o))
 		}
 		if len(v.BMCs) > 0 {
-			t.Notes = append(t.Notes, outcomeCounts(v.BMCs, v.Deleted))
+			t.Notes = append(t.Notes, outcomeCounts(v.BMCs, v.Deleted, "BMCs"))
+		}
+		for _, o := range v.Nodes {
+			t.Notes = append(t.Notes, "node of "+o.BMM+": "+outcomeText(o))
+		}
+		if len(v.Nodes) > 0 {
+			t.Notes = append(t.Notes, outcomeCounts(v.Nodes, false, "nodes"))
 		}
 		return output.Table{Header: t.Header, Rows: t.Rows, Notes: append(t.Notes, notes...)}
 	})
@@ -120,6 +127,9 @@ func writeKeyset(cmd *cobra.Command, format string, v keysetView, now time.Time,
 func outcomeText(o keyset.Outcome) string {
 	switch o.State {
 	case keyset.Applied:
+		if o.Role == "" { // a node: the users of the BMM keysets
+			return "applied at " + o.At.UTC().Format(time.RFC3339)
+		}
 		return fmt.Sprintf("applied (%s) at %s", o.Role, o.At.UTC().Format(time.RFC3339))
 	case keyset.Disabled:
 		return "disabled at " + o.At.UTC().Format(time.RFC3339)
@@ -129,8 +139,9 @@ func outcomeText(o keyset.Outcome) string {
 	return string(o.State)
 }
 
-// outcomeCounts sums the outcomes up: "applied on 3 of 4 BMCs, 1 failed".
-func outcomeCounts(outs []keyset.Outcome, deleted bool) string {
+// outcomeCounts sums the outcomes up: "applied on 3 of 4 BMCs, 1 failed"
+// (what: BMCs or nodes).
+func outcomeCounts(outs []keyset.Outcome, deleted bool, what string) string {
 	n := map[keyset.State]int{}
 	for _, o := range outs {
 		n[o.State]++
@@ -139,7 +150,7 @@ func outcomeCounts(outs []keyset.Outcome, deleted bool) string {
 	if deleted {
 		done, verb = n[keyset.Disabled], "disabled on"
 	}
-	line := fmt.Sprintf("%s %d of %d BMCs", verb, done, len(outs))
+	line := fmt.Sprintf("%s %d of %d %s", verb, done, len(outs), what)
 	for _, s := range []keyset.State{keyset.Failed, keyset.Pending} {
 		if n[s] > 0 {
 			line += fmt.Sprintf(", %d %s", n[s], s)
@@ -164,8 +175,8 @@ func ledgerKeysets(ctx context.Context, c client.Client, cluster string) ([]keys
 }
 
 // keysetsLine is the keysets under `cluster show` (st's): each with its
-// kind, level, members, whether it is active and, a BMC keyset, on how
-// many BMCs it is applied ("" when the cluster has none).
+// kind, level, members, whether it is active and on how many BMCs (a BMC
+// keyset) or nodes (a BMM keyset) it is applied ("" when the cluster has none).
 func keysetsLine(st api.ClusterState, now time.Time) string {
 	if len(st.Keysets) == 0 {
 		return ""
@@ -176,9 +187,10 @@ func keysetsLine(st api.ClusterState, now time.Time) string {
 		if k.Expired(now) {
 			state = "expired"
 		}
-		applied := "not applied: servers not built yet"
-		if v, _ := viewOf(st, k.Name); k.Kind == keyset.KindBMC {
-			applied = outcomeCounts(v.BMCs, false)
+		v, _ := viewOf(st, k.Name)
+		applied := outcomeCounts(v.Nodes, false, "nodes")
+		if k.Kind == keyset.KindBMC {
+			applied = outcomeCounts(v.BMCs, false, "BMCs")
 		}
 		parts[i] = fmt.Sprintf("%s (%s %s, %d, %s, %s)", k.Name, k.Kind, k.Level(), len(k.Members()), state, applied)
 	}

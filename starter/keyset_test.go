@@ -140,7 +140,8 @@ func TestKeysetOutputHasNoKey(t *testing.T) {
 }
 
 // `cluster show` names the keysets, each with what it gives, whether it
-// is still on and, a BMC keyset, on how many BMCs it is applied.
+// is still on and on how many BMCs (a BMC keyset) or nodes (a BMM one) it
+// is applied.
 func TestKeysetsLine(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	if got := keysetsLine(api.ClusterState{}, now); got != "" {
@@ -151,9 +152,10 @@ func TestKeysetsLine(t *testing.T) {
 	st.Keysets = []keyset.Keyset{
 		{Spec: keyset.Spec{Name: "bmc-oncall", Kind: keyset.KindBMC, Role: keyset.ReadOnly, Expiration: now.Add(-time.Second), Accounts: []keyset.Account{{Name: "a"}}},
 			Outcomes: []keyset.Outcome{{BMM: "rack1-c1", State: keyset.Applied}, {BMM: "rack1-c3", State: keyset.Failed}}},
-		{Spec: keyset.Spec{Name: "oncall", Kind: keyset.KindBMM, PrivilegeLevel: keyset.Superuser, Expiration: now.Add(time.Hour), Users: []keyset.User{{Name: "a"}, {Name: "b"}}}},
+		{Spec: keyset.Spec{Name: "oncall", Kind: keyset.KindBMM, PrivilegeLevel: keyset.Superuser, Expiration: now.Add(time.Hour), Users: []keyset.User{{Name: "a"}, {Name: "b"}}},
+			Outcomes: []keyset.Outcome{{BMM: "rack1-c1", State: keyset.Applied}, {BMM: "rack1-c2", State: keyset.Applied}}},
 	}
-	want := "keysets: bmc-oncall (bmc ReadOnly, 1, expired, applied on 1 of 3 BMCs, 1 failed, 1 pending); oncall (bmm superuser, 2, active, not applied: servers not built yet) — `starter keyset show`"
+	want := "keysets: bmc-oncall (bmc ReadOnly, 1, expired, applied on 1 of 3 BMCs, 1 failed, 1 pending); oncall (bmm superuser, 2, active, applied on 2 of 3 nodes, 1 pending) — `starter keyset show`"
 	if got := keysetsLine(st, now); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
@@ -209,5 +211,45 @@ func TestKeysetShowOutcomes(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("deleted: table lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// `keyset show` of a BMM keyset: each node's outcome, pending where the
+// ledger has none, in a table and in JSON (nodes).
+func TestKeysetShowNodeOutcomes(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	var st api.ClusterState
+	st.Cluster.BMMs = []model.BMM{{Name: "rack1-c1"}, {Name: "rack1-c2"}, {Name: "rack1-c3"}}
+	st.Keysets = []keyset.Keyset{{Spec: keyset.Spec{Name: "oncall", Kind: keyset.KindBMM, PrivilegeLevel: keyset.Superuser, Expiration: now.Add(time.Hour),
+		Users: []keyset.User{{Name: "alice", KeyType: "ssh-ed25519", Fingerprint: testFingerprint}}},
+		Updated: now, Outcomes: []keyset.Outcome{
+			{BMM: "rack1-c1", State: keyset.Applied, At: now},
+			{BMM: "rack1-c3", State: keyset.Failed, Reason: "node rack1-c3 did not run its keyset pod within 58s", At: now}}}}
+	v, ok := viewOf(st, "oncall")
+	if !ok {
+		t.Fatal("not found")
+	}
+	var out bytes.Buffer
+	cmd := &cobra.Command{}
+	cmd.SetOut(&out)
+	if err := writeKeyset(cmd, "table", v, now); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"node of rack1-c1: applied at 2026-11-27T12:00:00Z", "node of rack1-c2: pending",
+		"node of rack1-c3: failed at 2026-11-27T12:00:00Z: node rack1-c3 did not run its keyset pod within 58s", "applied on 1 of 3 nodes, 1 failed, 1 pending"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "not yet applied") || strings.Contains(out.String(), "bmc of") {
+		t.Errorf("a BMM keyset shows BMCs or \"not yet applied\":\n%s", out.String())
+	}
+	out.Reset()
+	if err := writeKeyset(cmd, "json", v, now); err != nil {
+		t.Fatal(err)
+	}
+	var back keysetView
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil || len(back.Nodes) != 3 || back.Nodes[1].State != keyset.Pending || len(back.BMCs) != 0 {
+		t.Errorf("json: %v %+v", err, back)
 	}
 }

@@ -21,8 +21,9 @@
 //     troubleshoot:<cluster>:<bmm> — actions: operator actions on one BMM
 //     and the escalation runbook.
 //   - ReplaceRolesWorkflow — replace-roles:<cluster> — replaceroles.
-//   - KeysetWorkflow — keyset:<cluster>:<name> — keysets: a BMC keyset
-//     applied to every BMC of a cluster, or disabled once deleted.
+//   - KeysetWorkflow — keyset:<cluster>:<name>, keyset-nodes:<cluster> —
+//     keysets: a BMC keyset applied to every BMC of a cluster, or disabled
+//     once deleted; the BMM keysets, all at once, applied to every node.
 //   - kernel: what every BMM workflow is made of (activity steps on one
 //     BMM, the site's time limits, the ledger client and the lease
 //     prologue, the live control-plane gate, etcd membership, routing,

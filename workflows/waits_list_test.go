@@ -30,6 +30,9 @@ var waits = []listed{
 	{wait{"cluster.labelCtx", "StartToCloseTimeout", "kernel.CallAttempt(ctx, t, 2)"}, byTable, "the ledger's labels on a node"},
 	{wait{"keysets.accountCtx", "StartToCloseTimeout", "kernel.CallAttempt(ctx, t.Limits, 1)"}, byTable, "a BMC account of a keyset"},
 	{wait{"keysets.accountCtx", "ScheduleToCloseTimeout", "kernel.CallBound(t.Limits)"}, byTable, "a BMC account of a keyset"},
+	{wait{"keysets.nodeCtx", "StartToCloseTimeout", "kernel.CallAttempt(ctx, t.Limits, 1)"}, byTable, "the BMM keysets on a node"},
+	{wait{"keysets.nodeCtx", "ScheduleToCloseTimeout", "kernel.CallBound(t.Limits)"}, byTable, "the BMM keysets on a node"},
+	{wait{"keysets.nodeCtx", "HeartbeatTimeout", "kernel.CallAttempt(ctx, t.Limits, 4)"}, byTable, "the BMM keysets on a node"},
 	// The upgrade's preflights.
 	{wait{"upgrade.upgrade.checkImage", "ScheduleToCloseTimeout", "limit"}, byTable, "the image preflight"},
 	{wait{"upgrade.upgrade.checkImage", "HeartbeatTimeout", "kernel.CallAttempt(ctx, limitsOf(u.server), 1)"}, byTable, "the image preflight"},

@@ -32,6 +32,10 @@ type Options struct {
 	// WorkerPods is the label selector of rackroll's own worker pods, which
 	// a drain never evicts the last Ready one of (default DefaultWorkerPods).
 	WorkerPods string
+	// NodeKeys reads the BMM keysets' keys for ApplyNodeKeys (the ledger,
+	// through Temporal, in a worker); nil: ApplyNodeKeys fails as
+	// misconfigured.
+	NodeKeys NodeKeysSource
 }
 
 // Activities is registered with a worker; its exported methods are the

@@ -16,13 +16,27 @@ const (
 	UpdateKeysetDelete = "keyset-delete"
 	QueryKeysets       = "keysets" // the keysets, redacted (fingerprints, no keys)
 	// UpdateKeysetOutcomes records what applying (or, deleted, disabling)
-	// a BMC keyset did on some BMMs (KeysetWorkflow).
+	// a BMC keyset did on some BMMs, or applying the BMM keysets to some
+	// nodes (KeysetWorkflow).
 	UpdateKeysetOutcomes = "keyset-outcomes"
+	// QueryNodeKeys answers keyset.NodeKeys at the time given: the users of
+	// the BMM keysets active then, with their keys. Only the kube activity
+	// that makes a keyset pod asks it, inside the worker: a query's answer
+	// is in no history, and no workflow input carries a key.
+	QueryNodeKeys = "node-keys"
 )
 
 // KeysetWorkflowName applies one BMC keyset to every BMC of its cluster,
-// or disables its accounts once it is deleted (workflows/keysets).
+// or disables its accounts once it is deleted; or, run as
+// KeysetNodesID with Nodes, the cluster's BMM keysets to every node
+// (workflows/keysets).
 const KeysetWorkflowName = "KeysetWorkflow"
+
+// KeysetNodesID is the id of the run that applies a cluster's BMM
+// keysets to its nodes: one per cluster, not per keyset, because one
+// keyset pod carries the users of every BMM keyset at once, and two runs
+// would put two pods on a node.
+func KeysetNodesID(cluster string) string { return "keyset-nodes:" + cluster }
 
 // KeysetID is the id of a keyset's workflow: one per keyset, so that a
 // newer version's run replaces an older one's (docs/keysets.md).
@@ -34,6 +48,8 @@ func KeysetID(cluster, name string) string { return "keyset:" + cluster + ":" + 
 type KeysetInput struct {
 	Cluster string `json:"cluster"`
 	Name    string `json:"name"`
+	// Nodes (Name empty): apply the BMM keysets, all of them, to every node.
+	Nodes bool `json:"nodes,omitempty"`
 }
 
 // SignalKeysetChanged tells a keyset's running workflow that the ledger
@@ -53,11 +69,18 @@ type KeysetResult struct {
 // KeysetOutcomesRequest records outcomes of the keyset Name at Version
 // (its Updated when the run read it): the ledger refuses them once the
 // keyset has another version (keyset.Record).
+//
+// For the BMM keysets (Nodes set, Name empty) the outcomes are of the set
+// the nodes were given, identified by its report (keyset.Wanted at At):
+// the ledger refuses them unless its BMM keysets at At are still that set,
+// and records each outcome for every BMM keyset in it.
 type KeysetOutcomesRequest struct {
-	Name     string           `json:"name"`
-	Deleted  bool             `json:"deleted,omitempty"`
-	Version  time.Time        `json:"version"`
-	Outcomes []keyset.Outcome `json:"outcomes"`
+	Name     string             `json:"name"`
+	Deleted  bool               `json:"deleted,omitempty"`
+	Version  time.Time          `json:"version"`
+	Outcomes []keyset.Outcome   `json:"outcomes"`
+	Nodes    *keyset.NodeReport `json:"nodes,omitempty"`
+	At       time.Time          `json:"at,omitzero"`
 }
 
 // KeysetRequest creates or replaces a keyset (keyset-create,

@@ -103,8 +103,9 @@ type Keyset struct {
 	Created time.Time `json:"created"`
 	Updated time.Time `json:"updated"`
 	By      string    `json:"by,omitempty"`
-	// Outcomes are what applying this version did on each BMM's BMC
-	// (BMC keysets; outcome.go). A BMM without one is pending.
+	// Outcomes are what applying this version did on each BMM's BMC (a
+	// BMC keyset) or node (a BMM keyset: the set it was part of; outcome.go).
+	// A BMM without one is pending.
 	Outcomes []Outcome `json:"outcomes,omitempty"`
 }
 

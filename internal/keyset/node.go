@@ -10,20 +10,38 @@ import (
 )
 
 // The node contract: what the keyset pod carries to a server's OS and
-// what it answers (docs/keysets.md#how-keys-will-reach-the-servers). The
+// what it answers (docs/keysets-nodes.md#why-a-pod). The
 // pod is given every OS user rackroll wants on the node, the users of all
 // active BMM keysets at once, and makes the node's rackroll users exactly
 // those: it adds, changes and removes. So one pod serves a create, an
 // update, a delete and an expiry alike, and running it twice changes
-// nothing more. The simulated node (internal/lab/kubesim) plays the pod's
-// part today; nothing in rackroll creates one yet.
+// nothing more. The applying activity (activities/kube, ApplyNodeKeys)
+// creates the pod; the simulated node (internal/lab/kubesim) plays its
+// part in the lab.
 const (
 	// NodePodLabel marks a keyset pod; its value is the node's name.
 	NodePodLabel = "rackroll.io/keyset-apply"
 	// NodeKeysEnv is the pod's environment variable holding NodeKeys as
 	// JSON. Public keys only: a BMC password never goes to a node.
 	NodeKeysEnv = "RACKROLL_NODE_KEYS"
+	// NodeNamespace is where keyset pods run: a namespace of their own,
+	// labelled privileged for Pod Security Admission (deploy/keysets.yaml),
+	// so that no other namespace has to allow a host mount.
+	NodeNamespace = "rackroll-keysets"
 )
+
+// The keyset pod's image and command, named here only. The image that
+// does this on a real node is not built yet (docs/keysets.md#not-built-yet):
+// the lab's kubelet plays it, and recognises the pod by its label as a
+// stock kubelet runs whatever image a pod names.
+const NodePodImage = "ghcr.io/rackroll/rackroll-keyset:0.1"
+
+// NodePodCommand is the pod's command; the host's root is mounted at
+// NodeHostRoot.
+var NodePodCommand = []string{"/usr/local/bin/rackroll-keyset", "apply", "--root", NodeHostRoot}
+
+// NodeHostRoot is where the pod sees the node's root file system.
+const NodeHostRoot = "/host"
 
 // NodeKeys are the OS users rackroll wants on a node, sorted by name.
 type NodeKeys struct {
@@ -99,6 +117,22 @@ func Report(users []Fingerprinted) NodeReport {
 		fmt.Fprintf(h, "%s %s %s %s\n", u.Name, u.Keyset, u.Privilege, u.Fingerprint)
 	}
 	return NodeReport{Users: len(sorted), Digest: "sha256:" + base64.RawStdEncoding.EncodeToString(h.Sum(nil))}
+}
+
+// Wanted is the NodeReport of a node holding ForNodes(list, now), from
+// the fingerprints the ledger derived: a redacted list (what a workflow
+// reads) will do, no key is needed.
+func Wanted(list []Keyset, now time.Time) NodeReport {
+	users := []Fingerprinted{}
+	for _, k := range list {
+		if k.Kind != KindBMM || k.Expired(now) {
+			continue
+		}
+		for _, u := range k.Users {
+			users = append(users, Fingerprinted{Name: u.Name, Keyset: k.Name, Privilege: k.PrivilegeLevel, Fingerprint: u.Fingerprint})
+		}
+	}
+	return Report(users)
 }
 
 // CheckReport says whether a node's answer shows exactly want.

@@ -41,3 +41,27 @@ func TestNodeContract(t *testing.T) {
 	_, err = bad.Fingerprints()
 	require.ErrorContains(t, err, "user eve (keyset x): ssh-ed25519 key:")
 }
+
+// Wanted gives, from the fingerprints alone (a redacted list), the report
+// of a node holding ForNodes: the workflow checks nodes without any key.
+func TestWantedFromFingerprints(t *testing.T) {
+	keys := testKeys(t)
+	night := Spec{Name: "night", Kind: KindBMM, PrivilegeLevel: Standard, Expiration: now.Add(time.Hour),
+		Users: []User{{Name: "aaron", SSHPublicKey: keys["ecdsa256"].line}}}
+	night, err := Check(night, now)
+	require.NoError(t, err)
+	oncall, err := Check(bmmSpec(t), now)
+	require.NoError(t, err)
+	list := Put(Put(Put(nil, oncall, "", now), night, "", now), bmcSpec(), "", now)
+	redacted := make([]Keyset, len(list))
+	for i, k := range list {
+		redacted[i] = k.Redacted()
+	}
+	for _, at := range []time.Time{now, now.Add(2 * time.Hour), now.Add(49 * time.Hour)} {
+		held, err := ForNodes(list, at).Fingerprints()
+		require.NoError(t, err)
+		require.Equal(t, Report(held), Wanted(redacted, at), "at %s", at)
+	}
+	require.Equal(t, 0, Wanted(nil, now).Users)
+	require.NotEqual(t, Wanted(redacted, now), Wanted(redacted, now.Add(2*time.Hour)), "an expiry changes the set")
+}

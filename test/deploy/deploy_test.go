@@ -73,7 +73,7 @@ func TestDeployedWorkerNeedsOnlyItsClusterRole(t *testing.T) {
 		require.True(t, it.OK, "%+v", it)
 		granted = append(granted, it.Check)
 	}
-	want := sitecheck.Needed()
+	want := append(sitecheck.Needed(), sitecheck.NeededInNamespaces()...)
 	for i := range want {
 		want[i] = "may " + want[i]
 	}

@@ -63,7 +63,12 @@ func Register(r worker.Registry, c client.Client, opts Options) {
 	r.RegisterActivity(acts)
 	// Kubernetes clients come from the ledger's kubeconfig reference, read
 	// through Temporal: a site worker needs no inventory of its own.
-	r.RegisterActivity(kube.New(newClusterClients(c, opts.Management), kube.Options{PollInterval: poll, WorkerPods: opts.WorkerPods}))
+	// The BMM keysets' keys too, for the keyset pods (ledgerNodeKeys).
+	kopts := kube.Options{PollInterval: poll, WorkerPods: opts.WorkerPods}
+	if c != nil {
+		kopts.NodeKeys = ledgerNodeKeys{c}
+	}
+	r.RegisterActivity(kube.New(newClusterClients(c, opts.Management), kopts))
 	// etcd: the inventory's controlPlane.etcd travels in each input; the
 	// worker reads its TLS files.
 	r.RegisterActivity(&etcd.Activities{PollInterval: poll})

@@ -62,8 +62,14 @@ func (l *clusterLedger) keysetHandlers(ctx workflow.Context) error {
 	}}); err != nil {
 		return err
 	}
+	if err := l.nodeKeysQuery(ctx); err != nil {
+		return err
+	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateKeysetOutcomes, l.recordKeysetOutcomes,
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, r api.KeysetOutcomesRequest) error {
+			if r.Nodes != nil {
+				return l.checkNodeOutcomes(r)
+			}
 			_, _, err := l.keysetOutcomes(r)
 			return err
 		}})
@@ -71,18 +77,17 @@ func (l *clusterLedger) keysetHandlers(ctx workflow.Context) error {
 
 // recordKeysetOutcomes keeps what a KeysetWorkflow found on some BMMs'
 // BMCs. State only, like the other keyset handlers: no command.
+// The BMM keysets' outcomes (Nodes) are kept under each of them.
 func (l *clusterLedger) recordKeysetOutcomes(ctx workflow.Context, r api.KeysetOutcomesRequest) error {
+	if r.Nodes != nil {
+		return l.recordNodeOutcomes(ctx, r)
+	}
 	list, i, err := l.keysetOutcomes(r)
 	if err != nil {
 		return err
 	}
-	var outs []keyset.Outcome
-	for _, o := range r.Outcomes {
-		// A BMM that left the inventory meanwhile has no outcome to keep.
-		if _, ok := l.st.Cluster.BMM(o.BMM); ok {
-			outs = append(outs, o)
-		}
-	}
+	// A BMM that left the inventory meanwhile has no outcome to keep.
+	outs := l.known(r.Outcomes)
 	(*list)[i], _ = keyset.Record((*list)[i], r.Version, outs)
 	l.touch(ctx)
 	return nil

@@ -39,9 +39,15 @@ const atOnce = 4
 // refusing a wave's outcomes as superseded), the run ends the wave it is
 // in and continues as new on it: one run per keyset at a time, so no two
 // runs ever change the same account at once.
+//
+// Run as api.KeysetNodesID with in.Nodes, it applies the cluster's BMM
+// keysets to every node instead (applyNodes).
 func KeysetWorkflow(ctx workflow.Context, in api.KeysetInput) (api.KeysetResult, error) {
 	changed := workflow.GetSignalChannel(ctx, api.SignalKeysetChanged)
 	drain(changed)
+	if in.Nodes && workflow.GetVersion(ctx, ChangeNodeKeys, workflow.DefaultVersion, 1) == 1 {
+		return applyNodes(ctx, in, changed)
+	}
 	led := kernel.LedgerOf(in.Cluster)
 	cs, err := led.Read(ctx)
 	if err != nil {
@@ -106,7 +112,7 @@ func target(cs api.ClusterState, in api.KeysetInput, now time.Time) (keyset.Keys
 	if k, ok := keyset.Find(cs.Keysets, in.Name); ok {
 		switch {
 		case k.Kind != keyset.KindBMC:
-			return k, false, fmt.Sprintf("keyset %s is a %s keyset: applying it to the nodes is not built yet (docs/keysets.md)", k.Name, k.Kind)
+			return k, false, fmt.Sprintf("keyset %s is a %s keyset: the BMM keysets are applied to the nodes all at once, by the run %s", k.Name, k.Kind, api.KeysetNodesID(in.Cluster))
 		case k.Expired(now):
 			return k, false, fmt.Sprintf("keyset %s expired at %s: not applied (removal at expiry is not built yet)", k.Name, k.Expiration.UTC().Format(time.RFC3339))
 		}

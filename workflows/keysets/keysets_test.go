@@ -81,6 +81,9 @@ func (s *site) env() *testsuite.TestWorkflowEnvironment {
 	env.OnActivity(la.RecordKeysetOutcomes, mock.Anything, mock.Anything).Return(func(_ context.Context, in ledger.KeysetOutcomesInput) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if in.Request.Nodes != nil {
+			return s.recordNodes(in.Request) // nodes_test.go
+		}
 		list := &s.st.Keysets
 		if in.Request.Deleted {
 			list = &s.st.RemovedKeysets

@@ -81,7 +81,13 @@ func (s *Sim) runKeysetPod(ctx context.Context, p *corev1.Pod, nodeReady bool) e
 }
 
 // keysOf reads the keys a keyset pod carries and what the node will hold.
+// Its spec is all the lab goes by, as a kubelet has nothing else: a pod
+// without the host's root mounted where the pod's command looks for it
+// (keyset.NodeHostRoot) fails as its script would, reaching no user.
 func keysOf(p *corev1.Pod) (keyset.NodeKeys, []keyset.Fingerprinted, error) {
+	if !hostRootMounted(p) {
+		return keyset.NodeKeys{}, nil, fmt.Errorf("%s is not the host's root: mount hostPath / there", keyset.NodeHostRoot)
+	}
 	for _, c := range p.Spec.Containers {
 		for _, e := range c.Env {
 			if e.Name != keyset.NodeKeysEnv {
@@ -96,6 +102,22 @@ func keysOf(p *corev1.Pod) (keyset.NodeKeys, []keyset.Fingerprinted, error) {
 		}
 	}
 	return keyset.NodeKeys{}, nil, fmt.Errorf("no %s in the pod's environment", keyset.NodeKeysEnv)
+}
+
+// hostRootMounted says whether p's first container has hostPath / at
+// keyset.NodeHostRoot.
+func hostRootMounted(p *corev1.Pod) bool {
+	if len(p.Spec.Containers) == 0 {
+		return false
+	}
+	for _, m := range p.Spec.Containers[0].VolumeMounts {
+		for _, v := range p.Spec.Volumes {
+			if v.Name == m.Name && m.MountPath == keyset.NodeHostRoot && v.HostPath != nil && v.HostPath.Path == "/" && !m.ReadOnly {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // wipeUsersLocked forgets the node's users after a reinstall.

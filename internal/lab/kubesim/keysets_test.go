@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +29,7 @@ func edLine(seed byte, comment string) string {
 	return "ssh-ed25519 " + base64.StdEncoding.EncodeToString(blob) + " " + comment
 }
 
-func keysetPod(t *testing.T, s *testSite, name, node string, keys keyset.NodeKeys) {
+func keysetPod(t *testing.T, s *testSite, name, node string, keys keyset.NodeKeys, noHost bool) {
 	t.Helper()
 	env, err := json.Marshal(keys)
 	if err != nil {
@@ -37,7 +38,12 @@ func keysetPod(t *testing.T, s *testSite, name, node string, keys keyset.NodeKey
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.ns, Labels: map[string]string{keyset.NodePodLabel: node}},
 		Spec: corev1.PodSpec{NodeName: node, RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{
-			Name: "apply", Image: "rackroll-keyset:lab", Env: []corev1.EnvVar{{Name: keyset.NodeKeysEnv, Value: string(env)}}}}},
+			Name: "apply", Image: "rackroll-keyset:lab", Env: []corev1.EnvVar{{Name: keyset.NodeKeysEnv, Value: string(env)}},
+			VolumeMounts: []corev1.VolumeMount{{Name: "host", MountPath: keyset.NodeHostRoot}}}},
+			Volumes: []corev1.Volume{{Name: "host", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}}},
+	}
+	if noHost { // an empty directory where the host's root should be
+		p.Spec.Volumes[0].VolumeSource = corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
 	}
 	if _, err := s.client.CoreV1().Pods(s.ns).Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -75,7 +81,7 @@ func TestKeysetPodOnTheSimulatedNode(t *testing.T) {
 		{Name: "alice", Keyset: "oncall", Privilege: keyset.Superuser, Key: edLine(1, "alice")},
 		{Name: "bob", Keyset: "oncall", Privilege: keyset.Superuser, Key: edLine(2, "bob")},
 	}}
-	keysetPod(t, s, "keys-1", node, want)
+	keysetPod(t, s, "keys-1", node, want, false)
 	phase, msg := podEnd(t, s, "keys-1")
 	if phase != corev1.PodSucceeded {
 		t.Fatalf("pod %s: %s", phase, msg)
@@ -99,12 +105,20 @@ func TestKeysetPodOnTheSimulatedNode(t *testing.T) {
 	}
 
 	bad := keyset.NodeKeys{Users: []keyset.NodeUser{{Name: "eve", Keyset: "x", Privilege: keyset.Standard, Key: "ssh-ed25519 AAAA"}}}
-	keysetPod(t, s, "keys-2", node, bad)
+	keysetPod(t, s, "keys-2", node, bad, false)
 	if phase, msg := podEnd(t, s, "keys-2"); phase != corev1.PodFailed || msg == "" {
 		t.Fatalf("a bad key: %s %q", phase, msg)
 	}
 	if len(s.NodeUsers(node)) != 2 {
 		t.Fatal("a failed pod changed the node's users")
+	}
+	// Without the host's root mounted, the pod's script reaches nothing.
+	keysetPod(t, s, "keys-2b", node, keyset.NodeKeys{Users: want.Users[1:]}, true)
+	if phase, msg := podEnd(t, s, "keys-2b"); phase != corev1.PodFailed || !strings.Contains(msg, "not the host's root") {
+		t.Fatalf("no host root: %s %q", phase, msg)
+	}
+	if len(s.NodeUsers(node)) != 2 {
+		t.Fatal("a pod without the host's root changed the node's users")
 	}
 
 	// Down: the pod waits; back up, it runs (one user removed).
@@ -113,7 +127,7 @@ func TestKeysetPodOnTheSimulatedNode(t *testing.T) {
 		c := nodeCondition(s.node(t, node), corev1.NodeReady)
 		return c != nil && c.Status != corev1.ConditionTrue, string(c.Status)
 	})
-	keysetPod(t, s, "keys-3", node, keyset.NodeKeys{Users: want.Users[1:]})
+	keysetPod(t, s, "keys-3", node, keyset.NodeKeys{Users: want.Users[1:]}, false)
 	time.Sleep(300 * time.Millisecond) // six kubelet ticks
 	if p, _ := s.client.CoreV1().Pods(s.ns).Get(context.Background(), "keys-3", metav1.GetOptions{}); p.Status.Phase == corev1.PodSucceeded {
 		t.Fatal("a keyset pod ran on a node that is down")

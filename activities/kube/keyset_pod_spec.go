@@ -1,0 +1,114 @@
+package kube
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/keyset"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/utils/ptr"
+)
+
+// keysetContainer names the keyset pod's one container, whose
+// termination message is the node's report.
+const keysetContainer = "apply"
+
+// keysetPodName is the one name a node's keyset pod has: a second pod for
+// the node cannot be created while one exists (the API refuses the name),
+// so two attempts, or two runs, never put two on a node at once. A node
+// name too long to prefix is replaced by its hash.
+func keysetPodName(node string) string {
+	const prefix = "keyset-"
+	if len(prefix)+len(node) <= 253 {
+		return prefix + node
+	}
+	h := sha256.Sum256([]byte(node))
+	return prefix + hex.EncodeToString(h[:16])
+}
+
+// keysetPod is the pod that makes node's rackroll users those of keys
+// (docs/keysets-nodes.md#the-keyset-pod): pinned to the node by nodeName (no
+// scheduler, so it runs on a cordoned node too, and tolerates every taint
+// as a DaemonSet's pods do), the host's root mounted, privileged (on a
+// host enforcing SELinux, a container writes the host's /etc only so),
+// no service account token (it calls no API), not restarted (a failure is
+// the answer), and killed by its kubelet after limit.
+func keysetPod(node, keys string, limit time.Duration) *corev1.Pod {
+	secs := max(int64(limit/time.Second), 1)
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: keysetPodName(node), Namespace: keyset.NodeNamespace,
+			Labels: map[string]string{keyset.NodePodLabel: node}},
+		Spec: corev1.PodSpec{
+			NodeName:                      node,
+			RestartPolicy:                 corev1.RestartPolicyNever,
+			AutomountServiceAccountToken:  ptr.To(false),
+			ActiveDeadlineSeconds:         &secs,
+			TerminationGracePeriodSeconds: ptr.To(int64(10)),
+			Tolerations:                   []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+			Containers: []corev1.Container{{
+				Name: keysetContainer, Image: keyset.NodePodImage, Command: keyset.NodePodCommand,
+				Env:                      []corev1.EnvVar{{Name: keyset.NodeKeysEnv, Value: keys}},
+				SecurityContext:          &corev1.SecurityContext{Privileged: ptr.To(true), RunAsUser: ptr.To(int64(0))},
+				VolumeMounts:             []corev1.VolumeMount{{Name: "host", MountPath: keyset.NodeHostRoot}},
+				TerminationMessagePolicy: corev1.TerminationMessageReadFile,
+			}},
+			Volumes: []corev1.Volume{{Name: "host", VolumeSource: corev1.VolumeSource{
+				HostPath: &corev1.HostPathVolumeSource{Path: "/", Type: ptr.To(corev1.HostPathDirectory)}}}},
+		},
+	}
+}
+
+// keysOfPod is the keys a keyset pod carries ("" when none).
+func keysOfPod(p *corev1.Pod) string {
+	for _, c := range p.Spec.Containers {
+		for _, e := range c.Env {
+			if e.Name == keyset.NodeKeysEnv {
+				return e.Value
+			}
+		}
+	}
+	return ""
+}
+
+// ended says whether p has ended, and its phase.
+func ended(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+// started says whether a container of p has started: until then nothing
+// of it ran on the node.
+func started(p *corev1.Pod) bool {
+	for _, c := range p.Status.ContainerStatuses {
+		if c.State.Running != nil || c.State.Terminated != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// terminated is the keyset container's end, nil before it.
+func terminated(p *corev1.Pod) *corev1.ContainerStateTerminated {
+	for _, c := range p.Status.ContainerStatuses {
+		if c.Name == keysetContainer && c.State.Terminated != nil {
+			return c.State.Terminated
+		}
+	}
+	return nil
+}
+
+// deletePod deletes p, this one (its UID): at once when nothing of it
+// runs on the node any more or ever did (ended, or never started: a pod
+// on a node that is down would otherwise stay Terminating until its
+// kubelet comes back), with its grace period when it runs, so that its
+// kubelet stops it before the name is free for the next.
+func deletePod(ctx context.Context, pods typedcorev1.PodInterface, p *corev1.Pod) error {
+	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}}
+	if ended(p) || !started(p) {
+		opts.GracePeriodSeconds = ptr.To(int64(0))
+	}
+	return pods.Delete(ctx, p.Name, opts)
+}
