@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/selfupgrade"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/rackroll/rackroll/worker/wiring"
@@ -16,23 +17,49 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 )
 
 // deployment is the Worker Deployment both builds join.
 const deployment = selfupgrade.DefaultDeployment
 
 // startBuild runs an in-process worker of build id, versioned as a
-// production worker started with --deployment and --build-id is.
-func startBuild(e *e2e.Env, id string) worker.Worker {
+// production worker started with --deployment and --build-id is. A build
+// given workflows registers those instead of rackroll's of the same name.
+func startBuild(e *e2e.Env, id string, workflows ...registered) worker.Worker {
 	e.T.Helper()
-	w := wiring.New(e.Client, wiring.Options{PollInterval: 200 * time.Millisecond, BMCPowerOnTimeout: 15 * time.Second,
+	opts := wiring.Options{PollInterval: 200 * time.Millisecond, BMCPowerOnTimeout: 15 * time.Second,
 		Worker: worker.Options{DeploymentOptions: worker.DeploymentOptions{UseVersioning: true,
-			Version: worker.WorkerDeploymentVersion{DeploymentName: deployment, BuildID: id}}}})
+			Version: worker.WorkerDeploymentVersion{DeploymentName: deployment, BuildID: id}}}}
+	w := worker.New(e.Client, api.TaskQueue, opts.Worker)
+	wiring.Register(replacing{w, workflows}, e.Client, opts)
 	if err := w.Start(); err != nil {
 		e.T.Fatal(err)
 	}
 	e.T.Cleanup(w.Stop)
 	return w
+}
+
+// registered is a workflow function under a rackroll workflow type's name.
+type registered struct {
+	name string
+	fn   any
+}
+
+// replacing registers on a worker, putting the given workflows in place
+// of rackroll's of the same name.
+type replacing struct {
+	worker.Worker
+	with []registered
+}
+
+func (r replacing) RegisterWorkflowWithOptions(fn any, o workflow.RegisterOptions) {
+	for _, x := range r.with {
+		if x.name == o.Name {
+			fn = x.fn
+		}
+	}
+	r.Worker.RegisterWorkflowWithOptions(fn, o)
 }
 
 // makeCurrent makes build id the deployment's current version, as

@@ -9,8 +9,10 @@ import (
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
+	"github.com/rackroll/rackroll/workflows/upgrade"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/history/v1"
 )
 
 // Issue 38's upgrade across builds, on the server: a lab runtime upgrade
@@ -19,6 +21,10 @@ import (
 // to B at its pause (a new run, on B, Pinned), is still paused there,
 // and once continued finishes on B with every server at the target and
 // `starter lab check` clean; the ledger moves with it, and A drains.
+// B's rack workflow carries a change that is not behind GetVersion (a
+// timer first): rack 2 runs it on B, rack 1's history from A does not
+// replay on it, and no workflow task failed anywhere — no A run replayed
+// on B.
 func TestE2EUpgradeMovesToTheCurrentBuildAtItsPause(t *testing.T) {
 	t.Parallel()
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{
@@ -37,7 +43,7 @@ func TestE2EUpgradeMovesToTheCurrentBuildAtItsPause(t *testing.T) {
 	require.Equal(t, "A", build)
 	require.Equal(t, enumspb.VERSIONING_BEHAVIOR_PINNED.String(), behavior)
 
-	startBuild(env, "B")
+	startBuild(env, "B", changedRack)
 	makeCurrent(env, "B")
 	// The wake makes a workflow task; the server says "another build" on
 	// one only once the routing change reached the queue, so it is sent
@@ -71,6 +77,19 @@ func TestE2EUpgradeMovesToTheCurrentBuildAtItsPause(t *testing.T) {
 	for _, w := range []string{id, ledger} {
 		b, _, _ := onBuild(env, w)
 		require.Equal(t, "B", b, "%s ends on B", w)
+	}
+	onA, onB := rackRuns(env)
+	require.NotEmpty(t, onA, "rack 1's children ran on A")
+	require.NotEmpty(t, onB, "rack 2's ran B's changed workflow")
+	for name, h := range onA {
+		require.NoError(t, replaysOn(h, upgrade.RackUpgradeWorkflow), "%s replays on A's code", name)
+		require.Error(t, replaysOn(h, rackOnB), "%s: B's change is non-deterministic for an A history", name)
+	}
+	onA[id] = historyOf(env, id)
+	for _, runs := range []map[string]*history.History{onA, onB} {
+		for name, h := range runs {
+			require.Zero(t, failedTasks(h), "%s: no workflow task failed", name)
+		}
 	}
 	drained(env, "A", time.Minute)
 }
