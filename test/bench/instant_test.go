@@ -93,6 +93,11 @@ func (instant) ApplyFirmware(_ context.Context, in bmc.ApplyFirmwareInput) (bmc.
 	return bmc.ApplyFirmwareResult{Component: in.Component.Name, To: in.Component.Minimum, Detail: "at its baseline"}, nil
 }
 
+// ApplyNodeKeys: the node holds the set at once.
+func (instant) ApplyNodeKeys(_ context.Context, in kube.NodeKeysInput) (kube.NodeKeysResult, error) {
+	return kube.NodeKeysResult{Node: in.Node, Pod: "keyset-" + in.Node, Report: in.Want}, nil
+}
+
 // The instant site's BMCs take every account at once.
 func (instant) EnsureAccount(_ context.Context, in bmc.AccountInput) (bmc.AccountResult, error) {
 	if !in.Enable {
