@@ -50,6 +50,10 @@ type KeysetInput struct {
 	Name    string `json:"name"`
 	// Nodes (Name empty): apply the BMM keysets, all of them, to every node.
 	Nodes bool `json:"nodes,omitempty"`
+	// AfterReinstall: servers were reinstalled (a runtime upgrade ended)
+	// and their keys are to be established again; with no BMM keyset
+	// active there is nothing to establish, and the run does nothing.
+	AfterReinstall bool `json:"afterReinstall,omitempty"`
 }
 
 // SignalKeysetChanged tells a keyset's running workflow that the ledger

@@ -96,6 +96,9 @@ type UpgradeStatus struct {
 	CurrentRun string     `json:"currentRun,omitempty"`
 	StartedAt  time.Time  `json:"startedAt"`
 	FinishedAt *time.Time `json:"finishedAt,omitempty"`
+	// KeysNote says, once the upgrade ended, how the BMM keysets are being
+	// re-established on the reinstalled servers (docs/keysets.md).
+	KeysNote string `json:"keysNote,omitempty"`
 }
 
 // RackInput starts RackUpgradeWorkflow.

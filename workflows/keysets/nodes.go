@@ -38,6 +38,10 @@ func applyNodes(ctx workflow.Context, in api.KeysetInput, changed workflow.Recei
 	}
 	now := workflow.Now(ctx)
 	want := keyset.Wanted(cs.Keysets, now)
+	if in.AfterReinstall && want.Users == 0 {
+		// A reinstalled server has no rackroll user, and none is wanted.
+		return api.KeysetResult{Note: "no BMM keyset is active: nothing to establish on the reinstalled servers"}, again(ctx, changed, in)
+	}
 	var res api.KeysetResult
 	bmms := cs.Cluster.BMMs
 	for start := 0; start < len(bmms); start += atOnce {

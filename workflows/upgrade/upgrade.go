@@ -263,6 +263,9 @@ func (u *upgrade) finish(ctx workflow.Context, err error) (api.UpgradeStatus, er
 	if err := kernel.LedgerOf(u.in.Cluster).SetStatus(dctx, p); err != nil {
 		return u.st, err
 	}
+	// Completed or cancelled, servers were reinstalled: their keys again.
+	u.reestablishKeys(dctx)
+	u.show(ctx)
 	return u.st, nil
 }
 

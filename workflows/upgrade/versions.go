@@ -64,4 +64,6 @@ const (
 	changeServerFirmwareAtTarget = "fw-at-target"
 	// changeUpgradeMovesBuild (2026-11-27): at a compute pause the run moves to a new current rackroll build (continue-as-new with its carry).
 	changeUpgradeMovesBuild = "upgrade-moves-build"
+	// changeKeysAfterUpgrade (2026-11-27): once the upgrade has ended, the BMM keysets are re-established on the nodes.
+	changeKeysAfterUpgrade = "keys-after"
 )

@@ -44,6 +44,9 @@ const (
 	FirmwareDone   = "firmware-done"   // a version became active (kind, from, to; reason when a fault kept the old one)
 	FirmwareFailed = "firmware-failed" // an update ended in Exception (kind, version, reason)
 	BMCReset       = "bmc-reset"       // the BMC rebooted after its own update (detail: away)
+	// KeysetPod: the simulated kubelet ran a keyset pod on the node
+	// (internal/lab/kubesim/keysets.go; detail: phase, users).
+	KeysetPod = "keyset-pod"
 )
 
 // Registered is the detail key (true) of a node-label event that a

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/rackroll/rackroll/internal/lab/events"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,6 +78,7 @@ func (s *Sim) runKeysetPod(ctx context.Context, p *corev1.Pod, nodeReady bool) e
 	if _, err := s.client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, np, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
+	s.emitFor(events.KeysetPod, p.Spec.NodeName, map[string]any{"phase": string(phase), "users": len(users)})
 	return nil
 }
 

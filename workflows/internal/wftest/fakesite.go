@@ -99,6 +99,8 @@ type FakeSite struct {
 	calls    []string // "Activity bmm-or-node" of the steps, in order
 	Log      []string // effects on the site, in order ("reimage rack1-c1 4.1.2")
 	Reimages []string // BMMs in reimage order
+	// KeysetRuns are the keysets' runs started (fakesite_keysets.go).
+	KeysetRuns []api.KeysetInput
 	Forced   []bool   // Reimage Force flags in order
 	Ejects   []string // "bmm back|not-back" per EjectMedia, in order: was the node back on a new boot then
 	Drains   []kube.DrainInput
@@ -289,6 +291,9 @@ var Workflows = map[string]any{}
 func (f *FakeSite) Register(env *testsuite.TestWorkflowEnvironment) {
 	for name, fn := range Workflows {
 		env.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name})
+	}
+	if _, ok := Workflows[api.KeysetWorkflowName]; !ok {
+		env.RegisterWorkflowWithOptions(f.keysetRun, workflow.RegisterOptions{Name: api.KeysetWorkflowName})
 	}
 	env.RegisterActivity(la)
 	env.RegisterActivity(ka)
