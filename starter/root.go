@@ -49,6 +49,7 @@ Connection flags follow the temporal CLI and the TEMPORAL_* environment.`,
 		a.bmmCmd(),
 		a.siteCmd(),
 		a.codecServerCmd(),
+		a.selfUpgradeCmd(),
 	)
 	root.AddCommand(a.labCmds()...) // `lab` and `demo`: lab_build.go or lab_none.go
 	noArgs(root)

@@ -30,6 +30,7 @@ func ClusterWorkflow(ctx workflow.Context, in api.ClusterInput) error {
 	if err := l.handlers(ctx); err != nil {
 		return err
 	}
+	kernel.TakeWakes(ctx) // an idle ledger's task on which it moves
 	return l.run(ctx)
 }
 

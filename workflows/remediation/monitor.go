@@ -6,6 +6,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/remediate"
 	"github.com/rackroll/rackroll/internal/selfupgrade"
+	"github.com/rackroll/rackroll/workflows/kernel"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -34,6 +35,7 @@ func HealthMonitorWorkflow(ctx workflow.Context, in api.MonitorInput) error {
 	if err := workflow.SetQueryHandler(ctx, api.QueryStatus, func() (api.MonitorStatus, error) { return m.status(ctx), nil }); err != nil {
 		return err
 	}
+	kernel.TakeWakes(ctx) // it moves between rounds; a wake changes nothing else
 	rounds := in.RoundsPerRun
 	if rounds <= 0 {
 		rounds = DefaultMonitorRoundsPerRun

@@ -150,7 +150,7 @@ func (u *upgrade) handlers(ctx workflow.Context) error {
 	}}); err != nil {
 		return err
 	}
-	u.wakeOnSignal(ctx)
+	kernel.TakeWakes(ctx) // a paused run's task on which it moves
 	// A rack child reports its servers as they start and finish.
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		ch := workflow.GetSignalChannel(ctx, api.SignalRackProgress)

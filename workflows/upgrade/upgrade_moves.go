@@ -23,17 +23,6 @@ func (u *upgrade) newBuild(ctx workflow.Context) bool {
 	return !u.declined && workflow.GetInfo(ctx).GetTargetWorkerDeploymentVersionChanged()
 }
 
-// wakeOnSignal takes the self-upgrade signal: its only effect is the
-// workflow task it makes, on which a waiting run learns of a new build.
-func (u *upgrade) wakeOnSignal(ctx workflow.Context) {
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		ch := workflow.GetSignalChannel(ctx, api.SignalSelfUpgrade)
-		for {
-			ch.Receive(ctx, nil)
-		}
-	})
-}
-
 // movable: a pause at unit is a safe point to move at (a compute rack).
 func (u *upgrade) movable(unit *api.UnitStatus) bool {
 	for i := range u.st.Racks {

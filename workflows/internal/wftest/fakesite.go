@@ -101,11 +101,11 @@ type FakeSite struct {
 	Reimages []string // BMMs in reimage order
 	// KeysetRuns are the keysets' runs started (fakesite_keysets.go).
 	KeysetRuns []api.KeysetInput
-	Forced   []bool   // Reimage Force flags in order
-	Ejects   []string // "bmm back|not-back" per EjectMedia, in order: was the node back on a new boot then
-	Drains   []kube.DrainInput
-	Waits    []kube.WaitReadyInput
-	VMStops  []kube.ShutdownInput
+	Forced     []bool   // Reimage Force flags in order
+	Ejects     []string // "bmm back|not-back" per EjectMedia, in order: was the node back on a new boot then
+	Drains     []kube.DrainInput
+	Waits      []kube.WaitReadyInput
+	VMStops    []kube.ShutdownInput
 	// FirmwareInputs are the ApplyFirmware inputs, in order.
 	FirmwareInputs []bmc.ApplyFirmwareInput
 	Started        int // StartVMs calls

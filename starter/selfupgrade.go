@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+)
+
+// The long runs of a cluster, which move to a new rackroll build by
+// themselves at their safe points (docs/self-upgrade.md).
+func longRuns(cluster string) []string {
+	return []string{api.UpgradeID(cluster), api.ClusterID(cluster), api.MonitorID(cluster)}
+}
+
+// runBuild is where one long run stands: running or not, its build and
+// behaviour ("unversioned" on an unversioned worker).
+type runBuild struct {
+	ID, State, Build, Behavior string
+}
+
+func buildOf(ctx context.Context, c client.Client, id string) runBuild {
+	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return runBuild{ID: id, State: "none"}
+	}
+	info := d.GetWorkflowExecutionInfo()
+	rb := runBuild{ID: id, State: strings.ToLower(strings.TrimPrefix(info.GetStatus().String(), "WORKFLOW_EXECUTION_STATUS_")),
+		Build: "unversioned", Behavior: "-"}
+	if v := info.GetVersioningInfo(); v.GetDeploymentVersion() != nil {
+		dv := v.GetDeploymentVersion()
+		rb.Build = dv.GetDeploymentName() + ":" + dv.GetBuildId()
+		rb.Behavior = strings.ToLower(strings.TrimPrefix(v.GetBehavior().String(), "VERSIONING_BEHAVIOR_"))
+	}
+	return rb
+}
+
+func writeBuilds(w io.Writer, rows []runBuild, woken map[string]bool) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tSTATE\tBUILD\tBEHAVIOUR\tWOKEN")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\n", r.ID, r.State, r.Build, r.Behavior, woken[r.ID])
+	}
+	return tw.Flush()
+}
+
+func (a *app) selfUpgradeCmd() *cobra.Command {
+	var cluster string
+	status := &cobra.Command{
+		Use:   "status --cluster C",
+		Short: "Show the build each long run of the cluster (upgrade, ledger, monitor) is on",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withClient(cmd, 30*time.Second, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
+				var rows []runBuild
+				for _, id := range longRuns(cluster) {
+					rows = append(rows, buildOf(ctx, c, id))
+				}
+				return writeBuilds(cmd.OutOrStdout(), rows, nil)
+			})
+		},
+	}
+	wake := &cobra.Command{
+		Use:   "wake --cluster C",
+		Short: "Signal self-upgrade to the cluster's running long runs, so that one waiting (a paused upgrade, an idle ledger) moves to the current build; send it again until `status` shows the new build",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withClient(cmd, 30*time.Second, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
+				var rows []runBuild
+				woken := map[string]bool{}
+				for _, id := range longRuns(cluster) {
+					rb := buildOf(ctx, c, id)
+					if rb.State == enumsRunning {
+						if err := c.SignalWorkflow(ctx, id, "", api.SignalSelfUpgrade, nil); err != nil {
+							return fmt.Errorf("wake %s: %w", id, err)
+						}
+						woken[id] = true
+					}
+					rows = append(rows, rb)
+				}
+				return writeBuilds(cmd.OutOrStdout(), rows, woken)
+			})
+		},
+	}
+	for _, c := range []*cobra.Command{status, wake} {
+		c.Flags().StringVar(&cluster, "cluster", "", "cluster name")
+	}
+	return group("self-upgrade", "Follow rackroll's own upgrade: the build of each long run, and waking the runs that wait (docs/install.md#upgrade-rackroll-itself)", status, wake)
+}
+
+// enumsRunning is a running execution's state as buildOf writes it.
+var enumsRunning = strings.ToLower(strings.TrimPrefix(enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING.String(), "WORKFLOW_EXECUTION_STATUS_"))
