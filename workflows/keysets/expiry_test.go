@@ -193,3 +193,35 @@ func TestKeysetWaitMovesToANewBuild(t *testing.T) {
 		t.Errorf("the run moved at +%s, want once applied, without waiting", env.Now().Sub(start))
 	}
 }
+
+// An update whose signal was lost (a starter that died before it): the
+// timer fires at the old expiration, the run reads the ledger again,
+// finds the new version live, applies it instead of disabling, and
+// continues as new to wait for the new expiration.
+func TestBMCKeysetUpdateWithoutSignalSeenAtTheTimer(t *testing.T) {
+	s := newSite(2)
+	s.expiry = true
+	s.st.Keysets[0].Expiration = start.Add(2 * time.Hour)
+	env := s.env()
+	env.RegisterDelayedCallback(func() {
+		s.mu.Lock()
+		s.st.Keysets[0].Expiration, s.st.Keysets[0].Updated = start.Add(3*time.Hour), start.Add(time.Hour)
+		s.mu.Unlock()
+	}, time.Hour)
+	env.ExecuteWorkflow(api.KeysetWorkflowName, api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall"})
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("the run ended with %v, want a continue-as-new once the new version is applied", err)
+	}
+	if at := env.Now().Sub(start); at < 2*time.Hour || at > 2*time.Hour+time.Minute {
+		t.Errorf("the run continued as new at +%s, want at the old expiration (+2h)", at)
+	}
+	if !s.enabledEverywhere() {
+		t.Error("accounts disabled at the old expiration, though the ledger's version expires at 3 h")
+	}
+	for bmm, o := range s.outcomes("bmc-oncall", false) {
+		if o.State != keyset.Applied || !o.At.After(start.Add(time.Hour)) {
+			t.Errorf("%s: outcome %+v, want the new version applied", bmm, o)
+		}
+	}
+}
