@@ -11,7 +11,7 @@ import (
 // current version (live, or deleted and kept aside) on every BMM, and
 // counts them as a run's result would. A live keyset's run does not end
 // once applied — it waits for the keyset's expiration
-// (docs/keysets.md#removal-at-expiry) — so a test reads the ledger's
+// (docs/keysets-expiry.md) — so a test reads the ledger's
 // outcomes rather than the run's result.
 func (e *Env) KeysetOutcomes(within time.Duration, name string) api.KeysetResult {
 	e.T.Helper()
