@@ -62,6 +62,12 @@ func TestE2EBMCKeyset(t *testing.T) {
 			{Name: "bob", PasswordSecretRef: keyset.SecretRef{Namespace: "rackroll", Name: "bmc-bob", Key: "password"}},
 		}}
 	id := api.KeysetID(env.Cluster, spec.Name)
+	// A live keyset's run waits for its expiration once applied: its
+	// outcomes are read in the ledger. A deleted one's run ends.
+	awaitApplied := func(want func(api.KeysetResult) bool) {
+		res := env.KeysetOutcomes(time.Minute, spec.Name)
+		require.True(t, want(res), "outcomes %+v", res)
+	}
 	awaitRun := func(want func(api.KeysetResult) bool) api.KeysetResult {
 		var res api.KeysetResult
 		require.NoError(t, env.Client.GetWorkflow(ctx, id, "").Get(ctx, &res))
@@ -94,7 +100,7 @@ func TestE2EBMCKeyset(t *testing.T) {
 	}
 
 	require.Contains(t, cli("keyset", "create", "--file", keysetYAML(t, spec)), "applying to every BMC of "+env.Cluster+": workflow "+id)
-	awaitRun(func(r api.KeysetResult) bool { return r.Applied == bmms && r.Failed == 0 })
+	awaitApplied(func(r api.KeysetResult) bool { return r.Applied == bmms && r.Failed == 0 })
 	onEveryBMC("Operator", true)
 	for _, o := range show().BMCs {
 		require.Equal(t, keyset.Applied, o.State, "%+v", o)
@@ -105,7 +111,7 @@ func TestE2EBMCKeyset(t *testing.T) {
 	up := spec
 	up.Role = keyset.ReadOnly
 	cli("keyset", "update", "--file", keysetYAML(t, up))
-	awaitRun(func(r api.KeysetResult) bool { return r.Applied == bmms })
+	awaitApplied(func(r api.KeysetResult) bool { return r.Applied == bmms })
 	onEveryBMC("ReadOnly", true)
 	require.Contains(t, cli("cluster", "show"), "bmc-oncall (bmc ReadOnly, 2, active, applied on 5 of 5 BMCs)")
 

@@ -103,8 +103,11 @@ func (a *app) keysetApplyCmd() *cobra.Command {
 					return fmt.Errorf("start %s: %w", id, err)
 				}
 				what := "applying keyset %s to every BMC of %s: workflow %s"
-				if !live {
+				switch {
+				case !live:
 					what = "disabling the accounts of deleted keyset %s on every BMC of %s: workflow %s"
+				case k.Expired(time.Now()):
+					what = "disabling the accounts of expired keyset %s on every BMC of %s: workflow %s"
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), what+"\n", name, cluster, id)
 				return nil

@@ -107,17 +107,23 @@ func writeKeyset(cmd *cobra.Command, format string, v keysetView, now time.Time,
 		if k.Description != "" {
 			t.Notes = append(t.Notes, "description: "+k.Description)
 		}
+		// An expired keyset's access is removed at its expiration: its
+		// outcomes say where (disabled on a BMC, removed from a node).
+		expired, gone := "", v.Deleted
+		if !v.Deleted && k.Expired(now) {
+			expired, gone = "expired at "+k.Expiration.UTC().Format(time.RFC3339)+": ", true
+		}
 		for _, o := range v.BMCs {
 			t.Notes = append(t.Notes, "bmc of "+o.BMM+": "+outcomeText(o))
 		}
 		if len(v.BMCs) > 0 {
-			t.Notes = append(t.Notes, outcomeCounts(v.BMCs, v.Deleted, "BMCs"))
+			t.Notes = append(t.Notes, expired+outcomeCounts(v.BMCs, gone, "BMCs"))
 		}
 		for _, o := range v.Nodes {
 			t.Notes = append(t.Notes, "node of "+o.BMM+": "+outcomeText(o))
 		}
 		if len(v.Nodes) > 0 {
-			t.Notes = append(t.Notes, outcomeCounts(v.Nodes, false, "nodes"))
+			t.Notes = append(t.Notes, expired+outcomeCounts(v.Nodes, gone, "nodes"))
 		}
 		return output.Table{Header: t.Header, Rows: t.Rows, Notes: append(t.Notes, notes...)}
 	})
@@ -133,6 +139,8 @@ func outcomeText(o keyset.Outcome) string {
 		return fmt.Sprintf("applied (%s) at %s", o.Role, o.At.UTC().Format(time.RFC3339))
 	case keyset.Disabled:
 		return "disabled at " + o.At.UTC().Format(time.RFC3339)
+	case keyset.Removed:
+		return "removed at " + o.At.UTC().Format(time.RFC3339)
 	case keyset.Failed:
 		return fmt.Sprintf("failed at %s: %s", o.At.UTC().Format(time.RFC3339), o.Reason)
 	}
@@ -140,21 +148,30 @@ func outcomeText(o keyset.Outcome) string {
 }
 
 // outcomeCounts sums the outcomes up: "applied on 3 of 4 BMCs, 1 failed"
-// (what: BMCs or nodes).
-func outcomeCounts(outs []keyset.Outcome, deleted bool, what string) string {
+// (what: BMCs or nodes); for a keyset whose access is gone (deleted or
+// expired) where it was taken away: "disabled on 3 of 4 BMCs", "removed
+// from 4 of 5 nodes, 1 not yet removed".
+func outcomeCounts(outs []keyset.Outcome, gone bool, what string) string {
 	n := map[keyset.State]int{}
 	for _, o := range outs {
 		n[o.State]++
 	}
 	done, verb := n[keyset.Applied], "applied on"
-	if deleted {
+	if gone {
 		done, verb = n[keyset.Disabled], "disabled on"
+		if what == "nodes" {
+			done, verb = n[keyset.Removed], "removed from"
+		}
 	}
 	line := fmt.Sprintf("%s %d of %d %s", verb, done, len(outs), what)
 	for _, s := range []keyset.State{keyset.Failed, keyset.Pending} {
 		if n[s] > 0 {
 			line += fmt.Sprintf(", %d %s", n[s], s)
 		}
+	}
+	if gone && n[keyset.Applied] > 0 {
+		// Applied before the end, and no run has taken it away there yet.
+		line += fmt.Sprintf(", %d not yet %s", n[keyset.Applied], strings.Fields(verb)[0])
 	}
 	return line
 }
@@ -183,14 +200,14 @@ func keysetsLine(st api.ClusterState, now time.Time) string {
 	}
 	parts := make([]string, len(st.Keysets))
 	for i, k := range st.Keysets {
-		state := "active"
-		if k.Expired(now) {
+		state, expired := "active", k.Expired(now)
+		if expired {
 			state = "expired"
 		}
 		v, _ := viewOf(st, k.Name)
-		applied := outcomeCounts(v.Nodes, false, "nodes")
+		applied := outcomeCounts(v.Nodes, expired, "nodes")
 		if k.Kind == keyset.KindBMC {
-			applied = outcomeCounts(v.BMCs, false, "BMCs")
+			applied = outcomeCounts(v.BMCs, expired, "BMCs")
 		}
 		parts[i] = fmt.Sprintf("%s (%s %s, %d, %s, %s)", k.Name, k.Kind, k.Level(), len(k.Members()), state, applied)
 	}

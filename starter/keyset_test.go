@@ -155,7 +155,7 @@ func TestKeysetsLine(t *testing.T) {
 		{Spec: keyset.Spec{Name: "oncall", Kind: keyset.KindBMM, PrivilegeLevel: keyset.Superuser, Expiration: now.Add(time.Hour), Users: []keyset.User{{Name: "a"}, {Name: "b"}}},
 			Outcomes: []keyset.Outcome{{BMM: "rack1-c1", State: keyset.Applied}, {BMM: "rack1-c2", State: keyset.Applied}}},
 	}
-	want := "keysets: bmc-oncall (bmc ReadOnly, 1, expired, applied on 1 of 3 BMCs, 1 failed, 1 pending); oncall (bmm superuser, 2, active, applied on 2 of 3 nodes, 1 pending) — `starter keyset show`"
+	want := "keysets: bmc-oncall (bmc ReadOnly, 1, expired, disabled on 0 of 3 BMCs, 1 failed, 1 pending, 1 not yet disabled); oncall (bmm superuser, 2, active, applied on 2 of 3 nodes, 1 pending) — `starter keyset show`"
 	if got := keysetsLine(st, now); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}

@@ -61,6 +61,7 @@ var waits = []listed{
 	{wait{"upgrade.upgrade.moveAt", "workflow.Await", "none"}, byOperator, "a pause"},
 	{wait{"upgrade.upgrade.runUnit", "workflow.Await", "none"}, byOperator, "a pause"},
 	{wait{"upgrade.upgrade.compute", "workflow.AwaitWithTimeout", "w"}, byOperator, "the wait between racks"},
+	{wait{"keysets.waitExpiry", "workflow.AwaitWithTimeout", "d"}, byOperator, "a keyset's expiration"},
 }
 
 // limits are the step limits the workflows build (kernel.Limit), each from

@@ -21,7 +21,10 @@ const (
 	Pending  State = "pending"  // not applied yet to this version (derived: never recorded)
 	Applied  State = "applied"  // every account read back with the keyset's role, enabled
 	Failed   State = "failed"   // at least one account not applied (Reason says which and why)
-	Disabled State = "disabled" // the keyset was deleted: every account read back disabled or absent
+	Disabled State = "disabled" // the keyset was deleted or expired: every account read back disabled or absent
+	// Removed: a BMM keyset expired and the node was given the set
+	// without it, so its users are no longer there.
+	Removed State = "removed"
 )
 
 // MaxRemoved is how many deleted BMC keysets the ledger keeps with their
@@ -87,4 +90,34 @@ func Retire(list, removed []Keyset, name, by string, now time.Time) ([]Keyset, [
 		removed = removed[n:]
 	}
 	return list, removed
+}
+
+// RemovedFrom is the outcomes an expired BMM keyset gets from a nodes
+// run that applied the set without it: a node given that set no longer
+// has the keyset's users (removed); a node that failed may still have
+// them, and stays failed with its reason.
+func RemovedFrom(outs []Outcome) []Outcome {
+	out := make([]Outcome, len(outs))
+	for i, o := range outs {
+		if o.State == Applied {
+			o.State, o.Role = Removed, ""
+		}
+		out[i] = o
+	}
+	return out
+}
+
+// NextExpiry is the earliest expiration after now among list's keysets of
+// kind: when the access they give next changes by itself. ok is false
+// when none of them is active.
+func NextExpiry(list []Keyset, kind Kind, now time.Time) (next time.Time, ok bool) {
+	for _, k := range list {
+		if k.Kind != kind || k.Expired(now) {
+			continue
+		}
+		if !ok || k.Expiration.Before(next) {
+			next, ok = k.Expiration, true
+		}
+	}
+	return next, ok
 }

@@ -52,12 +52,12 @@ func TestKeysetPodsNeedOnlyTheirRole(t *testing.T) {
 		var k keyset.Keyset
 		require.NoError(t, env.Update(ctx, api.ClusterID(env.Cluster), update, &k, api.KeysetRequest{Keyset: spec}))
 		id := api.KeysetNodesID(env.Cluster)
-		run, err := env.Client.SignalWithStartWorkflow(ctx, id, api.SignalKeysetChanged, nil, client.StartWorkflowOptions{ID: id, TaskQueue: api.TaskQueue,
+		_, err := env.Client.SignalWithStartWorkflow(ctx, id, api.SignalKeysetChanged, nil, client.StartWorkflowOptions{ID: id, TaskQueue: api.TaskQueue,
 			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE}, api.KeysetWorkflowName, api.KeysetInput{Cluster: env.Cluster, Nodes: true})
 		require.NoError(t, err)
-		var res api.KeysetResult
-		require.NoError(t, env.Client.GetWorkflow(ctx, id, run.GetRunID()).Get(ctx, &res))
-		return res
+		// The run waits for the keyset's expiration once applied: its
+		// outcomes are read in the ledger.
+		return env.KeysetOutcomes(time.Minute, spec.Name)
 	}
 
 	res := apply(api.UpdateKeysetCreate)

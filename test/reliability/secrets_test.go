@@ -63,7 +63,8 @@ func starterOutput(t *testing.T, s *site, version string) []byte {
 		{"lab", "status", "--inventory", s.InvPath, "-o", "json"},
 	}
 	var out bytes.Buffer
-	for _, args := range cmds {
+	out.Write(s.scanOutput)
+	for _, args := range append(cmds, s.scanCmds...) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		cmd := exec.CommandContext(ctx, starter, append([]string{"--address", s.Server.Address}, args...)...)
 		b, err := cmd.CombinedOutput()
@@ -79,15 +80,15 @@ func starterOutput(t *testing.T, s *site, version string) []byte {
 }
 
 // checkSecrets greps histories, worker logs and starter output for the BMC
-// password and records the hits.
+// password (and the test's own secrets, s.scanNeedles) and records the hits.
 func checkSecrets(t *testing.T, s *site, scenario, version string) {
 	t.Helper()
-	needles := secretNeedles(t, s)
+	needles := append(secretNeedles(t, s), s.scanNeedles...)
 	hist, n := exportHistories(t, s, filepath.Join(s.Dir, "histories"))
-	// An in-process worker logs through the test's quiet client: only the
-	// worker binary has logs of its own to scan.
+	// An in-process worker logs through the test's quiet client unless
+	// the test gave it a log of its own (workLog).
 	var logs []byte
-	if s.proc != nil {
+	if s.workLog != "" {
 		var err error
 		if logs, err = os.ReadFile(s.workLog); err != nil {
 			t.Fatal(err)
@@ -100,6 +101,6 @@ func checkSecrets(t *testing.T, s *site, scenario, version string) {
 	check(t, scenario+": secret hits (histories/worker log/starter)", "0", fmt.Sprintf("%d (%d/%d/%d)", h+l+o, h, l, o), h+l+o == 0)
 	// A scan of nothing proves nothing: the worker log and the starter
 	// output must hold what they are supposed to.
-	scanned := bytes.Contains(starter, []byte(s.Cluster)) && (s.proc == nil || len(logs) > 0)
+	scanned := bytes.Contains(starter, []byte(s.Cluster)) && (s.workLog == "" || len(logs) > 0)
 	checkBool(t, scenario+": worker log and starter output scanned", scanned)
 }

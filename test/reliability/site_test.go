@@ -29,7 +29,13 @@ type siteOptions struct {
 type site struct {
 	*e2e.Env
 	proc    *workerProc // nil with an in-process worker
-	workLog string
+	workLog string      // the worker's log, scanned for secrets when set
+	// What a test adds to the secret scan (checkSecrets): more forms a
+	// secret of its own would take, more starter commands to run, and
+	// output of starter commands it ran itself.
+	scanNeedles [][]byte
+	scanCmds    [][]string
+	scanOutput  []byte
 }
 
 func startSite(t *testing.T, inventory string, opts siteOptions) *site {

@@ -60,14 +60,21 @@ func (l *clusterLedger) checkNodeOutcomes(r api.KeysetOutcomesRequest) error {
 }
 
 // recordNodeOutcomes keeps each node's outcome under every BMM keyset of
-// the set it was given (those active at r.At).
+// the set it was given (those active at r.At), and under each BMM keyset
+// expired at r.At as its removal: a node given the set without it no
+// longer has its users (keyset.RemovedFrom).
 func (l *clusterLedger) recordNodeOutcomes(ctx workflow.Context, r api.KeysetOutcomesRequest) error {
 	if err := l.checkNodeOutcomes(r); err != nil {
 		return err
 	}
 	outs := l.known(r.Outcomes)
+	removed := keyset.RemovedFrom(outs)
 	for i, k := range l.st.Keysets {
-		if k.Kind == keyset.KindBMM && !k.Expired(r.At) {
+		switch {
+		case k.Kind != keyset.KindBMM:
+		case k.Expired(r.At):
+			l.st.Keysets[i], _ = keyset.Record(k, k.Updated, removed)
+		default:
 			l.st.Keysets[i], _ = keyset.Record(k, k.Updated, outs)
 		}
 	}

@@ -12,8 +12,9 @@ import (
 
 // The BMM keysets' outcomes: the node-keys query answers the set with its
 // keys at the time asked; the ledger records a node's outcome under every
-// BMM keyset of the set it was given, refuses a request that is not one
-// (naming each field) and outcomes of a set it no longer has.
+// BMM keyset of the set it was given, and as removed under a BMM keyset
+// expired by then; it refuses a request that is not one (naming each
+// field) and outcomes of a set it no longer has.
 func TestClusterKeysetNodeOutcomes(t *testing.T) {
 	env := wftest.NewEnv()
 	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
@@ -90,5 +91,7 @@ func TestClusterKeysetNodeOutcomes(t *testing.T) {
 	k, _ := keyset.Find(afterLater.Keysets, "oncall")
 	require.Equal(t, keyset.Applied, keyset.OutcomesFor(k, []string{"rack1-c2"})[0].State, "oncall is in the later set")
 	k, _ = keyset.Find(afterLater.Keysets, "night")
-	require.Equal(t, keyset.Failed, keyset.OutcomesFor(k, []string{"rack1-c2"})[0].State, "an expired keyset is not in the set: its outcomes are left")
+	require.Equal(t, keyset.Removed, keyset.OutcomesFor(k, []string{"rack1-c2"})[0].State,
+		"night expired before the set was applied: the node given the set without it no longer has its users")
+	require.Equal(t, keyset.Applied, keyset.OutcomesFor(k, []string{"rack1-c1"})[0].State, "a node the later set did not reach keeps its outcome")
 }

@@ -40,6 +40,10 @@ const atOnce = 4
 // in and continues as new on it: one run per keyset at a time, so no two
 // runs ever change the same account at once.
 //
+// Once applied, the run waits for the keyset's expiration and then
+// disables its accounts on every BMC, as a delete does (expiry.go); an
+// expired keyset's run disables them at once.
+//
 // Run as api.KeysetNodesID with in.Nodes, it applies the cluster's BMM
 // keysets to every node instead (applyNodes).
 func KeysetWorkflow(ctx workflow.Context, in api.KeysetInput) (api.KeysetResult, error) {
@@ -48,16 +52,46 @@ func KeysetWorkflow(ctx workflow.Context, in api.KeysetInput) (api.KeysetResult,
 	if in.Nodes && workflow.GetVersion(ctx, ChangeNodeKeys, workflow.DefaultVersion, 1) == 1 {
 		return applyNodes(ctx, in, changed)
 	}
+	// Since ChangeExpiry a run removes the access at the expiration: it
+	// waits for it once applied, and disables an expired keyset's
+	// accounts (expiry.go). A run recorded before ends once applied.
+	expiry := workflow.GetVersion(ctx, ChangeExpiry, workflow.DefaultVersion, 1) == 1
+	res, j, err := pass(ctx, in, changed, expiry)
+	if err != nil || j.note != "" || !expiry || j.disable {
+		return res, err
+	}
+	if err := waitExpiry(ctx, changed, in, j.k.Expiration); err != nil {
+		return res, err
+	}
+	// Expired, and the ledger not changed meanwhile: the same run reads it
+	// again and disables the accounts (one wait, two passes: the history
+	// stays a run's size).
+	more, j, err := pass(ctx, in, changed, expiry)
+	res.Applied, res.Disabled, res.Failed, res.Note = res.Applied+more.Applied, more.Disabled, res.Failed+more.Failed, more.Note
+	if err == nil && j.note == "" && !j.disable {
+		// Updated meanwhile without a signal (a starter that died before
+		// it): applied again; the next run waits for the new expiration.
+		return res, workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
+	}
+	return res, err
+}
+
+// pass reads the ledger and makes the keyset in.Name true on every BMC —
+// applied, or disabled when deleted or (expiry) expired — a wave at a
+// time, recording each wave's outcomes; j is what it did. A newer version
+// (signal, or a wave refused as superseded) continues as new.
+func pass(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChannel, expiry bool) (api.KeysetResult, job, error) {
 	led := kernel.LedgerOf(in.Cluster)
 	cs, err := led.Read(ctx)
 	if err != nil {
-		return api.KeysetResult{}, err
+		return api.KeysetResult{}, job{}, err
 	}
-	k, deleted, note := target(cs, in, workflow.Now(ctx))
-	if note != "" {
-		workflow.GetLogger(ctx).Info("keyset: nothing to do", "keyset", in.Name, "why", note)
-		return api.KeysetResult{Note: note}, again(ctx, changed, in)
+	j := target(cs, in, workflow.Now(ctx), expiry)
+	if j.note != "" {
+		workflow.GetLogger(ctx).Info("keyset: nothing to do", "keyset", in.Name, "why", j.note)
+		return api.KeysetResult{Note: j.note}, j, again(ctx, changed, in)
 	}
+	k := j.k
 	var res api.KeysetResult
 	bmms := cs.Cluster.BMMs
 	for start := 0; start < len(bmms); start += atOnce {
@@ -68,23 +102,31 @@ func KeysetWorkflow(ctx workflow.Context, in api.KeysetInput) (api.KeysetResult,
 			wg.Add(1)
 			workflow.Go(ctx, func(gctx workflow.Context) {
 				defer wg.Done()
-				outs[i] = applyOn(gctx, cs, b, k, deleted)
+				outs[i] = applyOn(gctx, cs, b, k, j.disable)
 			})
 		}
 		wg.Wait(ctx)
-		err := led.KeysetOutcomes(ctx, api.KeysetOutcomesRequest{Name: k.Name, Deleted: deleted, Version: k.Updated, Outcomes: outs})
+		err := led.KeysetOutcomes(ctx, api.KeysetOutcomesRequest{Name: k.Name, Deleted: j.deleted, Version: k.Updated, Outcomes: outs})
 		var app *temporal.ApplicationError
 		if (errors.As(err, &app) && app.Type() == ledger.ErrLeaseRejected) || changed.Len() > 0 {
 			// A newer create, update or delete: apply that instead.
 			drain(changed)
-			return res, workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
+			return res, j, workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
 		}
 		if err != nil {
-			return res, err
+			return res, j, err
 		}
 		count(&res, outs)
 	}
-	return res, again(ctx, changed, in)
+	if j.expired {
+		res.Note = fmt.Sprintf("keyset %s expired at %s: its accounts disabled on %d of %d BMCs", k.Name,
+			k.Expiration.UTC().Format(time.RFC3339), res.Disabled, len(bmms))
+	}
+	if expiry && !j.disable {
+		// The run waits for the expiration next; a signal is seen there.
+		return res, j, nil
+	}
+	return res, j, again(ctx, changed, in)
 }
 
 // again continues as new when the ledger was changed while the run
@@ -106,22 +148,34 @@ func drain(ch workflow.ReceiveChannel) {
 	}
 }
 
-// target is the keyset in.Name of the ledger cs: a live one to apply, or
-// a deleted one (deleted true) to disable; or why there is nothing to do.
-func target(cs api.ClusterState, in api.KeysetInput, now time.Time) (keyset.Keyset, bool, string) {
+// job is what a run does with its keyset: apply k, or disable its
+// accounts (disable) because it was deleted (kept aside by the ledger:
+// deleted) or has expired; or nothing, and note says why.
+type job struct {
+	k                         keyset.Keyset
+	disable, deleted, expired bool
+	note                      string
+}
+
+// target is the job for the keyset in.Name of the ledger cs at now.
+// Without expiry (a run recorded before ChangeExpiry) an expired keyset
+// is left as it is.
+func target(cs api.ClusterState, in api.KeysetInput, now time.Time, expiry bool) job {
 	if k, ok := keyset.Find(cs.Keysets, in.Name); ok {
 		switch {
 		case k.Kind != keyset.KindBMC:
-			return k, false, fmt.Sprintf("keyset %s is a %s keyset: the BMM keysets are applied to the nodes all at once, by the run %s", k.Name, k.Kind, api.KeysetNodesID(in.Cluster))
+			return job{k: k, note: fmt.Sprintf("keyset %s is a %s keyset: the BMM keysets are applied to the nodes all at once, by the run %s", k.Name, k.Kind, api.KeysetNodesID(in.Cluster))}
+		case k.Expired(now) && expiry:
+			return job{k: k, disable: true, expired: true}
 		case k.Expired(now):
-			return k, false, fmt.Sprintf("keyset %s expired at %s: not applied (removal at expiry is not built yet)", k.Name, k.Expiration.UTC().Format(time.RFC3339))
+			return job{k: k, note: fmt.Sprintf("keyset %s expired at %s: not applied (removal at expiry is not built yet)", k.Name, k.Expiration.UTC().Format(time.RFC3339))}
 		}
-		return k, false, ""
+		return job{k: k}
 	}
 	if k, ok := keyset.Find(cs.RemovedKeysets, in.Name); ok {
-		return k, true, ""
+		return job{k: k, disable: true, deleted: true}
 	}
-	return keyset.Keyset{}, false, fmt.Sprintf("cluster %s has no keyset %s, nor a deleted BMC keyset of that name", in.Cluster, in.Name)
+	return job{note: fmt.Sprintf("cluster %s has no keyset %s, nor a deleted BMC keyset of that name", in.Cluster, in.Name)}
 }
 
 // done is one account's activity, as the outcome needs it.
@@ -134,13 +188,13 @@ type done struct {
 // applyOn runs EnsureAccount for each of k's accounts on b's BMC, one
 // after the other (one BMC, one session at a time), and says what came of
 // it. A failed account does not stop the others.
-func applyOn(ctx workflow.Context, cs api.ClusterState, b model.BMM, k keyset.Keyset, deleted bool) keyset.Outcome {
+func applyOn(ctx workflow.Context, cs api.ClusterState, b model.BMM, k keyset.Keyset, disable bool) keyset.Outcome {
 	t := kernel.TargetsFor(cs, b)
 	var all []done
 	for _, a := range k.Accounts {
-		in := bmc.AccountInput{Endpoint: t.Endpoint, Keyset: k.Name, UserName: a.Name, Role: k.Role, Enable: !deleted}
+		in := bmc.AccountInput{Endpoint: t.Endpoint, Keyset: k.Name, UserName: a.Name, Role: k.Role, Enable: !disable}
 		verb := "Disable"
-		if !deleted {
+		if !disable {
 			in.PasswordSecret, verb = a.PasswordSecretRef, "Apply"
 		}
 		d := done{account: a.Name}
@@ -151,7 +205,7 @@ func applyOn(ctx workflow.Context, cs api.ClusterState, b model.BMM, k keyset.Ke
 		}
 		all = append(all, d)
 	}
-	return outcome(b.Name, k.Role, deleted, all, workflow.Now(ctx))
+	return outcome(b.Name, k.Role, disable, all, workflow.Now(ctx))
 }
 
 // accountCtx: EnsureAccount is a few Redfish requests in one session
@@ -172,10 +226,10 @@ func accountCtx(ctx workflow.Context, t kernel.Target, summary string) workflow.
 
 // outcome is a BMM's outcome from its accounts' activities: applied (or
 // disabled) when every account is, with the role read back; failed with
-// each failed account's reason otherwise.
-func outcome(bmm string, role keyset.Role, deleted bool, all []done, now time.Time) keyset.Outcome {
+// each failed account's reason otherwise (disable: deleted or expired).
+func outcome(bmm string, role keyset.Role, disable bool, all []done, now time.Time) keyset.Outcome {
 	o := keyset.Outcome{BMM: bmm, State: keyset.Applied, Role: role, At: now}
-	if deleted {
+	if disable {
 		o.State, o.Role = keyset.Disabled, ""
 	}
 	var why []string
@@ -183,7 +237,7 @@ func outcome(bmm string, role keyset.Role, deleted bool, all []done, now time.Ti
 		switch {
 		case d.err != "":
 			why = append(why, "account "+d.account+": "+d.err)
-		case !deleted && d.res.Role != "":
+		case !disable && d.res.Role != "":
 			o.Role = keyset.Role(d.res.Role)
 		}
 	}

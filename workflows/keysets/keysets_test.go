@@ -33,6 +33,11 @@ type site struct {
 	calls    map[string]int                          // bmm -> EnsureAccount attempts
 	fail     func(in bmc.AccountInput, attempt int) error
 	first    func() // called, unlocked, at each account call before it is answered
+	// expiry runs the workflow as built (ChangeExpiry: it waits for the
+	// expiration once applied). Without it the tests of applying take a
+	// run's path recorded before ChangeExpiry, which ends once applied:
+	// the same waves, and a result to read (expiry_test.go has the wait).
+	expiry bool
 }
 
 var version = time.Date(2026, 11, 27, 15, 0, 0, 0, time.UTC)
@@ -73,6 +78,9 @@ func (s *site) env() *testsuite.TestWorkflowEnvironment {
 	env := ts.NewTestWorkflowEnvironment()
 	env.SetStartTime(version.Add(time.Minute))
 	env.RegisterWorkflowWithOptions(KeysetWorkflow, workflow.RegisterOptions{Name: api.KeysetWorkflowName})
+	if !s.expiry {
+		env.OnGetVersion(ChangeExpiry, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	}
 	env.OnActivity(la.ReadCluster, mock.Anything, mock.Anything).Return(func(_ context.Context, _ string) (api.ClusterState, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()

@@ -72,6 +72,16 @@ func applyNodes(ctx workflow.Context, in api.KeysetInput, changed workflow.Recei
 		}
 		count(&res, outs)
 	}
+	// The set changes by itself at the next expiration of a BMM keyset:
+	// then the next run applies it without that keyset (expiry.go).
+	if workflow.GetVersion(ctx, ChangeExpiry, workflow.DefaultVersion, 1) == 1 {
+		if next, ok := keyset.NextExpiry(cs.Keysets, keyset.KindBMM, now); ok {
+			if err := waitExpiry(ctx, changed, in, next); err != nil {
+				return res, err
+			}
+			return res, workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
+		}
+	}
 	return res, again(ctx, changed, in)
 }
 

@@ -62,7 +62,11 @@ func (s *site) recordNodes(r api.KeysetOutcomesRequest) error {
 		return temporal.NewNonRetryableApplicationError("nodes: superseded", ledger.ErrLeaseRejected, nil)
 	}
 	for i, k := range s.st.Keysets {
-		if k.Kind == keyset.KindBMM && !k.Expired(r.At) {
+		switch {
+		case k.Kind != keyset.KindBMM:
+		case k.Expired(r.At):
+			s.st.Keysets[i], _ = keyset.Record(k, k.Updated, keyset.RemovedFrom(r.Outcomes))
+		default:
 			s.st.Keysets[i], _ = keyset.Record(k, k.Updated, r.Outcomes)
 		}
 	}

@@ -10,4 +10,12 @@ const (
 	// it never had Nodes; the branch is behind the ID all the same, so
 	// that a later change of it has a version to go from.
 	ChangeNodeKeys = "keyset-node-keys"
+	// ChangeExpiry (2026-11-27): a run removes the access at the
+	// expiration (expiry.go): once applied, it waits for the keyset's
+	// expiration (the nodes run: the earliest of the BMM keysets') and
+	// then disables a BMC keyset's accounts, or applies the BMM keysets
+	// again without the expired one; an expired BMC keyset's run disables
+	// its accounts. A run recorded before ended once applied and left an
+	// expired keyset as it was.
+	ChangeExpiry = "keyset-expiry"
 )

@@ -1,0 +1,48 @@
+package keysets
+
+import (
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Removal at expiry (docs/keysets.md#expiry), behind ChangeExpiry: a run
+// that has applied a keyset does not end, it waits for the expiration —
+// one durable timer however far away, so a month's wait is a few events
+// of history — and then removes the access: a BMC keyset's run disables
+// its accounts on every BMC (the path of a delete) in the same run; the
+// nodes run continues as new and applies the set, which the expired
+// keyset has left (keyset.ForNodes), so its users are removed from every
+// node. The ledger keeps both as outcomes.
+//
+// The wait ends early on the starter's keyset-changed signal (a create,
+// update or delete: the next run reads the ledger, so an update that
+// moves the expiration resets the timer) and when a new rackroll build is
+// current: a run is pinned to the build it started on, and one that waits
+// for weeks would keep that build from draining; nothing of it is in
+// flight while it waits, so it moves there (docs/self-upgrade.md).
+
+// waitExpiry waits until until (the operator's expiration), the
+// keyset-changed signal, or a new current build. It returns nil at the
+// expiration; a continue-as-new otherwise: on the same build after a
+// signal, onto the new build after a move.
+func waitExpiry(ctx workflow.Context, changed workflow.ReceiveChannel, in api.KeysetInput, until time.Time) error {
+	moved := func() bool { return workflow.GetInfo(ctx).GetTargetWorkerDeploymentVersionChanged() }
+	woken := func() bool { return changed.Len() > 0 || moved() }
+	if d := until.Sub(workflow.Now(ctx)); d > 0 && !woken() {
+		if _, err := workflow.AwaitWithTimeout(ctx, d, woken); err != nil {
+			return err // cancelled
+		}
+	}
+	switch {
+	case moved():
+		drain(changed) // the next run reads the ledger anyway
+		return workflow.NewContinueAsNewErrorWithOptions(ctx, workflow.ContinueAsNewErrorOptions{
+			InitialVersioningBehavior: workflow.ContinueAsNewVersioningBehaviorAutoUpgrade}, KeysetWorkflow, in)
+	case changed.Len() > 0:
+		drain(changed)
+		return workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
+	}
+	return nil
+}
