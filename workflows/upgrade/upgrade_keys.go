@@ -27,6 +27,7 @@ func (u *upgrade) reestablishKeys(ctx workflow.Context) {
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		StaticSummary:         "Re-establish the BMM keysets on the nodes of " + u.in.Cluster + " after its runtime upgrade",
+		StaticDetails:         "Every node gets the ledger's BMM keysets again (the reinstalled ones lost their users with their OS), once the upgrade to " + u.in.TargetVersion + " ended; nothing when no BMM keyset is active.",
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrCluster).ValueSet(u.in.Cluster),
 			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrOperation).ValueSet("keyset")),
