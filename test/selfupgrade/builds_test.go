@@ -13,6 +13,7 @@ import (
 	"github.com/rackroll/rackroll/internal/selfupgrade"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/rackroll/rackroll/worker/wiring"
+	"go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -128,3 +129,5 @@ func logHistory(e *e2e.Env, id string) {
 		}
 	})
 }
+
+func execution(id string) *common.WorkflowExecution { return &common.WorkflowExecution{WorkflowId: id} }

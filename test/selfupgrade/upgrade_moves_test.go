@@ -20,7 +20,9 @@ import (
 // B is made current and the run woken (`self-upgrade`); the upgrade moves
 // to B at its pause (a new run, on B, Pinned), is still paused there,
 // and once continued finishes on B with every server at the target and
-// `starter lab check` clean; the ledger moves with it, and A drains.
+// `starter lab check` clean; the ledger and the health monitor, started
+// on A too, move with it (the monitor between rounds, the ledger on its
+// next task), each carrying its state; A drains.
 // B's rack workflow carries a change that is not behind GetVersion (a
 // timer first): rack 2 runs it on B, rack 1's history from A does not
 // replay on it, and no workflow task failed anywhere — no A run replayed
@@ -33,8 +35,13 @@ func TestE2EUpgradeMovesToTheCurrentBuildAtItsPause(t *testing.T) {
 		Mutate:      func(inv *model.Inventory) { e2e.KeepComputes(inv, 2, nil) },
 		StartWorker: func(e *e2e.Env) { startBuild(e, "A"); makeCurrent(e, "A") },
 	})
-	id, ledger := api.UpgradeID(env.Cluster), api.ClusterID(env.Cluster)
+	env.StartMonitor()
+	id, ledger, monitor := api.UpgradeID(env.Cluster), api.ClusterID(env.Cluster), api.MonitorID(env.Cluster)
 	logHistory(env, id)
+	for _, w := range []string{ledger, monitor} {
+		env.Eventually(time.Minute, w+" on A", func() bool { b, _, _ := onBuild(env, w); return b == "A" })
+	}
+	before := env.State()
 	ctx := env.Context(10 * time.Minute)
 	zero := 0
 	run := env.StartUpgradeWith(ctx, model.UpdateStrategy{StrategyType: model.StrategyPauseAfterRack, WaitTimeMinutes: &zero})
@@ -74,9 +81,14 @@ func TestE2EUpgradeMovesToTheCurrentBuildAtItsPause(t *testing.T) {
 	site, err := invariants.SiteFromInventory(env.Inventory)
 	require.NoError(t, err)
 	require.Empty(t, invariants.Check(env.Events(), invariants.WithUpgrade(site, st)), "starter lab check: violations after the upgrade")
-	for _, w := range []string{id, ledger} {
-		b, _, _ := onBuild(env, w)
-		require.Equal(t, "B", b, "%s ends on B", w)
+	for _, w := range []string{id, ledger, monitor} {
+		env.Eventually(time.Minute, w+" on B", func() bool { b, _, _ := onBuild(env, w); return b == "B" })
+		_, behavior, _ := onBuild(env, w)
+		require.Equal(t, enumspb.VERSIONING_BEHAVIOR_PINNED.String(), behavior, "%s pinned to B", w)
+	}
+	require.Equal(t, len(before.Cluster.BMMs), len(cs.Cluster.BMMs), "the ledger carried its BMMs")
+	for i, b := range before.Cluster.BMMs {
+		require.Equal(t, b.Name, cs.Cluster.BMMs[i].Name)
 	}
 	onA, onB := rackRuns(env)
 	require.NotEmpty(t, onA, "rack 1's children ran on A")

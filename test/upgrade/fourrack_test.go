@@ -25,7 +25,9 @@ import (
 // of their first install and show the new runtime only in osImage, which
 // rackroll reads by default. Beside it, a smaller site runs the lab's
 // relabelling agent with the label as the site's version source. Both
-// reach the target with nothing for `starter lab check` to report. (How
+// reach the target with nothing for `starter lab check` to report. The
+// four-rack site holds a BMM keyset of two users on every node before the
+// upgrade, and on every reinstalled one once it has completed. (How
 // long each takes is the critical-path benchmark's to say, not a test's.)
 func TestE2EFullUpgradeFourRack(t *testing.T) {
 	t.Parallel()
@@ -101,6 +103,7 @@ func upgradeStockFourRack(t *testing.T) {
 	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{})
 	require.Zero(t, env.State().NodeVersion, "the default inventory: the default version source")
 	ctx := env.Context(10 * time.Minute)
+	keysOnEveryNode(t, ctx, env) // issue 37: re-established once the upgrade completes
 	failed := probeAPI(t, env, 200*time.Millisecond)
 	st := env.Upgrade(ctx, "4.2.0")
 	// Issue 14 (b): the API answered throughout; etcd's members are the
@@ -128,6 +131,7 @@ func upgradeStockFourRack(t *testing.T) {
 	}
 
 	evs := env.Events()
+	requireKeysReestablished(t, env, st, evs)
 	role := map[string]model.Role{}
 	rack := map[string]string{}
 	for _, a := range st.Plan.ControlPlane {
