@@ -152,6 +152,8 @@ type versioningPorts struct {
 	Membership                                        [4]int
 	DynamicConfig                                     string
 	Drainage                                          string
+	// Stores are the two SQLite datastores: executions and visibility.
+	Stores []string
 }
 
 // versioningLayout writes <dir>/config/development.yaml and the dynamic
@@ -166,6 +168,7 @@ func versioningLayout(dir string, opts VersioningOptions) (versioningPorts, erro
 		}
 	}
 	l.DynamicConfig = filepath.Join(dir, "dynamicconfig.yaml")
+	l.Stores = []string{"sqlite-default", "sqlite-visibility"}
 	if opts.Drainage > 0 {
 		l.Drainage = opts.Drainage.String()
 	}

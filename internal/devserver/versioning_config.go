@@ -15,7 +15,8 @@ persistence:
   visibilityStore: sqlite-visibility
   numHistoryShards: 1
   datastores:
-    sqlite-default:
+{{- range $store := .Stores}}
+    {{$store}}:
       sql:
         pluginName: "sqlite"
         databaseName: "default"
@@ -27,18 +28,7 @@ persistence:
         maxConns: 1
         maxIdleConns: 1
         maxConnLifetime: "1h"
-    sqlite-visibility:
-      sql:
-        pluginName: "sqlite"
-        databaseName: "default"
-        connectAddr: "localhost"
-        connectProtocol: "tcp"
-        connectAttributes:
-          mode: "memory"
-          cache: "private"
-        maxConns: 1
-        maxIdleConns: 1
-        maxConnLifetime: "1h"
+{{- end}}
 global:
   membership:
     maxJoinDuration: 30s
