@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"flag"
-	"path/filepath"
 	"testing"
 
 	"github.com/rackroll/rackroll/internal/api"
@@ -25,21 +24,12 @@ func TestLedgerReadsEveryRecordedCarry(t *testing.T) {
 	if *updateCarry {
 		require.NoError(t, wftest.WriteCarry(ledgerCarryFile, can.Input.Payloads[0]))
 	}
-	files, err := wftest.CarryFiles(api.ClusterWorkflowName)
-	require.NoError(t, err)
-	require.NotEmpty(t, files, "no recorded ledger carry: run with -update-carry")
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			var old api.ClusterInput
-			lost, err := wftest.ReadCarry(f, &old)
-			require.NoError(t, err)
-			require.NotNil(t, old.Carry, "%s has no carry", f)
-			require.Empty(t, lost, "fields of %s this build does not read", f)
-			_, next, _ := ledgerCAN(t, old, nil)
-			require.Equal(t, old.Carry.Runs+1, next.Carry.Runs, "the generations go on")
-			require.Equal(t, old.Carry.Leases, next.Carry.Leases, "every lease is kept")
-			require.Equal(t, old.Carry.Cluster.Name, next.Carry.Cluster.Name)
-			require.Equal(t, len(old.Carry.Cluster.BMMs), len(next.Carry.Cluster.BMMs))
-		})
-	}
+	wftest.EachCarry(t, api.ClusterWorkflowName, func(t *testing.T, f string, old api.ClusterInput) {
+		require.NotNil(t, old.Carry, "%s has no carry", f)
+		_, next, _ := ledgerCAN(t, old, nil)
+		require.Equal(t, old.Carry.Runs+1, next.Carry.Runs, "the generations go on")
+		require.Equal(t, old.Carry.Leases, next.Carry.Leases, "every lease is kept")
+		require.Equal(t, old.Carry.Cluster.Name, next.Carry.Cluster.Name)
+		require.Equal(t, len(old.Carry.Cluster.BMMs), len(next.Carry.Cluster.BMMs))
+	})
 }

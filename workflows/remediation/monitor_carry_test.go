@@ -3,7 +3,6 @@ package remediation
 import (
 	"errors"
 	"flag"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -64,36 +63,25 @@ func TestMonitorReadsEveryRecordedCarry(t *testing.T) {
 	if *updateCarry {
 		require.NoError(t, wftest.WriteCarry(monitorCarryFile, p))
 	}
-	files, err := wftest.CarryFiles(api.HealthMonitorWorkflowName)
-	require.NoError(t, err)
-	require.NotEmpty(t, files, "no recorded monitor carry: run with -update-carry")
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			var old api.MonitorInput
-			lost, err := wftest.ReadCarry(f, &old)
-			require.NoError(t, err)
-			require.NotNil(t, old.Carry, "%s has no carry", f)
-			// Nothing the old build wrote is dropped by this build's types (a
-			// renamed or removed field would lose it silently).
-			require.Empty(t, lost, "fields of %s this build does not read", f)
-			// This build takes the run over: one more round, and its own
-			// carry keeps what the old one handed over.
-			in := old
-			in.RoundsPerRun = 1
-			_, next := monitorCarry(t, in)
-			require.Equal(t, old.Cluster, next.Cluster)
-			require.Equal(t, old.Carry.Runs+1, next.Carry.Runs, "the generations go on")
-			require.Subset(t, next.Carry.Recent, old.Carry.Recent, "the finished remediations are remembered")
-			for _, c := range old.Carry.Clocks {
-				found := false
-				for _, n := range next.Carry.Clocks {
-					if n.BMM == c.BMM && n.Trigger == c.Trigger {
-						found = true
-						require.True(t, c.Since.Equal(n.Since), "%s's %s clock keeps its start", c.BMM, c.Trigger)
-					}
+	wftest.EachCarry(t, api.HealthMonitorWorkflowName, func(t *testing.T, f string, old api.MonitorInput) {
+		require.NotNil(t, old.Carry, "%s has no carry", f)
+		// This build takes the run over: one more round, and its own
+		// carry keeps what the old one handed over.
+		in := old
+		in.RoundsPerRun = 1
+		_, next := monitorCarry(t, in)
+		require.Equal(t, old.Cluster, next.Cluster)
+		require.Equal(t, old.Carry.Runs+1, next.Carry.Runs, "the generations go on")
+		require.Subset(t, next.Carry.Recent, old.Carry.Recent, "the finished remediations are remembered")
+		for _, c := range old.Carry.Clocks {
+			found := false
+			for _, n := range next.Carry.Clocks {
+				if n.BMM == c.BMM && n.Trigger == c.Trigger {
+					found = true
+					require.True(t, c.Since.Equal(n.Since), "%s's %s clock keeps its start", c.BMM, c.Trigger)
 				}
-				require.True(t, found, "%s's %s clock is carried on", c.BMM, c.Trigger)
 			}
-		})
-	}
+			require.True(t, found, "%s's %s clock is carried on", c.BMM, c.Trigger)
+		}
+	})
 }

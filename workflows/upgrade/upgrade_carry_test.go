@@ -3,7 +3,6 @@ package upgrade
 import (
 	"errors"
 	"flag"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -35,29 +34,20 @@ func TestUpgradeReadsEveryRecordedCarry(t *testing.T) {
 		require.True(t, errors.As(env.GetWorkflowError(), &can), "want a move, got %v", env.GetWorkflowError())
 		require.NoError(t, wftest.WriteCarry(upgradeCarryFile, can.Input.Payloads[0]))
 	}
-	files, err := wftest.CarryFiles(api.RuntimeUpgradeWorkflowName)
-	require.NoError(t, err)
-	require.NotEmpty(t, files, "no recorded upgrade carry: run with -update-carry")
-	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			var old api.UpgradeInput
-			lost, err := wftest.ReadCarry(file, &old)
-			require.NoError(t, err)
-			require.NotNil(t, old.Carry, "%s has no carry", file)
-			require.Empty(t, lost, "fields of %s this build does not read", file)
-			f, env := wftest.SiteEnv(t, wftest.Example("four-rack.yaml"))
-			var paused []string
-			wftest.EachPause(t, env, 400, func(st api.UpgradeStatus) {
-				paused = append(paused, st.DetailedStatusMessage)
-				wftest.SendUpdate(env, api.UpdateContinue, "c"+st.DetailedStatusMessage, &wftest.UpdateResult{}, nil)
-			})
-			env.ExecuteWorkflow(RuntimeUpgradeWorkflow, old)
-			require.NoError(t, env.GetWorkflowError())
-			require.NotEmpty(t, paused)
-			require.Equal(t, old.Carry.PauseMessage, paused[0], "it waits at the carried pause first")
-			after := reimagedRacks(f, 0)
-			require.NotContains(t, after, old.Carry.PausedAt, "the racks up to the pause are not run again")
-			require.NotEmpty(t, after, "the racks after it are")
+	wftest.EachCarry(t, api.RuntimeUpgradeWorkflowName, func(t *testing.T, file string, old api.UpgradeInput) {
+		require.NotNil(t, old.Carry, "%s has no carry", file)
+		f, env := wftest.SiteEnv(t, wftest.Example("four-rack.yaml"))
+		var paused []string
+		wftest.EachPause(t, env, 400, func(st api.UpgradeStatus) {
+			paused = append(paused, st.DetailedStatusMessage)
+			wftest.SendUpdate(env, api.UpdateContinue, "c"+st.DetailedStatusMessage, &wftest.UpdateResult{}, nil)
 		})
-	}
+		env.ExecuteWorkflow(RuntimeUpgradeWorkflow, old)
+		require.NoError(t, env.GetWorkflowError())
+		require.NotEmpty(t, paused)
+		require.Equal(t, old.Carry.PauseMessage, paused[0], "it waits at the carried pause first")
+		after := reimagedRacks(f, 0)
+		require.NotContains(t, after, old.Carry.PausedAt, "the racks up to the pause are not run again")
+		require.NotEmpty(t, after, "the racks after it are")
+	})
 }

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"testing"
 
+	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 )
@@ -92,4 +94,24 @@ func LostFields(data []byte, v any) ([]string, error) {
 	}
 	walk("", was, now)
 	return lost, nil
+}
+
+// EachCarry runs check on every recording of workflowType, decoded into a
+// T as the worker decodes an input. It fails when there is none, when one
+// does not decode, and when T loses a field of it (a renamed or removed
+// field would lose it silently).
+func EachCarry[T any](t *testing.T, workflowType string, check func(t *testing.T, file string, old T)) {
+	t.Helper()
+	files, err := CarryFiles(workflowType)
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "no recorded %s carry: run with -update-carry", workflowType)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			var old T
+			lost, err := ReadCarry(f, &old)
+			require.NoError(t, err)
+			require.Empty(t, lost, "fields of %s this build does not read", f)
+			check(t, f, old)
+		})
+	}
 }
