@@ -3,15 +3,18 @@ SHELL := /bin/bash
 BIN   := $(CURDIR)/bin
 GO    ?= go
 
+# The CLI is the client only; the servers are TEMPORAL_SERVER_VERSION's (the
+# CLI 1.5.1 bundles 1.29.1, which drops the new build a run asks for on
+# continue-as-new, docs/self-upgrade.md#the-temporal-server).
 TEMPORAL_CLI_VERSION := v1.5.1
-# The server inside that CLI; bin/temporal-server and bin/temporal-sql-tool
-# (the production test, test/production) are built at the same version.
-TEMPORAL_SERVER_VERSION := v1.29.1
-# The server with Worker Versioning's moves (a new build asked on
-# continue-as-new): the self-upgrade tests run it as one process on SQLite
-# (internal/devserver/versioning.go, docs/self-upgrade.md). Its go.mod
-# asks for Go 1.26.8. The version is in the file name, so a new one builds.
-VERSIONING_SERVER_VERSION := v1.32.1
+# The Temporal server every test and the demo run (internal/devserver: one
+# process on SQLite; test/production: a service per process on PostgreSQL)
+# and its SQL schema tool. Its go.mod asks for Go 1.26.8. The version is in
+# the file names (internal/toolbin.TemporalServer), so a new one builds.
+TEMPORAL_SERVER_VERSION := v1.32.1
+# The Web UI's server, the one the CLI v1.5.1 bundles, run beside the server
+# when a UI is asked (make dev-server, make demo).
+TEMPORAL_UI_VERSION := v2.42.1
 SEARCH_ATTRS := --search-attribute RackrollCluster=Keyword \
                 --search-attribute RackrollOperation=Keyword \
                 --search-attribute RackrollPhase=Keyword
@@ -44,26 +47,25 @@ build:
 	$(GO) build $(LAB) -o $(BIN)/starter ./starter
 
 # Tool binaries are file targets, so a second `make tools` does nothing.
-tools: $(BIN)/temporal $(BIN)/temporal-server $(BIN)/temporal-server-$(VERSIONING_SERVER_VERSION) $(BIN)/temporal-sql-tool $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kubectl $(BIN)/tctl
+tools: $(BIN)/temporal $(BIN)/temporal-server-$(TEMPORAL_SERVER_VERSION) $(BIN)/temporal-sql-tool-$(TEMPORAL_SERVER_VERSION) $(BIN)/temporal-ui-server-$(TEMPORAL_UI_VERSION) $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kubectl $(BIN)/tctl
 
 $(BIN)/temporal:
 	@echo ">> building the Temporal CLI $(TEMPORAL_CLI_VERSION) into bin/ (about 5 minutes the first time)"
 	GOBIN=$(BIN) $(GO) install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_CLI_VERSION)
 
-# The Temporal server and its SQL schema tool, for the production test
-# (test/production): `go install` names them server and sql, so they are
-# installed into a scratch GOBIN and moved.
-$(BIN)/temporal-server:
-	@echo ">> building temporal-server $(TEMPORAL_SERVER_VERSION) into bin/ (about 2 minutes the first time)"
+# The Temporal server and its SQL schema tool: `go install` names them
+# server and sql, so they are installed into a scratch GOBIN and moved.
+$(BIN)/temporal-server-$(TEMPORAL_SERVER_VERSION):
+	@echo ">> building temporal-server $(TEMPORAL_SERVER_VERSION) into bin/ (about 4 minutes the first time)"
 	@d=$$(mktemp -d) && GOBIN=$$d $(GO) install go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION) && mv $$d/server $@ && rm -rf $$d
 
-$(BIN)/temporal-server-$(VERSIONING_SERVER_VERSION):
-	@echo ">> building temporal-server $(VERSIONING_SERVER_VERSION) into bin/ (about 4 minutes the first time)"
-	@d=$$(mktemp -d) && GOBIN=$$d $(GO) install go.temporal.io/server/cmd/server@$(VERSIONING_SERVER_VERSION) && mv $$d/server $@ && rm -rf $$d
-
-$(BIN)/temporal-sql-tool:
+$(BIN)/temporal-sql-tool-$(TEMPORAL_SERVER_VERSION):
 	@echo ">> building temporal-sql-tool $(TEMPORAL_SERVER_VERSION) into bin/ (about 2 minutes the first time)"
 	@d=$$(mktemp -d) && GOBIN=$$d $(GO) install go.temporal.io/server/cmd/tools/sql@$(TEMPORAL_SERVER_VERSION) && mv $$d/sql $@ && rm -rf $$d
+
+$(BIN)/temporal-ui-server-$(TEMPORAL_UI_VERSION):
+	@echo ">> building the Temporal UI server $(TEMPORAL_UI_VERSION) into bin/ (about a minute the first time)"
+	@d=$$(mktemp -d) && GOBIN=$$d $(GO) install github.com/temporalio/ui-server/v2/cmd/server@$(TEMPORAL_UI_VERSION) && mv $$d/server $@ && rm -rf $$d
 
 # PostgreSQL's server binaries (initdb, postgres) for the production test.
 # Debian keeps them in /usr/lib/postgresql/<major>/bin, off PATH; the test
@@ -170,10 +172,9 @@ soak:
 			-args -seed=$$(( $(SEED) + 500 * i )) -seeds=500 || exit 1; \
 	done
 
-dev-server: $(BIN)/temporal
-	@mkdir -p .data
-	$(BIN)/temporal server start-dev --ip 127.0.0.1 --port 7233 --ui-port 8233 \
-		--db-filename .data/temporal.db $(SEARCH_ATTRS) --log-level warn
+# The server the tests and the demo run (internal/devserver), kept in .data/.
+dev-server: tools
+	$(GO) run ./hack/devserver --port 7233 --ui-port 8233 --db .data/temporal.db
 
 worker:
 	$(GO) run ./worker

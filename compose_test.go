@@ -35,7 +35,8 @@ func TestDockerComposeDefinesTheStack(t *testing.T) {
 	if svc("postgresql").HealthCheck == nil || svc("temporal").HealthCheck == nil {
 		t.Error("postgresql and temporal need health checks for depends_on conditions")
 	}
-	wantDep(t, svc, "temporal", "postgresql", types.ServiceConditionHealthy)
+	wantDep(t, svc, "temporal-schema", "postgresql", types.ServiceConditionHealthy)
+	wantDep(t, svc, "temporal", "temporal-schema", types.ServiceConditionCompletedSuccessfully)
 	wantDep(t, svc, "temporal-ui", "temporal", types.ServiceConditionHealthy)
 	wantDep(t, svc, "worker", "temporal", types.ServiceConditionHealthy)
 	wantDep(t, svc, "worker", "temporal-setup", types.ServiceConditionCompletedSuccessfully)
@@ -191,7 +192,7 @@ func TestDockerComposeIsTheProductionTestsDeployment(t *testing.T) {
 			t.Errorf("%s: %s = %v, want %q (as internal/temporalcluster)", service, key, deref(got), want)
 		}
 	}
-	for service, image := range map[string]string{"temporal": "temporalio/auto-setup", "temporal-setup": "temporalio/admin-tools"} {
+	for service, image := range map[string]string{"temporal": "temporalio/server", "temporal-schema": "temporalio/admin-tools", "temporal-setup": "temporalio/admin-tools"} {
 		if want := image + ":" + temporalcluster.ServerVersion; svc(service).Image != want {
 			t.Errorf("%s: image %s, want %s", service, svc(service).Image, want)
 		}
@@ -217,7 +218,7 @@ func TestDockerComposeIsTheProductionTestsDeployment(t *testing.T) {
 	} else {
 		env("temporal", "POSTGRES_PWD", *pw)
 	}
-	env("temporal", "DEFAULT_NAMESPACE", temporalcluster.Namespace)
+	env("temporal-schema", "SQL_PASSWORD", deref(svc("postgresql").Environment["POSTGRES_PASSWORD"]).(string))
 	env("worker", "TEMPORAL_NAMESPACE", temporalcluster.Namespace)
 
 	// The postgres12 plugin needs PostgreSQL 12 or newer.
@@ -227,8 +228,16 @@ func TestDockerComposeIsTheProductionTestsDeployment(t *testing.T) {
 		t.Errorf("postgresql image %q: the %s plugin needs PostgreSQL 12 or newer", svc("postgresql").Image, temporalcluster.Plugin)
 	}
 
+	// The schemas as the production test makes them (schema.go).
+	schema := strings.Join(svc("temporal-schema").Command, " ")
+	for _, want := range []string{"--plugin " + temporalcluster.Plugin, temporalcluster.Database + ":temporal",
+		temporalcluster.VisibilityDatabase + ":visibility", "create-database", "setup-schema --version 0.0", "update-schema --schema-name postgresql/v12/"} {
+		if !strings.Contains(schema, want) {
+			t.Errorf("temporal-schema runs no %q:\n%s", want, schema)
+		}
+	}
 	setup := strings.Join(svc("temporal-setup").Command, " ")
-	for _, want := range append([]string{"--namespace " + temporalcluster.Namespace, "--type Keyword"}, devserver.SearchAttributes...) {
+	for _, want := range append([]string{"namespace create --namespace " + temporalcluster.Namespace, "--namespace " + temporalcluster.Namespace, "--type Keyword"}, devserver.SearchAttributes...) {
 		if !strings.Contains(setup, want) {
 			t.Errorf("temporal-setup registers no %q:\n%s", want, setup)
 		}

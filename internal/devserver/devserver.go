@@ -1,6 +1,11 @@
-// Package devserver starts the Temporal dev server from bin/temporal for
-// integration tests and the demo: loopback only, free ports, sqlite in
-// memory (or a given file), and rackroll's search attributes registered.
+// Package devserver starts a Temporal server for the integration tests,
+// the demo and `make dev-server`: bin/'s toolbin.TemporalServer as one
+// process (every service) on SQLite, in memory or in a file, on free
+// loopback ports, with what `temporal server start-dev` registers by
+// itself (the namespace "default", rackroll's search attributes), and the
+// Web UI beside it when asked. Not the CLI's start-dev: the CLI v1.5.1
+// bundles server 1.29.1, which drops the new build a run asks for on
+// continue-as-new (docs/self-upgrade.md#the-temporal-server).
 package devserver
 
 import (
@@ -10,8 +15,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -26,18 +31,29 @@ var SearchAttributes = []string{"RackrollCluster", "RackrollOperation", "Rackrol
 type Options struct {
 	Port     int    // frontend port; 0 = free port
 	UIPort   int    // 0 = headless (no UI)
-	DBFile   string // sqlite file; "" = in memory (no disk writes: cheaper for the many test servers)
+	DBFile   string // sqlite file, kept across restarts; "" = in memory (no disk writes: cheaper for the many test servers)
 	LogLevel string // default "error"
 	Log      io.Writer
+	// Drainage is how often the server re-checks whether a worker
+	// deployment version still has open runs, and the grace it gives
+	// visibility first (the server's default is 3 minutes each; tests
+	// shorten it to see "drained").
+	Drainage time.Duration
 }
 
-// Server is a running dev server.
+// Server is a running server (and its UI).
 type Server struct {
 	Address string // host:port of the frontend
 	UIURL   string // "" when headless
-	cmd     *exec.Cmd
-	done    chan struct{}
-	dir     string // removed at Stop (StartVersioning's config)
+	procs   []*proc
+	dir     string // the config, removed at Stop
+}
+
+// proc is one process of the server; done closes when it has exited.
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	log  tail
 }
 
 // FreePort asks the kernel for an unused loopback port.
@@ -50,11 +66,13 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Start runs `temporal server start-dev` and waits until it answers.
+// Start runs the server, waits until it answers, registers the defaults,
+// and starts the UI when Options.UIPort is set. The caller stops it with
+// Stop.
 func Start(ctx context.Context, opts Options) (*Server, error) {
-	// The HTTP port is free when chosen, not when the server binds it: on a
-	// busy machine another process may take it in between, and the server
-	// exits at once (a panic naming the listener). Try again with another.
+	// A port is free when chosen, not when the server binds it: on a busy
+	// machine another process may take it in between, and the server exits
+	// at once. Try again with other ports (the frontend's is the caller's).
 	for attempt := 1; ; attempt++ {
 		s, err := startOnce(ctx, opts)
 		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "exited early") {
@@ -64,114 +82,109 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 }
 
 func startOnce(ctx context.Context, opts Options) (*Server, error) {
-	bin, err := toolbin.Path("temporal")
+	bin, err := toolbin.Path(toolbin.TemporalServer)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{done: make(chan struct{})}
-	if opts.Port == 0 {
-		if opts.Port, err = FreePort(); err != nil {
+	dir, err := os.MkdirTemp("", "rackroll-temporal-")
+	if err != nil {
+		return nil, err
+	}
+	l, err := writeLayout(dir, opts)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s := &Server{Address: fmt.Sprintf("127.0.0.1:%d", l.Frontend), dir: dir}
+	p, err := s.run(bin, opts.Log, "--root", dir, "--config", "config", "--env", "development", "--allow-no-auth", "start")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.waitHealthy(ctx, p); err != nil {
+		return nil, err
+	}
+	if err := registerDefaults(ctx, s.Address); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("%s on %s: %w\n%s", toolbin.TemporalServer, s.Address, err, p.log.String())
+	}
+	if opts.UIPort > 0 {
+		if err := s.startUI(ctx, opts.UIPort, opts.Log); err != nil {
+			s.Stop()
 			return nil, err
 		}
 	}
-	if opts.LogLevel == "" {
-		opts.LogLevel = "error"
-	}
-	args := []string{"server", "start-dev", "--ip", "127.0.0.1",
-		"--port", strconv.Itoa(opts.Port), "--log-level", opts.LogLevel}
-	if opts.DBFile != "" {
-		args = append(args, "--db-filename", opts.DBFile)
-	}
-	// The dev server also listens on port+1000 for HTTP and picks a metrics
-	// port; pin them to free ports so parallel servers do not collide.
-	httpPort, err := FreePort()
-	if err != nil {
-		return nil, err
-	}
-	args = append(args, "--http-port", strconv.Itoa(httpPort))
-	if opts.UIPort > 0 {
-		args = append(args, "--ui-port", strconv.Itoa(opts.UIPort), "--ui-ip", "127.0.0.1")
-		s.UIURL = fmt.Sprintf("http://127.0.0.1:%d", opts.UIPort)
-	} else {
-		args = append(args, "--headless")
-	}
-	for _, sa := range SearchAttributes {
-		args = append(args, "--search-attribute", sa+"=Keyword")
-	}
-	s.Address = fmt.Sprintf("127.0.0.1:%d", opts.Port)
-	s.cmd = exec.Command(bin, args...)
-	s.cmd.Env = toolbin.OneProcEnv()
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	var logTail tail
-	if opts.Log != nil {
-		s.cmd.Stdout = io.MultiWriter(opts.Log, &logTail)
-	} else {
-		s.cmd.Stdout = &logTail
-	}
-	s.cmd.Stderr = s.cmd.Stdout
-	if err := s.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", bin, err)
-	}
-	go func() { s.cmd.Wait(); close(s.done) }()
-
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		c, err := client.Dial(client.Options{HostPort: s.Address, Logger: quiet{}})
-		if err == nil {
-			_, err = c.CheckHealth(ctx, &client.CheckHealthRequest{})
-			c.Close()
-			if err == nil {
-				return s, nil
-			}
-		}
-		select {
-		case <-s.done:
-			return nil, fmt.Errorf("temporal dev server exited early: %s", logTail.String())
-		case <-ctx.Done():
-			s.Stop()
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			s.Stop()
-			return nil, fmt.Errorf("temporal dev server on %s not healthy after 60s: %v\n%s", s.Address, err, logTail.String())
-		}
-	}
+	return s, nil
 }
 
-// Stop terminates the server (SIGTERM, then SIGKILL). The sqlite file
-// given in Options is kept.
+// run starts one of the server's processes in its own process group, on
+// one P (toolbin.OneProcEnv), killed with the test process.
+func (s *Server) run(bin string, log io.Writer, args ...string) (*proc, error) {
+	p := &proc{cmd: exec.Command(bin, args...), done: make(chan struct{})}
+	p.cmd.Env = toolbin.OneProcEnv()
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p.cmd.Stdout = &p.log
+	if log != nil {
+		p.cmd.Stdout = io.MultiWriter(log, &p.log)
+	}
+	p.cmd.Stderr = p.cmd.Stdout
+	if err := p.cmd.Start(); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	go func() { p.cmd.Wait(); close(p.done) }()
+	s.procs = append(s.procs, p)
+	return p, nil
+}
+
+// Stop terminates the processes (SIGTERM, then SIGKILL after 10 s) and
+// removes the config. The sqlite file given in Options is kept.
 func (s *Server) Stop() {
-	if s.cmd != nil && s.cmd.Process != nil {
-		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+	for i := len(s.procs) - 1; i >= 0; i-- {
+		p := s.procs[i]
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
 		select {
-		case <-s.done:
+		case <-p.done:
 		case <-time.After(10 * time.Second):
-			syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-			<-s.done
+			syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+			<-p.done
 		}
 	}
+	s.procs = nil
 	if s.dir != "" {
 		os.RemoveAll(s.dir)
 	}
 }
+
+// Dir is where Start wrote the server's config; Stop removes it.
+func (s *Server) Dir() string { return s.dir }
 
 // Client dials the server.
 func (s *Server) Client() (client.Client, error) {
 	return client.Dial(client.Options{HostPort: s.Address, Logger: quiet{}})
 }
 
-// tail keeps the last few KiB of the server's output for error messages.
-type tail struct{ b []byte }
+// tail keeps the last few KiB of a process's output for error messages
+// (written by exec's copier, read by the caller).
+type tail struct {
+	mu sync.Mutex
+	b  []byte
+}
 
 func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.b = append(t.b, p...)
 	if len(t.b) > 8192 {
 		t.b = t.b[len(t.b)-8192:]
 	}
 	return len(p), nil
 }
-func (t *tail) String() string { return strings.TrimSpace(string(t.b)) }
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.b))
+}
 
 // quiet drops the SDK's connection chatter while polling for health.
 type quiet struct{}

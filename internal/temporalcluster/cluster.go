@@ -46,7 +46,7 @@ var healthNames = map[string]string{
 // returns once every service is ready. On error everything started is
 // stopped again.
 func Start(ctx context.Context) (c *Cluster, err error) {
-	server, err := toolbin.Path("temporal-server")
+	server, err := toolbin.Path(toolbin.TemporalServer)
 	if err != nil {
 		return nil, err
 	}

@@ -15,9 +15,9 @@ import (
 // The deployment this package runs, and docker-compose.yml describes in
 // container form (compose_test.go keeps the two in step).
 const (
-	// ServerVersion is the Temporal server of bin/temporal-server, the
-	// server inside the CLI of `make tools`, and the compose images' tag.
-	ServerVersion = "1.29.1"
+	// ServerVersion is the Temporal server of bin/ (toolbin.TemporalServer,
+	// toolbin.TemporalSQLTool) and the compose images' tag.
+	ServerVersion = "1.32.1"
 	// Plugin is the SQL plugin of both stores.
 	Plugin = "postgres12"
 	// Database holds the executions, VisibilityDatabase the visibility

@@ -13,7 +13,7 @@ import (
 // embedded in temporal-sql-tool, as an operator does before the first
 // start (and again, update-schema only, after a server upgrade).
 func createSchemas(ctx context.Context, pg *Postgres) error {
-	tool, err := toolbin.Path("temporal-sql-tool")
+	tool, err := toolbin.Path(toolbin.TemporalSQLTool)
 	if err != nil {
 		return err
 	}

@@ -41,10 +41,10 @@ type Options struct {
 	// Restartable keeps the dev server's sqlite file and port, so
 	// RestartServer can restart it as an operator would.
 	Restartable bool
-	// Versioning runs the Temporal server with Worker Versioning's moves
-	// (devserver.StartVersioning) instead of the dev server: the
+	// Drainage shortens how often the server re-checks whether a worker
+	// deployment version is drained (devserver.Options.Drainage): the
 	// self-upgrade tests (test/selfupgrade).
-	Versioning *devserver.VersioningOptions
+	Drainage time.Duration
 	// DataConverter and FailureConverter, when set, are used by the client
 	// and so by the worker (payload codec tests); nil is the SDK default.
 	DataConverter    converter.DataConverter
@@ -94,14 +94,11 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 	}
 	// The dev server and the lab start side by side: neither needs the
 	// other until the worker starts, and both spend their start waiting.
+	e.serverOpts.Drainage = opts.Drainage
 	serverUp := make(chan error, 1)
 	go func() {
 		var err error
-		if opts.Versioning != nil {
-			e.Server, err = devserver.StartVersioning(ctx, *opts.Versioning)
-		} else {
-			e.Server, err = devserver.Start(ctx, e.serverOpts)
-		}
+		e.Server, err = devserver.Start(ctx, e.serverOpts)
 		serverUp <- err
 	}()
 	timings := opts.Timings

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
-	"github.com/rackroll/rackroll/internal/devserver"
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
@@ -19,7 +18,7 @@ import (
 func TestE2EUpgradeRollsBackToTheEarlierBuild(t *testing.T) {
 	t.Parallel()
 	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{
-		Versioning: &devserver.VersioningOptions{Drainage: 2 * time.Second},
+		Drainage: 2 * time.Second,
 		// One compute a rack: four racks, three pauses, a move at two.
 		Mutate:      func(inv *model.Inventory) { e2e.KeepComputes(inv, 1, nil) },
 		StartWorker: func(e *e2e.Env) { startBuild(e, "A"); makeCurrent(e, "A") },

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
-	"github.com/rackroll/rackroll/internal/devserver"
 	"github.com/rackroll/rackroll/internal/invariants"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
@@ -30,7 +29,7 @@ import (
 func TestE2EUpgradeMovesToTheCurrentBuildAtItsPause(t *testing.T) {
 	t.Parallel()
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{
-		Versioning: &devserver.VersioningOptions{Drainage: 2 * time.Second},
+		Drainage: 2 * time.Second,
 		// Two racks of two computes: a rack before the move, one after.
 		Mutate:      func(inv *model.Inventory) { e2e.KeepComputes(inv, 2, nil) },
 		StartWorker: func(e *e2e.Env) { startBuild(e, "A"); makeCurrent(e, "A") },
