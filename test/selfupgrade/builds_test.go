@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/selfupgrade"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/rackroll/rackroll/worker/wiring"
@@ -27,9 +28,12 @@ const deployment = selfupgrade.DefaultDeployment
 // startBuild runs an in-process worker of build id, versioned as a
 // production worker started with --deployment and --build-id is. A build
 // given workflows registers those instead of rackroll's of the same name.
+// On a site with a site section the build is a central worker (no BMC or
+// Kubernetes activities): startSiteWorker serves every build.
 func startBuild(e *e2e.Env, id string, workflows ...registered) worker.Worker {
 	e.T.Helper()
 	opts := wiring.Options{PollInterval: 200 * time.Millisecond, BMCPowerOnTimeout: 15 * time.Second,
+		NoSiteActivities: e.Inventory.Site != nil,
 		Worker: worker.Options{DeploymentOptions: worker.DeploymentOptions{UseVersioning: true,
 			Version: worker.WorkerDeploymentVersion{DeploymentName: deployment, BuildID: id}}}}
 	w := worker.New(e.Client, api.TaskQueue, opts.Worker)
@@ -39,6 +43,19 @@ func startBuild(e *e2e.Env, id string, workflows ...registered) worker.Worker {
 	}
 	e.T.Cleanup(w.Stop)
 	return w
+}
+
+// startSiteWorker gives e's cluster a site section and runs its site
+// worker, unversioned as `worker --site-of` is: it polls only the site
+// queue, which belongs to no version, so it serves every build's runs.
+func startSiteWorker(e *e2e.Env) {
+	e.T.Helper()
+	e.Inventory.Site = &model.SiteSpec{}
+	w := wiring.New(e.Client, wiring.Options{SiteOf: e.Cluster, PollInterval: 200 * time.Millisecond, BMCPowerOnTimeout: 15 * time.Second})
+	if err := w.Start(); err != nil {
+		e.T.Fatal(err)
+	}
+	e.T.Cleanup(w.Stop)
 }
 
 // registered is a workflow function under a rackroll workflow type's name.

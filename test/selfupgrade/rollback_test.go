@@ -15,13 +15,16 @@ import (
 // runs its second rack on B; the operator makes A current again; at its
 // next pause the run moves back to A (reading B's carry) and finishes
 // there, every server at the target, `starter lab check` clean; B drains.
+// The builds are central workers and one unversioned site worker runs the
+// BMC and Kubernetes activities of both (docs/self-upgrade.md, "Site
+// workers stay unversioned").
 func TestE2EUpgradeRollsBackToTheEarlierBuild(t *testing.T) {
 	t.Parallel()
 	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{
 		Drainage: 2 * time.Second,
 		// One compute a rack: four racks, three pauses, a move at two.
 		Mutate:      func(inv *model.Inventory) { e2e.KeepComputes(inv, 1, nil) },
-		StartWorker: func(e *e2e.Env) { startBuild(e, "A"); makeCurrent(e, "A") },
+		StartWorker: func(e *e2e.Env) { startSiteWorker(e); startBuild(e, "A"); makeCurrent(e, "A") },
 	})
 	id := api.UpgradeID(env.Cluster)
 	logHistory(env, id)
@@ -75,5 +78,44 @@ func TestE2EUpgradeRollsBackToTheEarlierBuild(t *testing.T) {
 	site, err := invariants.SiteFromInventory(env.Inventory)
 	require.NoError(t, err)
 	require.Empty(t, invariants.Check(env.Events(), invariants.WithUpgrade(site, st)), "starter lab check: violations after the upgrade")
+	// Rack 2 ran on B, the others on A: each server's reimage went to the
+	// one site queue and completed there.
+	for _, ref := range env.Inventory.Servers() {
+		if ref.Server.Role != model.RoleCompute {
+			continue
+		}
+		id := api.ServerUpgradeID(env.Cluster, ref.Server.Name)
+		want := "A"
+		if ref.Rack == "rack2" {
+			want = "B"
+		}
+		require.Equal(t, want, ranOn(env, id), id)
+		require.Equal(t, model.SiteTaskQueue(env.Cluster), reimagedOn(env, id), id)
+	}
 	drained(env, "B", time.Minute)
+}
+
+// ranOn is the build that completed workflow id's workflow tasks.
+func ranOn(e *e2e.Env, id string) string {
+	for _, ev := range historyOf(e, id).Events {
+		if a := ev.GetWorkflowTaskCompletedEventAttributes(); a != nil {
+			return a.GetDeploymentVersion().GetBuildId()
+		}
+	}
+	return ""
+}
+
+// reimagedOn is the task queue of workflow id's Reimage activity, when it
+// completed.
+func reimagedOn(e *e2e.Env, id string) string {
+	queue := map[int64]string{}
+	for _, ev := range historyOf(e, id).Events {
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "Reimage" {
+			queue[ev.GetEventId()] = a.GetTaskQueue().GetName()
+		}
+		if a := ev.GetActivityTaskCompletedEventAttributes(); a != nil && queue[a.GetScheduledEventId()] != "" {
+			return queue[a.GetScheduledEventId()]
+		}
+	}
+	return ""
 }
