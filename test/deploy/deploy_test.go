@@ -50,6 +50,7 @@ func TestDeployedWorkerNeedsOnlyItsClusterRole(t *testing.T) {
 		},
 		StartWorker: func(e *e2e.Env) {
 			applyDeploy(t, e.Lab.Kube)
+			applyVersioned(t, e.Lab.Kube, clientOf(t, e.Lab.Kube.Kubeconfig()))
 			worker = workerKubeconfig(t, e.Lab.Kube, filepath.Join(e.Dir, "rackroll-worker.kubeconfig"))
 			// Registration records this kubeconfig in the ledger: every
 			// Kubernetes activity of the worker uses it, and nothing else.
