@@ -42,7 +42,7 @@ func (a *Activities) Reimage(ctx context.Context, in ReimageInput) (ReimageResul
 func (r *run) reimage(in ReimageInput) (ReimageResult, error) {
 	image := redactURL(in.ImageURL) // heartbeats are history: no credentials
 	if prev, ok := r.resumed(); ok && prev.ResetIssued && prev.Version == in.Version && (prev.Image == "" || prev.Image == image) {
-		return r.resumedReimage(prev), nil
+		return r.resumedReimage(prev)
 	}
 	res := ReimageResult{Version: in.Version}
 	r.progress = progress{Version: in.Version, Image: image}
@@ -77,7 +77,9 @@ func (r *run) reimage(in ReimageInput) (ReimageResult, error) {
 		rt = "GracefulRestart"
 	}
 
-	// From here on a retry must not reset again (issueReset records it first).
+	// From here on a retry must not reset again (issueReset records it
+	// first, with the state the reset's effect is judged against).
+	r.progress.Before = markOf(s)
 	acc, err := r.issueReset(rt, func(now System) bool { return tookEffect(s, now) })
 	if err != nil {
 		return res, err
@@ -93,17 +95,32 @@ func (r *run) reimage(in ReimageInput) (ReimageResult, error) {
 }
 
 // resumedReimage reports the reset an earlier attempt sent (or may have).
-func (r *run) resumedReimage(prev progress) ReimageResult {
+// When that attempt died before it saw the reset take effect, the reset may
+// never have reached the BMC (the worker was killed between its record and
+// the POST): the evidence is looked for against the state it recorded, and
+// the reset sent once more when none shows, as after a reset without
+// effect (awaitReset).
+func (r *run) resumedReimage(prev progress) (ReimageResult, error) {
 	r.progress = prev // a crash of this attempt must not forget it either
 	res := ReimageResult{Version: prev.Version, Reimaged: true, Task: prev.Task, LastState: prev.LastState}
-	if res.LastState == "" { // it died before seeing the effect: say what the BMC shows now
+	sent := " (reset " + prev.ResetType + " sent by an earlier attempt)"
+	switch {
+	case res.LastState != "":
+	case prev.Before != nil && prev.Task == "" && prev.ResetType != "":
+		last, err := r.awaitReset(prev.Before.system(), prev.ResetType, Accepted{})
+		if err != nil {
+			return res, err
+		}
+		res.LastState = last + sent
+		r.progress.LastState = res.LastState
+	default: // an older worker's record: say what the BMC shows now
 		if s, err := r.system("read the System"); err == nil {
-			res.LastState = describeState(s) + " (reset " + prev.ResetType + " sent by an earlier attempt)"
+			res.LastState = describeState(s) + sent
 		}
 		r.progress.LastState = res.LastState
 	}
 	r.heartbeat("reset issued by an earlier attempt")
-	return res
+	return res, nil
 }
 
 // tookEffect: the System shows a reset sent when it looked like before:

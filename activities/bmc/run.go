@@ -39,6 +39,19 @@ type progress struct {
 	FwTask        string `json:",omitempty"`
 	FwHostStarted bool   `json:",omitempty"`
 	Percent       int    `json:",omitempty"`
+	// Before is the System as the reimage's reset found it: a retry whose
+	// predecessor died before it saw the reset's effect looks for the
+	// effect against it (resumedReimage).
+	Before *resetMark `json:",omitempty"`
+}
+
+// resetMark is what tookEffect compares of the System before a reset.
+type resetMark struct{ PowerState, BootProgress, BootOverride string }
+
+func markOf(s System) *resetMark { return &resetMark{s.PowerState, s.BootProgress, s.BootOverride} }
+
+func (m *resetMark) system() System {
+	return System{PowerState: m.PowerState, BootProgress: m.BootProgress, BootOverride: m.BootOverride}
 }
 
 // open validates the endpoint, resolves credentials and connects. The

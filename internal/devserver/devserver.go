@@ -71,13 +71,16 @@ func FreePort() (int, error) {
 // Stop.
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	// A port is free when chosen, not when the server binds it: on a busy
-	// machine another process may take it in between, and the server exits
-	// at once. Try again with other ports (the frontend's is the caller's).
+	// machine another process (or a client's outgoing connection) may take
+	// it in between, and the server exits at once. Try again with other
+	// ports; a frontend port the caller fixed (a restart) is kept, and a
+	// short wait lets a passing holder go.
 	for attempt := 1; ; attempt++ {
 		s, err := startOnce(ctx, opts)
-		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "exited early") {
+		if err == nil || attempt == 5 || !strings.Contains(err.Error(), "exited early") {
 			return s, err
 		}
+		time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
 	}
 }
 

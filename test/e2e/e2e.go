@@ -9,9 +9,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -87,10 +89,9 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 	// Registered first, so it runs last: the lab has written its whole log.
 	t.Cleanup(e.Dump)
 	if opts.Restartable {
+		// The port is the one the first start got (RestartServer reuses
+		// it): chosen by devserver.Start, which tries others if it is taken.
 		e.serverOpts.DBFile = filepath.Join(dir, "temporal.db")
-		if e.serverOpts.Port, err = devserver.FreePort(); err != nil {
-			t.Fatal(err)
-		}
 	}
 	// The dev server and the lab start side by side: neither needs the
 	// other until the worker starts, and both spend their start waiting.
@@ -107,6 +108,10 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 	}
 	e.Lab, err = lab.Start(ctx, lab.Options{Inventory: inv, Dir: filepath.Join(dir, "lab"), EventsPath: e.EventsPath, Timings: timings})
 	serverErr := <-serverUp
+	if serverErr == nil && opts.Restartable {
+		_, port, _ := net.SplitHostPort(e.Server.Address)
+		e.serverOpts.Port, _ = strconv.Atoi(port)
+	}
 	if e.Server != nil {
 		// The closure reads e.Server at cleanup time: a restart replaces it.
 		t.Cleanup(func() { e.Server.Stop() })
