@@ -154,6 +154,7 @@ func (a *app) clusterShowCmd() *cobra.Command {
 						fmt.Fprintln(cmd.OutOrStdout(), line)
 					}
 					monitorFooter(ctx, c, cmd, cluster)
+					printBuilds(ctx, cmd.OutOrStdout(), c, longRuns(cluster)...)
 				}
 				return err
 			})

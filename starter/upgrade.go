@@ -212,7 +212,11 @@ func (a *app) upgradeStatusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return writeUpgradeStatus(cmd.OutOrStdout(), format, st)
+			if err := writeUpgradeStatus(cmd.OutOrStdout(), format, st); err != nil || format != "table" {
+				return err
+			}
+			printBuilds(cmd.Context(), cmd.OutOrStdout(), c, api.UpgradeID(cluster))
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")

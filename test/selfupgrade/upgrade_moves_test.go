@@ -61,6 +61,11 @@ func TestE2EUpgradeMovesToTheCurrentBuildAtItsPause(t *testing.T) {
 	})
 	_, behavior, _ = onBuild(env, id)
 	require.Equal(t, enumspb.VERSIONING_BEHAVIOR_PINNED.String(), behavior, "pinned to B after its move")
+	// What the operator reads: the upgrade's build in its status, every
+	// long run's in `cluster show` and `self-upgrade status`.
+	require.Contains(t, starter(env, "upgrade", "status", "--cluster", env.Cluster), "builds: "+id+" rackroll:B pinned")
+	require.Contains(t, starter(env, "cluster", "show", "--cluster", env.Cluster), id+" rackroll:B pinned")
+	require.Regexp(t, id+` +running +rackroll:B +pinned`, starter(env, "self-upgrade", "status", "--cluster", env.Cluster))
 	again := env.AwaitPaused(ctx, time.Minute, "still paused on B")
 	require.Equal(t, paused.DetailedStatusMessage, again.DetailedStatusMessage, "the same pause")
 	require.Equal(t, paused.StartedAt.Unix(), again.StartedAt.Unix(), "the same upgrade")
