@@ -1,10 +1,52 @@
 package devserver
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"text/template"
 )
+
+// SharedConfig is the part of the static config every rackroll Temporal
+// server has, this package's single process and temporalcluster's process
+// per service: loopback only, one cluster "active", the services' ports
+// (Services, FrontendHTTP), FrontendAddr for clients, and DynamicConfig.
+const SharedConfig = `global:
+  membership:
+    maxJoinDuration: 30s
+    broadcastAddress: "127.0.0.1"
+services:
+{{- range $name, $p := .Services}}
+  {{$name}}:
+    rpc:
+      grpcPort: {{$p.GRPC}}
+      membershipPort: {{$p.Membership}}
+      bindOnIP: "127.0.0.1"
+{{- if eq $name "frontend"}}
+      httpPort: {{$.FrontendHTTP}}
+{{- end}}
+{{- end}}
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: "active"
+  currentClusterName: "active"
+  clusterInformation:
+    active:
+      enabled: true
+      initialFailoverVersion: 1
+      rpcName: "frontend"
+      rpcAddress: "{{.FrontendAddr}}"
+      httpAddress: "127.0.0.1:{{.FrontendHTTP}}"
+dcRedirectionPolicy:
+  policy: "noop"
+publicClient:
+  hostPort: "{{.FrontendAddr}}"
+dynamicConfigClient:
+  filepath: "{{.DynamicConfig}}"
+  pollInterval: "10s"
+`
 
 // The single process's static config, after the server module's
 // config/development-sqlite.yaml: SQLite (in memory, the plugin creates
@@ -35,52 +77,7 @@ persistence:
         maxIdleConns: 1
         maxConnLifetime: "1h"
 {{- end}}
-global:
-  membership:
-    maxJoinDuration: 30s
-    broadcastAddress: "127.0.0.1"
-services:
-  frontend:
-    rpc:
-      grpcPort: {{.Frontend}}
-      membershipPort: {{index .Membership 0}}
-      bindOnIP: "127.0.0.1"
-      httpPort: {{.FrontendHTTP}}
-  history:
-    rpc:
-      grpcPort: {{.History}}
-      membershipPort: {{index .Membership 1}}
-      bindOnIP: "127.0.0.1"
-  matching:
-    rpc:
-      grpcPort: {{.Matching}}
-      membershipPort: {{index .Membership 2}}
-      bindOnIP: "127.0.0.1"
-  worker:
-    rpc:
-      grpcPort: {{.Worker}}
-      membershipPort: {{index .Membership 3}}
-      bindOnIP: "127.0.0.1"
-clusterMetadata:
-  enableGlobalNamespace: false
-  failoverVersionIncrement: 10
-  masterClusterName: "active"
-  currentClusterName: "active"
-  clusterInformation:
-    active:
-      enabled: true
-      initialFailoverVersion: 1
-      rpcName: "frontend"
-      rpcAddress: "127.0.0.1:{{.Frontend}}"
-      httpAddress: "127.0.0.1:{{.FrontendHTTP}}"
-dcRedirectionPolicy:
-  policy: "noop"
-publicClient:
-  hostPort: "127.0.0.1:{{.Frontend}}"
-dynamicConfigClient:
-  filepath: "{{.DynamicConfig}}"
-  pollInterval: "10s"
-`))
+` + SharedConfig))
 
 // dynamicConfig (docs/self-upgrade.md#the-temporal-server): the
 // first four are 1.32.1's defaults, written out so that a server upgrade
@@ -119,14 +116,20 @@ matching.wv.VersionDrainageStatusVisibilityGracePeriod:
 // layout is what the templates fill in: the single process's listeners
 // and stores.
 type layout struct {
-	Frontend, FrontendHTTP, History, Matching, Worker int
-	Membership                                        [4]int
-	LogLevel                                          string
-	DynamicConfig                                     string
-	Drainage                                          string
-	DefaultStore, VisibilityStore                     string
-	Stores                                            []store
+	Frontend, FrontendHTTP        int
+	Services                      map[string]Ports // frontend, history, matching, worker
+	LogLevel                      string
+	DynamicConfig                 string
+	Drainage                      string
+	DefaultStore, VisibilityStore string
+	Stores                        []store
 }
+
+// Ports of one service: gRPC and ringpop membership.
+type Ports struct{ GRPC, Membership int }
+
+// FrontendAddr is where clients connect.
+func (l layout) FrontendAddr() string { return fmt.Sprintf("127.0.0.1:%d", l.Frontend) }
 
 // store is one SQLite datastore.
 type store struct {
@@ -137,18 +140,28 @@ type store struct {
 // writeLayout writes <dir>/config/development.yaml and the dynamic config
 // on free loopback ports (the frontend's is Options.Port when set).
 func writeLayout(dir string, opts Options) (layout, error) {
-	l := layout{Frontend: opts.Port, LogLevel: opts.LogLevel}
+	l := layout{Frontend: opts.Port, LogLevel: opts.LogLevel, Services: map[string]Ports{}}
 	if l.LogLevel == "" {
 		l.LogLevel = "error"
 	}
-	for _, p := range []*int{&l.Frontend, &l.FrontendHTTP, &l.History, &l.Matching, &l.Worker,
-		&l.Membership[0], &l.Membership[1], &l.Membership[2], &l.Membership[3]} {
-		var err error
+	free := func(p *int) (err error) {
 		if *p == 0 {
-			if *p, err = FreePort(); err != nil {
-				return l, err
-			}
+			*p, err = LoopbackPort()
 		}
+		return err
+	}
+	if err := errors.Join(free(&l.Frontend), free(&l.FrontendHTTP)); err != nil {
+		return l, err
+	}
+	for _, name := range []string{"frontend", "history", "matching", "worker"} {
+		p := Ports{}
+		if name == "frontend" {
+			p.GRPC = l.Frontend
+		}
+		if err := errors.Join(free(&p.GRPC), free(&p.Membership)); err != nil {
+			return l, err
+		}
+		l.Services[name] = p
 	}
 	if opts.DBFile == "" {
 		// Executions and visibility each in a private in-memory database.

@@ -10,8 +10,10 @@ package devserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -64,6 +66,23 @@ func FreePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// LoopbackPort is a free loopback port below 32768: the SQL stores keep a
+// member's ringpop port in a SMALLINT column (cluster_membership.rpc_port;
+// PostgreSQL refuses 32768 and up, and the service dies at start), and
+// ports below the kernel's ephemeral range are taken only by explicit
+// binds, not by some client's outgoing connection, so one that binds now
+// stays free.
+func LoopbackPort() (int, error) {
+	for range 200 {
+		p := 20000 + rand.IntN(12000)
+		if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
+			l.Close()
+			return p, nil
+		}
+	}
+	return 0, errors.New("no free loopback port between 20000 and 32000")
 }
 
 // Start runs the server, waits until it answers, registers the defaults,

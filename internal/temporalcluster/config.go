@@ -1,10 +1,7 @@
 package temporalcluster
 
 import (
-	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
 	"text/template"
@@ -34,9 +31,6 @@ const (
 // Services are the Temporal services, each run as its own process.
 var Services = []string{"history", "matching", "frontend", "worker"}
 
-// ports of one service: gRPC and ringpop membership.
-type ports struct{ GRPC, Membership int }
-
 // layout is what the config template needs.
 type layout struct {
 	Postgres      string
@@ -44,7 +38,7 @@ type layout struct {
 	Plugin        string
 	Stores        map[string]string // store name → database
 	Shards        int
-	Services      map[string]ports
+	Services      map[string]devserver.Ports
 	FrontendHTTP  int
 	DynamicConfig string
 }
@@ -55,15 +49,15 @@ type layout struct {
 func writeConfig(dir, postgresAddr, password string) (layout, error) {
 	l := layout{Postgres: postgresAddr, User: User, Pass: password, Plugin: Plugin, Shards: HistoryShards,
 		Stores:        map[string]string{"postgres-default": Database, "postgres-visibility": VisibilityDatabase},
-		Services:      map[string]ports{},
+		Services:      map[string]devserver.Ports{},
 		DynamicConfig: filepath.Join(dir, "dynamicconfig.yaml")}
 	var err error
 	for _, s := range Services {
-		var p ports
+		var p devserver.Ports
 		if p.GRPC, err = devserver.FreePort(); err != nil {
 			return l, err
 		}
-		if p.Membership, err = membershipPort(); err != nil {
+		if p.Membership, err = devserver.LoopbackPort(); err != nil {
 			return l, err
 		}
 		l.Services[s] = p
@@ -83,23 +77,6 @@ func writeConfig(dir, postgresAddr, password string) (layout, error) {
 		return l, err
 	}
 	return l, os.WriteFile(l.DynamicConfig, []byte(dynamicConfig), 0o644)
-}
-
-// membershipPort is a free loopback port below 32768: the SQL stores keep
-// a member's ringpop port in a SMALLINT column (cluster_membership.rpc_port),
-// and a kernel-chosen port (32768 and up) makes the service die at start
-// with "value … is out of range for type smallint". Ports below the
-// kernel's ephemeral range are only taken by explicit binds, so a random
-// one that binds now stays free.
-func membershipPort() (int, error) {
-	for range 200 {
-		p := 20000 + rand.IntN(12000)
-		if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
-			l.Close()
-			return p, nil
-		}
-	}
-	return 0, errors.New("no free loopback port between 20000 and 32000 for ringpop membership")
 }
 
 // FrontendAddr is where clients, workers and the CLI connect.
@@ -131,41 +108,7 @@ persistence:
         maxIdleConns: 10
         maxConnLifetime: "1h"
 {{- end}}
-global:
-  membership:
-    maxJoinDuration: 30s
-    broadcastAddress: "127.0.0.1"
-services:
-{{- range $name, $p := .Services}}
-  {{$name}}:
-    rpc:
-      grpcPort: {{$p.GRPC}}
-      membershipPort: {{$p.Membership}}
-      bindOnIP: "127.0.0.1"
-{{- if eq $name "frontend"}}
-      httpPort: {{$.FrontendHTTP}}
-{{- end}}
-{{- end}}
-clusterMetadata:
-  enableGlobalNamespace: false
-  failoverVersionIncrement: 10
-  masterClusterName: "active"
-  currentClusterName: "active"
-  clusterInformation:
-    active:
-      enabled: true
-      initialFailoverVersion: 1
-      rpcName: "frontend"
-      rpcAddress: "{{.FrontendAddr}}"
-      httpAddress: "127.0.0.1:{{.FrontendHTTP}}"
-dcRedirectionPolicy:
-  policy: "noop"
-publicClient:
-  hostPort: "{{.FrontendAddr}}"
-dynamicConfigClient:
-  filepath: "{{.DynamicConfig}}"
-  pollInterval: "10s"
-`))
+` + devserver.SharedConfig))
 
 // dynamicConfig: search attributes registered a moment ago are usable at
 // once (the dev server sets the same), instead of after the frontend's
