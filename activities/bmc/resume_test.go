@@ -14,6 +14,7 @@ import (
 func runWithHeartbeat(t *testing.T, f *fakeClient, details progress) (ReimageResult, error) {
 	t.Helper()
 	a := activitiesWith(f)
+	a.ResetEvidenceTimeout = 50 * time.Millisecond // a reset without effect fails fast
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
 	env.RegisterActivity(a)

@@ -2,11 +2,9 @@ package bmc
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // armed is the System the reset of a reimage starts from: the one-time
@@ -17,20 +15,9 @@ var armed = resetMark{PowerState: "On", BootProgress: "OSRunning", BootOverride:
 // with the state before it, then died before it saw an effect.
 func resumeUnseen(t *testing.T, f *fakeClient) (ReimageResult, error) {
 	t.Helper()
-	a := activitiesWith(f)
-	a.ResetEvidenceTimeout = 50 * time.Millisecond
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestActivityEnvironment()
-	env.RegisterActivity(a)
 	before := armed
-	env.SetHeartbeatDetails(progress{Step: "sending reset ForceRestart", Version: "4.2.0", Image: image,
+	return runWithHeartbeat(t, f, progress{Step: "sending reset ForceRestart", Version: "4.2.0", Image: image,
 		ResetType: "ForceRestart", ResetIssued: true, Before: &before})
-	val, err := env.ExecuteActivity(a.Reimage, reimageInput())
-	var res ReimageResult
-	if err == nil {
-		require.NoError(t, val.Get(&res))
-	}
-	return res, err
 }
 
 // Killed between the record and the POST: the BMC shows no reset (the
