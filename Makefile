@@ -32,12 +32,12 @@ LAB := -tags lab
 all: build
 
 help:
-	@echo "make tools       build bin/temporal, bin/temporal-server, bin/etcd, bin/kube-apiserver, bin/kubectl, … (once; ~15 min cold)"
+	@echo "make tools       build bin/temporal, bin/temporal-server-*, bin/etcd, bin/kube-apiserver, bin/kubectl, … (once; ~15 min cold)"
 	@echo "make postgres    install PostgreSQL's server binaries (Debian package) when missing"
 	@echo "make test        go vet + every test, integration tests included (what CI runs)"
 	@echo "make test-profile  make test, timed: bench/results.json and docs/performance.md"
 	@echo "make soak        the convergence property test over 10,000 scenarios (SEED=S to start elsewhere)"
-	@echo "make dev-server  Temporal dev server on 127.0.0.1:7233, UI on :8233, data in .data/"
+	@echo "make dev-server  Temporal server 1.32.1 on 127.0.0.1:7233, UI on :8233, data in .data/"
 	@echo "make worker      run the rackroll worker against \$$TEMPORAL_ADDRESS (default 127.0.0.1:7233)"
 	@echo "make build       build bin/worker and bin/starter (with the lab's commands: -tags lab)"
 	@echo "make demo        dev server + UI + lab + worker + a full upgrade with live progress (ONCE=1: exit after)"
@@ -183,8 +183,8 @@ worker:
 # examples/four-rack.yaml, a worker, and a full runtime upgrade with live
 # progress. ONCE=1 exits after the summary (0 on success).
 demo:
-	@if [ ! -x $(BIN)/temporal ] || [ ! -x $(BIN)/kube-apiserver ] || [ ! -x $(BIN)/etcd ]; then \
-		echo ">> first run: building the Temporal CLI, etcd and kube-apiserver from the Go module proxy (about 10 minutes, once)"; fi
+	@if [ ! -x $(BIN)/temporal-server-$(TEMPORAL_SERVER_VERSION) ] || [ ! -x $(BIN)/kube-apiserver ] || [ ! -x $(BIN)/etcd ]; then \
+		echo ">> first run: building the Temporal server, its UI and CLI, etcd and kube-apiserver from the Go module proxy (about 15 minutes, once)"; fi
 	@$(MAKE) --no-print-directory tools
 	@$(GO) build -o $(BIN)/worker ./worker
 	@$(GO) build $(LAB) -o $(BIN)/starter ./starter
