@@ -17,6 +17,7 @@ import (
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/rackroll/rackroll/workflows"
 	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -99,8 +100,8 @@ func historySizes(b *testing.B, c client.Client) map[string]histSize {
 			t := e.GetType().GetName()
 			s := out[t]
 			s.runs++
-			if int(e.GetHistoryLength()) > s.events {
-				s.events = int(e.GetHistoryLength())
+			if n := historyLength(b, c, e); n > s.events {
+				s.events = n
 				s.bytes = historyBytes(b, c, e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId())
 			}
 			out[t] = s
@@ -110,6 +111,20 @@ func historySizes(b *testing.B, c client.Client) map[string]histSize {
 			return out
 		}
 	}
+}
+
+// historyLength is the execution's number of events: visibility's for a
+// closed run; an open run's (a keyset run waiting for its expiration)
+// visibility record says 0 until it closes, so it is described live.
+func historyLength(b *testing.B, c client.Client, e *workflowpb.WorkflowExecutionInfo) int {
+	if e.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return int(e.GetHistoryLength())
+	}
+	d, err := c.DescribeWorkflowExecution(context.Background(), e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return int(d.GetWorkflowExecutionInfo().GetHistoryLength())
 }
 
 func historyBytes(b *testing.B, c client.Client, id, run string) int {
