@@ -45,14 +45,16 @@ func newSite(t *testing.T, drain time.Duration) *site {
 	}
 	s.sim = kubesim.New(s.client, ms, kubesim.Options{Events: s.log, Drain: drain, Tick: 50 * time.Millisecond,
 		Heartbeat: time.Second, Workloads: true, Namespace: s.ns})
+	// Setting up and settling are bounded; the simulator runs until the test ends.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
 	if err := s.sim.Setup(ctx); err != nil {
-		cancel()
 		t.Fatal(err)
 	}
+	runCtx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { s.sim.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	go func() { s.sim.Run(runCtx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
 	if err := s.sim.WaitSettled(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -63,18 +63,22 @@ func startSite(t *testing.T, opts Options, roles ...string) *testSite {
 		opts.Tick = 50 * time.Millisecond
 	}
 	sim := New(client, ms, opts)
+	// The simulator runs until the test ends; only setting up and settling
+	// are bounded. (Running it under the setup deadline stopped it mid-test
+	// when a loaded machine took most of that deadline to settle.)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	began := time.Now()
 	if err := sim.Setup(ctx); err != nil {
-		cancel()
 		t.Fatal(err)
 	}
 	if len(ms) > 100 {
 		t.Logf("Setup of %d machines: %v", len(ms), time.Since(began).Round(time.Millisecond))
 	}
+	runCtx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { sim.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	go func() { sim.Run(runCtx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
 	if err := sim.WaitSettled(ctx); err != nil {
 		t.Fatal(err)
 	}
