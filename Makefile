@@ -8,8 +8,8 @@ GO    ?= go
 # continue-as-new, docs/self-upgrade.md#the-temporal-server).
 TEMPORAL_CLI_VERSION := v1.5.1
 # The Temporal server every test and the demo run (internal/devserver: one
-# process on SQLite; test/production: a service per process on PostgreSQL)
-# and its SQL schema tool. Its go.mod asks for Go 1.26.8. The version is in
+# process on SQLite, hack/temporaldev; test/production: a service per
+# process on PostgreSQL, cmd/server) and its SQL schema tool. Its go.mod asks for Go 1.26.8. The version is in
 # the file names (internal/toolbin.TemporalServer), so a new one builds.
 TEMPORAL_SERVER_VERSION := v1.32.1
 # The Web UI's server, the one the CLI v1.5.1 bundles, run beside the server
@@ -47,7 +47,7 @@ build:
 	$(GO) build $(LAB) -o $(BIN)/starter ./starter
 
 # Tool binaries are file targets, so a second `make tools` does nothing.
-tools: $(BIN)/temporal $(BIN)/temporal-server-$(TEMPORAL_SERVER_VERSION) $(BIN)/temporal-sql-tool-$(TEMPORAL_SERVER_VERSION) $(BIN)/temporal-ui-server-$(TEMPORAL_UI_VERSION) $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kubectl $(BIN)/tctl
+tools: $(BIN)/temporal $(BIN)/temporal-devserver-$(TEMPORAL_SERVER_VERSION) $(BIN)/temporal-server-$(TEMPORAL_SERVER_VERSION) $(BIN)/temporal-sql-tool-$(TEMPORAL_SERVER_VERSION) $(BIN)/temporal-ui-server-$(TEMPORAL_UI_VERSION) $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/kubectl $(BIN)/tctl
 
 $(BIN)/temporal:
 	@echo ">> building the Temporal CLI $(TEMPORAL_CLI_VERSION) into bin/ (about 5 minutes the first time)"
@@ -83,8 +83,16 @@ postgres:
 pin = $(BIN)/.pin-$(1)-$(shell cat hack/$(1)/go.mod hack/$(1)/go.sum | sha256sum | cut -c1-16)
 K8S_PIN  := $(call pin,k8s)
 TCTL_PIN := $(call pin,tctl)
+TEMPORALDEV_PIN := $(call pin,temporaldev)
 $(BIN)/.pin-%:
 	@mkdir -p $(BIN) && rm -f $(BIN)/.pin-$(firstword $(subst -, ,$*))-* && touch $@
+
+# The same server as one process with static membership, as the CLI's
+# start-dev builds it (hack/temporaldev/main.go says why): what
+# internal/devserver runs. Its module requires TEMPORAL_SERVER_VERSION.
+$(BIN)/temporal-devserver-$(TEMPORAL_SERVER_VERSION): $(TEMPORALDEV_PIN)
+	@echo ">> building temporal-devserver $(TEMPORAL_SERVER_VERSION) into bin/ (about 4 minutes the first time)"
+	cd hack/temporaldev && $(GO) build -ldflags '-s -w' -o $@ .
 
 $(BIN)/etcd: $(K8S_PIN)
 	@echo ">> building etcd into bin/ (about 2 minutes the first time)"

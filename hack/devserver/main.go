@@ -46,7 +46,7 @@ func run(port, uiPort int, db, logLevel string) error {
 		return err
 	}
 	defer srv.Stop()
-	fmt.Printf("%s on %s", toolbin.TemporalServer, srv.Address)
+	fmt.Printf("%s on %s", toolbin.TemporalDevServer, srv.Address)
 	if srv.UIURL != "" {
 		fmt.Printf(", UI %s", srv.UIURL)
 	}

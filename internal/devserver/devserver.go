@@ -1,6 +1,6 @@
 // Package devserver starts a Temporal server for the integration tests,
-// the demo and `make dev-server`: bin/'s toolbin.TemporalServer as one
-// process (every service) on SQLite, in memory or in a file, on free
+// the demo and `make dev-server`: bin/'s toolbin.TemporalDevServer, one
+// process (every service, static membership) on SQLite, in memory or in a file, on free
 // loopback ports, with what `temporal server start-dev` registers by
 // itself (the namespace "default", rackroll's search attributes), and the
 // Web UI beside it when asked. Not the CLI's start-dev: the CLI v1.5.1
@@ -17,6 +17,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -104,7 +105,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 }
 
 func startOnce(ctx context.Context, opts Options) (*Server, error) {
-	bin, err := toolbin.Path(toolbin.TemporalServer)
+	bin, err := toolbin.Path(toolbin.TemporalDevServer)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +119,7 @@ func startOnce(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Address: fmt.Sprintf("127.0.0.1:%d", l.Frontend), dir: dir}
-	p, err := s.run(bin, opts.Log, "--root", dir, "--config", "config", "--env", "development", "--allow-no-auth", "start")
+	p, err := s.run(bin, opts.Log, "--config-dir", filepath.Join(dir, "config"), "--env", "development")
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +128,7 @@ func startOnce(ctx context.Context, opts Options) (*Server, error) {
 	}
 	if err := registerDefaults(ctx, s.Address); err != nil {
 		s.Stop()
-		return nil, fmt.Errorf("%s on %s: %w\n%s", toolbin.TemporalServer, s.Address, err, p.log.String())
+		return nil, fmt.Errorf("%s on %s: %w\n%s", toolbin.TemporalDevServer, s.Address, err, p.log.String())
 	}
 	if opts.UIPort > 0 {
 		if err := s.startUI(ctx, opts.UIPort, opts.Log); err != nil {

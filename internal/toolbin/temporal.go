@@ -4,12 +4,16 @@ package toolbin
 // versions so that a new pin in the Makefile builds anew (the Makefile's
 // TEMPORAL_SERVER_VERSION and TEMPORAL_UI_VERSION; TestTemporalNamesMatchTheMakefile).
 const (
-	// TemporalServer runs every service of the server: one process on
-	// SQLite for the tests and the demo (internal/devserver), a process per
-	// service on PostgreSQL for the production test (internal/temporalcluster).
+	// TemporalServer is the server's own cmd/server: a process per service
+	// on PostgreSQL for the production test (internal/temporalcluster).
 	// 1.32.1 is the first that asks a new build on continue-as-new and stops
 	// runs bouncing between versions (docs/self-upgrade.md).
 	TemporalServer = "temporal-server-v1.32.1"
+	// TemporalDevServer is the same server, every service in one process
+	// with static membership as the CLI's start-dev runs it
+	// (hack/temporaldev): on SQLite for the tests, the demo and
+	// `make dev-server` (internal/devserver).
+	TemporalDevServer = "temporal-devserver-v1.32.1"
 	// TemporalSQLTool sets up and updates the server's SQL schemas.
 	TemporalSQLTool = "temporal-sql-tool-v1.32.1"
 	// TemporalUI is the Temporal Web UI's server, the one the CLI v1.5.1
