@@ -40,6 +40,7 @@ type EtcdCluster struct {
 	sink events.Sink
 
 	client *clientv3.Client
+	status statusConns // the watcher's connection per member
 	stop   chan struct{}
 	wg     sync.WaitGroup
 
@@ -107,6 +108,7 @@ func newEtcdCluster(bin, dir string, tls EtcdTLS, members []EtcdMember, ports []
 	if err != nil {
 		return nil, err
 	}
+	c.status.tls = tc
 	c.client, err = clientv3.New(clientv3.Config{Endpoints: endpoints, TLS: tc, DialTimeout: 2 * time.Second,
 		Logger: quietLogger()})
 	if err != nil {
@@ -367,6 +369,7 @@ func (c *EtcdCluster) close() {
 		p.kill()
 	}
 	c.wg.Wait()
+	c.status.close() // after the watcher, which opens them
 }
 
 // call bounds one call of the lab's client.

@@ -47,7 +47,7 @@ func (c *EtcdCluster) watchLeader() {
 	var term, leader uint64
 	for _, s := range running {
 		ctx, cancel := c.call(watchPeriod)
-		st, err := c.client.Status(ctx, s.clientURL())
+		st, err := c.memberStatus(ctx, s.clientURL())
 		cancel()
 		if err != nil {
 			continue
