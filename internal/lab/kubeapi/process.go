@@ -23,10 +23,10 @@ type proc struct {
 	err  error         // exit status, valid after done
 }
 
-func startProc(name, bin string, args []string, stdout, stderr io.Writer) (*proc, error) {
+func startProc(name, bin string, args []string, stdout, stderr io.Writer, env ...string) (*proc, error) {
 	p := &proc{name: name, tail: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
-	p.cmd.Env = toolbin.OneProcEnv()
+	p.cmd.Env = append(toolbin.OneProcEnv(), env...) // the last of a key wins
 	p.cmd.Stdout = io.MultiWriter(stdout, p.tail)
 	p.cmd.Stderr = io.MultiWriter(stderr, p.tail)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{
