@@ -137,9 +137,6 @@ vet:
 # packages' summed time over three lanes was the bound: make test-profile
 # took 13.1 min on 236e04a with -p 3, 11.3 min on 8031f83 with -p 4.
 TEST_P     ?= 4
-# -parallel 3: test/upgrade's tests sum to ~1,350 s; two at a time it was
-# the last package running by two minutes (make test-profile on 7c10990).
-TEST_PARALLEL ?= 3
 # Test binaries and the processes they run link without DWARF (-w): a third
 # less link time each (9 → 6 s CPU for test/upgrade's), some 60 links a
 # run. Stack traces keep their file:line (that is the pclntab, not DWARF).
@@ -156,7 +153,7 @@ test: tools postgres vet
 	@export $(TESTCGO) && d=$$(mktemp -d /tmp/rackroll-cmds-XXXXXX) && trap 'rm -rf $$d' EXIT && \
 	$(GO) test $(NODWARF) -short -count=1 ./starter && \
 	$(GO) build $(NODWARF) -o $$d/worker ./worker && $(GO) build $(NODWARF) $(LAB) -o $$d/starter ./starter && \
-	{ RACKROLL_CMD_DIR=$$d $(GO) test $(NODWARF) $(LAB) -count=1 -timeout 30m -p $(TEST_P) -parallel $(TEST_PARALLEL) $(if $(TEST_JSON),-json) \
+	{ RACKROLL_CMD_DIR=$$d $(GO) test $(NODWARF) $(LAB) -count=1 -timeout 30m -p $(TEST_P) $(if $(TEST_JSON),-json) \
 		$(HEAVY_PKGS) ./... $(if $(TEST_JSON),> $(TEST_JSON)) & tests=$$!; } && \
 	{ RACKROLL_BENCH_SMALL=1 $(GO) test $(NODWARF) $(LAB) -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m $(if $(TEST_JSON),-json) \
 		$(BENCH_PKGS) $(if $(TEST_JSON),> $(TEST_JSON).bench) & bench=$$!; } && \
