@@ -165,10 +165,11 @@ test: tools postgres vet
 test-profile:
 	$(GO) run ./hack/bench suite
 
-# Quick local loop: unit tests only (integration tests skip under -short).
+# Quick local loop: unit tests only (integration tests skip under -short),
+# built as make test builds them (no cgo, no DWARF), so each shares the
+# other's build cache and links no slower.
 test-short:
-	$(GO) test -short ./starter
-	$(GO) test -short $(LAB) ./...
+	export $(TESTCGO) && $(GO) test $(NODWARF) -short ./starter && $(GO) test $(NODWARF) -short $(LAB) ./...
 
 # The convergence property over 10,000 scenarios (make test runs 300);
 # SEED=S starts elsewhere. Twenty processes of 500: the SDK's test
