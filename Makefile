@@ -9,8 +9,9 @@ GO    ?= go
 TEMPORAL_CLI_VERSION := v1.5.1
 # The Temporal server every test and the demo run (internal/devserver: one
 # process on SQLite, hack/temporaldev; test/production: a service per
-# process on PostgreSQL, cmd/server) and its SQL schema tool. Its go.mod asks for Go 1.26.8. The version is in
-# the file names (internal/toolbin.TemporalServer), so a new one builds.
+# process on PostgreSQL, cmd/server) and its SQL schema tool. Its go.mod
+# asks for Go 1.26.8. The version is in the file names
+# (internal/toolbin.TemporalDevServer, TemporalServer), so a new one builds.
 TEMPORAL_SERVER_VERSION := v1.32.1
 # The Web UI's server, the one the CLI v1.5.1 bundles, run beside the server
 # when a UI is asked (make dev-server, make demo).
