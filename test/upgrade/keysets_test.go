@@ -84,16 +84,16 @@ func requireKeysReestablished(t *testing.T, env *e2e.Env, st api.UpgradeStatus, 
 	// The lab logs a keyset pod once the pod's status is written, a moment
 	// after the node holds its users: wait for both (make test-profile on
 	// dbddf21 counted 40 of 41 pods in between).
-	podsAfter := func() (n int) {
+	podsAfter := func() (pods []events.Event) {
 		for _, e := range env.Events() {
 			if e.Kind == events.KeysetPod && e.Time.After(st.StartedAt) {
-				n++
+				pods = append(pods, e)
 			}
 		}
-		return n
+		return pods
 	}
 	env.Eventually(3*time.Minute, "both users back on every reinstalled server, each by a keyset pod", func() bool {
-		return holdBoth(env, reinstalled) && podsAfter() >= len(reinstalled)
+		return holdBoth(env, reinstalled) && len(podsAfter()) >= len(reinstalled)
 	})
 	var last time.Time
 	for _, e := range evs {
@@ -101,12 +101,9 @@ func requireKeysReestablished(t *testing.T, env *e2e.Env, st api.UpgradeStatus, 
 			last = e.Time
 		}
 	}
-	again := 0
-	for _, e := range env.Events() {
-		if e.Kind == events.KeysetPod && e.Time.After(st.StartedAt) {
-			require.True(t, e.Time.After(last), "keyset pod on %s at %s, before the last reinstall at %s", e.BMM, e.Time, last)
-			again++
-		}
+	pods := podsAfter()
+	for _, e := range pods {
+		require.True(t, e.Time.After(last), "keyset pod on %s at %s, before the last reinstall at %s", e.BMM, e.Time, last)
 	}
-	require.GreaterOrEqual(t, again, len(reinstalled), "a keyset pod on every reinstalled server after the upgrade")
+	require.GreaterOrEqual(t, len(pods), len(reinstalled), "a keyset pod on every reinstalled server after the upgrade")
 }
