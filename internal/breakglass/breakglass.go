@@ -1,6 +1,6 @@
 // Package breakglass decides the operator's overrides of the ledger (pure):
 // resuming a Degraded or Failed cluster and freeing a lease whose holder
-// has ended. The ledger (workflows/cluster/cluster_breakglass.go) calls these from
+// has ended. The ledger (workflows/cluster/breakglass.go) calls these from
 // its Update validators and handlers; forced actions are lease.Check's
 // (Request.Force).
 package breakglass

@@ -57,7 +57,7 @@ func TestE2EFailoverFallsBackToAManagementServer(t *testing.T) {
 
 // retireSpare leaves spare as an upgrade's retire does, without the
 // upgrade: powered off (the power-off action), its node gone, recorded
-// Available (the ledger's record-bmm, as upgrade_retire.go records it).
+// Available (the ledger's record-bmm, as workflows/upgrade/retire.go records it).
 func retireSpare(t *testing.T, env *e2e.Env, spare string) {
 	ctx := env.Context(2 * time.Minute)
 	require.NoError(t, env.StartAction(ctx, 1, api.ActionInput{BMM: spare, Action: api.ActionPowerOff}).Get(ctx, nil))

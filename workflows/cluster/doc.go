@@ -1,10 +1,10 @@
 // Package cluster is ClusterWorkflow (cluster:<cluster>), the ledger: the
 // single writer of what rackroll knows of a site and of its disruption
 // leases. cluster.go holds the loop, the Updates and continue-as-new;
-// cluster_breakglass.go resume and lease release; cluster_remediation.go
+// breakglass.go resume and lease release; remediation.go
 // the remediation facts of a patch and the mark kept as state;
-// cluster_replan.go the registration of a changed inventory;
-// cluster_keysets.go the access keysets (docs/keysets.md). The other
+// replan.go the registration of a changed inventory;
+// keysets.go the access keysets (docs/keysets.md). The other
 // workflows talk to it through kernel's ledger client; versions.go lists
 // its change IDs.
 package cluster

@@ -3,13 +3,13 @@
 // and ServerUpgradeWorkflow (upgrade:<cluster>:<bmm>).
 //
 // upgrade.go runs the phases in order (continue, cancel);
-// upgrade_phases.go the control plane, management groups and compute
-// racks; upgrade_kcpgate.go the live gate on KCP steps; upgrade_retire.go
-// retiring the last KCP to spare (kernel.RetireKCP); upgrade_etcd_members.go
-// waiting for etcd members; upgrade_details.go the UI's Current Details;
-// the guards (docs/behaviour.md#guards) are upgrade_image.go (image
-// preflight), upgrade_canary.go (stop on systemic failure) and
-// upgrade_capacity.go (capacity before drain). rack.go and rack_report.go
+// phases.go the control plane, management groups and compute
+// racks; kcpgate.go the live gate on KCP steps; retire.go
+// retiring the last KCP to spare (kernel.RetireKCP); etcd_members.go
+// waiting for etcd members; details.go the UI's Current Details;
+// the guards (docs/behaviour.md#guards) are image.go (image
+// preflight), canary.go (stop on systemic failure) and
+// capacity.go (capacity before drain). rack.go and rack_report.go
 // are the rack child and its progress reports; server.go,
 // server_firmware.go (the target's firmware inside the server's drain) and
 // server_wait_lease.go the server child and waiting out a remediation's

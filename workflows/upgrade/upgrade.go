@@ -35,7 +35,7 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 		return u.fail(ctx, false, fmt.Sprintf("preflight: %v", err))
 	}
 	// A run that moved to this build goes on with the plan and the status
-	// it carried (upgrade_moves.go): nothing is planned or checked again.
+	// it carried (moves.go): nothing is planned or checked again.
 	c := u.carried()
 	if c == nil {
 		p, err := u.planFrom(ctx, cs)
@@ -115,7 +115,7 @@ type upgrade struct {
 	paused    bool
 	continued bool
 	cancelled bool
-	// declined: this run's history said not to move (upgrade_moves.go).
+	// declined: this run's history said not to move (moves.go).
 	declined bool
 }
 

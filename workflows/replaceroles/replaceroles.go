@@ -86,7 +86,7 @@ func (r *replacer) run(ctx workflow.Context) error {
 	}
 }
 
-// change makes one role change (replace_roles_steps.go).
+// change makes one role change (steps.go).
 func (r *replacer) change(ctx workflow.Context, c placement.Change) error {
 	switch {
 	case c.To == model.RoleKCP:

@@ -44,7 +44,7 @@ func TestStatusShowsRackServersLive(t *testing.T) {
 	}
 	// Two at a time: rack1-c1 and c2 from 0, c3 when c1 is done at 10m, c4
 	// when c2 is done at 10m3s, c5 and c6 at 20m.
-	// No canary: the rack runs as one child (upgrade_guards_test.go has
+	// No canary: the rack runs as one child (guards_test.go has
 	// the canary's own).
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{MaxUnavailable: 2, WaitTimeMinutes: wftest.Intp(0), SystemicFailures: wftest.Intp(0)}))
 	require.NoError(t, env.GetWorkflowError())
