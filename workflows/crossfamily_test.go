@@ -13,13 +13,14 @@ import (
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/rackroll/rackroll/workflows/remediation"
 	"github.com/rackroll/rackroll/workflows/upgrade"
+	"github.com/rackroll/rackroll/workflows/upgrade/server"
 	"github.com/stretchr/testify/require"
 )
 
 // The cross-family tests start the upgrade's children and the actions by name.
 func init() {
 	wftest.Workflows[api.RackUpgradeWorkflowName] = upgrade.RackUpgradeWorkflow
-	wftest.Workflows[api.ServerUpgradeWorkflowName] = upgrade.ServerUpgradeWorkflow
+	wftest.Workflows[api.ServerUpgradeWorkflowName] = server.ServerUpgradeWorkflow
 	wftest.Workflows[api.BMMActionWorkflowName] = actions.BMMActionWorkflow
 	wftest.Workflows[api.TroubleshootWorkflowName] = actions.TroubleshootWorkflow
 }

@@ -1,6 +1,10 @@
 package workflows
 
 import (
+	"reflect"
+	"runtime"
+	"strings"
+
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/workflows/actions"
 	"github.com/rackroll/rackroll/workflows/cluster"
@@ -8,6 +12,7 @@ import (
 	"github.com/rackroll/rackroll/workflows/remediation"
 	"github.com/rackroll/rackroll/workflows/replaceroles"
 	"github.com/rackroll/rackroll/workflows/upgrade"
+	"github.com/rackroll/rackroll/workflows/upgrade/server"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 )
@@ -21,17 +26,49 @@ import (
 // default) ignores it.
 const pinned = workflow.VersioningBehaviorPinned
 
+// registered is every rackroll workflow under its type name (internal/api):
+// the one list Register, its test and the architecture test's family list
+// read (docs/design.md#adding-a-workflow).
+var registered = []struct {
+	name string
+	fn   any
+}{
+	{api.ClusterWorkflowName, cluster.ClusterWorkflow},
+	{api.RuntimeUpgradeWorkflowName, upgrade.RuntimeUpgradeWorkflow},
+	{api.RackUpgradeWorkflowName, upgrade.RackUpgradeWorkflow},
+	{api.ServerUpgradeWorkflowName, server.ServerUpgradeWorkflow},
+	{api.BMMActionWorkflowName, actions.BMMActionWorkflow},
+	{api.TroubleshootWorkflowName, actions.TroubleshootWorkflow},
+	{api.HealthMonitorWorkflowName, remediation.HealthMonitorWorkflow},
+	{api.RemediationWorkflowName, remediation.RemediationWorkflow},
+	{api.KCPFailoverWorkflowName, remediation.KCPFailoverWorkflow},
+	{api.ReplaceRolesWorkflowName, replaceroles.ReplaceRolesWorkflow},
+	{api.KeysetWorkflowName, keysets.KeysetWorkflow},
+}
+
 // Register puts every rackroll workflow on r under its docs/design.md name.
 func Register(r worker.WorkflowRegistry) {
-	r.RegisterWorkflowWithOptions(cluster.ClusterWorkflow, workflow.RegisterOptions{Name: api.ClusterWorkflowName, VersioningBehavior: pinned})
-	r.RegisterWorkflowWithOptions(upgrade.RuntimeUpgradeWorkflow, workflow.RegisterOptions{Name: api.RuntimeUpgradeWorkflowName, VersioningBehavior: pinned})
-	r.RegisterWorkflowWithOptions(upgrade.RackUpgradeWorkflow, workflow.RegisterOptions{Name: api.RackUpgradeWorkflowName, VersioningBehavior: pinned})
-	r.RegisterWorkflowWithOptions(upgrade.ServerUpgradeWorkflow, workflow.RegisterOptions{Name: api.ServerUpgradeWorkflowName, VersioningBehavior: pinned})
-	r.RegisterWorkflowWithOptions(actions.BMMActionWorkflow, workflow.RegisterOptions{Name: api.BMMActionWorkflowName, VersioningBehavior: pinned})
-	r.RegisterWorkflowWithOptions(actions.TroubleshootWorkflow, workflow.RegisterOptions{Name: api.TroubleshootWorkflowName, VersioningBehavior: pinned})
-	r.RegisterWorkflowWithOptions(remediation.HealthMonitorWorkflow, workflow.RegisterOptions{Name: api.HealthMonitorWorkflowName, VersioningBehavior: pinned})
-	r.RegisterWorkflowWithOptions(remediation.RemediationWorkflow, workflow.RegisterOptions{Name: api.RemediationWorkflowName, VersioningBehavior: pinned})
-	r.RegisterWorkflowWithOptions(remediation.KCPFailoverWorkflow, workflow.RegisterOptions{Name: api.KCPFailoverWorkflowName, VersioningBehavior: pinned})
-	r.RegisterWorkflowWithOptions(replaceroles.ReplaceRolesWorkflow, workflow.RegisterOptions{Name: api.ReplaceRolesWorkflowName, VersioningBehavior: pinned})
-	r.RegisterWorkflowWithOptions(keysets.KeysetWorkflow, workflow.RegisterOptions{Name: api.KeysetWorkflowName, VersioningBehavior: pinned})
+	for _, w := range registered {
+		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name, VersioningBehavior: pinned})
+	}
+}
+
+// Families maps each workflow package (its import path) to the type names
+// of the workflows it holds: what internal/archtest treats as the workflow
+// families, read from the registration list so that the two never differ.
+func Families() map[string][]string {
+	out := map[string][]string{}
+	for _, w := range registered {
+		pkg := packageOf(w.fn)
+		out[pkg] = append(out[pkg], w.name)
+	}
+	return out
+}
+
+// packageOf is the import path of the package that declares function fn
+// ("github.com/x/y/workflows/upgrade.RuntimeUpgradeWorkflow" → ".../upgrade").
+func packageOf(fn any) string {
+	name := runtime.FuncForPC(reflect.ValueOf(fn).Pointer()).Name()
+	dot := strings.LastIndex(name, "/") + 1
+	return name[:dot+strings.Index(name[dot:], ".")]
 }

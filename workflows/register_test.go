@@ -14,11 +14,9 @@ import (
 func TestRegisterPinsEveryWorkflowType(t *testing.T) {
 	r := &registrations{}
 	Register(r)
-	want := []string{api.ClusterWorkflowName, api.RuntimeUpgradeWorkflowName, api.RackUpgradeWorkflowName, api.ServerUpgradeWorkflowName,
-		api.BMMActionWorkflowName, api.TroubleshootWorkflowName, api.HealthMonitorWorkflowName, api.RemediationWorkflowName,
-		api.KCPFailoverWorkflowName, api.ReplaceRolesWorkflowName, api.KeysetWorkflowName}
+	want := api.WorkflowNames()
 	if len(r.by) != len(want) || r.unnamed > 0 {
-		t.Fatalf("registered %d types by name and %d without one, want the %d of docs/design.md", len(r.by), r.unnamed, len(want))
+		t.Fatalf("registered %d types by name and %d without one, want the %d of internal/api (WorkflowNames)", len(r.by), r.unnamed, len(want))
 	}
 	for _, name := range want {
 		b, ok := r.by[name]

@@ -45,7 +45,7 @@ var waits = []listed{
 	{wait{"remediation.monitor.start", "WorkflowRunTimeout", "none"}, bySelf, "a remediation the monitor starts"},
 	{wait{"upgrade.upgrade.reestablishKeys", "WorkflowRunTimeout", "none"}, bySelf, "the keysets after an upgrade"},
 	// Pacing: how often a bounded (or endless) loop looks again.
-	{wait{"upgrade.awaitRemediation", "workflow.Sleep", "remediationPoll"}, byPacing, "the wait for a remediation"},
+	{wait{"server.awaitRemediation", "workflow.Sleep", "remediationPoll"}, byPacing, "the wait for a remediation"},
 	{wait{"upgrade.rackReport.report", "workflow.NewTimer", "wait"}, byPacing, "a rack's progress report"},
 	{wait{"remediation.HealthMonitorWorkflow", "workflow.Sleep", "m.interval"}, byPacing, "the monitor's round"},
 	{wait{"cluster.clusterLedger.run", "workflow.AwaitWithTimeout", "sweep"}, byPacing, "the ledger's sweep"},
@@ -77,7 +77,7 @@ var limits = []listed{
 	{wait{"actions.evacuateLimits", "Limit.D", "in.EvacuateTimeout - d"}, byOperator, "an action's timer"},
 	{wait{"actions.action.left", "Limit.D", "max(a.deadline.Sub(workflow.Now(a.st.Ctx)), time.Second)"}, byTable, "an action's timer"},
 	{wait{"actions.action.reimageLimit", "Limit.D", "max(l.D-min(whole/20, time.Minute), time.Second)"}, byTable, "an action's timer"},
-	{wait{"upgrade.awaitRemediation", "Limit.D", "RemediationWaitLimit"}, byLegacy, "the wait for a remediation"},
-	{wait{"upgrade.serverLimits", "Limit.D", "in.DrainTimeout"}, byOperator, "a step's activity"},
-	{wait{"upgrade.serverLimits", "Limit.D", "in.VMShutdownTimeout"}, byOperator, "a step's activity"},
+	{wait{"server.awaitRemediation", "Limit.D", "RemediationWaitLimit"}, byLegacy, "the wait for a remediation"},
+	{wait{"server.serverLimits", "Limit.D", "in.DrainTimeout"}, byOperator, "a step's activity"},
+	{wait{"server.serverLimits", "Limit.D", "in.VMShutdownTimeout"}, byOperator, "a step's activity"},
 }

@@ -258,9 +258,6 @@ func orUnknown(s string) string {
 	return s
 }
 
-// TroubleshootWorkflowName runs the escalation runbook (docs/behaviour.md#troubleshooting).
-const TroubleshootWorkflowName = "TroubleshootWorkflow"
-
 // TroubleshootID is the runbook's id: one runbook per BMM at a time.
 func TroubleshootID(cluster, bmm string) string { return "troubleshoot:" + cluster + ":" + bmm }
 

@@ -26,12 +26,6 @@ const (
 	QueryNodeKeys = "node-keys"
 )
 
-// KeysetWorkflowName applies one BMC keyset to every BMC of its cluster,
-// or disables its accounts once it is deleted; or, run as
-// KeysetNodesID with Nodes, the cluster's BMM keysets to every node
-// (workflows/keysets).
-const KeysetWorkflowName = "KeysetWorkflow"
-
 // KeysetNodesID is the id of the run that applies a cluster's BMM
 // keysets to its nodes: one per cluster, not per keyset, because one
 // keyset pod carries the users of every BMM keyset at once, and two runs

@@ -9,17 +9,31 @@ import "fmt"
 // TaskQueue is the one task queue the worker polls.
 const TaskQueue = "rackroll"
 
-// Workflow types.
+// Workflow types: every rackroll workflow's type name, the one place they
+// are written (docs/design.md#the-workflows-and-their-ids says what each
+// does). WorkflowNames lists them; workflows.Register registers each.
 const (
-	ClusterWorkflowName        = "ClusterWorkflow"
-	RuntimeUpgradeWorkflowName = "RuntimeUpgradeWorkflow"
-	RackUpgradeWorkflowName    = "RackUpgradeWorkflow"
-	ServerUpgradeWorkflowName  = "ServerUpgradeWorkflow"
-	BMMActionWorkflowName      = "BMMActionWorkflow"
-	RemediationWorkflowName    = "RemediationWorkflow"
-	KCPFailoverWorkflowName    = "KCPFailoverWorkflow"
-	HealthMonitorWorkflowName  = "HealthMonitorWorkflow"
+	ClusterWorkflowName        = "ClusterWorkflow"        // the ledger
+	RuntimeUpgradeWorkflowName = "RuntimeUpgradeWorkflow" // a runtime upgrade
+	RackUpgradeWorkflowName    = "RackUpgradeWorkflow"    // one unit of an upgrade
+	ServerUpgradeWorkflowName  = "ServerUpgradeWorkflow"  // one server of an upgrade
+	BMMActionWorkflowName      = "BMMActionWorkflow"      // an operator action on one BMM
+	TroubleshootWorkflowName   = "TroubleshootWorkflow"   // the escalation runbook (docs/behaviour.md#troubleshooting)
+	HealthMonitorWorkflowName  = "HealthMonitorWorkflow"  // the remediation triggers
+	RemediationWorkflowName    = "RemediationWorkflow"    // one BMM's remediation ladder
+	KCPFailoverWorkflowName    = "KCPFailoverWorkflow"    // a failed KCP swapped for the spare
+	ReplaceRolesWorkflowName   = "ReplaceRolesWorkflow"   // control-plane roles moved to the placement table
+	// KeysetWorkflowName applies a BMC keyset to every BMC, or (run as
+	// KeysetNodesID) the BMM keysets to every node (workflows/keysets).
+	KeysetWorkflowName = "KeysetWorkflow"
 )
+
+// WorkflowNames is every workflow type name above.
+func WorkflowNames() []string {
+	return []string{ClusterWorkflowName, RuntimeUpgradeWorkflowName, RackUpgradeWorkflowName, ServerUpgradeWorkflowName,
+		BMMActionWorkflowName, TroubleshootWorkflowName, HealthMonitorWorkflowName, RemediationWorkflowName,
+		KCPFailoverWorkflowName, ReplaceRolesWorkflowName, KeysetWorkflowName}
+}
 
 // Signals, queries and updates.
 const (

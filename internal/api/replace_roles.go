@@ -6,11 +6,6 @@ import (
 	"github.com/rackroll/rackroll/internal/placement"
 )
 
-// ReplaceRolesWorkflowName is the re-placement workflow: it moves the
-// control-plane roles to the placement table (docs/behaviour.md#placement) after a registration
-// changed the racks or servers (id replace-roles:<cluster>).
-const ReplaceRolesWorkflowName = "ReplaceRolesWorkflow"
-
 // ReplaceRolesID is the re-placement's workflow id: one per cluster.
 func ReplaceRolesID(cluster string) string { return "replace-roles:" + cluster }
 

@@ -1,6 +1,11 @@
 package archtest
 
-import "strings"
+import (
+	"sort"
+	"strings"
+
+	"github.com/rackroll/rackroll/workflows"
+)
 
 // Layers. docs/design.md#layers-and-what-each-may-import describes them in
 // words; a change here goes there too.
@@ -64,6 +69,7 @@ var layerOf = map[string]string{
 	"internal/model/modeltest":         harness,
 	"internal/lab/kubeapi/kubeapitest": harness,
 	"internal/lab/redfish/redfishtest": harness,
+	"internal/keyset/keysettest":       harness,
 	"test":                             tests,
 	"hack":                             tools,
 	".":                                tools,
@@ -99,23 +105,31 @@ const labTag = "lab"
 // else may use the tag to reach the lab.
 var labBuild = map[string][]string{cli: {lab, labcheck}}
 
-// Workflow families: inside the workflows layer, each package under
-// workflows/ is one of these, and may import only the families listed
-// (docs/design.md#layers-and-what-each-may-import): a family imports only
-// the kernel, the kernel no family, and only the root (Register) imports the
-// families. A package's tests may import more (workflows/internal/wftest is
-// harness, and the root's tests span families).
+// Workflow families: inside the workflows layer, each package that holds
+// registered workflows (workflows.Families, read from the registration
+// list) is a family of its own, and may import only the kernel
+// (docs/design.md#layers-and-what-each-may-import): the kernel imports no
+// family, and only the root (Register) imports the families. A package
+// below a family's belongs to it (workflows/cluster/sub is cluster's);
+// workflows/upgrade/server is a family of its own, so the upgrade parent
+// and its server child, separate runs with separate change-ID lists,
+// never import each other. A package's tests may import more
+// (workflows/internal/wftest is harness, and the root's tests span
+// families).
 const kernelFamily = "workflows/kernel"
 
-var familyImports = map[string][]string{
-	"workflows":              {kernelFamily, "workflows/cluster", "workflows/upgrade", "workflows/remediation", "workflows/actions", "workflows/replaceroles", "workflows/keysets"},
-	kernelFamily:             {},
-	"workflows/cluster":      {kernelFamily},
-	"workflows/upgrade":      {kernelFamily},
-	"workflows/remediation":  {kernelFamily},
-	"workflows/actions":      {kernelFamily},
-	"workflows/replaceroles": {kernelFamily},
-	"workflows/keysets":      {kernelFamily},
+var familyImports = familiesOf(workflows.Families())
+
+// familiesOf builds familyImports from the families' import paths.
+func familiesOf(families map[string][]string) map[string][]string {
+	out := map[string][]string{"workflows": {kernelFamily}, kernelFamily: {}}
+	for pkg := range families {
+		rel := pkg[strings.Index(pkg, "/workflows")+1:]
+		out["workflows"] = append(out["workflows"], rel)
+		out[rel] = []string{kernelFamily}
+	}
+	sort.Strings(out["workflows"])
+	return out
 }
 
 // family is the workflow family of rel (a workflows-layer package), or ""

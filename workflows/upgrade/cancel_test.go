@@ -9,6 +9,7 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
+	"github.com/rackroll/rackroll/workflows/upgrade/server"
 	"github.com/stretchr/testify/require"
 )
 
@@ -89,7 +90,7 @@ func TestServerUpgradeCancelledAfterReimageRecordsVersion(t *testing.T) {
 			env.CancelWorkflow()
 		}
 	}
-	env.ExecuteWorkflow(ServerUpgradeWorkflow, api.ServerInput{Cluster: "site-a", BMM: bmm, TargetVersion: "4.2.0", ImageURL: "http://images/rackroll-4.2.0.iso"})
+	env.ExecuteWorkflow(server.ServerUpgradeWorkflow, api.ServerInput{Cluster: "site-a", BMM: bmm, TargetVersion: "4.2.0", ImageURL: "http://images/rackroll-4.2.0.iso"})
 	require.True(t, env.IsWorkflowCompleted())
 	require.Contains(t, f.CallLog(), "StartVMs "+bmm, "the cancel came as the VMs restarted")
 	b := f.LedgerBMM(bmm)

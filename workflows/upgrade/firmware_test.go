@@ -15,44 +15,19 @@ import (
 	"go.temporal.io/sdk/testsuite"
 )
 
-// fwBaseline is the target's (4.2.0) baseline: a BMC declared first, to
-// show it goes last, and a BIOS.
-func fwBaseline() firmware.Baseline {
-	simple := firmware.Apply{Method: firmware.MethodSimpleUpdate}
-	return firmware.Baseline{{Match: firmware.Match{Manufacturer: "Dell Inc."}, Components: []firmware.Component{
-		{Name: "iDRAC", Kind: firmware.KindBMC, Inventory: "Remote Access Controller", Minimum: "7.00.30.00", Image: "http://fw.example/idrac.exe", Apply: simple},
-		{Name: "BIOS", Kind: "bios", Inventory: "^BIOS$", Minimum: "1.13.2", Image: "http://fw.example/bios.exe", Apply: simple},
-	}}}
-}
-
-func dell(bios, idrac string) firmware.Server {
-	return firmware.Server{Manufacturer: "Dell Inc.", Model: "PowerEdge R650", Items: []firmware.Item{
-		{ID: "BIOS", Name: "BIOS", Version: bios}, {ID: "iDRAC", Name: "Integrated Dell Remote Access Controller", Version: idrac}}}
-}
-
 // fwSite is the four-rack site with a baseline for 4.2.0, every server at
 // it but those below (BMM -> BIOS, iDRAC).
 func fwSite(t *testing.T, below map[string][2]string) (*wftest.FakeSite, *testsuite.TestWorkflowEnvironment) {
 	f, env := wftest.SiteEnv(t, wftest.Example("four-rack.yaml"))
-	f.St.Firmware = map[string]firmware.Baseline{"4.2.0": fwBaseline()}
+	f.St.Firmware = map[string]firmware.Baseline{"4.2.0": wftest.DellBaseline()}
 	for _, b := range f.St.Cluster.BMMs {
 		v, ok := below[b.Name]
 		if !ok {
 			v = [2]string{"1.13.2", "7.00.30.00"}
 		}
-		f.FirmwareOf(b.Name, dell(v[0], v[1]))
+		f.FirmwareOf(b.Name, wftest.Dell(v[0], v[1]))
 	}
 	return f, env
-}
-
-func countCalls(log []string, call string) int {
-	n := 0
-	for _, c := range log {
-		if c == call {
-			n++
-		}
-	}
-	return n
 }
 
 // Servers below the target's baseline get it inside their one
@@ -77,10 +52,10 @@ func TestUpgradeAppliesFirmwareInsideTheDrain(t *testing.T) {
 		if b.HasRole(model.RoleKCPSpare) {
 			continue // the old KCP, retired as the new spare: not reimaged
 		}
-		assert.Equal(t, 1, countCalls(log, "Drain "+b.NodeName), "%s drained once", b.Name)
-		assert.Equal(t, 1, countCalls(log, "ReadFirmware "+b.Name), "%s read once", b.Name)
+		assert.Equal(t, 1, wftest.Count(log, "Drain "+b.NodeName), "%s drained once", b.Name)
+		assert.Equal(t, 1, wftest.Count(log, "ReadFirmware "+b.Name), "%s read once", b.Name)
 		assert.Equal(t, "4.2.0", f.LedgerBMM(b.Name).RuntimeVersion)
-		rep := firmware.Judge(fwBaseline(), f.FirmwareNow(b.Name))
+		rep := firmware.Judge(wftest.DellBaseline(), f.FirmwareNow(b.Name))
 		assert.Empty(t, rep.Below(), "%s at the baseline", b.Name)
 	}
 	drain, fw, shut, reimage := slices.Index(log, "Drain rack1-c1"), slices.Index(log, "ApplyFirmware rack1-c1 BIOS"),
@@ -121,10 +96,10 @@ func TestFirmwareFailureCountsAgainstTheThreshold(t *testing.T) {
 // A target with no baseline reads no firmware.
 func TestUpgradeWithoutBaselineReadsNoFirmware(t *testing.T) {
 	f, env := fwSite(t, map[string][2]string{"rack1-c1": {"1.10.0", "6.10.00.00"}})
-	f.St.Firmware = map[string]firmware.Baseline{"4.1.2": fwBaseline()}
+	f.St.Firmware = map[string]firmware.Baseline{"4.1.2": wftest.DellBaseline()}
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{}))
 	require.NoError(t, env.GetWorkflowError())
-	require.Zero(t, countCalls(f.CallLog(), "ReadFirmware rack1-c1"))
+	require.Zero(t, wftest.Count(f.CallLog(), "ReadFirmware rack1-c1"))
 	require.Empty(t, f.FirmwareInputs)
 }
 
@@ -133,7 +108,7 @@ func TestUpgradeWithoutBaselineReadsNoFirmware(t *testing.T) {
 // applied and reported.
 func TestUpgradeNamesUnknownFirmwareAndAppliesTheRest(t *testing.T) {
 	f, res, _ := upgradeOne(t, func(f *wftest.FakeSite, _ *testsuite.TestWorkflowEnvironment) {
-		f.St.Firmware = map[string]firmware.Baseline{"4.2.0": fwBaseline()}
+		f.St.Firmware = map[string]firmware.Baseline{"4.2.0": wftest.DellBaseline()}
 		f.FirmwareOf(wftest.Compute, firmware.Server{Manufacturer: "Dell Inc.", Model: "PowerEdge R650", Items: []firmware.Item{
 			{ID: "BIOS", Name: "BIOS", Version: "1.10.0"}}}) // no iDRAC member
 	})

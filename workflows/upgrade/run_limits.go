@@ -81,3 +81,10 @@ func rackRun(r upgradeplan.Rack, in api.ServerInput) time.Duration {
 	}
 	return rackRunLimit(len(r.Servers), len(r.FirstWave()), in)
 }
+
+func orDur(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
+	"github.com/rackroll/rackroll/workflows/upgrade/server"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
@@ -110,5 +111,5 @@ func TestRuntimeUpgradeHonoursMaxUnavailable(t *testing.T) {
 
 func init() {
 	wftest.Workflows[api.RackUpgradeWorkflowName] = RackUpgradeWorkflow
-	wftest.Workflows[api.ServerUpgradeWorkflowName] = ServerUpgradeWorkflow
+	wftest.Workflows[api.ServerUpgradeWorkflowName] = server.ServerUpgradeWorkflow
 }

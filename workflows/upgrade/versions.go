@@ -6,8 +6,6 @@ package upgrade
 // listed twice, and a run that could record more than the budget
 // (docs/design.md#change-ids, where retiring an ID is described too).
 const (
-	// changeServerReadsOneBmm (2026-11-21): a server child reads only its BMM's slice of the ledger, not the whole site.
-	changeServerReadsOneBmm = "server-reads-one-bmm"
 	// changeRackReportsProgress (2026-11-22): a rack child reports its progress to the parent.
 	changeRackReportsProgress = "rack-reports-progress"
 	// changeUpgradeKcpLiveGate (2026-11-22): a KCP step of the upgrade asks the live gate and pauses on a refusal.
@@ -20,22 +18,14 @@ const (
 	changeManagementStageNeedsThreshold = "management-stage-needs-threshold"
 	// changeUpgradeRetirePowersOff (2026-11-23): the retired KCP is powered off and recorded Available, a spare failover can provision.
 	changeUpgradeRetirePowersOff = "upgrade-retire-powers-off"
-	// changeServerSkipsOutOfService (2026-11-23): a server marked after the plan was made is never touched.
-	changeServerSkipsOutOfService = "server-skips-out-of-service"
 	// changeUpgradeLeavesFailedBehind (2026-11-23): failed servers keep the cluster's version and the upgrade mark; the same target again finishes them.
 	changeUpgradeLeavesFailedBehind = "upgrade-leaves-failed-behind"
 	// changeRackCancelWakes (2026-11-23): a cancel wakes a rack child that waits between batches.
 	changeRackCancelWakes = "rack-cancel-wakes"
 	// changeUnitIdsApart (2026-11-23): rack child IDs have a "unit:" segment, apart from the servers' IDs.
 	changeUnitIdsApart = "unit-ids-apart"
-	// changeServerWaitsForRemediation (2026-11-23): a server refused because a remediation holds it waits for the remediation, once.
-	changeServerWaitsForRemediation = "server-waits-for-remediation"
 	// changeUpgradeResumeRedoesInterruptedKcp (2026-11-23): an upgrade resumed after an interrupted KCP step does that step again.
 	changeUpgradeResumeRedoesInterruptedKcp = "upgrade-resume-redoes-interrupted-kcp"
-	// changeServerRecordsVersionWhenCancelled (2026-11-23): a server upgraded when its run is cancelled still records its new version.
-	changeServerRecordsVersionWhenCancelled = "server-records-version-when-cancelled"
-	// changeServerUncordonsLeftBehind (2026-11-23): a server an earlier run left cordoned, since brought back, is uncordoned rather than reimaged.
-	changeServerUncordonsLeftBehind = "server-uncordons-left-behind"
 	// changeUpgradeKcpGateInChild (2026-11-23): the KCP gate is asked in the server child just before the reimage, not in the parent.
 	changeUpgradeKcpGateInChild = "upgrade-kcp-gate-in-child"
 	// changeImagePreflight (2026-11-26): the image is checked before the first disruption (guard).
@@ -58,10 +48,6 @@ const (
 	changeCapacityBlindHolds = "capacity-blind-holds"
 	// changeCapacityLocal (2026-11-27): with no site queue the capacity check is a local activity of the workflow's worker.
 	changeCapacityLocal = "capacity-local"
-	// changeServerFirmware (2026-11-27): a server below the target's firmware baseline gets it after its drain, before its reimage.
-	changeServerFirmware = "server-firmware"
-	// changeServerFirmwareAtTarget (2026-11-27): a server already at the target but below its baseline gets the firmware in a window of its own.
-	changeServerFirmwareAtTarget = "fw-at-target"
 	// changeUpgradeMovesBuild (2026-11-27): at a compute pause the run moves to a new current rackroll build (continue-as-new with its carry).
 	changeUpgradeMovesBuild = "upgrade-moves-build"
 	// changeKeysAfterUpgrade (2026-11-27): once the upgrade has ended, the BMM keysets are re-established on the nodes.

@@ -1,4 +1,4 @@
-package upgrade
+package server
 
 import (
 	"fmt"
@@ -184,10 +184,3 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 // in the histories recorded before reimage-in-band (2026-11-22), the only
 // runs that take that path (kernel.ReimageJob.WaitLimit).
 const preInBandWaitLimit = 30 * time.Minute
-
-func orDur(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
-}

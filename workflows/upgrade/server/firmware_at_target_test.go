@@ -1,4 +1,4 @@
-package upgrade
+package server
 
 import (
 	"slices"
@@ -17,8 +17,8 @@ import (
 // bios/idrac: a re-run of the upgrade finds it so.
 func atTarget(bios, idrac string) func(*wftest.FakeSite, *testsuite.TestWorkflowEnvironment) {
 	return func(f *wftest.FakeSite, _ *testsuite.TestWorkflowEnvironment) {
-		f.St.Firmware = map[string]firmware.Baseline{"4.2.0": fwBaseline()}
-		f.FirmwareOf(wftest.Compute, dell(bios, idrac))
+		f.St.Firmware = map[string]firmware.Baseline{"4.2.0": wftest.DellBaseline()}
+		f.FirmwareOf(wftest.Compute, wftest.Dell(bios, idrac))
 		f.Bmm(wftest.Compute).RuntimeVersion = "4.2.0"
 		f.Nodes[wftest.Compute].Version = "4.2.0"
 	}
@@ -36,7 +36,7 @@ func TestServerAtTargetBelowBaselineGetsFirmwareOnly(t *testing.T) {
 	assert.Empty(t, f.Reimages, "its OS is already the target's")
 	log := f.CallLog()
 	node := f.Bmm(wftest.Compute).NodeName
-	assert.Equal(t, 1, countCalls(log, "Drain "+node))
+	assert.Equal(t, 1, wftest.Count(log, "Drain "+node))
 	drain, fw, wait, uncordon := slices.Index(log, "Drain "+node), slices.Index(log, "ApplyFirmware "+wftest.Compute+" BIOS"),
 		slices.Index(log, "WaitNodeReady "+node), slices.Index(log, "Uncordon "+node)
 	require.True(t, drain >= 0 && fw > drain && wait > fw && uncordon > wait, "drain %d, firmware %d, wait %d, uncordon %d", drain, fw, wait, uncordon)
@@ -46,7 +46,7 @@ func TestServerAtTargetBelowBaselineGetsFirmwareOnly(t *testing.T) {
 	bm := f.LedgerBMM(wftest.Compute)
 	assert.Equal(t, model.BMMProvisioned, bm.DetailedStatus)
 	assert.Equal(t, model.Uncordoned, bm.CordonStatus)
-	assert.Empty(t, firmware.Judge(fwBaseline(), f.FirmwareNow(wftest.Compute)).Below())
+	assert.Empty(t, firmware.Judge(wftest.DellBaseline(), f.FirmwareNow(wftest.Compute)).Below())
 }
 
 // Only the BMC below: its update starts no host, so there is no boot to
@@ -66,8 +66,8 @@ func TestServerAtTargetAndBaselineIsNotTouched(t *testing.T) {
 	require.True(t, res.Succeeded, res.Error)
 	assert.True(t, res.AlreadyAtTarget)
 	log := f.CallLog()
-	assert.Equal(t, 1, countCalls(log, "ReadFirmware "+wftest.Compute))
-	assert.Zero(t, countCalls(log, "Cordon "+f.Bmm(wftest.Compute).NodeName))
+	assert.Equal(t, 1, wftest.Count(log, "ReadFirmware "+wftest.Compute))
+	assert.Zero(t, wftest.Count(log, "Cordon "+f.Bmm(wftest.Compute).NodeName))
 	assert.Empty(t, f.FirmwareInputs)
 }
 
@@ -89,14 +89,14 @@ func TestServerAtTargetFirmwareFailureFailsTheServer(t *testing.T) {
 // when the upgrade still runs it (not a control-plane member).
 func TestAtTargetKCPIsLeftToReplace(t *testing.T) {
 	f, env := wftest.SiteEnv(t, wftest.Example("four-rack.yaml"))
-	f.St.Firmware = map[string]firmware.Baseline{"4.2.0": fwBaseline()}
+	f.St.Firmware = map[string]firmware.Baseline{"4.2.0": wftest.DellBaseline()}
 	var kcp string
 	for i, b := range f.St.Cluster.BMMs {
 		if b.HasRole(model.RoleKCP) {
 			kcp = b.Name
 			f.St.Cluster.BMMs[i].RuntimeVersion = "4.2.0"
 			f.Nodes[b.Name].Version = "4.2.0"
-			f.FirmwareOf(b.Name, dell("1.10.0", "7.00.30.00"))
+			f.FirmwareOf(b.Name, wftest.Dell("1.10.0", "7.00.30.00"))
 			break
 		}
 	}
