@@ -21,6 +21,12 @@ import (
 // leaves half of it free. docs/design.md#change-ids gives today's figure.
 const changeIDBudget = 1024
 
+// changeIDWarn is the share of the budget a list may use before the test
+// fails: the next squeeze is seen a feature early, while retiring an ID
+// (or giving a child workflow its own package and list, as the server
+// child has) can still be planned rather than forced.
+const changeIDWarn = changeIDBudget * 80 / 100
+
 // dynamicChangeIDs are the GetVersion sites whose ID is built at run time,
 // each from a prefix constant of its package's versions.go. The one today
 // is the ledger's registration: every register Update records
@@ -48,7 +54,8 @@ type versionSite struct {
 // TestChangeIDs checks every package's change IDs: each GetVersion uses a
 // constant listed in a versions.go (or is a known dynamic site), no ID is
 // listed twice, and the IDs one run of a family's workflows can record
-// (its package's and kernel's, a conservative bound) fit the budget.
+// (its package's and kernel's, a conservative bound) fit in 80 % of the
+// budget.
 func TestChangeIDs(t *testing.T) {
 	lists, sites := parseVersions(t)
 	seen := map[string]string{}
@@ -95,8 +102,11 @@ func TestChangeIDs(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d IDs with kernel's, %d B of %d B", pkg, len(entries), size, changeIDBudget)
-		if size > changeIDBudget {
+		switch {
+		case size > changeIDBudget:
 			t.Errorf("%s: its workflows can record %d B of change IDs, over the %d B budget: retire an ID (docs/design.md#change-ids)", pkg, size, changeIDBudget)
+		case size > changeIDWarn:
+			t.Errorf("%s: its workflows can record %d B of change IDs, past 80 %% of the %d B budget (%d B): plan retiring an ID now (docs/design.md#change-ids)", pkg, size, changeIDBudget, changeIDWarn)
 		}
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rackroll/rackroll/workflows"
+	registered "github.com/rackroll/rackroll/workflows"
 )
 
 // Layers. docs/design.md#layers-and-what-each-may-import describes them in
@@ -118,7 +118,7 @@ var labBuild = map[string][]string{cli: {lab, labcheck}}
 // families).
 const kernelFamily = "workflows/kernel"
 
-var familyImports = familiesOf(workflows.Families())
+var familyImports = familiesOf(registered.Families())
 
 // familiesOf builds familyImports from the families' import paths.
 func familiesOf(families map[string][]string) map[string][]string {

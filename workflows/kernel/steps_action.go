@@ -12,33 +12,6 @@ import (
 // from the action (its time limit is enforced by the workflow as a whole;
 // an activity's own timeout only guards against a lost worker).
 
-// Evacuation is what an evacuate did: the drain and VM shutdown proceed
-// After their limits, so a timeout is reported, not failed.
-type Evacuation struct {
-	DrainTimedOut bool
-	VMsTimedOut   bool
-	Stopped       []string
-}
-
-// Evacuate cordons the node, drains tenant pods and shuts down the VMs,
-// each within its limit (evacuateLimits).
-func (s *Steps) Evacuate(drainLimit, vmLimit Limit) (Evacuation, error) {
-	var ev Evacuation
-	if err := s.Cordon(); err != nil {
-		return ev, fmt.Errorf("cordon: %w", err)
-	}
-	dr, err := s.Drain(drainLimit)
-	if err != nil {
-		return ev, fmt.Errorf("drain: %w", err)
-	}
-	vms, err := s.ShutdownVMs(vmLimit)
-	if err != nil {
-		return ev, fmt.Errorf("VM shutdown: %w", err)
-	}
-	ev.DrainTimedOut, ev.VMsTimedOut, ev.Stopped = dr.TimedOut, vms.TimedOut, vms.Stopped
-	return ev, nil
-}
-
 // reimage installs version, bounded by limit (the upgrade's ReimageTimeout,
 // the action's limit or reprovisionTimeout). force reinstalls even when the
 // machine runs version already: a reimage or replace restores a known-good

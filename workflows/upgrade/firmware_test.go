@@ -102,19 +102,3 @@ func TestUpgradeWithoutBaselineReadsNoFirmware(t *testing.T) {
 	require.Zero(t, wftest.Count(f.CallLog(), "ReadFirmware rack1-c1"))
 	require.Empty(t, f.FirmwareInputs)
 }
-
-// A component that cannot be judged is named in the server's result,
-// never applied, and does not hold the server back; what is below is
-// applied and reported.
-func TestUpgradeNamesUnknownFirmwareAndAppliesTheRest(t *testing.T) {
-	f, res, _ := upgradeOne(t, func(f *wftest.FakeSite, _ *testsuite.TestWorkflowEnvironment) {
-		f.St.Firmware = map[string]firmware.Baseline{"4.2.0": wftest.DellBaseline()}
-		f.FirmwareOf(wftest.Compute, firmware.Server{Manufacturer: "Dell Inc.", Model: "PowerEdge R650", Items: []firmware.Item{
-			{ID: "BIOS", Name: "BIOS", Version: "1.10.0"}}}) // no iDRAC member
-	})
-	require.True(t, res.Succeeded, res.Error)
-	assert.Equal(t, "4.2.0", res.RuntimeVersion)
-	require.Len(t, f.FirmwareInputs, 1)
-	assert.Equal(t, "BIOS", f.FirmwareInputs[0].Component.Name)
-	assert.Equal(t, []string{"BIOS 1.10.0 → 1.13.2", `iDRAC not judged: no FirmwareInventory member matches "Remote Access Controller"`}, res.Firmware)
-}

@@ -1,7 +1,6 @@
 package upgrade
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"

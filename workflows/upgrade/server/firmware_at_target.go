@@ -53,22 +53,9 @@ func firmwareAtTarget(ctx workflow.Context, h kernel.Held, in api.ServerInput, t
 		return res, false
 	}
 	drain, vmTimeout, reimageLimit := serverLimits(ctx, h.CS, in)
-	if err := st.Cordon(); err != nil {
-		return st.Failed(res, "cordon", err), true
-	}
-	if dr, err := st.Drain(drain); err != nil {
-		return st.Failed(res, "drain", err), true
-	} else {
-		res.DrainTimedOut = dr.TimedOut
-	}
-	vms, err := st.ShutdownVMs(vmTimeout)
-	if err != nil {
-		return st.Failed(res, "VM shutdown", err), true
-	}
-	res.VMsTimedOut = vms.TimedOut
-	if err := h.GateAgain(ctx); err != nil {
-		res.Error = "before the firmware: " + err.Error()
-		res.Gated, res.GateReason = kernel.GateReason(err, "before the firmware: ")
+	ev, err := st.EvacuateThenGate(h, drain, vmTimeout)
+	var ok bool
+	if res, ok = st.Evacuated(res, ev, err, "before the firmware: "); !ok {
 		return res, true
 	}
 	previous, err := st.BootBefore()

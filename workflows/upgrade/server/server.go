@@ -117,25 +117,12 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	drain, vmTimeout, reimageLimit := serverLimits(ctx, h.CS, in)
 	st := kernel.NewSteps(ctx, in.Cluster, t)
 
-	if err := st.Cordon(); err != nil {
-		return st.Failed(res, "cordon", err), nil
-	}
-	dr, err := st.Drain(drain)
-	if err != nil {
-		return st.Failed(res, "drain", err), nil
-	}
-	res.DrainTimedOut = dr.TimedOut
-	vms, err := st.ShutdownVMs(vmTimeout)
-	if err != nil {
-		return st.Failed(res, "VM shutdown", err), nil
-	}
-	res.VMsTimedOut = vms.TimedOut
-	// The drain may have taken minutes: ask the live gate again just
-	// before the reimage takes the member down. Refused, the server stays
-	// cordoned and the upgrade pauses, then runs the step again.
-	if err := h.GateAgain(ctx); err != nil {
-		res.Error = "before the reimage: " + err.Error()
-		res.Gated, res.GateReason = kernel.GateReason(err, "before the reimage: ")
+	// Evacuated, then the live gate again: the drain may have taken
+	// minutes, and the reimage takes the member down. Refused, the server
+	// stays cordoned and the upgrade pauses, then runs the step again.
+	ev, err := st.EvacuateThenGate(h, drain, vmTimeout)
+	var ok bool
+	if res, ok = st.Evacuated(res, ev, err, "before the reimage: "); !ok {
 		return res, nil
 	}
 	// The target's firmware, in this same disruption (never a second drain).

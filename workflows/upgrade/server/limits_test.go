@@ -1,4 +1,4 @@
-package upgrade
+package server
 
 import (
 	"testing"
@@ -7,7 +7,6 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
-	"github.com/rackroll/rackroll/workflows/upgrade/server"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 )
@@ -77,7 +76,7 @@ func TestDrainAndVMShutdownLimitsThenProceed(t *testing.T) {
 	f.SlowTenants = true
 	var res api.ServerResult
 	in := api.ServerInput{Cluster: "site-a", BMM: "rack1-c1", TargetVersion: "4.2.0", ImageURL: "http://images/rackroll-4.2.0.iso"}
-	env.ExecuteWorkflow(server.ServerUpgradeWorkflow, in)
+	env.ExecuteWorkflow(ServerUpgradeWorkflow, in)
 	require.NoError(t, env.GetWorkflowError())
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.True(t, res.Succeeded, res.Error)
