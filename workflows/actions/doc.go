@@ -1,8 +1,8 @@
-// Package actions is the operator's actions on one BMM:
-// BMMActionWorkflow (action:<cluster>:<bmm>:<n>: action.go with limits,
-// lease and dispatch, power.go, reimage.go,
-// firmware.go (the replace's firmware check), cordon.go) and TroubleshootWorkflow
-// (troubleshoot:<cluster>:<bmm>: troubleshoot.go, troubleshoot_ladder.go
-// with the runbook per problem, starting actions by name). versions.go
-// lists the change IDs.
+// Package actions is the operator's actions on one BMM: BMMActionWorkflow
+// (action:<cluster>:<bmm>:<n>) runs one restart, power-off, start,
+// reimage, replace (with its firmware check), cordon or uncordon within
+// its time limit and under a disruption lease; TroubleshootWorkflow
+// (troubleshoot:<cluster>:<bmm>) is the escalation runbook for a problem,
+// starting those actions by their name in internal/api
+// (docs/actions.md, docs/behaviour.md#troubleshooting).
 package actions

@@ -1,10 +1,7 @@
 // Package cluster is ClusterWorkflow (cluster:<cluster>), the ledger: the
 // single writer of what rackroll knows of a site and of its disruption
-// leases. cluster.go holds the loop, the Updates and continue-as-new;
-// breakglass.go resume and lease release; remediation.go
-// the remediation facts of a patch and the mark kept as state;
-// replan.go the registration of a changed inventory;
-// keysets.go the access keysets (docs/keysets.md). The other
-// workflows talk to it through kernel's ledger client; versions.go lists
-// its change IDs.
+// leases — registrations of a changed inventory, BMM records and health
+// marks, break-glass, the access keysets (docs/keysets.md) — running as
+// one long run that continues as new. The other workflows talk to it
+// through kernel's ledger client.
 package cluster

@@ -1,18 +1,12 @@
-// Package upgrade is the runtime upgrade: RuntimeUpgradeWorkflow
-// (upgrade:<cluster>), RackUpgradeWorkflow (upgrade:<cluster>:unit:<rack>)
-// and ServerUpgradeWorkflow (upgrade:<cluster>:<bmm>).
-//
-// upgrade.go runs the phases in order (continue, cancel);
-// phases.go the control plane, management groups and compute
-// racks; kcpgate.go the live gate on KCP steps; retire.go
-// retiring the last KCP to spare (kernel.RetireKCP); etcd_members.go
-// waiting for etcd members; details.go the UI's Current Details;
-// the guards (docs/behaviour.md#guards) are image.go (image
-// preflight), canary.go (stop on systemic failure) and
-// capacity.go (capacity before drain). rack.go and rack_report.go
-// are the rack child and its progress reports; server.go,
-// server_firmware.go (the target's firmware inside the server's drain) and
-// server_wait_lease.go the server child and waiting out a remediation's
-// lease. The parent starts its children by their names in internal/api.
-// versions.go lists the change IDs.
+// Package upgrade is the runtime upgrade's parent and rack runs:
+// RuntimeUpgradeWorkflow (upgrade:<cluster>) runs the phases in order —
+// the control plane with its live gate and the retire of the last KCP to
+// spare, the management groups, the compute racks — behind the guards
+// (docs/behaviour.md#guards: image and version-source preflight, the
+// canary, capacity before a drain), pauses, continues, cancels and moves
+// to a new rackroll build at its safe points; RackUpgradeWorkflow
+// (upgrade:<cluster>:unit:<rack>) is one unit and reports its progress.
+// Each server is a ServerUpgradeWorkflow run, package upgrade/server,
+// started by its name in internal/api: a run of its own, with a change-ID
+// list of its own.
 package upgrade
