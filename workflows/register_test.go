@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/rackroll/rackroll/internal/api"
@@ -58,3 +60,28 @@ func (r *registrations) RegisterWorkflowWithOptions(_ any, o workflow.RegisterOp
 	r.by[o.Name] = o.VersioningBehavior
 }
 func (r *registrations) RegisterDynamicWorkflow(any, workflow.DynamicRegisterOptions) { r.unnamed++ }
+
+// docs/design.md's table of workflows is the map from type to package:
+// every registered type has a row naming the package Families finds it in.
+func TestDesignTableNamesEveryWorkflowAndItsPackage(t *testing.T) {
+	b, err := os.ReadFile("../docs/design.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{} // type -> package
+	for _, line := range strings.Split(string(b), "\n") {
+		if c := strings.Split(line, " | "); len(c) == 4 && strings.HasPrefix(c[0], "| `") {
+			rows[strings.Trim(c[0], "| `")] = strings.Trim(c[1], "`")
+		}
+	}
+	for pkg, names := range Families() {
+		rel := pkg[strings.Index(pkg, "/workflows")+1:]
+		for _, name := range names {
+			if got, ok := rows[name]; !ok {
+				t.Errorf("docs/design.md#the-workflows-and-their-ids has no row for %s (package %s)", name, rel)
+			} else if got != rel {
+				t.Errorf("docs/design.md#the-workflows-and-their-ids puts %s in %s; it is in %s", name, got, rel)
+			}
+		}
+	}
+}
