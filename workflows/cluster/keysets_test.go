@@ -1,15 +1,13 @@
 package cluster
 
 import (
-	"crypto/ed25519"
-	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/rackroll/rackroll/internal/keyset/keysettest"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
@@ -20,24 +18,10 @@ import (
 // fingerprint as keyset derives it.
 func edKey(t *testing.T, seed byte) (string, string) {
 	t.Helper()
-	pub := ed25519.NewKeyFromSeed(make32(seed)).Public().(ed25519.PublicKey)
-	var blob []byte
-	for _, s := range [][]byte{[]byte("ssh-ed25519"), pub} {
-		blob = binary.BigEndian.AppendUint32(blob, uint32(len(s)))
-		blob = append(blob, s...)
-	}
-	line := "ssh-ed25519 " + base64.StdEncoding.EncodeToString(blob) + " test"
+	line := keysettest.Line(seed, "test")
 	k, err := keyset.ParsePublicKey(line)
 	require.NoError(t, err)
 	return line, k.Fingerprint
-}
-
-func make32(b byte) []byte {
-	s := make([]byte, 32)
-	for i := range s {
-		s[i] = b
-	}
-	return s
 }
 
 // The ledger's keysets: created, listed redacted (the state and bmm
