@@ -24,16 +24,25 @@ func edKey(t *testing.T, seed byte) (string, string) {
 	return line, k.Fingerprint
 }
 
+// keysetLedger is a four-rack ledger whose clock starts at a fixed time,
+// returned (keysets expire and outcomes are dated from it), and whose
+// lease sweep does not run in the minutes a keyset test takes.
+func keysetLedger(t *testing.T) (*testsuite.TestWorkflowEnvironment, api.ClusterInput, time.Time) {
+	t.Helper()
+	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	env := wftest.NewEnv()
+	env.SetStartTime(start)
+	in := fourRackInput(t)
+	in.LeaseSweep = time.Hour
+	return env, in, start
+}
+
 // The ledger's keysets: created, listed redacted (the state and bmm
 // queries too), replaced (creation time kept), deleted; bad input is
 // refused by the validators with every problem named and changes
 // nothing; a continue-as-new carries the keysets with their keys.
 func TestClusterKeysets(t *testing.T) {
-	env := wftest.NewEnv()
-	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	env.SetStartTime(start)
-	in := fourRackInput(t)
-	in.LeaseSweep = time.Hour
+	env, in, start := keysetLedger(t)
 	in.ContinueAsNewAfter = 1000
 	alice, aliceFP := edKey(t, 1)
 	bob, bobFP := edKey(t, 2)
