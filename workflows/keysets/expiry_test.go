@@ -43,6 +43,26 @@ func continued(t *testing.T, env *testsuite.TestWorkflowEnvironment, at time.Tim
 	return env.GetWorkflowError()
 }
 
+// updatedSite is a site of n BMCs whose BMC keyset expires in 2 h and is
+// updated an hour in to expire at 3 h, and the environment of its first
+// run; signal says whether the update signals the waiting run, as the
+// starter does.
+func updatedSite(n int, signal bool) (*site, *testsuite.TestWorkflowEnvironment) {
+	s := newSite(n)
+	s.expiry = true
+	s.st.Keysets[0].Expiration = start.Add(2 * time.Hour)
+	env := s.env()
+	env.RegisterDelayedCallback(func() {
+		s.mu.Lock()
+		s.st.Keysets[0].Expiration, s.st.Keysets[0].Updated = start.Add(3*time.Hour), start.Add(time.Hour)
+		s.mu.Unlock()
+		if signal {
+			env.SignalWorkflow(api.SignalKeysetChanged, nil)
+		}
+	}, time.Hour)
+	return s, env
+}
+
 // A BMC keyset expiring in 2 h: applied at once, every account still
 // enabled a minute before 2 h, every account disabled on every BMC at
 // 2 h by the same run, each BMM's outcome disabled at the expiration.
@@ -88,16 +108,7 @@ func TestBMCKeysetDisabledAtItsExpiration(t *testing.T) {
 // and waits for the new expiration, so the accounts are still enabled
 // just after 2 h and disabled at 3 h.
 func TestBMCKeysetUpdateResetsTheTimer(t *testing.T) {
-	s := newSite(3)
-	s.expiry = true
-	s.st.Keysets[0].Expiration = start.Add(2 * time.Hour)
-	env := s.env()
-	env.RegisterDelayedCallback(func() {
-		s.mu.Lock()
-		s.st.Keysets[0].Expiration, s.st.Keysets[0].Updated = start.Add(3*time.Hour), start.Add(time.Hour)
-		s.mu.Unlock()
-		env.SignalWorkflow(api.SignalKeysetChanged, nil)
-	}, time.Hour)
+	s, env := updatedSite(3, true)
 	in := api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall"}
 	env.ExecuteWorkflow(api.KeysetWorkflowName, in)
 	var can *workflow.ContinueAsNewError
@@ -199,15 +210,7 @@ func TestKeysetWaitMovesToANewBuild(t *testing.T) {
 // finds the new version live, applies it instead of disabling, and
 // continues as new to wait for the new expiration.
 func TestBMCKeysetUpdateWithoutSignalSeenAtTheTimer(t *testing.T) {
-	s := newSite(2)
-	s.expiry = true
-	s.st.Keysets[0].Expiration = start.Add(2 * time.Hour)
-	env := s.env()
-	env.RegisterDelayedCallback(func() {
-		s.mu.Lock()
-		s.st.Keysets[0].Expiration, s.st.Keysets[0].Updated = start.Add(3*time.Hour), start.Add(time.Hour)
-		s.mu.Unlock()
-	}, time.Hour)
+	s, env := updatedSite(2, false)
 	env.ExecuteWorkflow(api.KeysetWorkflowName, api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall"})
 	var can *workflow.ContinueAsNewError
 	if err := env.GetWorkflowError(); !errors.As(err, &can) {

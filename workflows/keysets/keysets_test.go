@@ -63,14 +63,20 @@ func (s *site) run(t *testing.T, in api.KeysetInput) (api.KeysetResult, *testsui
 	t.Helper()
 	env := s.env()
 	env.ExecuteWorkflow(api.KeysetWorkflowName, in)
+	return result(t, env, "KeysetWorkflow"), env
+}
+
+// result is what the run named what returned; the test ends if it failed.
+func result(t *testing.T, env *testsuite.TestWorkflowEnvironment, what string) api.KeysetResult {
+	t.Helper()
 	if err := env.GetWorkflowError(); err != nil {
-		t.Fatalf("KeysetWorkflow: %v", err)
+		t.Fatalf("%s: %v", what, err)
 	}
 	var res api.KeysetResult
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}
-	return res, env
+	return res
 }
 
 func (s *site) env() *testsuite.TestWorkflowEnvironment {

@@ -105,14 +105,7 @@ func (s *nodeSite) run(t *testing.T) (api.KeysetResult, *testsuite.TestWorkflowE
 	t.Helper()
 	env := s.env()
 	env.ExecuteWorkflow(api.KeysetWorkflowName, api.KeysetInput{Cluster: "site-a", Nodes: true})
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatalf("KeysetWorkflow (nodes): %v", err)
-	}
-	var res api.KeysetResult
-	if err := env.GetWorkflowResult(&res); err != nil {
-		t.Fatal(err)
-	}
-	return res, env
+	return result(t, env, "KeysetWorkflow (nodes)"), env
 }
 
 // Every node gets the whole set (both BMM keysets' users, not the BMC
