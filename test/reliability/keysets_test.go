@@ -165,7 +165,7 @@ func appliedSince(s *site, name string, since time.Time) bool {
 // the test, with what it printed.
 func starterRun(t *testing.T, s *site, args ...string) []byte {
 	t.Helper()
-	_, starter := binaries(t)
+	_, starter := e2e.Binaries(t, &commands)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	b, err := exec.CommandContext(ctx, starter, append([]string{"--address", s.Server.Address}, args...)...).CombinedOutput()

@@ -9,21 +9,13 @@ import (
 	"testing"
 
 	"github.com/rackroll/rackroll/internal/toolbin"
+	"github.com/rackroll/rackroll/test/e2e"
 )
 
 // The real worker and starter binaries, built once per test process: the
 // crash tests must kill a separate process (SIGKILL gives it no chance to
 // clean up), and the secret scan must read what the real binaries print.
 var commands toolbin.Commands
-
-func binaries(t *testing.T) (worker, starter string) {
-	t.Helper()
-	paths, err := commands.Paths("worker", "starter")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return paths[0], paths[1]
-}
 
 // workerProc is the worker binary run as a subprocess against one server.
 // Every incarnation appends its stdout and stderr to the same log file, so
@@ -41,7 +33,7 @@ type workerProc struct {
 }
 
 func startWorkerProc(t *testing.T, address, logPath string) *workerProc {
-	bin, _ := binaries(t)
+	bin, _ := e2e.Binaries(t, &commands)
 	w := &workerProc{t: t, bin: bin, address: address, logPath: logPath}
 	t.Cleanup(w.kill)
 	if err := w.start(); err != nil {
