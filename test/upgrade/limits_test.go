@@ -107,3 +107,14 @@ func failedServers(st api.UpgradeStatus) []struct{ Name, Error string } {
 	}
 	return out
 }
+
+// failedWith is the error the upgrade reports for server name, "" when it
+// did not fail.
+func failedWith(st api.UpgradeStatus, name string) string {
+	for _, f := range failedServers(st) {
+		if f.Name == name {
+			return f.Error
+		}
+	}
+	return ""
+}

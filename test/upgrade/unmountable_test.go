@@ -43,11 +43,9 @@ func TestE2EUpgradeWithAnUnmountableInstaller(t *testing.T) {
 
 	var st api.UpgradeStatus
 	require.NoError(t, run.Get(ctx, &st))
-	var badErr string
+	badErr := failedWith(st, bad)
 	for _, f := range failedServers(st) {
-		if f.Name == bad {
-			badErr = f.Error
-		} else {
+		if f.Name != bad {
 			require.NotContains(t, f.Error, "not mounted", "only %s's BMC cannot mount", bad)
 		}
 	}

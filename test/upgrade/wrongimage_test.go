@@ -18,12 +18,7 @@ func TestE2EUpgradeWithAWrongImageShown(t *testing.T) {
 
 	var st api.UpgradeStatus
 	require.NoError(t, run.Get(ctx, &st))
-	var badErr string
-	for _, f := range failedServers(st) {
-		if f.Name == bad {
-			badErr = f.Error
-		}
-	}
+	badErr := failedWith(st, bad)
 	require.Contains(t, badErr, "the BMC shows a different image", "%+v", st.Racks)
 	require.Contains(t, badErr, "http://images.elsewhere.example/isos/ubuntu-22.04-live-server.iso", "it names the image shown")
 	require.True(t, strings.Contains(env.BMM(bad).DetailedStatusMessage, "different image"), env.BMM(bad).DetailedStatusMessage)
