@@ -282,10 +282,7 @@ func TestKeysetNewerVersionContinuesAsNew(t *testing.T) {
 				})
 			}
 			env.ExecuteWorkflow(api.KeysetWorkflowName, api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall"})
-			var can *workflow.ContinueAsNewError
-			if err := env.GetWorkflowError(); !errors.As(err, &can) {
-				t.Fatalf("run ended with %v, want a continue-as-new", err)
-			}
+			continuedAsNew(t, env.GetWorkflowError(), "after the first wave")
 			if n := len(s.calls); n > atOnce {
 				t.Errorf("%d BMCs worked on, want the first wave's %d only", n, atOnce)
 			}
