@@ -35,11 +35,12 @@ func TestDockerComposeDefinesTheStack(t *testing.T) {
 	if svc("postgresql").HealthCheck == nil || svc("temporal").HealthCheck == nil {
 		t.Error("postgresql and temporal need health checks for depends_on conditions")
 	}
-	wantDep(t, svc, "temporal-schema", "postgresql", types.ServiceConditionHealthy)
-	wantDep(t, svc, "temporal", "temporal-schema", types.ServiceConditionCompletedSuccessfully)
-	wantDep(t, svc, "temporal-ui", "temporal", types.ServiceConditionHealthy)
-	wantDep(t, svc, "worker", "temporal", types.ServiceConditionHealthy)
-	wantDep(t, svc, "worker", "temporal-setup", types.ServiceConditionCompletedSuccessfully)
+	wantDeps(t, svc, map[string]map[string]string{
+		"temporal-schema": {"postgresql": healthy},
+		"temporal":        {"temporal-schema": completed},
+		"temporal-ui":     {"temporal": healthy},
+		"worker":          {"temporal": healthy, "temporal-setup": completed},
+	})
 
 	w := svc("worker")
 	if w.Build == nil || w.Build.Dockerfile != "Dockerfile" {
@@ -82,12 +83,23 @@ func loadCompose(t *testing.T, profiles ...string) *types.Project {
 	return p
 }
 
-// wantDep checks that service from starts once to meets cond.
-func wantDep(t *testing.T, svc func(string) types.ServiceConfig, from, to, cond string) {
+// The depends_on conditions, short, for the wantDeps tables.
+const (
+	healthy   = types.ServiceConditionHealthy
+	completed = types.ServiceConditionCompletedSuccessfully
+)
+
+// wantDeps checks that each service starts once each service it names
+// meets its condition (deps[from][to]).
+func wantDeps(t *testing.T, svc func(string) types.ServiceConfig, deps map[string]map[string]string) {
 	t.Helper()
-	d, ok := svc(from).DependsOn[to]
-	if !ok || d.Condition != cond {
-		t.Errorf("%s depends_on %s = %+v, want condition %s", from, to, d, cond)
+	for from, tos := range deps {
+		for to, cond := range tos {
+			d, ok := svc(from).DependsOn[to]
+			if !ok || d.Condition != cond {
+				t.Errorf("%s depends_on %s = %+v, want condition %s", from, to, d, cond)
+			}
+		}
 	}
 }
 
@@ -118,14 +130,12 @@ func TestDockerComposeDemoProfile(t *testing.T) {
 			t.Errorf("service %s profiles = %v", name, s.Profiles)
 		}
 	}
-	wantDep(t, svc, "lab", "demo-inventory", types.ServiceConditionCompletedSuccessfully)
-	wantDep(t, svc, "lab-worker", "lab", types.ServiceConditionHealthy)
-	wantDep(t, svc, "lab-worker", "temporal", types.ServiceConditionHealthy)
-	wantDep(t, svc, "lab-worker", "temporal-setup", types.ServiceConditionCompletedSuccessfully)
-	wantDep(t, svc, "demo-register", "lab", types.ServiceConditionHealthy)
-	wantDep(t, svc, "demo-register", "temporal-setup", types.ServiceConditionCompletedSuccessfully)
-	wantDep(t, svc, "demo-upgrade", "demo-register", types.ServiceConditionCompletedSuccessfully)
-	wantDep(t, svc, "demo-upgrade", "lab-worker", types.ServiceConditionStarted)
+	wantDeps(t, svc, map[string]map[string]string{
+		"lab":           {"demo-inventory": completed},
+		"lab-worker":    {"lab": healthy, "temporal": healthy, "temporal-setup": completed},
+		"demo-register": {"lab": healthy, "temporal-setup": completed},
+		"demo-upgrade":  {"demo-register": completed, "lab-worker": types.ServiceConditionStarted},
+	})
 
 	lab := svc("lab")
 	if lab.Build == nil || lab.Build.Dockerfile != "Dockerfile" || lab.Build.Target != "lab" {

@@ -110,19 +110,15 @@ values; --safeguard-mode defaults to None: the replace evacuates a BMM still Rea
 
 func (a *app) bmmTroubleshootStatusCmd() *cobra.Command {
 	var cluster, bmm, format string
-	cmd := &cobra.Command{
-		Use:   "troubleshoot-status --cluster C --bmm NAME",
-		Short: "Show a runbook's steps (query status)",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withClient(cmd, 0, required(flag{"cluster", cluster}, flag{"bmm", bmm}), func(ctx context.Context, c client.Client) error {
-				st, err := troubleshootStatus(ctx, c, cluster, bmm)
-				if err != nil {
-					return err
-				}
-				return writeTroubleshoot(cmd, format, st)
-			})
-		},
-	}
+	check := func() error { return required(flag{"cluster", cluster}, flag{"bmm", bmm}) }
+	cmd := a.clientCmd("troubleshoot-status --cluster C --bmm NAME", "Show a runbook's steps (query status)",
+		0, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
+			st, err := troubleshootStatus(ctx, c, cluster, bmm)
+			if err != nil {
+				return err
+			}
+			return writeTroubleshoot(cmd, format, st)
+		})
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
 	cmd.Flags().StringVar(&bmm, "bmm", "", "bare-metal machine name")
 	outputFlag(cmd, &format)

@@ -24,31 +24,26 @@ import (
 
 func (a *app) clusterResumeCmd() *cobra.Command {
 	var cluster, reason, format string
-	cmd := &cobra.Command{
-		Use:   "resume --cluster C --reason TEXT",
-		Short: "Break-glass: show what is wrong and return a Degraded or Failed cluster to Running (recorded with the reason)",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			check := breakGlassInput(flag{"cluster", cluster}, reason)
-			return a.withClient(cmd, time.Minute, check, func(ctx context.Context, c client.Client) error {
-				var res api.ResumeResult
-				if err := updateLedger(ctx, c, cluster, api.UpdateResume, api.ResumeRequest{Reason: reason, By: operator()}, &res, "resume of "+cluster); err != nil {
-					return err
+	check := func() error { return breakGlassInput(flag{"cluster", cluster}, reason) }
+	cmd := a.clientCmd("resume --cluster C --reason TEXT", "Break-glass: show what is wrong and return a Degraded or Failed cluster to Running (recorded with the reason)",
+		time.Minute, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
+			var res api.ResumeResult
+			if err := updateLedger(ctx, c, cluster, api.UpdateResume, api.ResumeRequest{Reason: reason, By: operator()}, &res, "resume of "+cluster); err != nil {
+				return err
+			}
+			return output.Write(cmd.OutOrStdout(), format, res, func() output.Table {
+				t := output.Table{Header: []string{"what", "value"}}
+				t.Rows = append(t.Rows, []string{"was", res.PreviousStatus + ": " + dash(res.PreviousMessage)},
+					[]string{"unhealthy BMMs", dash(strings.Join(res.Unhealthy, ", "))},
+					[]string{"KCP set not full", dash(strings.Join(res.MissingKCP, "; "))})
+				var leases []string
+				for _, l := range res.Leases {
+					leases = append(leases, fmt.Sprintf("%s: %s by %s since %s", l.BMM, l.Operation, l.Holder, l.Since.UTC().Format(time.RFC3339)))
 				}
-				return output.Write(cmd.OutOrStdout(), format, res, func() output.Table {
-					t := output.Table{Header: []string{"what", "value"}}
-					t.Rows = append(t.Rows, []string{"was", res.PreviousStatus + ": " + dash(res.PreviousMessage)},
-						[]string{"unhealthy BMMs", dash(strings.Join(res.Unhealthy, ", "))},
-						[]string{"KCP set not full", dash(strings.Join(res.MissingKCP, "; "))})
-					var leases []string
-					for _, l := range res.Leases {
-						leases = append(leases, fmt.Sprintf("%s: %s by %s since %s", l.BMM, l.Operation, l.Holder, l.Since.UTC().Format(time.RFC3339)))
-					}
-					t.Rows = append(t.Rows, []string{"leases held", dash(strings.Join(leases, "; "))}, []string{"now", res.Status + ": " + res.Message})
-					return t
-				})
+				t.Rows = append(t.Rows, []string{"leases held", dash(strings.Join(leases, "; "))}, []string{"now", res.Status + ": " + res.Message})
+				return t
 			})
-		},
-	}
+		})
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
 	cmd.Flags().StringVar(&reason, "reason", "", "why (required; kept in the ledger and shown by `starter cluster history`)")
 	outputFlag(cmd, &format)
@@ -57,24 +52,19 @@ func (a *app) clusterResumeCmd() *cobra.Command {
 
 func (a *app) leaseCmd() *cobra.Command {
 	var cluster, bmm, reason, format string
-	release := &cobra.Command{
-		Use:   "release --cluster C --bmm B --reason TEXT",
-		Short: "Break-glass: free the lease on a BMM whose holder has ended (refused while the holder runs; recorded with the reason)",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			check := breakGlassInput(flag{"cluster", cluster}, reason, flag{"bmm", bmm})
-			return a.withClient(cmd, time.Minute, check, func(ctx context.Context, c client.Client) error {
-				var freed lease.Lease
-				req := api.LeaseReleaseRequest{BMM: bmm, Reason: reason, By: operator()}
-				if err := updateLedger(ctx, c, cluster, api.UpdateBreakGlassFree, req, &freed, "release of the lease on "+bmm); err != nil {
-					return err
-				}
-				return output.Write(cmd.OutOrStdout(), format, freed, func() output.Table {
-					return output.Table{Header: []string{"bmm", "operation", "holder", "since", "result"},
-						Rows: [][]string{{freed.BMM, string(freed.Operation), freed.Holder, freed.Since.UTC().Format(time.RFC3339), "released"}}}
-				})
+	check := func() error { return breakGlassInput(flag{"cluster", cluster}, reason, flag{"bmm", bmm}) }
+	release := a.clientCmd("release --cluster C --bmm B --reason TEXT", "Break-glass: free the lease on a BMM whose holder has ended (refused while the holder runs; recorded with the reason)",
+		time.Minute, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
+			var freed lease.Lease
+			req := api.LeaseReleaseRequest{BMM: bmm, Reason: reason, By: operator()}
+			if err := updateLedger(ctx, c, cluster, api.UpdateBreakGlassFree, req, &freed, "release of the lease on "+bmm); err != nil {
+				return err
+			}
+			return output.Write(cmd.OutOrStdout(), format, freed, func() output.Table {
+				return output.Table{Header: []string{"bmm", "operation", "holder", "since", "result"},
+					Rows: [][]string{{freed.BMM, string(freed.Operation), freed.Holder, freed.Since.UTC().Format(time.RFC3339), "released"}}}
 			})
-		},
-	}
+		})
 	f := release.Flags()
 	f.StringVar(&cluster, "cluster", "", "cluster name")
 	f.StringVar(&bmm, "bmm", "", "BMM whose lease to free")

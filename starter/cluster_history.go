@@ -37,36 +37,32 @@ type historyRow struct {
 
 func (a *app) clusterHistoryCmd() *cobra.Command {
 	var cluster, bmm, format string
-	cmd := &cobra.Command{
-		Use:   "history --cluster C [--bmm NAME]",
-		Short: "List every operation that touched a BMM: actions, upgrades (with the upgrade they belong to), remediations, troubleshooting, break-glass acts; without --bmm, the cluster's break-glass acts",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withClient(cmd, time.Minute, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
-				var rows []historyRow
-				if bmm != "" {
-					var err error
-					if rows, err = bmmHistory(ctx, c, cluster, bmm); err != nil {
-						return err
-					}
-				}
-				acts, err := breakGlassRows(ctx, c, cluster, bmm)
-				switch {
-				case err != nil && bmm == "":
+	check := func() error { return required(flag{"cluster", cluster}) }
+	cmd := a.clientCmd("history --cluster C [--bmm NAME]", "List every operation that touched a BMM: actions, upgrades (with the upgrade they belong to), remediations, troubleshooting, break-glass acts; without --bmm, the cluster's break-glass acts",
+		time.Minute, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
+			var rows []historyRow
+			if bmm != "" {
+				var err error
+				if rows, err = bmmHistory(ctx, c, cluster, bmm); err != nil {
 					return err
-				case err != nil: // the workflows' rows still answer
-					fmt.Fprintf(cmd.ErrOrStderr(), "warning: break-glass acts not shown: %v\n", err)
 				}
-				rows = mergeRows(rows, acts)
-				return output.Write(cmd.OutOrStdout(), format, rows, func() output.Table {
-					t := output.Table{Header: []string{"time", "operation", "workflow id", "status", "result"}}
-					for _, r := range rows {
-						t.Rows = append(t.Rows, []string{r.Time.UTC().Format(time.RFC3339), r.Operation, r.WorkflowID, r.Status, dash(r.Result)})
-					}
-					return t
-				})
+			}
+			acts, err := breakGlassRows(ctx, c, cluster, bmm)
+			switch {
+			case err != nil && bmm == "":
+				return err
+			case err != nil: // the workflows' rows still answer
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: break-glass acts not shown: %v\n", err)
+			}
+			rows = mergeRows(rows, acts)
+			return output.Write(cmd.OutOrStdout(), format, rows, func() output.Table {
+				t := output.Table{Header: []string{"time", "operation", "workflow id", "status", "result"}}
+				for _, r := range rows {
+					t.Rows = append(t.Rows, []string{r.Time.UTC().Format(time.RFC3339), r.Operation, r.WorkflowID, r.Status, dash(r.Result)})
+				}
+				return t
 			})
-		},
-	}
+		})
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
 	cmd.Flags().StringVar(&bmm, "bmm", "", "BMM name (without it: the cluster's break-glass acts)")
 	outputFlag(cmd, &format)

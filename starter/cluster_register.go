@@ -115,51 +115,47 @@ func register(ctx context.Context, c client.Client, cmd *cobra.Command, inv *mod
 
 func (a *app) clusterShowCmd() *cobra.Command {
 	var cluster, format string
-	cmd := &cobra.Command{
-		Use:   "show --cluster C",
-		Short: "Show the cluster's BMMs like `az networkcloud baremetalmachine list`",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withClient(cmd, 0, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
-				st, err := ledgerState(ctx, c, cluster)
-				if err != nil {
-					return err
-				}
-				err = output.Write(cmd.OutOrStdout(), format, st, func() output.Table {
-					t := output.Table{Header: []string{"name", "rack", "roles", "version", "detailed status", "message", "power", "cordon", "ready", "lease"}}
-					leases := map[string]string{}
-					for _, l := range st.Leases {
-						leases[l.BMM] = string(l.Operation) + " by " + l.Holder
-					}
-					for _, b := range st.Cluster.BMMs {
-						roles := make([]string, len(b.Roles))
-						for i, r := range b.Roles {
-							roles[i] = string(r)
-						}
-						t.Rows = append(t.Rows, []string{b.Name, b.Rack, strings.Join(roles, ","), b.RuntimeVersion,
-							b.DetailedStatus, dash(b.DetailedStatusMessage), b.PowerState, b.CordonStatus, readyCell(b), dash(leases[b.Name])})
-					}
-					return t
-				})
-				if err == nil && format == "table" {
-					fmt.Fprintln(cmd.OutOrStdout(), runtimeLine(st))
-					fmt.Fprintln(cmd.OutOrStdout(), limitsLine(st.Limits(), st.Remediation))
-					fmt.Fprintln(cmd.OutOrStdout(), st.ControlPlaneLine())
-					if line := st.UnhealthyLine(); line != "" {
-						fmt.Fprintln(cmd.OutOrStdout(), line)
-					}
-					if line := placementLine(st); line != "" {
-						fmt.Fprintln(cmd.OutOrStdout(), line)
-					}
-					if line := keysetsLine(st, time.Now()); line != "" {
-						fmt.Fprintln(cmd.OutOrStdout(), line)
-					}
-					monitorFooter(ctx, c, cmd, cluster)
-					printBuilds(ctx, cmd.OutOrStdout(), c, longRuns(cluster)...)
-				}
+	check := func() error { return required(flag{"cluster", cluster}) }
+	cmd := a.clientCmd("show --cluster C", "Show the cluster's BMMs like `az networkcloud baremetalmachine list`",
+		0, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
+			st, err := ledgerState(ctx, c, cluster)
+			if err != nil {
 				return err
+			}
+			err = output.Write(cmd.OutOrStdout(), format, st, func() output.Table {
+				t := output.Table{Header: []string{"name", "rack", "roles", "version", "detailed status", "message", "power", "cordon", "ready", "lease"}}
+				leases := map[string]string{}
+				for _, l := range st.Leases {
+					leases[l.BMM] = string(l.Operation) + " by " + l.Holder
+				}
+				for _, b := range st.Cluster.BMMs {
+					roles := make([]string, len(b.Roles))
+					for i, r := range b.Roles {
+						roles[i] = string(r)
+					}
+					t.Rows = append(t.Rows, []string{b.Name, b.Rack, strings.Join(roles, ","), b.RuntimeVersion,
+						b.DetailedStatus, dash(b.DetailedStatusMessage), b.PowerState, b.CordonStatus, readyCell(b), dash(leases[b.Name])})
+				}
+				return t
 			})
-		},
-	}
+			if err == nil && format == "table" {
+				fmt.Fprintln(cmd.OutOrStdout(), runtimeLine(st))
+				fmt.Fprintln(cmd.OutOrStdout(), limitsLine(st.Limits(), st.Remediation))
+				fmt.Fprintln(cmd.OutOrStdout(), st.ControlPlaneLine())
+				if line := st.UnhealthyLine(); line != "" {
+					fmt.Fprintln(cmd.OutOrStdout(), line)
+				}
+				if line := placementLine(st); line != "" {
+					fmt.Fprintln(cmd.OutOrStdout(), line)
+				}
+				if line := keysetsLine(st, time.Now()); line != "" {
+					fmt.Fprintln(cmd.OutOrStdout(), line)
+				}
+				monitorFooter(ctx, c, cmd, cluster)
+				printBuilds(ctx, cmd.OutOrStdout(), c, longRuns(cluster)...)
+			}
+			return err
+		})
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
 	outputFlag(cmd, &format)
 	return cmd

@@ -78,31 +78,27 @@ func keysetFile(cluster, file string, now time.Time) (keyset.Spec, error) {
 
 func (a *app) keysetDeleteCmd() *cobra.Command {
 	var cluster, name, format string
-	cmd := &cobra.Command{
-		Use:   "delete --cluster C --name KEYSET",
-		Short: "Delete a keyset",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withClient(cmd, time.Minute, required(flag{"cluster", cluster}, flag{"name", name}), func(ctx context.Context, c client.Client) error {
-				var k keyset.Keyset
-				req := api.KeysetDeleteRequest{Name: name, By: operator()}
-				if err := updateLedger(ctx, c, cluster, api.UpdateKeysetDelete, req, &k, "delete of keyset "+name); err != nil {
-					return err
+	check := func() error { return required(flag{"cluster", cluster}, flag{"name", name}) }
+	cmd := a.clientCmd("delete --cluster C --name KEYSET", "Delete a keyset",
+		time.Minute, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
+			var k keyset.Keyset
+			req := api.KeysetDeleteRequest{Name: name, By: operator()}
+			if err := updateLedger(ctx, c, cluster, api.UpdateKeysetDelete, req, &k, "delete of keyset "+name); err != nil {
+				return err
+			}
+			note, err := applyAfterWrite(ctx, c, cluster, k)
+			if err != nil {
+				return err
+			}
+			return output.Write(cmd.OutOrStdout(), format, k, func() output.Table {
+				t := output.Table{Header: []string{"keyset", "kind", "members", "result"},
+					Rows: [][]string{{k.Name, string(k.Kind), strings.Join(k.Members(), ", "), "deleted"}}}
+				if note != "" {
+					t.Notes = []string{note}
 				}
-				note, err := applyAfterWrite(ctx, c, cluster, k)
-				if err != nil {
-					return err
-				}
-				return output.Write(cmd.OutOrStdout(), format, k, func() output.Table {
-					t := output.Table{Header: []string{"keyset", "kind", "members", "result"},
-						Rows: [][]string{{k.Name, string(k.Kind), strings.Join(k.Members(), ", "), "deleted"}}}
-					if note != "" {
-						t.Notes = []string{note}
-					}
-					return t
-				})
+				return t
 			})
-		},
-	}
+		})
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
 	cmd.Flags().StringVar(&name, "name", "", "the keyset to delete")
 	outputFlag(cmd, &format)
@@ -111,30 +107,26 @@ func (a *app) keysetDeleteCmd() *cobra.Command {
 
 func (a *app) keysetListCmd() *cobra.Command {
 	var cluster, format string
-	cmd := &cobra.Command{
-		Use:   "list --cluster C",
-		Short: "List the cluster's keysets",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withClient(cmd, time.Minute, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
-				list, err := ledgerKeysets(ctx, c, cluster)
-				if err != nil {
-					return err
+	check := func() error { return required(flag{"cluster", cluster}) }
+	cmd := a.clientCmd("list --cluster C", "List the cluster's keysets",
+		time.Minute, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
+			list, err := ledgerKeysets(ctx, c, cluster)
+			if err != nil {
+				return err
+			}
+			now := time.Now()
+			return output.Write(cmd.OutOrStdout(), format, list, func() output.Table {
+				t := output.Table{Header: []string{"name", "kind", "level", "members", "expiration", "state", "updated", "by"}}
+				for _, k := range list {
+					t.Rows = append(t.Rows, []string{k.Name, string(k.Kind), k.Level(), fmt.Sprint(len(k.Members())),
+						k.Expiration.UTC().Format(time.RFC3339), expiryState(k, now), k.Updated.UTC().Format(time.RFC3339), dash(k.By)})
 				}
-				now := time.Now()
-				return output.Write(cmd.OutOrStdout(), format, list, func() output.Table {
-					t := output.Table{Header: []string{"name", "kind", "level", "members", "expiration", "state", "updated", "by"}}
-					for _, k := range list {
-						t.Rows = append(t.Rows, []string{k.Name, string(k.Kind), k.Level(), fmt.Sprint(len(k.Members())),
-							k.Expiration.UTC().Format(time.RFC3339), expiryState(k, now), k.Updated.UTC().Format(time.RFC3339), dash(k.By)})
-					}
-					if len(list) == 0 {
-						t.Notes = append(t.Notes, "no keysets: `starter keyset create --cluster "+cluster+" --file KEYSET.yaml`")
-					}
-					return t
-				})
+				if len(list) == 0 {
+					t.Notes = append(t.Notes, "no keysets: `starter keyset create --cluster "+cluster+" --file KEYSET.yaml`")
+				}
+				return t
 			})
-		},
-	}
+		})
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
 	outputFlag(cmd, &format)
 	return cmd

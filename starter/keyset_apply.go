@@ -77,43 +77,39 @@ func startNodes(ctx context.Context, c client.Client, cluster string) (string, e
 
 func (a *app) keysetApplyCmd() *cobra.Command {
 	var cluster, name string
-	cmd := &cobra.Command{
-		Use:   "apply --cluster C --name KEYSET",
-		Short: "Apply a keyset again: a BMC keyset to every BMC (deleted, its accounts disabled), a BMM keyset with the others to every node",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withClient(cmd, time.Minute, required(flag{"cluster", cluster}, flag{"name", name}), func(ctx context.Context, c client.Client) error {
-				st, err := ledgerState(ctx, c, cluster)
-				if err != nil {
-					return err
-				}
-				k, live := keyset.Find(st.Keysets, name)
-				if live && k.Kind == keyset.KindBMM {
-					id, err := startNodes(ctx, c, cluster)
-					if err != nil {
-						return fmt.Errorf("start %s: %w", id, err)
-					}
-					fmt.Fprintf(cmd.OutOrStdout(), "applying the BMM keysets (%s among them) to every node of %s: workflow %s\n", name, cluster, id)
-					return nil
-				}
-				if _, removed := keyset.Find(st.RemovedKeysets, name); !removed && (!live || k.Kind != keyset.KindBMC) {
-					return fmt.Errorf("cluster %s has no keyset %q, nor a deleted BMC keyset of that name (docs/keysets.md)", cluster, name)
-				}
-				id, err := startKeyset(ctx, c, cluster, name)
+	check := func() error { return required(flag{"cluster", cluster}, flag{"name", name}) }
+	cmd := a.clientCmd("apply --cluster C --name KEYSET", "Apply a keyset again: a BMC keyset to every BMC (deleted, its accounts disabled), a BMM keyset with the others to every node",
+		time.Minute, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
+			st, err := ledgerState(ctx, c, cluster)
+			if err != nil {
+				return err
+			}
+			k, live := keyset.Find(st.Keysets, name)
+			if live && k.Kind == keyset.KindBMM {
+				id, err := startNodes(ctx, c, cluster)
 				if err != nil {
 					return fmt.Errorf("start %s: %w", id, err)
 				}
-				what := "applying keyset %s to every BMC of %s: workflow %s"
-				switch {
-				case !live:
-					what = "disabling the accounts of deleted keyset %s on every BMC of %s: workflow %s"
-				case k.Expired(time.Now()):
-					what = "disabling the accounts of expired keyset %s on every BMC of %s: workflow %s"
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), what+"\n", name, cluster, id)
+				fmt.Fprintf(cmd.OutOrStdout(), "applying the BMM keysets (%s among them) to every node of %s: workflow %s\n", name, cluster, id)
 				return nil
-			})
-		},
-	}
+			}
+			if _, removed := keyset.Find(st.RemovedKeysets, name); !removed && (!live || k.Kind != keyset.KindBMC) {
+				return fmt.Errorf("cluster %s has no keyset %q, nor a deleted BMC keyset of that name (docs/keysets.md)", cluster, name)
+			}
+			id, err := startKeyset(ctx, c, cluster, name)
+			if err != nil {
+				return fmt.Errorf("start %s: %w", id, err)
+			}
+			what := "applying keyset %s to every BMC of %s: workflow %s"
+			switch {
+			case !live:
+				what = "disabling the accounts of deleted keyset %s on every BMC of %s: workflow %s"
+			case k.Expired(time.Now()):
+				what = "disabling the accounts of expired keyset %s on every BMC of %s: workflow %s"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), what+"\n", name, cluster, id)
+			return nil
+		})
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
 	cmd.Flags().StringVar(&name, "name", "", "the keyset to apply")
 	return cmd

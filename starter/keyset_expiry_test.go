@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +8,6 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/keyset"
 	"github.com/rackroll/rackroll/internal/model"
-	"github.com/spf13/cobra"
 )
 
 // `keyset show` of an expired keyset says when it expired and where its
@@ -40,19 +38,10 @@ func TestKeysetShowExpired(t *testing.T) {
 		{"oncall", []string{"node of rack1-c1: removed at 2026-11-27T11:00:00Z", "node of rack1-c3: applied at",
 			"expired at 2026-11-27T11:00:00Z: removed from 2 of 3 nodes, 1 not yet removed"}},
 	} {
-		v, ok := viewOf(st, c.name)
-		if !ok {
-			t.Fatalf("%s not found", c.name)
-		}
-		var out bytes.Buffer
-		cmd := &cobra.Command{}
-		cmd.SetOut(&out)
-		if err := writeKeyset(cmd, "table", v, now); err != nil {
-			t.Fatal(err)
-		}
+		out := shown(t, mustView(t, st, c.name), "table", now)
 		for _, w := range c.want {
-			if !strings.Contains(out.String(), w) {
-				t.Errorf("%s: table lacks %q:\n%s", c.name, w, out.String())
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: table lacks %q:\n%s", c.name, w, out)
 			}
 		}
 	}

@@ -50,27 +50,23 @@ func viewOf(st api.ClusterState, name string) (keysetView, bool) {
 
 func (a *app) keysetShowCmd() *cobra.Command {
 	var cluster, name, format string
-	cmd := &cobra.Command{
-		Use:   "show --cluster C --name KEYSET",
-		Short: "Show a keyset: its users (key fingerprints) or BMC accounts (Secret references) and each node's or BMC's outcome",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withClient(cmd, time.Minute, required(flag{"cluster", cluster}, flag{"name", name}), func(ctx context.Context, c client.Client) error {
-				st, err := ledgerState(ctx, c, cluster)
-				if err != nil {
-					return err
+	check := func() error { return required(flag{"cluster", cluster}, flag{"name", name}) }
+	cmd := a.clientCmd("show --cluster C --name KEYSET", "Show a keyset: its users (key fingerprints) or BMC accounts (Secret references) and each node's or BMC's outcome",
+		time.Minute, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
+			st, err := ledgerState(ctx, c, cluster)
+			if err != nil {
+				return err
+			}
+			v, ok := viewOf(st, name)
+			if !ok {
+				var names []string
+				for _, x := range st.Keysets {
+					names = append(names, x.Name)
 				}
-				v, ok := viewOf(st, name)
-				if !ok {
-					var names []string
-					for _, x := range st.Keysets {
-						names = append(names, x.Name)
-					}
-					return fmt.Errorf("cluster %s has no keyset %q (it has: %s)", cluster, name, dash(strings.Join(names, ", ")))
-				}
-				return writeKeyset(cmd, format, v, time.Now())
-			})
-		},
-	}
+				return fmt.Errorf("cluster %s has no keyset %q (it has: %s)", cluster, name, dash(strings.Join(names, ", ")))
+			}
+			return writeKeyset(cmd, format, v, time.Now())
+		})
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
 	cmd.Flags().StringVar(&name, "name", "", "the keyset to show")
 	outputFlag(cmd, &format)

@@ -32,6 +32,28 @@ func writeFile(t *testing.T, content string) string {
 	return p
 }
 
+// mustView is keyset name of st as `keyset show` finds it, live or deleted.
+func mustView(t *testing.T, st api.ClusterState, name string) keysetView {
+	t.Helper()
+	v, ok := viewOf(st, name)
+	if !ok {
+		t.Fatalf("%s not found", name)
+	}
+	return v
+}
+
+// shown is what `keyset show` writes of v in format.
+func shown(t *testing.T, v keysetView, format string, now time.Time) string {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := &cobra.Command{}
+	cmd.SetOut(&out)
+	if err := writeKeyset(cmd, format, v, now); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
 // A keyset file with problems is refused before anything connects
 // (--address is a closed port), exit 1, every problem named, and no
 // secret-looking value repeated.
@@ -112,24 +134,19 @@ func TestKeysetOutputHasNoKey(t *testing.T) {
 	k := keyset.Keyset{Spec: s, Updated: now, By: "carol"}
 	blob := strings.Fields(testPublicKey)[1]
 	for _, format := range []string{"table", "json", "yaml"} {
-		var out bytes.Buffer
-		cmd := &cobra.Command{}
-		cmd.SetOut(&out)
-		if err := writeKeyset(cmd, format, keysetView{Keyset: k}, now); err != nil {
-			t.Fatal(err)
+		out := shown(t, keysetView{Keyset: k}, format, now)
+		if strings.Contains(out, blob[20:60]) {
+			t.Errorf("%s output carries the key:\n%s", format, out)
 		}
-		if strings.Contains(out.String(), blob[20:60]) {
-			t.Errorf("%s output carries the key:\n%s", format, out.String())
+		if !strings.Contains(out, testFingerprint) {
+			t.Errorf("%s output lacks the fingerprint:\n%s", format, out)
 		}
-		if !strings.Contains(out.String(), testFingerprint) {
-			t.Errorf("%s output lacks the fingerprint:\n%s", format, out.String())
-		}
-		if format == "table" && !strings.Contains(out.String(), "expires 2026-11-27T14:00:00Z (active, 2h0m0s left); updated 2026-11-27T12:00:00Z by carol") {
-			t.Errorf("table lacks the expiry line:\n%s", out.String())
+		if format == "table" && !strings.Contains(out, "expires 2026-11-27T14:00:00Z (active, 2h0m0s left); updated 2026-11-27T12:00:00Z by carol") {
+			t.Errorf("table lacks the expiry line:\n%s", out)
 		}
 		if format == "json" {
 			var back keyset.Keyset
-			if err := json.Unmarshal(out.Bytes(), &back); err != nil || back.Users[0].Fingerprint != testFingerprint {
+			if err := json.Unmarshal([]byte(out), &back); err != nil || back.Users[0].Fingerprint != testFingerprint {
 				t.Errorf("json: %v %+v", err, back)
 			}
 		}
@@ -173,43 +190,28 @@ func TestKeysetShowOutcomes(t *testing.T) {
 			{BMM: "rack1-c1", State: keyset.Applied, Role: keyset.Operator, At: now},
 			{BMM: "rack1-c3", State: keyset.Failed, Reason: "account alice: no room for account alice", At: now}}}
 	st.Keysets = []keyset.Keyset{k}
-	v, ok := viewOf(st, "bmc-oncall")
-	if !ok {
-		t.Fatal("not found")
-	}
-	var out bytes.Buffer
-	cmd := &cobra.Command{}
-	cmd.SetOut(&out)
-	if err := writeKeyset(cmd, "table", v, now); err != nil {
-		t.Fatal(err)
-	}
+	v := mustView(t, st, "bmc-oncall")
+	out := shown(t, v, "table", now)
 	for _, want := range []string{"bmc of rack1-c1: applied (Operator) at 2026-11-27T12:00:00Z", "bmc of rack1-c2: pending",
 		"bmc of rack1-c3: failed at 2026-11-27T12:00:00Z: account alice: no room for account alice", "applied on 1 of 3 BMCs, 1 failed, 1 pending"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, out.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out.String(), "not yet applied") {
-		t.Errorf("a BMC keyset is applied now:\n%s", out.String())
+	if strings.Contains(out, "not yet applied") {
+		t.Errorf("a BMC keyset is applied now:\n%s", out)
 	}
-	out.Reset()
-	if err := writeKeyset(cmd, "json", v, now); err != nil {
-		t.Fatal(err)
-	}
+	out = shown(t, v, "json", now)
 	var back keysetView
-	if err := json.Unmarshal(out.Bytes(), &back); err != nil || len(back.BMCs) != 3 || back.BMCs[1].State != keyset.Pending || back.Name != "bmc-oncall" {
+	if err := json.Unmarshal([]byte(out), &back); err != nil || len(back.BMCs) != 3 || back.BMCs[1].State != keyset.Pending || back.Name != "bmc-oncall" {
 		t.Errorf("json: %v %+v", err, back)
 	}
 	st.Keysets, st.RemovedKeysets = keyset.Retire(st.Keysets, nil, "bmc-oncall", "bob", now)
 	st.RemovedKeysets[0].Outcomes = []keyset.Outcome{{BMM: "rack1-c1", State: keyset.Disabled, At: now}}
-	v, _ = viewOf(st, "bmc-oncall")
-	out.Reset()
-	if err := writeKeyset(cmd, "table", v, now); err != nil {
-		t.Fatal(err)
-	}
+	out = shown(t, mustView(t, st, "bmc-oncall"), "table", now)
 	for _, want := range []string{"deleted 2026-11-27T12:00:00Z by bob", "bmc of rack1-c1: disabled at", "disabled on 1 of 3 BMCs, 2 pending"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("deleted: table lacks %q:\n%s", want, out.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("deleted: table lacks %q:\n%s", want, out)
 		}
 	}
 }
@@ -225,31 +227,20 @@ func TestKeysetShowNodeOutcomes(t *testing.T) {
 		Updated: now, Outcomes: []keyset.Outcome{
 			{BMM: "rack1-c1", State: keyset.Applied, At: now},
 			{BMM: "rack1-c3", State: keyset.Failed, Reason: "node rack1-c3 did not run its keyset pod within 58s", At: now}}}}
-	v, ok := viewOf(st, "oncall")
-	if !ok {
-		t.Fatal("not found")
-	}
-	var out bytes.Buffer
-	cmd := &cobra.Command{}
-	cmd.SetOut(&out)
-	if err := writeKeyset(cmd, "table", v, now); err != nil {
-		t.Fatal(err)
-	}
+	v := mustView(t, st, "oncall")
+	out := shown(t, v, "table", now)
 	for _, want := range []string{"node of rack1-c1: applied at 2026-11-27T12:00:00Z", "node of rack1-c2: pending",
 		"node of rack1-c3: failed at 2026-11-27T12:00:00Z: node rack1-c3 did not run its keyset pod within 58s", "applied on 1 of 3 nodes, 1 failed, 1 pending"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, out.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out.String(), "not yet applied") || strings.Contains(out.String(), "bmc of") {
-		t.Errorf("a BMM keyset shows BMCs or \"not yet applied\":\n%s", out.String())
+	if strings.Contains(out, "not yet applied") || strings.Contains(out, "bmc of") {
+		t.Errorf("a BMM keyset shows BMCs or \"not yet applied\":\n%s", out)
 	}
-	out.Reset()
-	if err := writeKeyset(cmd, "json", v, now); err != nil {
-		t.Fatal(err)
-	}
+	out = shown(t, v, "json", now)
 	var back keysetView
-	if err := json.Unmarshal(out.Bytes(), &back); err != nil || len(back.Nodes) != 3 || back.Nodes[1].State != keyset.Pending || len(back.BMCs) != 0 {
+	if err := json.Unmarshal([]byte(out), &back); err != nil || len(back.Nodes) != 3 || back.Nodes[1].State != keyset.Pending || len(back.BMCs) != 0 {
 		t.Errorf("json: %v %+v", err, back)
 	}
 }

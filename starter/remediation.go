@@ -31,32 +31,28 @@ type remediationList struct {
 
 func (a *app) remediationListCmd() *cobra.Command {
 	var cluster, bmm, format string
-	cmd := &cobra.Command{
-		Use:   "list --cluster C [--bmm NAME]",
-		Short: "List trigger clocks, refusals and remediations (from the health monitor)",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withClient(cmd, 30*time.Second, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
-				ms, err := monitorStatus(ctx, c, cluster)
-				if err != nil {
-					return err
+	check := func() error { return required(flag{"cluster", cluster}) }
+	cmd := a.clientCmd("list --cluster C [--bmm NAME]", "List trigger clocks, refusals and remediations (from the health monitor)",
+		30*time.Second, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
+			ms, err := monitorStatus(ctx, c, cluster)
+			if err != nil {
+				return err
+			}
+			l := remediationList{Monitor: ms, Rows: listRows(ctx, c, cluster, ms, bmm)}
+			if err := output.Write(cmd.OutOrStdout(), format, l, func() output.Table {
+				t := output.Table{Header: []string{"bmm", "role", "trigger", "since", "state", "step", "outcome"}}
+				for _, r := range l.Rows {
+					t.Rows = append(t.Rows, []string{r.BMM, dash(r.Role), r.Trigger, r.Since.UTC().Format(time.RFC3339), r.State, dash(r.Step), dash(r.Outcome)})
 				}
-				l := remediationList{Monitor: ms, Rows: listRows(ctx, c, cluster, ms, bmm)}
-				if err := output.Write(cmd.OutOrStdout(), format, l, func() output.Table {
-					t := output.Table{Header: []string{"bmm", "role", "trigger", "since", "state", "step", "outcome"}}
-					for _, r := range l.Rows {
-						t.Rows = append(t.Rows, []string{r.BMM, dash(r.Role), r.Trigger, r.Since.UTC().Format(time.RFC3339), r.State, dash(r.Step), dash(r.Outcome)})
-					}
-					return t
-				}); err != nil {
-					return err
-				}
-				if format == "table" {
-					fmt.Fprintln(cmd.OutOrStdout(), ms.Summary())
-				}
-				return nil
-			})
-		},
-	}
+				return t
+			}); err != nil {
+				return err
+			}
+			if format == "table" {
+				fmt.Fprintln(cmd.OutOrStdout(), ms.Summary())
+			}
+			return nil
+		})
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
 	cmd.Flags().StringVar(&bmm, "bmm", "", "only this BMM")
 	outputFlag(cmd, &format)
@@ -115,24 +111,20 @@ func remediationStatus(ctx context.Context, c client.Client, cluster, bmm string
 func (a *app) remediationShowCmd() *cobra.Command {
 	var cluster, bmm, format string
 	var watching bool
-	cmd := &cobra.Command{
-		Use:   "show --cluster C --bmm NAME",
-		Short: "Show the latest remediation of one BMM step by step",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withClient(cmd, 0, required(flag{"cluster", cluster}, flag{"bmm", bmm}), func(ctx context.Context, c client.Client) error {
-				if watching {
-					return watchRemediation(ctx, c, cmd.OutOrStdout(), cmd.ErrOrStderr(), format, cluster, bmm)
-				}
-				ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-				defer cancel()
-				st, err := remediationStatus(ctx, c, cluster, bmm)
-				if err != nil {
-					return err
-				}
-				return writeRemediation(cmd.OutOrStdout(), format, st)
-			})
-		},
-	}
+	check := func() error { return required(flag{"cluster", cluster}, flag{"bmm", bmm}) }
+	cmd := a.clientCmd("show --cluster C --bmm NAME", "Show the latest remediation of one BMM step by step",
+		0, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
+			if watching {
+				return watchRemediation(ctx, c, cmd.OutOrStdout(), cmd.ErrOrStderr(), format, cluster, bmm)
+			}
+			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			st, err := remediationStatus(ctx, c, cluster, bmm)
+			if err != nil {
+				return err
+			}
+			return writeRemediation(cmd.OutOrStdout(), format, st)
+		})
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
 	cmd.Flags().StringVar(&bmm, "bmm", "", "BMM name")
 	cmd.Flags().BoolVar(&watching, "watch", false, "follow the remediation until it ends: exit 0 recovered, 1 refused, 2 not recovered")

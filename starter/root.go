@@ -155,6 +155,15 @@ func (a *app) withClient(cmd *cobra.Command, timeout time.Duration, check error,
 	return body(ctx, c)
 }
 
+// clientCmd is a command whose work needs Temporal: check, called once the
+// flags are parsed, refuses bad input before anything connects (withClient);
+// then run has a client and the context bounded by timeout (0: unbounded).
+func (a *app) clientCmd(use, short string, timeout time.Duration, check func() error, run func(ctx context.Context, cmd *cobra.Command, c client.Client) error) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, RunE: func(cmd *cobra.Command, _ []string) error {
+		return a.withClient(cmd, timeout, check(), func(ctx context.Context, c client.Client) error { return run(ctx, cmd, c) })
+	}}
+}
+
 // query runs query name on workflow id and decodes its answer; explain
 // says what a failed query means (the workflow is not running, mostly).
 func query[T any](ctx context.Context, c client.Client, id, name string, explain func(error) error) (T, error) {

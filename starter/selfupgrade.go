@@ -53,40 +53,31 @@ func writeBuilds(w io.Writer, rows []runBuild, woken map[string]bool) error {
 
 func (a *app) selfUpgradeCmd() *cobra.Command {
 	var cluster string
-	status := &cobra.Command{
-		Use:   "status --cluster C",
-		Short: "Show the build each long run of the cluster (upgrade, ledger, monitor) is on",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withClient(cmd, 30*time.Second, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
-				var rows []runBuild
-				for _, id := range longRuns(cluster) {
-					rows = append(rows, buildOf(ctx, c, id))
-				}
-				return writeBuilds(cmd.OutOrStdout(), rows, nil)
-			})
-		},
-	}
-	wake := &cobra.Command{
-		Use:   "wake --cluster C",
-		Short: "Signal self-upgrade to the cluster's running long runs, so that one waiting (a paused upgrade, an idle ledger) moves to the current build; send it again until `status` shows the new build",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withClient(cmd, 30*time.Second, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
-				var rows []runBuild
-				woken := map[string]bool{}
-				for _, id := range longRuns(cluster) {
-					rb := buildOf(ctx, c, id)
-					if rb.State == enumsRunning {
-						if err := c.SignalWorkflow(ctx, id, "", api.SignalSelfUpgrade, nil); err != nil {
-							return fmt.Errorf("wake %s: %w", id, err)
-						}
-						woken[id] = true
+	check := func() error { return required(flag{"cluster", cluster}) }
+	status := a.clientCmd("status --cluster C", "Show the build each long run of the cluster (upgrade, ledger, monitor) is on",
+		30*time.Second, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
+			var rows []runBuild
+			for _, id := range longRuns(cluster) {
+				rows = append(rows, buildOf(ctx, c, id))
+			}
+			return writeBuilds(cmd.OutOrStdout(), rows, nil)
+		})
+	wake := a.clientCmd("wake --cluster C", "Signal self-upgrade to the cluster's running long runs, so that one waiting (a paused upgrade, an idle ledger) moves to the current build; send it again until `status` shows the new build",
+		30*time.Second, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
+			var rows []runBuild
+			woken := map[string]bool{}
+			for _, id := range longRuns(cluster) {
+				rb := buildOf(ctx, c, id)
+				if rb.State == enumsRunning {
+					if err := c.SignalWorkflow(ctx, id, "", api.SignalSelfUpgrade, nil); err != nil {
+						return fmt.Errorf("wake %s: %w", id, err)
 					}
-					rows = append(rows, rb)
+					woken[id] = true
 				}
-				return writeBuilds(cmd.OutOrStdout(), rows, woken)
-			})
-		},
-	}
+				rows = append(rows, rb)
+			}
+			return writeBuilds(cmd.OutOrStdout(), rows, woken)
+		})
 	for _, c := range []*cobra.Command{status, wake} {
 		c.Flags().StringVar(&cluster, "cluster", "", "cluster name")
 	}

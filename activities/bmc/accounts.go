@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/rackroll/rackroll/internal/keyset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
@@ -139,8 +140,8 @@ func scrub(err error, pass string) error {
 	return &failure{classify(err), strings.ReplaceAll(err.Error(), pass, "<redacted>")}
 }
 
-func (r *run) accounts() (AccountClient, []AccountInfo, error) {
-	ac, ok := r.c.(AccountClient)
+func (r *run) accounts() (bmcclient.AccountClient, []bmcclient.AccountInfo, error) {
+	ac, ok := r.c.(bmcclient.AccountClient)
 	if !ok {
 		return nil, nil, &failure{kindConfig, "this BMC client has no AccountService support"}
 	}
@@ -166,8 +167,8 @@ func (r *run) ensureAccount(in AccountInput, pass string) (AccountResult, error)
 	case !in.Enable:
 		action = AccountDisabled
 		off := false
-		err = r.act("disable account "+in.UserName, r.accountIs(in.UserName, func(a AccountInfo) bool { return !a.Enabled }),
-			func() error { return ac.PatchAccount(r.ctx, cur.URI, AccountPatch{Enabled: &off}, cur.ETag) })
+		err = r.act("disable account "+in.UserName, r.accountIs(in.UserName, func(a bmcclient.AccountInfo) bool { return !a.Enabled }),
+			func() error { return ac.PatchAccount(r.ctx, cur.URI, bmcclient.AccountPatch{Enabled: &off}, cur.ETag) })
 	case found:
 		// The password cannot be read back: it is sent on every apply,
 		// with the role and Enabled in one PATCH (iDRAC refuses a PATCH
@@ -186,9 +187,9 @@ func (r *run) ensureAccount(in AccountInput, pass string) (AccountResult, error)
 }
 
 // wantPatch is the body that makes an account what in asks.
-func wantPatch(in AccountInput, pass string, withName bool) AccountPatch {
+func wantPatch(in AccountInput, pass string, withName bool) bmcclient.AccountPatch {
 	role, on := string(in.Role), true
-	p := AccountPatch{Password: &pass, RoleID: &role, Enabled: &on}
+	p := bmcclient.AccountPatch{Password: &pass, RoleID: &role, Enabled: &on}
 	if withName {
 		p.UserName = &in.UserName
 	}
@@ -197,19 +198,19 @@ func wantPatch(in AccountInput, pass string, withName bool) AccountPatch {
 
 // findAccount finds name among the accounts; BMCs compare names without
 // case.
-func findAccount(list []AccountInfo, name string) (AccountInfo, bool) {
+func findAccount(list []bmcclient.AccountInfo, name string) (bmcclient.AccountInfo, bool) {
 	for _, a := range list {
 		if a.UserName != "" && strings.EqualFold(a.UserName, name) {
 			return a, true
 		}
 	}
-	return AccountInfo{}, false
+	return bmcclient.AccountInfo{}, false
 }
 
 // emptySlots are the listed accounts without a user name: a slot-based
 // collection's free slots, in collection order.
-func emptySlots(list []AccountInfo) []AccountInfo {
-	var out []AccountInfo
+func emptySlots(list []bmcclient.AccountInfo) []bmcclient.AccountInfo {
+	var out []bmcclient.AccountInfo
 	for _, a := range list {
 		if a.UserName == "" {
 			out = append(out, a)
@@ -219,7 +220,7 @@ func emptySlots(list []AccountInfo) []AccountInfo {
 }
 
 // accountIs is a done check for act: the BMC shows name and ok holds.
-func (r *run) accountIs(name string, ok func(AccountInfo) bool) func() (bool, error) {
+func (r *run) accountIs(name string, ok func(bmcclient.AccountInfo) bool) func() (bool, error) {
 	return func() (bool, error) {
 		_, list, err := r.accounts()
 		if err != nil {

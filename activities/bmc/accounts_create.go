@@ -1,30 +1,29 @@
 package bmc
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
-	"github.com/stmcginnis/gofish/schemas"
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 )
 
 // createAccount makes in's account: a PATCH of an empty slot where the
 // collection lists empty slots, else a POST, falling back to the slot
 // PATCH when the POST is refused 405 (DMTF/Redfishtool#7, ansible's
 // redfish_utils, ironcore-dev/metal-operator#913).
-func (r *run) createAccount(ac AccountClient, list []AccountInfo, in AccountInput, pass string) (string, error) {
+func (r *run) createAccount(ac bmcclient.AccountClient, list []bmcclient.AccountInfo, in AccountInput, pass string) (string, error) {
 	if len(emptySlots(list)) > 0 {
 		return AccountCreatedInSlot, r.fillSlot(ac, list, in, pass)
 	}
 	// A POST whose answer was lost is not sent again: done finds the
 	// account it made.
-	err := r.act("create account "+in.UserName, r.accountIs(in.UserName, func(AccountInfo) bool { return true }),
+	err := r.act("create account "+in.UserName, r.accountIs(in.UserName, func(bmcclient.AccountInfo) bool { return true }),
 		func() error { return ac.CreateAccount(r.ctx, wantPatch(in, pass, true)) })
 	switch {
 	case err == nil:
 		return AccountCreated, nil
-	case status(err) == http.StatusMethodNotAllowed:
+	case bmcclient.StatusOf(err) == http.StatusMethodNotAllowed:
 		_, list, lerr := r.accounts()
 		if lerr != nil {
 			return "", lerr
@@ -40,11 +39,11 @@ func (r *run) createAccount(ac AccountClient, list []AccountInfo, in AccountInpu
 // A slot the BMC refuses for itself (iDRAC's reserved slot 1 looks empty)
 // is passed over; a refusal of the values (a role, a password the BMC's
 // policy rejects, a name taken) is the same in every slot and ends it.
-func (r *run) fillSlot(ac AccountClient, list []AccountInfo, in AccountInput, pass string) error {
+func (r *run) fillSlot(ac bmcclient.AccountClient, list []bmcclient.AccountInfo, in AccountInput, pass string) error {
 	empty := emptySlots(list)
 	var refused []string
 	for _, s := range empty {
-		err := r.act("fill account slot "+s.ID+" with "+in.UserName, r.accountIs(in.UserName, func(AccountInfo) bool { return true }),
+		err := r.act("fill account slot "+s.ID+" with "+in.UserName, r.accountIs(in.UserName, func(bmcclient.AccountInfo) bool { return true }),
 			func() error { return ac.PatchAccount(r.ctx, s.URI, wantPatch(in, pass, true), s.ETag) })
 		if err == nil {
 			return nil
@@ -67,17 +66,8 @@ func valueRefused(err error) bool {
 	return strings.Contains(d, "PropertyValue") || strings.Contains(d, "AlreadyExists") || strings.Contains(d, "PropertyMissing")
 }
 
-// status is the HTTP status of a BMC's refusal (0: none).
-func status(err error) int {
-	var rf *schemas.Error
-	if errors.As(err, &rf) {
-		return rf.HTTPReturnedStatusCode
-	}
-	return 0
-}
-
 // readBackAccount is the evidence: the account as the BMC now lists it.
-func (r *run) readBackAccount(ac AccountClient, in AccountInput, action string) (AccountResult, error) {
+func (r *run) readBackAccount(ac bmcclient.AccountClient, in AccountInput, action string) (AccountResult, error) {
 	_, list, err := r.accounts()
 	if err != nil {
 		return AccountResult{}, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/rackroll/rackroll/internal/keyset"
 	"github.com/rackroll/rackroll/internal/lab/redfish"
 	"github.com/rackroll/rackroll/internal/lab/redfish/redfishtest"
@@ -188,5 +189,5 @@ func TestScrubKeepsKindAndDropsThePassword(t *testing.T) {
 	assert.NotContains(t, err.Error(), "s3cret-pw")
 	assert.Contains(t, err.Error(), "<redacted>")
 	assert.Nil(t, scrub(nil, "x"))
-	assert.Contains(t, AccountPatch{Password: new(string)}.String(), "<redacted>")
+	assert.Contains(t, bmcclient.AccountPatch{Password: new(string)}.String(), "<redacted>")
 }

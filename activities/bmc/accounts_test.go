@@ -6,41 +6,45 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/rackroll/rackroll/internal/keyset"
-	"github.com/stmcginnis/gofish/schemas"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 )
+
+var _ bmcclient.AccountClient = (*fakeAccounts)(nil)
 
 // fakeAccounts is a BMC whose collection lists only used slots and answers
 // a POST 405: the activity falls back to the slot PATCH, finds no empty
 // slot, and says the BMC is full.
 type fakeAccounts struct {
 	*fakeClient
-	list  []AccountInfo
+	list  []bmcclient.AccountInfo
 	posts int
 }
 
 func (f *fakeAccounts) LoginName() string { return "root" }
-func (f *fakeAccounts) Accounts(context.Context) ([]AccountInfo, error) {
+func (f *fakeAccounts) Accounts(context.Context) ([]bmcclient.AccountInfo, error) {
 	return f.list, nil
 }
-func (f *fakeAccounts) CreateAccount(context.Context, AccountPatch) error {
+func (f *fakeAccounts) CreateAccount(context.Context, bmcclient.AccountPatch) error {
 	f.posts++
-	return &schemas.Error{HTTPReturnedStatusCode: http.StatusMethodNotAllowed, Message: "POST is not allowed"}
+	return &bmcclient.StatusError{Status: http.StatusMethodNotAllowed, Message: "POST is not allowed"}
 }
-func (f *fakeAccounts) PatchAccount(context.Context, string, AccountPatch, string) error {
+func (f *fakeAccounts) PatchAccount(context.Context, string, bmcclient.AccountPatch, string) error {
 	panic("no slot should be patched: none is empty")
 }
 
 func TestAccountPostRefused405FallsBackToSlotsAndReportsFull(t *testing.T) {
-	f := &fakeAccounts{fakeClient: newFake(), list: []AccountInfo{
+	f := &fakeAccounts{fakeClient: newFake(), list: []bmcclient.AccountInfo{
 		{URI: "/redfish/v1/AccountService/Accounts/2", ID: "2", UserName: "root", RoleID: "Administrator", Enabled: true},
 		{URI: "/redfish/v1/AccountService/Accounts/3", ID: "3", UserName: "carol", RoleID: "ReadOnly", Enabled: true},
 	}}
 	a := activitiesWith(f.fakeClient)
-	a.Dial = func(context.Context, Endpoint, Credentials, time.Duration) (Client, error) { return f, nil }
+	a.Dial = func(context.Context, bmcclient.Endpoint, bmcclient.Credentials, time.Duration) (bmcclient.Client, error) {
+		return f, nil
+	}
 	a.Secrets = func(context.Context, string, string) (map[string][]byte, error) {
 		return map[string][]byte{"password": []byte("alice-Secret-1")}, nil
 	}
@@ -56,7 +60,7 @@ func TestAccountPostRefused405FallsBackToSlotsAndReportsFull(t *testing.T) {
 }
 
 func TestFindAccountAndEmptySlots(t *testing.T) {
-	list := []AccountInfo{{ID: "1"}, {ID: "2", UserName: "root"}, {ID: "3", UserName: "Alice"}, {ID: "4"}}
+	list := []bmcclient.AccountInfo{{ID: "1"}, {ID: "2", UserName: "root"}, {ID: "3", UserName: "Alice"}, {ID: "4"}}
 	a, ok := findAccount(list, "alice")
 	require.True(t, ok, "BMCs compare names without case")
 	assert.Equal(t, "3", a.ID)

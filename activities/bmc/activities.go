@@ -1,29 +1,19 @@
-// Package bmc holds the Temporal activities that drive bare-metal machines
-// through their BMCs with standard DMTF Redfish (gofish), so they work on
-// real BMCs and on the lab's simulated ones alike.
-//
-// Every activity resolves the BMM's credentials itself (never taking or
-// returning a secret), opens one Redfish session for its attempt and logs
-// it out on every way out (see DialGofish), is idempotent (it reads the
-// machine first and only acts when needed), heartbeats while it waits, and
-// returns
-// temporal.ApplicationErrors whose type says whether a retry can help (see
-// the ErrType constants). Transient BMC errors (5xx, timeouts, dropped
-// connections) are retried inside the activity a few times before the
-// activity fails retryably and the Temporal retry policy takes over.
 package bmc
 
 import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
+	"github.com/rackroll/rackroll/activities/bmc/gofishclient"
 )
 
 // Activities are registered with a worker (worker.RegisterActivity(a)); the
 // zero value works with defaults. Every exported method is an activity.
 type Activities struct {
-	Dial     Dialer   // nil: DialGofish
-	Resolver Resolver // nil: SecretResolver over the worker's env and files, no Secrets
+	Dial     bmcclient.Dialer // nil: gofishclient.Dial
+	Resolver Resolver         // nil: SecretResolver over the worker's env and files, no Secrets
 
 	PollInterval    time.Duration // how often waits poll the BMC; default 5s
 	RequestTimeout  time.Duration // per HTTP request; default 30s
@@ -64,11 +54,11 @@ type HeartbeatRecorder interface {
 	RecordActivityHeartbeat(ctx context.Context, taskToken []byte, details ...interface{}) error
 }
 
-func (a *Activities) dial() Dialer {
+func (a *Activities) dial() bmcclient.Dialer {
 	if a.Dial != nil {
 		return a.Dial
 	}
-	return DialGofish
+	return gofishclient.Dial
 }
 
 func (a *Activities) resolver() Resolver {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/sitecheck"
 )
@@ -33,7 +34,7 @@ import (
 // chooseBootMode is the mode to send with the one-time boot: "" when the
 // System does not offer the property; an error when its allowable values
 // exclude want (before anything is changed).
-func chooseBootMode(want string, s System) (string, error) {
+func chooseBootMode(want string, s bmcclient.System) (string, error) {
 	switch {
 	case !s.BootModeShown && len(s.BootModes) == 0:
 		return "", nil
@@ -51,11 +52,11 @@ func chooseBootMode(want string, s System) (string, error) {
 // (sushy-tools) is recorded in the progress, so the result says so and
 // EjectMedia clears it; one that shows neither, or another mode, within
 // MediaTimeout fails typed.
-func (r *run) bootOnce(target, mode string) (System, error) {
-	var s System
-	var acc Accepted
+func (r *run) bootOnce(target, mode string) (bmcclient.System, error) {
+	var s bmcclient.System
+	var acc bmcclient.Accepted
 	var modeRefused error // the 400 a PATCH with the mode got (HPE DL160 Gen10)
-	holds := func(s System, enabled ...string) bool {
+	holds := func(s bmcclient.System, enabled ...string) bool {
 		return s.BootTarget == target && slices.Contains(enabled, s.BootOverride) && (mode == "" || s.BootMode == mode)
 	}
 	step := "set a one-time boot from " + target
@@ -67,11 +68,11 @@ func (r *run) bootOnce(target, mode string) (System, error) {
 		s, err = r.system("read the System")
 		return err == nil && holds(s, "Once"), err
 	}, func() error {
-		acc = Accepted{Status: http.StatusOK}
-		err := r.c.SetBootOverride(r.ctx, BootOverride{Enabled: "Once", Target: target, Mode: mode}, s.ETag)
-		if mode != "" && modeRefused == nil && isStatus(err, http.StatusBadRequest) {
+		acc = bmcclient.Accepted{Status: http.StatusOK}
+		err := r.c.SetBootOverride(r.ctx, bmcclient.BootOverride{Enabled: "Once", Target: target, Mode: mode}, s.ETag)
+		if mode != "" && modeRefused == nil && bmcclient.StatusOf(err) == http.StatusBadRequest {
 			modeRefused = err // not heartbeated: only what a retry must find is (issueReset records the reset)
-			err = r.c.SetBootOverride(r.ctx, BootOverride{Enabled: "Once", Target: target}, s.ETag)
+			err = r.c.SetBootOverride(r.ctx, bmcclient.BootOverride{Enabled: "Once", Target: target}, s.ETag)
 		}
 		return err
 	})
@@ -94,7 +95,7 @@ func (r *run) bootOnce(target, mode string) (System, error) {
 }
 
 // bootNotHeld says what was asked and what the System shows instead.
-func bootNotHeld(target, mode string, acc Accepted, s System, modeRefused error, within string) string {
+func bootNotHeld(target, mode string, acc bmcclient.Accepted, s bmcclient.System, modeRefused error, within string) string {
 	asked := "the one-time boot from " + target
 	shows := fmt.Sprintf("BootSourceOverrideEnabled %q, BootSourceOverrideTarget %q", s.BootOverride, s.BootTarget)
 	if mode == "" {
@@ -109,7 +110,7 @@ func bootNotHeld(target, mode string, acc Accepted, s System, modeRefused error,
 }
 
 // bootModeFinding is `site check`'s line for the mode the installer needs.
-func bootModeFinding(want string, s System) sitecheck.Item {
+func bootModeFinding(want string, s bmcclient.System) sitecheck.Item {
 	mode, err := chooseBootMode(want, s)
 	switch {
 	case err != nil:

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
+	"github.com/rackroll/rackroll/activities/bmc/gofishclient"
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/redfish/redfishtest"
 	"github.com/stretchr/testify/assert"
@@ -30,8 +32,8 @@ func TestLabLegacyDefaultSystemIsReimagedInUEFI(t *testing.T) {
 // target.
 func TestLabLegacyDefaultWithoutTheModeNeverInstalls(t *testing.T) {
 	l := newLab(t, redfishtest.Profile("bootmode-legacy"))
-	l.a.Dial = func(ctx context.Context, ep Endpoint, c Credentials, timeout time.Duration) (Client, error) {
-		cl, err := DialGofish(ctx, ep, c, timeout)
+	l.a.Dial = func(ctx context.Context, ep bmcclient.Endpoint, c bmcclient.Credentials, timeout time.Duration) (bmcclient.Client, error) {
+		cl, err := gofishclient.Dial(ctx, ep, c, timeout)
 		return modeless{cl}, err
 	}
 	_, err := l.reimage("4.2.0")
@@ -50,17 +52,19 @@ func TestLabAbsentBootModeIsNotSent(t *testing.T) {
 	assert.Equal(t, 1, l.settled("4.2.0").ReimageCount)
 }
 
+var _ bmcclient.Client = modeless{}
+
 // modeless is a client as rackroll was before it set the boot mode: it
 // neither sees nor sends one.
-type modeless struct{ Client }
+type modeless struct{ bmcclient.Client }
 
-func (c modeless) SetBootOverride(ctx context.Context, o BootOverride, etag string) error {
+func (c modeless) SetBootOverride(ctx context.Context, o bmcclient.BootOverride, etag string) error {
 	o.Mode = ""
 	return c.Client.SetBootOverride(ctx, o, etag)
 }
 
 // System hides the mode, so nothing asks for it.
-func (c modeless) System(ctx context.Context) (System, error) {
+func (c modeless) System(ctx context.Context) (bmcclient.System, error) {
 	s, err := c.Client.System(ctx)
 	s.BootModeShown, s.BootMode, s.BootModes = false, "", nil
 	return s, err

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,15 +21,15 @@ func legacyFake() *fakeClient {
 func TestChooseBootMode(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		s    System
+		s    bmcclient.System
 		want string
 		err  string
 	}{
-		{"not shown: not sent", System{}, "", ""},
-		{"shown, no list", System{BootModeShown: true, BootMode: "Legacy"}, "UEFI", ""},
-		{"shown null", System{BootModeShown: true}, "UEFI", ""},
-		{"listed", System{BootModeShown: true, BootModes: []string{"Legacy", "UEFI"}}, "UEFI", ""},
-		{"list without it", System{BootModeShown: true, BootMode: "Legacy", BootModes: []string{"Legacy"}}, "",
+		{"not shown: not sent", bmcclient.System{}, "", ""},
+		{"shown, no list", bmcclient.System{BootModeShown: true, BootMode: "Legacy"}, "UEFI", ""},
+		{"shown null", bmcclient.System{BootModeShown: true}, "UEFI", ""},
+		{"listed", bmcclient.System{BootModeShown: true, BootModes: []string{"Legacy", "UEFI"}}, "UEFI", ""},
+		{"list without it", bmcclient.System{BootModeShown: true, BootMode: "Legacy", BootModes: []string{"Legacy"}}, "",
 			"the System cannot boot the installer in UEFI: BootSourceOverrideMode allows [Legacy]"},
 	} {
 		got, err := chooseBootMode("UEFI", c.s)
@@ -39,15 +40,6 @@ func TestChooseBootMode(t *testing.T) {
 		require.NoError(t, err, c.name)
 		assert.Equal(t, c.want, got, c.name)
 	}
-}
-
-func TestBootModeOfRawSystem(t *testing.T) {
-	shown, mode, allowed := bootModeOf([]byte(`{"Boot":{"BootSourceOverrideMode":"Legacy","BootSourceOverrideMode@Redfish.AllowableValues":["Legacy","UEFI"]}}`))
-	assert.Equal(t, []any{true, "Legacy", []string{"Legacy", "UEFI"}}, []any{shown, mode, allowed})
-	shown, mode, allowed = bootModeOf([]byte(`{"Boot":{"BootSourceOverrideMode":null}}`))
-	assert.Equal(t, []any{true, "", []string(nil)}, []any{shown, mode, allowed})
-	shown, _, _ = bootModeOf([]byte(`{"Boot":{"BootSourceOverrideTarget":"None"}}`))
-	assert.False(t, shown)
 }
 
 func TestReimageSetsTheBootModeWithTheTargetAndReadsItBack(t *testing.T) {
@@ -123,11 +115,11 @@ func TestAModeRefusedIsRetriedWithoutItAndTheReadBackDecides(t *testing.T) {
 }
 
 func TestSiteCheckNamesTheBootMode(t *testing.T) {
-	item := bootModeFinding("UEFI", System{BootModeShown: true, BootMode: "Legacy", BootModes: []string{"Legacy"}})
+	item := bootModeFinding("UEFI", bmcclient.System{BootModeShown: true, BootMode: "Legacy", BootModes: []string{"Legacy"}})
 	assert.True(t, item.Blocker)
 	assert.Contains(t, item.Detail, "the installer needs UEFI")
-	item = bootModeFinding("UEFI", System{BootModeShown: true, BootMode: "Legacy", BootModes: []string{"Legacy", "UEFI"}})
+	item = bootModeFinding("UEFI", bmcclient.System{BootModeShown: true, BootMode: "Legacy", BootModes: []string{"Legacy", "UEFI"}})
 	assert.True(t, item.OK)
 	assert.Contains(t, item.Detail, "UEFI, set with the one-time boot (now Legacy")
-	assert.Contains(t, bootModeFinding("UEFI", System{}).Detail, "does not show BootSourceOverrideMode")
+	assert.Contains(t, bootModeFinding("UEFI", bmcclient.System{}).Detail, "does not show BootSourceOverrideMode")
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 )
 
 // The choices a reimage makes from what the BMC offers: one rule each, used
@@ -16,14 +18,14 @@ import (
 var preferredCDIDs = []string{"1", "CD", "2", "CD1"}
 
 // takesCD: the member's MediaTypes include a CD or DVD.
-func takesCD(m MediaInfo) bool {
+func takesCD(m bmcclient.MediaInfo) bool {
 	return slices.ContainsFunc(m.MediaTypes, func(t string) bool { return t == "CD" || t == "DVD" })
 }
 
 // uploadSlot: a member a browser or the BMC's own storage fills, not one that
 // mounts a URL: Lenovo XCC's RDOC (images uploaded to the XCC) and Remote
 // (mounted from the web console) slots, or a slot an applet holds.
-func uploadSlot(m MediaInfo) bool {
+func uploadSlot(m bmcclient.MediaInfo) bool {
 	id := strings.ToLower(m.ID)
 	return strings.HasPrefix(id, "rdoc") || strings.HasPrefix(id, "remote") || m.ConnectedVia == "Applet"
 }
@@ -33,9 +35,9 @@ func uploadSlot(m MediaInfo) bool {
 // members, the vendors' virtual-CD ids first, then in the BMC's order;
 // members that list no MediaTypes at all come last (a BMC that does not
 // say may still take a CD). Upload slots and CD-less members never appear.
-func RankVirtualCDs(members []MediaInfo) (ranked []MediaInfo, why []string) {
+func RankVirtualCDs(members []bmcclient.MediaInfo) (ranked []bmcclient.MediaInfo, why []string) {
 	type cand struct {
-		m    MediaInfo
+		m    bmcclient.MediaInfo
 		rank int
 		why  string
 	}
@@ -67,15 +69,15 @@ func RankVirtualCDs(members []MediaInfo) (ranked []MediaInfo, why []string) {
 
 // ChooseVirtualCD is the member a reimage uses first (see RankVirtualCDs);
 // false when there is none, with why saying what was offered.
-func ChooseVirtualCD(members []MediaInfo) (MediaInfo, string, bool) {
+func ChooseVirtualCD(members []bmcclient.MediaInfo) (bmcclient.MediaInfo, string, bool) {
 	ranked, why := RankVirtualCDs(members)
 	if len(ranked) == 0 {
-		return MediaInfo{}, noVirtualCD(members), false
+		return bmcclient.MediaInfo{}, noVirtualCD(members), false
 	}
 	return ranked[0], why[0], true
 }
 
-func noVirtualCD(members []MediaInfo) string {
+func noVirtualCD(members []bmcclient.MediaInfo) string {
 	if len(members) == 0 {
 		return "the BMC lists no virtual media under the System or the Manager"
 	}

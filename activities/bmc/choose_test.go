@@ -3,42 +3,43 @@ package bmc
 import (
 	"testing"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/stretchr/testify/assert"
 )
 
 // vm is a member as a vendor lists it.
-func vm(loc, id string, types ...string) MediaInfo {
-	return MediaInfo{URI: "/redfish/v1/x/VirtualMedia/" + id, ID: id, Location: loc, MediaTypes: types}
+func vm(loc, id string, types ...string) bmcclient.MediaInfo {
+	return bmcclient.MediaInfo{URI: "/redfish/v1/x/VirtualMedia/" + id, ID: id, Location: loc, MediaTypes: types}
 }
 
 func TestChooseVirtualCD(t *testing.T) {
 	for _, tc := range []struct {
 		vendor  string
-		members []MediaInfo
+		members []bmcclient.MediaInfo
 		want    string // chosen ID; "" none
 		why     string
 		ranked  []string
 	}{
-		{"iDRAC9 lists 2 before 1", []MediaInfo{vm("System", "2", "CD", "DVD", "USBStick"), vm("System", "1", "CD", "DVD", "USBStick")},
+		{"iDRAC9 lists 2 before 1", []bmcclient.MediaInfo{vm("System", "2", "CD", "DVD", "USBStick"), vm("System", "1", "CD", "DVD", "USBStick")},
 			"1", "System VirtualMedia 1: takes CD/DVD, the vendor's virtual-CD id", []string{"1", "2"}},
-		{"older iDRAC under the Manager", []MediaInfo{vm("Manager", "RemovableDisk", "USBStick"), vm("Manager", "CD", "CD", "DVD")},
+		{"older iDRAC under the Manager", []bmcclient.MediaInfo{vm("Manager", "RemovableDisk", "USBStick"), vm("Manager", "CD", "CD", "DVD")},
 			"CD", "Manager VirtualMedia CD: takes CD/DVD, the vendor's virtual-CD id", []string{"CD"}},
-		{"iLO 5: 1 is the floppy", []MediaInfo{vm("Manager", "1", "Floppy", "USBStick"), vm("Manager", "2", "CD", "DVD")},
+		{"iLO 5: 1 is the floppy", []bmcclient.MediaInfo{vm("Manager", "1", "Floppy", "USBStick"), vm("Manager", "2", "CD", "DVD")},
 			"2", "Manager VirtualMedia 2: takes CD/DVD, the vendor's virtual-CD id", []string{"2"}},
-		{"Supermicro", []MediaInfo{vm("Manager", "USB1", "USBStick"), vm("Manager", "CD1", "CD")},
+		{"Supermicro", []bmcclient.MediaInfo{vm("Manager", "USB1", "USBStick"), vm("Manager", "CD1", "CD")},
 			"CD1", "Manager VirtualMedia CD1: takes CD/DVD, the vendor's virtual-CD id", []string{"CD1"}},
-		{"Lenovo XCC: upload slots first", []MediaInfo{vm("Manager", "RDOC1", "CD", "DVD"), vm("Manager", "Remote1", "CD", "DVD"),
+		{"Lenovo XCC: upload slots first", []bmcclient.MediaInfo{vm("Manager", "RDOC1", "CD", "DVD"), vm("Manager", "Remote1", "CD", "DVD"),
 			vm("Manager", "EXT1", "CD", "DVD", "USBStick"), vm("Manager", "EXT2", "CD", "DVD", "USBStick")},
 			"EXT1", "Manager VirtualMedia EXT1: takes CD/DVD", []string{"EXT1", "EXT2"}},
-		{"DMTF mockup", []MediaInfo{vm("Manager", "Floppy1", "Floppy", "USBStick"), vm("Manager", "CD1", "CD", "DVD")},
+		{"DMTF mockup", []bmcclient.MediaInfo{vm("Manager", "Floppy1", "Floppy", "USBStick"), vm("Manager", "CD1", "CD", "DVD")},
 			"CD1", "Manager VirtualMedia CD1: takes CD/DVD, the vendor's virtual-CD id", []string{"CD1"}},
-		{"an applet holds the drive", []MediaInfo{{ID: "1", Location: "System", MediaTypes: []string{"CD"}, ConnectedVia: "Applet"}, vm("System", "2", "DVD")},
+		{"an applet holds the drive", []bmcclient.MediaInfo{{ID: "1", Location: "System", MediaTypes: []string{"CD"}, ConnectedVia: "Applet"}, vm("System", "2", "DVD")},
 			"2", "System VirtualMedia 2: takes CD/DVD, the vendor's virtual-CD id", []string{"2"}},
-		{"no MediaTypes listed: last resort", []MediaInfo{vm("Manager", "A"), vm("Manager", "B", "USBStick")},
+		{"no MediaTypes listed: last resort", []bmcclient.MediaInfo{vm("Manager", "A"), vm("Manager", "B", "USBStick")},
 			"A", "Manager VirtualMedia A: lists no MediaTypes; tried last", []string{"A"}},
-		{"typed members before untyped", []MediaInfo{vm("Manager", "A"), vm("Manager", "B", "DVD")},
+		{"typed members before untyped", []bmcclient.MediaInfo{vm("Manager", "A"), vm("Manager", "B", "DVD")},
 			"B", "Manager VirtualMedia B: takes CD/DVD", []string{"B", "A"}},
-		{"only upload and USB slots", []MediaInfo{vm("Manager", "RDOC1", "CD"), vm("Manager", "USB1", "USBStick")}, "", "", nil},
+		{"only upload and USB slots", []bmcclient.MediaInfo{vm("Manager", "RDOC1", "CD"), vm("Manager", "USB1", "USBStick")}, "", "", nil},
 		{"nothing", nil, "", "", nil},
 	} {
 		t.Run(tc.vendor, func(t *testing.T) {
@@ -62,7 +63,7 @@ func TestChooseVirtualCD(t *testing.T) {
 }
 
 func TestNoVirtualCDSaysWhatWasSeen(t *testing.T) {
-	_, why, _ := ChooseVirtualCD([]MediaInfo{vm("Manager", "RDOC1", "CD")})
+	_, why, _ := ChooseVirtualCD([]bmcclient.MediaInfo{vm("Manager", "RDOC1", "CD")})
 	assert.Equal(t, "no virtual-media member takes a CD/DVD outside the upload slots (seen: Manager RDOC1 [CD])", why)
 	_, why, _ = ChooseVirtualCD(nil)
 	assert.Equal(t, "the BMC lists no virtual media under the System or the Manager", why)

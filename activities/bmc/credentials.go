@@ -5,24 +5,15 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 )
-
-// Credentials are resolved inside an activity and never leave it. String
-// and GoString hide the password so a stray %v cannot log it.
-type Credentials struct {
-	Username, Password string
-}
-
-func (c Credentials) String() string { return c.Username + ":<redacted>" }
-func (c Credentials) GoString() string {
-	return "bmc.Credentials{Username:" + c.Username + ", Password:<redacted>}"
-}
 
 // Resolver turns a reference into credentials. EnvFileResolver handles env
 // vars and files; a Kubernetes Secret resolver can be added behind the same
 // interface.
 type Resolver interface {
-	Resolve(ctx context.Context, ref CredentialRef) (Credentials, error)
+	Resolve(ctx context.Context, ref CredentialRef) (bmcclient.Credentials, error)
 }
 
 // EnvFileResolver reads credentials from environment variables or files
@@ -35,16 +26,16 @@ type EnvFileResolver struct {
 
 // Resolve returns the credentials; errors name the variable or file, never
 // a value.
-func (r EnvFileResolver) Resolve(_ context.Context, ref CredentialRef) (Credentials, error) {
+func (r EnvFileResolver) Resolve(_ context.Context, ref CredentialRef) (bmcclient.Credentials, error) {
 	user, err := r.one("username", ref.UsernameEnv, ref.UsernameFile)
 	if err != nil {
-		return Credentials{}, err
+		return bmcclient.Credentials{}, err
 	}
 	pass, err := r.one("password", ref.PasswordEnv, ref.PasswordFile)
 	if err != nil {
-		return Credentials{}, err
+		return bmcclient.Credentials{}, err
 	}
-	return Credentials{Username: user, Password: pass}, nil
+	return bmcclient.Credentials{Username: user, Password: pass}, nil
 }
 
 func (r EnvFileResolver) one(what, env, file string) (string, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
@@ -21,7 +22,7 @@ type SecretResolver struct {
 // never a value. A Secret that is missing, or that the worker may not
 // read, is the inventory's or the deployment's to fix; any other failure
 // to read it passes (the step is tried again).
-func (r SecretResolver) Resolve(ctx context.Context, ref CredentialRef) (Credentials, error) {
+func (r SecretResolver) Resolve(ctx context.Context, ref CredentialRef) (bmcclient.Credentials, error) {
 	if ref.SecretName == "" {
 		files := r.Files
 		if files == nil {
@@ -31,25 +32,25 @@ func (r SecretResolver) Resolve(ctx context.Context, ref CredentialRef) (Credent
 	}
 	id := ref.SecretNamespace + "/" + ref.SecretName
 	if r.Secrets == nil {
-		return Credentials{}, fmt.Errorf("the BMC credentials Secret %s is read by the worker in the cluster that holds it (its ServiceAccount needs get on it): run the worker there, or mount the Secret as files and set usernameFile and passwordFile", id)
+		return bmcclient.Credentials{}, fmt.Errorf("the BMC credentials Secret %s is read by the worker in the cluster that holds it (its ServiceAccount needs get on it): run the worker there, or mount the Secret as files and set usernameFile and passwordFile", id)
 	}
 	data, err := r.Secrets(ctx, ref.SecretNamespace, ref.SecretName)
 	switch {
 	case apierrors.IsNotFound(err):
-		return Credentials{}, fmt.Errorf("the BMC credentials Secret %s does not exist: create it with keys username and password", id)
+		return bmcclient.Credentials{}, fmt.Errorf("the BMC credentials Secret %s does not exist: create it with keys username and password", id)
 	case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
-		return Credentials{}, fmt.Errorf("the worker may not read the BMC credentials Secret %s (%v): grant its ServiceAccount get on secrets in %s", id, err, ref.SecretNamespace)
+		return bmcclient.Credentials{}, fmt.Errorf("the worker may not read the BMC credentials Secret %s (%v): grant its ServiceAccount get on secrets in %s", id, err, ref.SecretNamespace)
 	case err != nil:
-		return Credentials{}, &failure{kindTransient, fmt.Sprintf("read the BMC credentials Secret %s: %v", id, err)}
+		return bmcclient.Credentials{}, &failure{kindTransient, fmt.Sprintf("read the BMC credentials Secret %s: %v", id, err)}
 	}
-	var c Credentials
+	var c bmcclient.Credentials
 	for _, k := range []struct {
 		key string
 		to  *string
 	}{{"username", &c.Username}, {"password", &c.Password}} {
 		*k.to = strings.TrimRight(string(data[k.key]), "\r\n")
 		if *k.to == "" {
-			return Credentials{}, fmt.Errorf("the BMC credentials Secret %s has no %s key (or it is empty)", id, k.key)
+			return bmcclient.Credentials{}, fmt.Errorf("the BMC credentials Secret %s has no %s key (or it is empty)", id, k.key)
 		}
 	}
 	return c, nil

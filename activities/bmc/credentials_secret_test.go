@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/rackroll/rackroll/internal/lab/redfish/redfishtest"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/stretchr/testify/require"
@@ -32,7 +33,7 @@ func TestSecretResolver(t *testing.T) {
 	// The password is made per run (redfishtest.Password): none lives in the code.
 	c, err := secret(map[string][]byte{"username": []byte("operator\n"), "password": []byte(redfishtest.Password)}, nil).Resolve(ctx, ref)
 	require.NoError(t, err)
-	require.Equal(t, Credentials{Username: "operator", Password: redfishtest.Password}, c)
+	require.Equal(t, bmcclient.Credentials{Username: "operator", Password: redfishtest.Password}, c)
 
 	for _, tc := range []struct {
 		name      string
@@ -64,7 +65,7 @@ func TestSecretResolverFallsBackToEnvAndFiles(t *testing.T) {
 	}}}
 	c, err := r.Resolve(context.Background(), RefOf(model.CredentialRef{UsernameEnv: "U", PasswordEnv: "P"}))
 	require.NoError(t, err)
-	require.Equal(t, Credentials{Username: "admin", Password: redfishtest.Password}, c)
+	require.Equal(t, bmcclient.Credentials{Username: "admin", Password: redfishtest.Password}, c)
 }
 
 // A Secret the worker cannot read now fails the step retryably; one that
@@ -81,7 +82,7 @@ func TestSecretFailureKindsReachTheStep(t *testing.T) {
 	} {
 		a := &Activities{
 			Resolver: SecretResolver{Secrets: func(context.Context, string, string) (map[string][]byte, error) { return nil, tc.err }},
-			Dial: func(context.Context, Endpoint, Credentials, time.Duration) (Client, error) {
+			Dial: func(context.Context, bmcclient.Endpoint, bmcclient.Credentials, time.Duration) (bmcclient.Client, error) {
 				dialed = true
 				return nil, errors.New("unreachable")
 			},

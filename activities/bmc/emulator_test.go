@@ -168,7 +168,7 @@ func TestLabFlaky5xx(t *testing.T) {
 	l := newLab(t)
 	// About one request in three fails. A connect is several requests
 	// (service root, session, an authenticated read); each is tried again
-	// on its own (dial_busy.go), so newLab's 15 tries of a step suffice.
+	// on its own (gofishclient/dial_busy.go), so newLab's 15 tries of a step suffice.
 	l.bmc.SetFault(faults.BMC5xx, 0.3)
 	_, err := l.env.ExecuteActivity(l.a.PowerOff, PowerOffInput{Endpoint: l.ep, SkipShutdown: true})
 	require.NoError(t, err)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/stmcginnis/gofish/schemas"
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"go.temporal.io/sdk/temporal"
 )
 
@@ -94,7 +94,10 @@ type stepError struct {
 func (e *stepError) Error() string { return e.step + ": " + describe(e.err) }
 func (e *stepError) Unwrap() error { return e.err }
 
-// classify sorts an error from gofish, the network or the activities.
+// clientKinds are the kinds of the failures a client decides itself.
+var clientKinds = map[bmcclient.Kind]kind{bmcclient.Rejected: kindRejected, bmcclient.Config: kindConfig}
+
+// classify sorts an error from the client, the network or the activities.
 // Anything unrecognised (connection reset, EOF, timeouts, a garbled body)
 // is transient: retrying an idempotent step is the safe answer.
 func classify(err error) kind {
@@ -102,21 +105,27 @@ func classify(err error) kind {
 	if errors.As(err, &f) {
 		return f.kind
 	}
+	var cf *bmcclient.Failure
+	if errors.As(err, &cf) {
+		if k, ok := clientKinds[cf.Kind]; ok {
+			return k
+		}
+	}
 	var cert *tls.CertificateVerificationError
 	if errors.As(err, &cert) {
 		return kindConfig // retrying cannot fix a certificate
 	}
-	var ce *schemas.CollectionError
-	if errors.As(err, &ce) {
+	var pe *bmcclient.PartialError
+	if errors.As(err, &pe) {
 		worst := kindTransient
-		for _, e := range ce.Failures {
+		for _, e := range pe.Failures {
 			worst = max(worst, classify(e))
 		}
 		return worst
 	}
-	var rf *schemas.Error
-	if errors.As(err, &rf) {
-		switch c := rf.HTTPReturnedStatusCode; {
+	var se *bmcclient.StatusError
+	if errors.As(err, &se) {
+		switch c := se.Status; {
 		case c == 0, c == http.StatusRequestTimeout, c == http.StatusTooManyRequests, c >= 500:
 			return kindTransient
 		case c == http.StatusUnauthorized, c == http.StatusForbidden:
@@ -136,7 +145,7 @@ func classify(err error) kind {
 // says which BMM and BMC, what step, and whether retrying can help.
 func temporalError(ep Endpoint, err error) error {
 	k := classify(err)
-	msg := fmt.Sprintf("BMC of %s at %s: %v", ep.BMM, redactURL(ep.Address), err)
+	msg := fmt.Sprintf("BMC of %s at %s: %v", ep.BMM, bmcclient.RedactURL(ep.Address), err)
 	var cert *tls.CertificateVerificationError
 	switch {
 	case k == kindAuth:
@@ -149,21 +158,21 @@ func temporalError(ep Endpoint, err error) error {
 	return temporal.NewApplicationErrorWithOptions(msg, kindTypes[k], temporal.ApplicationErrorOptions{NonRetryable: !k.retryable()})
 }
 
-// describe shortens gofish's errors (status plus raw JSON body) to the
-// status and the Redfish message.
+// describe shortens a BMC's answer (a client may quote the raw JSON body)
+// to the status and the Redfish message.
 func describe(err error) string {
-	var ce *schemas.CollectionError
-	if errors.As(err, &ce) {
-		for link, e := range ce.Failures {
+	var pe *bmcclient.PartialError
+	if errors.As(err, &pe) {
+		for link, e := range pe.Failures {
 			return link + ": " + describe(e)
 		}
 	}
-	var rf *schemas.Error
-	if errors.As(err, &rf) && rf.Message != "" && rf.HTTPReturnedStatusCode != 0 {
-		if rf.Code != "" {
-			return fmt.Sprintf("HTTP %d %s: %s", rf.HTTPReturnedStatusCode, rf.Code, rf.Message)
+	var se *bmcclient.StatusError
+	if errors.As(err, &se) && se.Message != "" && se.Status != 0 {
+		if se.Code != "" {
+			return fmt.Sprintf("HTTP %d %s: %s", se.Status, se.Code, se.Message)
 		}
-		return fmt.Sprintf("HTTP %d: %s", rf.HTTPReturnedStatusCode, rf.Message)
+		return fmt.Sprintf("HTTP %d: %s", se.Status, se.Message)
 	}
 	return err.Error()
 }

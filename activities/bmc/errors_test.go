@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -41,7 +42,7 @@ func TestAuthFailureIsNotRetried(t *testing.T) {
 
 func TestConnectFailureIsRetryable(t *testing.T) {
 	a := activitiesWith(newFake())
-	a.Dial = func(context.Context, Endpoint, Credentials, time.Duration) (Client, error) {
+	a.Dial = func(context.Context, bmcclient.Endpoint, bmcclient.Credentials, time.Duration) (bmcclient.Client, error) {
 		return nil, errors.New("dial tcp 10.1.0.11:443: connect: connection refused")
 	}
 	_, err := a.PowerOn(context.Background(), testEndpoint)
@@ -70,23 +71,6 @@ func TestAddressWithCredentialsRefused(t *testing.T) {
 	appError(t, err, ErrTypeConfig, false) // also checks the password is not echoed
 }
 
-func TestBaseURL(t *testing.T) {
-	for in, want := range map[string]string{
-		"10.1.0.11":                      "https://10.1.0.11",
-		"https://10.1.0.11/":             "https://10.1.0.11",
-		"http://127.0.0.1:8000/x":        "http://127.0.0.1:8000",
-		" https://bmc.example.com:8443 ": "https://bmc.example.com:8443",
-	} {
-		got, err := baseURL(in)
-		require.NoError(t, err, in)
-		assert.Equal(t, want, got, in)
-	}
-	for _, bad := range []string{"", "ftp://x", "https://"} {
-		_, err := baseURL(bad)
-		assert.Error(t, err, bad)
-	}
-}
-
 func TestEnvFileResolver(t *testing.T) {
 	dir := t.TempDir()
 	user, pass := filepath.Join(dir, "user"), filepath.Join(dir, "pass")
@@ -96,7 +80,7 @@ func TestEnvFileResolver(t *testing.T) {
 
 	c, err := EnvFileResolver{}.Resolve(context.Background(), CredentialRef{UsernameFile: user, PasswordFile: pass})
 	require.NoError(t, err)
-	assert.Equal(t, Credentials{Username: "root", Password: testPassword}, c)
+	assert.Equal(t, bmcclient.Credentials{Username: "root", Password: testPassword}, c)
 	assert.NotContains(t, c.String(), testPassword)
 
 	c, err = EnvFileResolver{}.Resolve(context.Background(), CredentialRef{UsernameEnv: "RR_TEST_BMC_USER", PasswordFile: pass})

@@ -3,37 +3,21 @@ package bmc
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 )
 
 // The evidence rule (docs/evidence.md): an effect is reported only when it
 // was seen — a task that completed, the state read back, or in band by the
 // caller. A BMC's 2xx only starts a bounded wait for that evidence.
 
-// Accepted is a BMC's answer to an action it took: the status and, for a
-// 202, the task monitor.
-type Accepted struct {
-	Status int
-	Task   string
-}
-
-func (a Accepted) String() string {
-	switch {
-	case a.Task != "":
-		return fmt.Sprintf("%d, task %s", a.Status, a.Task)
-	case a.Status == 0:
-		return "accepted"
-	}
-	return strconv.Itoa(a.Status)
-}
-
 // accepted is the answer of a request that returned no status of its own.
-func accepted(task string) Accepted {
+func accepted(task string) bmcclient.Accepted {
 	if task != "" {
-		return Accepted{Status: http.StatusAccepted, Task: task}
+		return bmcclient.Accepted{Status: http.StatusAccepted, Task: task}
 	}
-	return Accepted{Status: http.StatusNoContent}
+	return bmcclient.Accepted{Status: http.StatusNoContent}
 }
 
 // PowerResult is what a power action did and what showed it.
@@ -53,7 +37,7 @@ type PowerResult struct {
 // looked like before, "" when nothing does. PowerState On alone proves
 // nothing: a BMC shows On before its reset takes effect, and forever when
 // it ignores it.
-func cycleEvidence(before, now System, taskDone bool) string {
+func cycleEvidence(before, now bmcclient.System, taskDone bool) string {
 	switch {
 	case taskDone:
 		return "the reset's task completed"
@@ -68,7 +52,7 @@ func cycleEvidence(before, now System, taskDone bool) string {
 }
 
 // noChange says what was asked, the answer and what the BMC shows now.
-func noChange(asked string, ans Accepted, within time.Duration, now System) string {
+func noChange(asked string, ans bmcclient.Accepted, within time.Duration, now bmcclient.System) string {
 	if within >= time.Second {
 		within = within.Round(time.Second)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,15 +22,15 @@ type laggingClient struct {
 	reads   int
 }
 
-func (c *laggingClient) Reset(_ context.Context, rt string) (Accepted, error) {
+func (c *laggingClient) Reset(_ context.Context, rt string) (bmcclient.Accepted, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls = append(c.calls, "Reset "+rt)
 	c.pending, c.reads = rt, 0
-	return Accepted{Status: 204}, nil
+	return bmcclient.Accepted{Status: 204}, nil
 }
 
-func (c *laggingClient) System(ctx context.Context) (System, error) {
+func (c *laggingClient) System(ctx context.Context) (bmcclient.System, error) {
 	c.mu.Lock()
 	switch c.reads++; {
 	case c.pending != "" && c.reads == c.lag:
@@ -46,7 +47,9 @@ func TestRestartWaitsForADelayedReset(t *testing.T) {
 	f := newFake()
 	c := &laggingClient{fakeClient: f, lag: 5}
 	a := activitiesWith(f)
-	a.Dial = func(context.Context, Endpoint, Credentials, time.Duration) (Client, error) { return c, nil }
+	a.Dial = func(context.Context, bmcclient.Endpoint, bmcclient.Credentials, time.Duration) (bmcclient.Client, error) {
+		return c, nil
+	}
 	res, err := a.Restart(context.Background(), testEndpoint)
 	require.NoError(t, err)
 	assert.Equal(t, "PowerState PoweringOff", res.Evidence, "PowerState On before the reset showed is no proof")
@@ -94,12 +97,12 @@ func TestUnmountableImageFailsBeforeTheReset(t *testing.T) {
 func TestMediaThatMountsLateIsAwaited(t *testing.T) {
 	f := newFake()
 	reads := 0
-	f.onInsert = func(f *fakeClient, m MediaInfo, p InsertParams) error {
+	f.onInsert = func(f *fakeClient, m bmcclient.MediaInfo, p bmcclient.InsertParams) error {
 		f.unmountable = true // answered now, shown later
 		return nil
 	}
 	a := activitiesWith(f)
-	a.Dial = func(context.Context, Endpoint, Credentials, time.Duration) (Client, error) {
+	a.Dial = func(context.Context, bmcclient.Endpoint, bmcclient.Credentials, time.Duration) (bmcclient.Client, error) {
 		return &mountingClient{fakeClient: f, after: 4, reads: &reads}, nil
 	}
 	_, err := a.Reimage(context.Background(), reimageInput())
@@ -115,7 +118,7 @@ type mountingClient struct {
 	reads *int
 }
 
-func (c *mountingClient) Medium(ctx context.Context, m MediaInfo) (MediaInfo, error) {
+func (c *mountingClient) Medium(ctx context.Context, m bmcclient.MediaInfo) (bmcclient.MediaInfo, error) {
 	c.mu.Lock()
 	if c.unmountable {
 		if *c.reads++; *c.reads == c.after {
@@ -157,7 +160,7 @@ func TestBootOverrideNotAppliedFailsTyped(t *testing.T) {
 	f := newFake()
 	a := activitiesWith(f)
 	a.MediaTimeout = 20 * time.Millisecond
-	a.Dial = func(context.Context, Endpoint, Credentials, time.Duration) (Client, error) {
+	a.Dial = func(context.Context, bmcclient.Endpoint, bmcclient.Credentials, time.Duration) (bmcclient.Client, error) {
 		return &overrideIgnored{f}, nil
 	}
 	_, err := a.Reimage(context.Background(), reimageInput())
@@ -169,7 +172,9 @@ func TestBootOverrideNotAppliedFailsTyped(t *testing.T) {
 // overrideIgnored answers the PATCH of the boot override and keeps it.
 type overrideIgnored struct{ *fakeClient }
 
-func (c *overrideIgnored) SetBootOverride(context.Context, BootOverride, string) error { return nil }
+func (c *overrideIgnored) SetBootOverride(context.Context, bmcclient.BootOverride, string) error {
+	return nil
+}
 
 func TestAPowerTransitionThatNeverSettlesFailsTyped(t *testing.T) {
 	f := newFake()

@@ -13,25 +13,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/lab/redfish/redfishtest"
-	"github.com/stmcginnis/gofish/schemas"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 )
+
+var _ bmcclient.Client = (*fakeClient)(nil)
 
 // fakeClient is an instant machine behind the Client interface: resets
 // take effect at once unless onReset says otherwise.
 type fakeClient struct {
 	mu       sync.Mutex
-	sys      System
-	media    []MediaInfo
-	tasks    map[string]Task
+	sys      bmcclient.System
+	media    []bmcclient.MediaInfo
+	tasks    map[string]bmcclient.Task
 	calls    []string
 	errs     map[string][]error // queued errors per method, one per call
 	onReset  func(f *fakeClient, rt string) (task string, err error)
-	onInsert func(f *fakeClient, m MediaInfo, p InsertParams) error // nil: accept
-	booted   []string                                               // the one-time boot targets resets consumed
+	onInsert func(f *fakeClient, m bmcclient.MediaInfo, p bmcclient.InsertParams) error // nil: accept
+	booted   []string                                                                   // the one-time boot targets resets consumed
 	// What a BMC answers and ignores: an image it cannot fetch, an eject,
 	// a one-time boot it keeps as Continuous (sushy-tools).
 	unmountable, ejectIgnored, continuous bool
@@ -39,7 +41,7 @@ type fakeClient struct {
 	// DL160 Gen10), or takes the PATCH and keeps its mode.
 	modeRefused, modeIgnored bool
 	etag                     int
-	creds                    Credentials
+	creds                    bmcclient.Credentials
 	closed                   int
 	fw                       firmware.Server // what Firmware reads
 }
@@ -48,22 +50,26 @@ const cdURI = "/redfish/v1/Systems/1/VirtualMedia/1"
 
 func newFake() *fakeClient {
 	return &fakeClient{
-		sys: System{PowerState: "On", Health: "OK", State: "Enabled", BootProgress: "OSRunning",
+		sys: bmcclient.System{PowerState: "On", Health: "OK", State: "Enabled", BootProgress: "OSRunning",
 			BootOverride: "Disabled", BootTarget: "None"},
-		media: []MediaInfo{cdMember("1", cdURI)},
-		tasks: map[string]Task{},
+		media: []bmcclient.MediaInfo{cdMember("1", cdURI)},
+		tasks: map[string]bmcclient.Task{},
 		errs:  map[string][]error{},
 	}
 }
 
 // cdMember is a CD drive with both actions.
-func cdMember(id, uri string) MediaInfo {
-	return MediaInfo{URI: uri, ID: id, Location: "System", MediaTypes: []string{"CD", "DVD"},
+func cdMember(id, uri string) bmcclient.MediaInfo {
+	return bmcclient.MediaInfo{URI: uri, ID: id, Location: "System", MediaTypes: []string{"CD", "DVD"},
 		InsertTarget: uri + "/Actions/VirtualMedia.InsertMedia", EjectTarget: uri + "/Actions/VirtualMedia.EjectMedia"}
 }
 
+// httpErr is a BMC's refusal as a client reports it: the status, the
+// Redfish error, and the whole body as its text.
 func httpErr(code int) error {
-	return schemas.ConstructError(code, fmt.Appendf(nil, `{"error":{"code":"Base.1.12.X","message":"injected %d"}}`, code))
+	msg := fmt.Sprintf("injected %d", code)
+	body := `{"error":{"code":"Base.1.12.X","message":"` + msg + `"}}`
+	return &bmcclient.StatusError{Status: code, Code: "Base.1.12.X", Message: msg, Err: fmt.Errorf("%d: %s", code, body)}
 }
 
 // call records a call and pops a queued error; the caller holds f.mu.
@@ -78,11 +84,11 @@ func (f *fakeClient) call(name string, detail ...string) error {
 
 func (f *fakeClient) changed() { f.etag++; f.sys.ETag = fmt.Sprintf(`"%d"`, f.etag) }
 
-func (f *fakeClient) System(context.Context) (System, error) {
+func (f *fakeClient) System(context.Context) (bmcclient.System, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("System"); err != nil {
-		return System{}, err
+		return bmcclient.System{}, err
 	}
 	if f.sys.ETag == "" {
 		f.changed()
@@ -90,7 +96,7 @@ func (f *fakeClient) System(context.Context) (System, error) {
 	return f.sys, nil
 }
 
-func (f *fakeClient) SetBootOverride(_ context.Context, o BootOverride, etag string) error {
+func (f *fakeClient) SetBootOverride(_ context.Context, o bmcclient.BootOverride, etag string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	enabled, target := o.Enabled, o.Target
@@ -114,11 +120,11 @@ func (f *fakeClient) SetBootOverride(_ context.Context, o BootOverride, etag str
 	return nil
 }
 
-func (f *fakeClient) Reset(_ context.Context, rt string) (Accepted, error) {
+func (f *fakeClient) Reset(_ context.Context, rt string) (bmcclient.Accepted, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("Reset", rt); err != nil {
-		return Accepted{}, err
+		return bmcclient.Accepted{}, err
 	}
 	if f.onReset != nil {
 		task, err := f.onReset(f, rt)
@@ -143,22 +149,22 @@ func (f *fakeClient) apply(rt string) {
 	}
 }
 
-func (f *fakeClient) MediaCollections(context.Context) ([]MediaCollection, error) {
+func (f *fakeClient) MediaCollections(context.Context) ([]bmcclient.MediaCollection, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("MediaCollections"); err != nil {
 		return nil, err
 	}
-	var out []MediaCollection
+	var out []bmcclient.MediaCollection
 	for _, loc := range []string{"System", "Manager"} {
-		if slices.ContainsFunc(f.media, func(m MediaInfo) bool { return m.Location == loc }) {
-			out = append(out, MediaCollection{URI: "/" + loc + "/VirtualMedia", Location: loc})
+		if slices.ContainsFunc(f.media, func(m bmcclient.MediaInfo) bool { return m.Location == loc }) {
+			out = append(out, bmcclient.MediaCollection{URI: "/" + loc + "/VirtualMedia", Location: loc})
 		}
 	}
 	return out, nil
 }
 
-func (f *fakeClient) MediaMembers(_ context.Context, coll MediaCollection) ([]string, error) {
+func (f *fakeClient) MediaMembers(_ context.Context, coll bmcclient.MediaCollection) ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("MediaMembers"); err != nil {
@@ -174,7 +180,7 @@ func (f *fakeClient) MediaMembers(_ context.Context, coll MediaCollection) ([]st
 }
 
 // member finds a drive by URI; the caller holds f.mu.
-func (f *fakeClient) member(uri string) *MediaInfo {
+func (f *fakeClient) member(uri string) *bmcclient.MediaInfo {
 	for i := range f.media {
 		if f.media[i].URI == uri {
 			return &f.media[i]
@@ -183,19 +189,19 @@ func (f *fakeClient) member(uri string) *MediaInfo {
 	return nil
 }
 
-func (f *fakeClient) Medium(_ context.Context, m MediaInfo) (MediaInfo, error) {
+func (f *fakeClient) Medium(_ context.Context, m bmcclient.MediaInfo) (bmcclient.MediaInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("Medium", m.ID); err != nil {
-		return MediaInfo{}, err
+		return bmcclient.MediaInfo{}, err
 	}
 	if cur := f.member(m.URI); cur != nil {
 		return *cur, nil
 	}
-	return MediaInfo{}, httpErr(404)
+	return bmcclient.MediaInfo{}, httpErr(404)
 }
 
-func (f *fakeClient) InsertMedia(_ context.Context, m MediaInfo, p InsertParams) (string, error) {
+func (f *fakeClient) InsertMedia(_ context.Context, m bmcclient.MediaInfo, p bmcclient.InsertParams) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("InsertMedia", m.ID, p.Image); err != nil {
@@ -207,7 +213,7 @@ func (f *fakeClient) InsertMedia(_ context.Context, m MediaInfo, p InsertParams)
 		}
 	}
 	cur := f.member(m.URI)
-	if cur.occupied() {
+	if occupied(*cur) {
 		return "", httpErr(409)
 	}
 	if f.unmountable {
@@ -217,7 +223,7 @@ func (f *fakeClient) InsertMedia(_ context.Context, m MediaInfo, p InsertParams)
 	return "", nil
 }
 
-func (f *fakeClient) EjectMedia(_ context.Context, m MediaInfo) (string, error) {
+func (f *fakeClient) EjectMedia(_ context.Context, m bmcclient.MediaInfo) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("EjectMedia", m.ID); err != nil {
@@ -230,15 +236,15 @@ func (f *fakeClient) EjectMedia(_ context.Context, m MediaInfo) (string, error) 
 	return "", nil
 }
 
-func (f *fakeClient) Task(_ context.Context, uri string) (Task, error) {
+func (f *fakeClient) Task(_ context.Context, uri string) (bmcclient.Task, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.call("Task", uri); err != nil {
-		return Task{}, err
+		return bmcclient.Task{}, err
 	}
 	t, ok := f.tasks[uri]
 	if !ok {
-		return Task{}, httpErr(404)
+		return bmcclient.Task{}, httpErr(404)
 	}
 	return t, nil
 }
@@ -291,7 +297,7 @@ var testEndpoint = Endpoint{
 // activitiesWith returns activities that dial f and poll fast.
 func activitiesWith(f *fakeClient) *Activities {
 	return &Activities{
-		Dial: func(_ context.Context, _ Endpoint, c Credentials, _ time.Duration) (Client, error) {
+		Dial: func(_ context.Context, _ bmcclient.Endpoint, c bmcclient.Credentials, _ time.Duration) (bmcclient.Client, error) {
 			f.mu.Lock()
 			f.creds = c
 			f.mu.Unlock()
@@ -339,14 +345,14 @@ func (f *fakeClient) Firmware(context.Context) (firmware.Server, error) {
 	return f.fw, nil
 }
 
-func (f *fakeClient) SimpleUpdate(_ context.Context, image, applyTime string) (Accepted, error) {
+func (f *fakeClient) SimpleUpdate(_ context.Context, image, applyTime string) (bmcclient.Accepted, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return Accepted{}, f.call("SimpleUpdate", image, applyTime)
+	return bmcclient.Accepted{}, f.call("SimpleUpdate", image, applyTime)
 }
 
-func (f *fakeClient) PushUpdate(_ context.Context, file *os.File, applyTime string) (Accepted, error) {
+func (f *fakeClient) PushUpdate(_ context.Context, file *os.File, applyTime string) (bmcclient.Accepted, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return Accepted{}, f.call("PushUpdate", filepath.Base(file.Name()), applyTime)
+	return bmcclient.Accepted{}, f.call("PushUpdate", filepath.Base(file.Name()), applyTime)
 }

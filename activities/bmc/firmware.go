@@ -2,12 +2,11 @@ package bmc
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/sitecheck"
-	"github.com/stmcginnis/gofish"
 )
 
 // ReadFirmware reads what the BMC shows of the server's firmware: the
@@ -21,58 +20,9 @@ func (a *Activities) ReadFirmware(ctx context.Context, ep Endpoint) (firmware.Se
 	})
 }
 
-// Firmware reads the System and the FirmwareInventory. Members are read
-// one GET each (gofish); a BMC without an UpdateService or a
-// FirmwareInventory is refused: its firmware cannot be known.
-func (c *gofishClient) Firmware(ctx context.Context) (firmware.Server, error) {
-	sys, err := c.system(ctx)
-	if err != nil {
-		return firmware.Server{}, err
-	}
-	out := firmware.Server{Manufacturer: sys.Manufacturer, Model: sys.Model}
-	err = c.call(ctx, func(api *gofish.APIClient) error {
-		us, err := updateService(api)
-		if err != nil {
-			return err
-		}
-		items, err := us.FirmwareInventory()
-		if err != nil {
-			return err
-		}
-		if items == nil {
-			return &failure{kindRejected, "the BMC's UpdateService lists no FirmwareInventory"}
-		}
-		out.Items = out.Items[:0]
-		for _, it := range items {
-			out.Items = append(out.Items, firmware.Item{ID: it.ID, Name: it.Name, Version: it.Version,
-				Updateable: it.Updateable, RelatedItem: relatedItems(it.RawData)})
-		}
-		return nil
-	})
-	return out, err
-}
-
-// relatedItems reads RelatedItem's URIs from a member's raw JSON (gofish
-// keeps them private and resolves them with a GET each).
-func relatedItems(raw []byte) []string {
-	var d struct {
-		RelatedItem []struct {
-			ID string `json:"@odata.id"`
-		}
-	}
-	if json.Unmarshal(raw, &d) != nil {
-		return nil
-	}
-	var out []string
-	for _, r := range d.RelatedItem {
-		out = append(out, r.ID)
-	}
-	return out
-}
-
 // firmwareFinding is site check's line on the firmware: the BIOS and BMC
 // versions as before, and against the baseline when one is given.
-func firmwareFinding(ctx context.Context, c Client, baseline firmware.Baseline) []sitecheck.Item {
+func firmwareFinding(ctx context.Context, c bmcclient.Client, baseline firmware.Baseline) []sitecheck.Item {
 	s, err := c.Firmware(ctx)
 	if err != nil {
 		return []sitecheck.Item{sitecheck.Warning("firmware inventory", "could not read UpdateService/FirmwareInventory: "+describe(err),

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/rackroll/rackroll/internal/firmware"
-	"github.com/stmcginnis/gofish/schemas"
 )
 
 // ApplyFirmwareInput brings one component of one server to its baseline.
@@ -161,7 +161,7 @@ func (r *run) requestUpdate(c firmware.Component) error {
 			r.heartbeat("the update of " + c.Name + " was not sent")
 			return err
 		}
-		var acc Accepted
+		var acc bmcclient.Accepted
 		var err error
 		if file != nil {
 			acc, err = r.c.PushUpdate(r.ctx, file, applyTime)
@@ -195,9 +195,9 @@ func (r *run) requestUpdate(c firmware.Component) error {
 
 // updateAnswered: the BMC sent an HTTP answer (or the request was never sent).
 func updateAnswered(err error) bool {
-	var rf *schemas.Error
 	var f *failure
-	return errors.As(err, &f) || errors.As(err, &rf) && rf.HTTPReturnedStatusCode != 0
+	var cf *bmcclient.Failure
+	return errors.As(err, &f) || errors.As(err, &cf) || bmcclient.StatusOf(err) != 0
 }
 
 // updateBusy: another update runs (503, 409, Supermicro's
@@ -215,11 +215,11 @@ func (r *run) followUpdate(c firmware.Component, limit time.Duration) (staged bo
 	if mon == "" {
 		return false, nil
 	}
-	last := Task{State: "unread"}
+	last := bmcclient.Task{State: "unread"}
 	err = r.waitUntil("follow the update of "+c.Name, limit, func() (bool, error) {
 		t, err := r.c.Task(r.ctx, mon)
 		switch {
-		case err != nil && isNotFound(err):
+		case err != nil && bmcclient.NotFound(err):
 			return true, nil
 		case err != nil && classify(err) == kindTransient:
 			return false, nil // a BMC rebooting into its new firmware
@@ -261,7 +261,7 @@ func (r *run) hostStart() error {
 	if !supports(s, rt) {
 		rt = "GracefulRestart"
 	}
-	acc, err := r.issueReset(rt, func(now System) bool { return cycleEvidence(s, now, false) != "" })
+	acc, err := r.issueReset(rt, func(now bmcclient.System) bool { return cycleEvidence(s, now, false) != "" })
 	if err != nil {
 		return err
 	}
@@ -309,7 +309,7 @@ func fetchPackage(ctx context.Context, image string, timeout time.Duration) (*os
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, &failure{kindRejected, fmt.Sprintf("GET %s answered %s", redactURL(image), resp.Status)}
+		return nil, &failure{kindRejected, fmt.Sprintf("GET %s answered %s", bmcclient.RedactURL(image), resp.Status)}
 	}
 	dir, err := os.MkdirTemp("", "rackroll-fw-")
 	if err != nil {

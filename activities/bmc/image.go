@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 )
 
 // imageMatch is what a virtual-media member shows against the image asked
@@ -31,7 +33,7 @@ const (
 //     read-only beside Image).
 //   - Inserted true with neither shown: a BMC still fetching (issue 35);
 //     pending, never success.
-func judgeImage(m MediaInfo, want string) imageMatch {
+func judgeImage(m bmcclient.MediaInfo, want string) imageMatch {
 	shown := strings.TrimSpace(m.Image)
 	switch {
 	case strings.Contains(shown, "://"):
@@ -107,10 +109,10 @@ func sameFile(shown, want string) bool {
 }
 
 // shownImage is what m shows, for messages (user info removed).
-func shownImage(m MediaInfo) string {
+func shownImage(m bmcclient.MediaInfo) string {
 	switch {
 	case m.Image != "":
-		return redactURL(m.Image)
+		return bmcclient.RedactURL(m.Image)
 	case m.ImageName != "":
 		return "ImageName " + m.ImageName
 	}

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/stmcginnis/gofish/schemas"
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 )
 
 // EjectMedia ejects ImageURL from the virtual CD if it is what is inserted
@@ -25,8 +25,8 @@ func (a *Activities) EjectMedia(ctx context.Context, in EjectInput) error {
 		for _, m := range members {
 			// iDRAC shows one drive under both the System and the Manager:
 			// the second eject finds it empty and does nothing.
-			if m.occupied() && r.holds(m, in.ImageURL) {
-				if err := r.eject(m, "eject "+redactURL(in.ImageURL)+" from "+m.URI); err != nil {
+			if occupied(m) && r.holds(m, in.ImageURL) {
+				if err := r.eject(m, "eject "+bmcclient.RedactURL(in.ImageURL)+" from "+m.URI); err != nil {
 					return err
 				}
 			}
@@ -48,7 +48,7 @@ func (r *run) clearContinuousCD() error {
 		s, err = r.system("read the System")
 		return err == nil && s.BootOverride != "Continuous", err
 	}, func() error {
-		return r.c.SetBootOverride(r.ctx, BootOverride{Enabled: "Disabled", Target: "None"}, s.ETag)
+		return r.c.SetBootOverride(r.ctx, bmcclient.BootOverride{Enabled: "Disabled", Target: "None"}, s.ETag)
 	})
 }
 
@@ -78,7 +78,7 @@ func (r *run) mount(image string) error {
 		}
 		refused = append(refused, m.URI+": "+describe(sr.err))
 	}
-	return &stepError{"insert the virtual media " + redactURL(image), &failure{kindRejected,
+	return &stepError{"insert the virtual media " + bmcclient.RedactURL(image), &failure{kindRejected,
 		"every virtual CD refused the image: " + strings.Join(refused, "; ")}}
 }
 
@@ -89,16 +89,16 @@ func (e *slotRefused) Error() string { return describe(e.err) }
 
 // insertLevels are the InsertMedia parameters to try, fewest last: XCC and
 // Supermicro X11 refuse TransferProtocolType or WriteProtected.
-func insertLevels(image string) []InsertParams {
+func insertLevels(image string) []bmcclient.InsertParams {
 	yes := true
-	full := InsertParams{Image: image, Inserted: &yes, WriteProtected: &yes, TransferProtocolType: transferProtocol(image)}
+	full := bmcclient.InsertParams{Image: image, Inserted: &yes, WriteProtected: &yes, TransferProtocolType: transferProtocol(image)}
 	noProto := full
 	noProto.TransferProtocolType = ""
-	return []InsertParams{full, noProto, {Image: image}}
+	return []bmcclient.InsertParams{full, noProto, {Image: image}}
 }
 
-func (r *run) insertInto(m MediaInfo, image string) error {
-	if m.occupied() { // possibly stale (iDRAC): an eject refused as needless, or a flag that stays, is fine: the insert's read-back judges
+func (r *run) insertInto(m bmcclient.MediaInfo, image string) error {
+	if occupied(m) { // possibly stale (iDRAC): an eject refused as needless, or a flag that stays, is fine: the insert's read-back judges
 		if err := r.eject(m, "eject what is in "+m.URI); err != nil && classify(err) != kindRejected && classify(err) != kindNoEffect {
 			return err
 		}
@@ -106,7 +106,7 @@ func (r *run) insertInto(m MediaInfo, image string) error {
 	var last error
 	for _, p := range insertLevels(image) {
 		var task string
-		err := r.act("insert the virtual media "+redactURL(image)+" into "+m.URI, func() (bool, error) {
+		err := r.act("insert the virtual media "+bmcclient.RedactURL(image)+" into "+m.URI, func() (bool, error) {
 			cur, err := r.medium(m)
 			return err == nil && cur.Inserted && r.holds(cur, image), err
 		}, func() error {
@@ -123,7 +123,7 @@ func (r *run) insertInto(m MediaInfo, image string) error {
 			return r.awaitMedium(m, image, accepted(task))
 		case refusedSlot(err):
 			return &slotRefused{err}
-		case isStatus(err, http.StatusBadRequest):
+		case bmcclient.StatusOf(err) == http.StatusBadRequest:
 			last = err // try fewer parameters
 		default:
 			return err
@@ -132,17 +132,28 @@ func (r *run) insertInto(m MediaInfo, image string) error {
 	return &slotRefused{last}
 }
 
-func isStatus(err error, code int) bool {
-	var rf *schemas.Error
-	return errors.As(err, &rf) && rf.HTTPReturnedStatusCode == code
+// refusedSlot: the member does not take this request at all (no such
+// action, method not allowed, not found), so another member may.
+func refusedSlot(err error) bool {
+	var se *bmcclient.StatusError
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Status {
+	case http.StatusMethodNotAllowed, http.StatusNotFound, http.StatusNotImplemented:
+		return true
+	}
+	// the message id may sit in the code or in @Message.ExtendedInfo
+	body := err.Error()
+	return strings.Contains(body, "MissingAction") || strings.Contains(body, "ActionNotSupported")
 }
 
 // eject empties m unless it already is.
-func (r *run) eject(m MediaInfo, step string) error {
+func (r *run) eject(m bmcclient.MediaInfo, step string) error {
 	var task string
 	err := r.act(step, func() (bool, error) {
 		cur, err := r.medium(m)
-		return err == nil && !cur.occupied(), err
+		return err == nil && !occupied(cur), err
 	}, func() error {
 		return r.mediaAction(step, func(ctx context.Context) (err error) {
 			task, err = r.c.EjectMedia(ctx, m)
@@ -161,8 +172,8 @@ func (r *run) eject(m MediaInfo, step string) error {
 // awaitMedium reads m back until it holds image ("": empty), within
 // MediaTimeout: vendors lag (iDRAC shows an ejected image once more). An
 // image that never mounts is typically one the BMC cannot fetch.
-func (r *run) awaitMedium(m MediaInfo, image string, ans Accepted) error {
-	var cur MediaInfo
+func (r *run) awaitMedium(m bmcclient.MediaInfo, image string, ans bmcclient.Accepted) error {
+	var cur bmcclient.MediaInfo
 	err := r.waitUntil("read back the virtual media "+m.URI, r.a.mediaTimeout(), func() (bool, error) {
 		var err error
 		cur, err = r.medium(m)
@@ -170,14 +181,14 @@ func (r *run) awaitMedium(m MediaInfo, image string, ans Accepted) error {
 			// Conclusive: the slot was emptied before the insert, so
 			// waiting cannot turn another image into ours.
 			return false, &stepError{"mount the installer", &failure{kindWrongImage, fmt.Sprintf(
-				"the BMC shows a different image in %s: %s (asked for %s; %s%s)", m.URI, shownImage(cur), redactURL(image), ans, r.redirectNote(image))}}
+				"the BMC shows a different image in %s: %s (asked for %s; %s%s)", m.URI, shownImage(cur), bmcclient.RedactURL(image), ans, r.redirectNote(image))}}
 		}
 		return err == nil && r.mediumHolds(cur, image), err
 	})
 	if !errors.Is(err, errWaitLimit) {
 		return err
 	}
-	shown := fmt.Sprintf("Image %q, Inserted %t", redactURL(cur.Image), cur.Inserted)
+	shown := fmt.Sprintf("Image %q, Inserted %t", bmcclient.RedactURL(cur.Image), cur.Inserted)
 	if cur.ImageName != "" {
 		shown += fmt.Sprintf(", ImageName %q", cur.ImageName)
 	}
@@ -187,19 +198,19 @@ func (r *run) awaitMedium(m MediaInfo, image string, ans Accepted) error {
 	}
 	return &stepError{"mount the installer", &failure{kindNoEffect, fmt.Sprintf(
 		"the installer was not mounted: the BMC accepted %s for %s (%s) but the slot shows %s after %s; check that the BMC can reach the image server",
-		redactURL(image), m.URI, ans, shown, r.a.mediaTimeout())}}
+		bmcclient.RedactURL(image), m.URI, ans, shown, r.a.mediaTimeout())}}
 }
 
 // mediumHolds: m shows image inserted, or nothing when image is "".
-func (r *run) mediumHolds(m MediaInfo, image string) bool {
+func (r *run) mediumHolds(m bmcclient.MediaInfo, image string) bool {
 	if image == "" {
-		return !m.occupied()
+		return !occupied(m)
 	}
 	return m.Inserted && r.holds(m, image)
 }
 
-func (r *run) medium(m MediaInfo) (MediaInfo, error) {
-	return read(r, "read the virtual media "+m.URI, func(ctx context.Context) (MediaInfo, error) { return r.c.Medium(ctx, m) })
+func (r *run) medium(m bmcclient.MediaInfo) (bmcclient.MediaInfo, error) {
+	return read(r, "read the virtual media "+m.URI, func(ctx context.Context) (bmcclient.MediaInfo, error) { return r.c.Medium(ctx, m) })
 }
 
 // waitTask waits for a media action's task, for at most PowerOnTimeout.
@@ -217,19 +228,19 @@ func (r *run) waitTask(step, monitor string, failed kind) error {
 
 // virtualMedia lists every member, each request retried on its own: a
 // listing is many GETs, and one flaky answer must not fail them all.
-func (r *run) virtualMedia() ([]MediaInfo, error) {
+func (r *run) virtualMedia() ([]bmcclient.MediaInfo, error) {
 	colls, err := read(r, "find the virtual media", r.c.MediaCollections)
 	if err != nil {
 		return nil, err
 	}
-	var out []MediaInfo
+	var out []bmcclient.MediaInfo
 	for _, coll := range colls {
 		uris, err := read(r, "list "+coll.URI, func(ctx context.Context) ([]string, error) { return r.c.MediaMembers(ctx, coll) })
 		if err != nil {
 			return nil, err
 		}
 		for _, uri := range uris {
-			m, err := r.medium(MediaInfo{URI: uri, Location: coll.Location})
+			m, err := r.medium(bmcclient.MediaInfo{URI: uri, Location: coll.Location})
 			if err != nil {
 				return nil, err
 			}
@@ -238,6 +249,9 @@ func (r *run) virtualMedia() ([]MediaInfo, error) {
 	}
 	return out, nil
 }
+
+// occupied: something is (or the BMC claims something is) in the drive.
+func occupied(m bmcclient.MediaInfo) bool { return m.Inserted || m.Image != "" }
 
 // cdTarget: a boot target that boots the virtual CD (see ChooseBootTarget).
 func cdTarget(t string) bool { return t == "Cd" || t == "UsbCd" }

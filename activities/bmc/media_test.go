@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -11,7 +12,7 @@ import (
 func TestReimageUsesTheVendorsVirtualCDNotTheFirstListed(t *testing.T) {
 	f := newFake()
 	// iDRAC lists VirtualMedia/2 before /1; iDRAC10 boots only from 1.
-	f.media = []MediaInfo{cdMember("2", "/redfish/v1/Systems/1/VirtualMedia/2"), cdMember("1", cdURI)}
+	f.media = []bmcclient.MediaInfo{cdMember("2", "/redfish/v1/Systems/1/VirtualMedia/2"), cdMember("1", cdURI)}
 	_, err := activitiesWith(f).Reimage(context.Background(), reimageInput())
 	require.NoError(t, err)
 	assert.Contains(t, f.mutations(), "InsertMedia 1 "+image)
@@ -20,8 +21,8 @@ func TestReimageUsesTheVendorsVirtualCDNotTheFirstListed(t *testing.T) {
 
 func TestInsertRetriesWithFewerParameters(t *testing.T) {
 	f := newFake()
-	var seen []InsertParams
-	f.onInsert = func(_ *fakeClient, _ MediaInfo, p InsertParams) error {
+	var seen []bmcclient.InsertParams
+	f.onInsert = func(_ *fakeClient, _ bmcclient.MediaInfo, p bmcclient.InsertParams) error {
 		seen = append(seen, p)
 		if p.TransferProtocolType != "" || p.WriteProtected != nil { // like Supermicro X11
 			return httpErr(400)
@@ -34,7 +35,7 @@ func TestInsertRetriesWithFewerParameters(t *testing.T) {
 	assert.Equal(t, "HTTP", seen[0].TransferProtocolType)
 	assert.Empty(t, seen[1].TransferProtocolType)
 	assert.NotNil(t, seen[1].WriteProtected)
-	assert.Equal(t, InsertParams{Image: image}, seen[2])
+	assert.Equal(t, bmcclient.InsertParams{Image: image}, seen[2])
 	assert.Equal(t, image, f.media[0].Image)
 }
 
@@ -42,7 +43,7 @@ func TestInsertSkipsASlotThatRefuses(t *testing.T) {
 	f := newFake()
 	f.media = append(f.media, cdMember("CD", "/redfish/v1/Managers/1/VirtualMedia/CD"))
 	f.media[1].Location = "Manager"
-	f.onInsert = func(_ *fakeClient, m MediaInfo, _ InsertParams) error {
+	f.onInsert = func(_ *fakeClient, m bmcclient.MediaInfo, _ bmcclient.InsertParams) error {
 		if m.ID == "1" {
 			return httpErr(405)
 		}
@@ -56,7 +57,7 @@ func TestInsertSkipsASlotThatRefuses(t *testing.T) {
 
 func TestInsertFailsWhenEverySlotRefuses(t *testing.T) {
 	f := newFake()
-	f.onInsert = func(*fakeClient, MediaInfo, InsertParams) error { return httpErr(400) }
+	f.onInsert = func(*fakeClient, bmcclient.MediaInfo, bmcclient.InsertParams) error { return httpErr(400) }
 	_, err := activitiesWith(f).Reimage(context.Background(), reimageInput())
 	ae := appError(t, err, ErrTypeRejected, false)
 	assert.Contains(t, ae.Error(), "every virtual CD refused the image")
@@ -66,7 +67,7 @@ func TestInsertFailsWhenEverySlotRefuses(t *testing.T) {
 
 func TestReimageWithoutAVirtualCD(t *testing.T) {
 	f := newFake()
-	f.media = []MediaInfo{{URI: "/redfish/v1/Managers/1/VirtualMedia/RDOC1", ID: "RDOC1", Location: "Manager", MediaTypes: []string{"CD", "DVD"}}}
+	f.media = []bmcclient.MediaInfo{{URI: "/redfish/v1/Managers/1/VirtualMedia/RDOC1", ID: "RDOC1", Location: "Manager", MediaTypes: []string{"CD", "DVD"}}}
 	_, err := activitiesWith(f).Reimage(context.Background(), reimageInput())
 	ae := appError(t, err, ErrTypeRejected, false)
 	assert.Contains(t, ae.Error(), "no virtual-media member takes a CD/DVD outside the upload slots")
@@ -85,7 +86,7 @@ func TestARefusedEjectBeforeInsertIsNotFatal(t *testing.T) {
 	f := newFake()
 	f.media[0].Inserted = true
 	f.errs["EjectMedia"] = []error{httpErr(400)} // "no media to eject"
-	f.onInsert = func(f *fakeClient, m MediaInfo, _ InsertParams) error {
+	f.onInsert = func(f *fakeClient, m bmcclient.MediaInfo, _ bmcclient.InsertParams) error {
 		f.member(m.URI).Inserted = false // the flag was stale: the BMC takes the image
 		return nil
 	}

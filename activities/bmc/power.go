@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 )
 
 // PowerOn powers the machine on and returns once PowerState is On (not
@@ -21,12 +23,12 @@ func (r *run) powerOn() (PowerResult, error) {
 	if err != nil || s.PowerState == "On" {
 		return PowerResult{LastState: describeState(s)}, err
 	}
-	acc, err := r.issueReset("On", func(s System) bool { return s.PowerState != "Off" })
+	acc, err := r.issueReset("On", func(s bmcclient.System) bool { return s.PowerState != "Off" })
 	if err != nil {
 		return PowerResult{}, err
 	}
 	res := PowerResult{ResetType: "On", Answer: acc.String(), Evidence: "PowerState Off → On"}
-	var last System
+	var last bmcclient.System
 	err = r.waitPower("On", acc.Task, r.a.powerOnTimeout(), &last)
 	res.LastState = describeState(last)
 	return res, r.stillOff("power on", err)
@@ -54,7 +56,7 @@ func (r *run) powerOff(skipShutdown bool) error {
 	if err != nil || s.PowerState == "Off" {
 		return err
 	}
-	down := func(s System) bool { return s.PowerState != "On" }
+	down := func(s bmcclient.System) bool { return s.PowerState != "On" }
 	if !skipShutdown && CanShutdownGracefully(s.ResetTypes) {
 		acc, err := r.issueReset("GracefulShutdown", down)
 		if err != nil {
@@ -66,11 +68,11 @@ func (r *run) powerOff(skipShutdown bool) error {
 		}
 		r.heartbeat("graceful shutdown timed out; forcing off")
 	}
-	acc, err := r.issueReset("ForceOff", func(s System) bool { return s.PowerState == "Off" })
+	acc, err := r.issueReset("ForceOff", func(s bmcclient.System) bool { return s.PowerState == "Off" })
 	if err != nil {
 		return err
 	}
-	var last System
+	var last bmcclient.System
 	err = r.waitPower("Off", acc.Task, r.a.powerOnTimeout(), &last)
 	if errors.Is(err, errWaitLimit) {
 		return &stepError{"force off", &failure{kindNoEffect, noChange("ForceOff", acc, r.a.powerOnTimeout(), last) + ": the machine is still on"}}
@@ -91,7 +93,7 @@ func (a *Activities) Restart(ctx context.Context, ep Endpoint) (PowerResult, err
 func (r *run) restart() (PowerResult, error) {
 	if p, ok := r.resumed(); ok && p.ResetIssued {
 		r.progress = p
-		var last System
+		var last bmcclient.System
 		err := r.stillOff("restart", r.waitPower("On", "", r.a.powerOnTimeout(), &last))
 		rt := cmp.Or(p.ResetType, "ForceRestart")
 		return PowerResult{ResetType: rt, Unconfirmed: true, LastState: describeState(last),
@@ -108,7 +110,7 @@ func (r *run) restart() (PowerResult, error) {
 	if !supports(s, rt) {
 		rt = "GracefulRestart"
 	}
-	acc, err := r.issueReset(rt, func(now System) bool { return cycleEvidence(s, now, false) != "" })
+	acc, err := r.issueReset(rt, func(now bmcclient.System) bool { return cycleEvidence(s, now, false) != "" })
 	if err != nil {
 		return PowerResult{}, err
 	}
@@ -131,14 +133,14 @@ func (r *run) evidenceWindow() time.Duration {
 
 // supports: a BMC that does not list its reset types is assumed to take the
 // standard ones.
-func supports(s System, rt string) bool {
+func supports(s bmcclient.System, rt string) bool {
 	return len(s.ResetTypes) == 0 || slices.Contains(s.ResetTypes, rt)
 }
 
 // settledPower waits out a power transition already in progress, for at
 // most PowerOnTimeout.
-func (r *run) settledPower() (System, error) {
-	var s System
+func (r *run) settledPower() (bmcclient.System, error) {
+	var s bmcclient.System
 	err := r.waitUntil("wait for a power transition in progress", r.a.powerOnTimeout(), func() (bool, error) {
 		var err error
 		s, err = r.system("read the System")
@@ -158,12 +160,12 @@ func (r *run) settledPower() (System, error) {
 // the power state instead) — even after a wait, when a plain heartbeat
 // could still sit in the SDK's batch. A reset that cannot be recorded is
 // not sent. A refusal outright (the BMC did nothing) clears the record.
-func (r *run) issueReset(rt string, tookEffect func(System) bool) (Accepted, error) {
+func (r *run) issueReset(rt string, tookEffect func(bmcclient.System) bool) (bmcclient.Accepted, error) {
 	r.progress.ResetType, r.progress.ResetIssued = rt, true
 	if err := r.record("sending reset " + rt); err != nil {
 		r.progress.ResetIssued = false // nothing was sent: a retry may send it
 		r.heartbeat("reset " + rt + " not sent")
-		return Accepted{}, err
+		return bmcclient.Accepted{}, err
 	}
 	acc, err := r.reset(rt, tookEffect)
 	if err != nil && classify(err) != kindTransient && r.ctx.Err() == nil {
@@ -176,8 +178,8 @@ func (r *run) issueReset(rt string, tookEffect func(System) bool) (Accepted, err
 // reset posts a reset once. After a transient failure the BMC may or may
 // not have acted, so before posting again it reads the System and stops if
 // tookEffect says the reset is already under way.
-func (r *run) reset(rt string, tookEffect func(System) bool) (Accepted, error) {
-	var acc Accepted
+func (r *run) reset(rt string, tookEffect func(bmcclient.System) bool) (bmcclient.Accepted, error) {
+	var acc bmcclient.Accepted
 	first := true
 	err := r.act("reset "+rt, func() (bool, error) {
 		if first {
@@ -217,7 +219,7 @@ func (r *run) checkTask(monitor *string, failed kind) (done bool, err error) {
 }
 
 // observe reads the task monitor (see checkTask), then the System.
-func (r *run) observe(monitor *string, failed kind) (done bool, s System, err error) {
+func (r *run) observe(monitor *string, failed kind) (done bool, s bmcclient.System, err error) {
 	if done, err = r.checkTask(monitor, failed); err != nil {
 		return false, s, err
 	}
@@ -228,7 +230,7 @@ func (r *run) observe(monitor *string, failed kind) (done bool, s System, err er
 // waitPower waits for PowerState want; a failed task ends the wait early
 // (e.g. a power-on the BMC accepted but could not carry out). last, when
 // not nil, is the System as last read.
-func (r *run) waitPower(want, monitor string, limit time.Duration, last *System) error {
+func (r *run) waitPower(want, monitor string, limit time.Duration, last *bmcclient.System) error {
 	return r.waitUntil("wait for power "+want, limit, func() (bool, error) {
 		done, s, err := r.observe(&monitor, kindPowerFailed)
 		if last != nil && err == nil {
@@ -248,13 +250,13 @@ func (r *run) waitPower(want, monitor string, limit time.Duration, last *System)
 // cycleEvidence) and PowerState is On again. No evidence within
 // ResetEvidenceTimeout makes the result Unconfirmed; a machine that stays
 // Off past PowerOnTimeout fails the restart.
-func (r *run) waitPowerCycle(before System, rt string, acc Accepted) (PowerResult, error) {
+func (r *run) waitPowerCycle(before bmcclient.System, rt string, acc bmcclient.Accepted) (PowerResult, error) {
 	res := PowerResult{ResetType: rt, Answer: acc.String()}
 	monitor := acc.Task
 	window := r.evidenceWindow()
 	evidenceBy := time.Now().Add(window)
 	var offSince time.Time
-	var last System
+	var last bmcclient.System
 	err := r.waitUntil("wait for the restart", 0, func() (bool, error) {
 		done, s, err := r.observe(&monitor, kindPowerFailed)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
@@ -90,7 +91,7 @@ func TestPowerOnAcceptedButFailed(t *testing.T) {
 	f := newFake()
 	f.sys.PowerState = "Off"
 	f.onReset = func(f *fakeClient, rt string) (string, error) {
-		f.tasks["/tasks/1"] = Task{State: "Exception", Message: "The system did not power on."}
+		f.tasks["/tasks/1"] = bmcclient.Task{State: "Exception", Message: "The system did not power on."}
 		return "/tasks/1", nil
 	}
 	_, err := activitiesWith(f).PowerOn(context.Background(), testEndpoint)
@@ -111,7 +112,7 @@ func TestWaitsOutATransitionInProgress(t *testing.T) {
 	f.sys.PowerState = "PoweringOff"
 	reads := 0 // the transition finishes after a few reads
 	a := activitiesWith(f)
-	a.Dial = func(context.Context, Endpoint, Credentials, time.Duration) (Client, error) {
+	a.Dial = func(context.Context, bmcclient.Endpoint, bmcclient.Credentials, time.Duration) (bmcclient.Client, error) {
 		return &settlingClient{fakeClient: f, after: 3, reads: &reads, to: "Off"}, nil
 	}
 	_, err := a.PowerOn(context.Background(), testEndpoint)
@@ -128,7 +129,7 @@ type settlingClient struct {
 	to    string
 }
 
-func (c *settlingClient) System(ctx context.Context) (System, error) {
+func (c *settlingClient) System(ctx context.Context) (bmcclient.System, error) {
 	if *c.reads++; *c.reads == c.after {
 		c.mu.Lock()
 		c.sys.PowerState = c.to

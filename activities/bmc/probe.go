@@ -1,15 +1,17 @@
 package bmc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
+	"github.com/rackroll/rackroll/activities/bmc/gofishclient"
 	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/sitecheck"
-	"github.com/stmcginnis/gofish"
 )
 
 // Probe looks at one BMC the way the activities will use it and reports
@@ -30,12 +32,12 @@ func Probe(ctx context.Context, ep Endpoint, resolver Resolver, timeout time.Dur
 	if err != nil {
 		return append(out, sitecheck.Blocker("credentials", describe(err), "fix the bmcCredentials entry this server names"))
 	}
-	c, err := DialGofish(ctx, ep, creds, timeout)
+	c, err := gofishclient.Dial(ctx, ep.conn(), creds, timeout)
 	if err != nil {
 		return append(out, dialFinding(ep, err)...)
 	}
 	defer c.Close()
-	add(sitecheck.OK("BMC reachable", redactURL(ep.Address)))
+	add(sitecheck.OK("BMC reachable", bmcclient.RedactURL(ep.Address)))
 	if !ep.InsecureSkipVerify && !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ep.Address)), "http://") {
 		where := "the system roots"
 		if ep.CAFile != "" {
@@ -45,29 +47,29 @@ func Probe(ctx context.Context, ep Endpoint, resolver Resolver, timeout time.Dur
 	}
 	// Only an authenticated read proves the credentials: without a
 	// SessionService nothing was sent with them yet (basic auth).
-	g, _ := c.(*gofishClient)
+	p, _ := c.(bmcclient.Prober)
 	sys, err := c.System(ctx)
 	switch {
-	case err != nil && (classify(err) == kindAuth || isUnauthorized(err)):
+	case err != nil && (classify(err) == kindAuth || bmcclient.Unauthorized(err)):
 		return append(out, sitecheck.Blocker("login", "reading the System was refused: "+describe(err), "check the username and password the server's bmcCredentials reference points at"))
 	case err != nil:
 		add(sitecheck.OK("login", "credentials not refused"))
 		return append(out, sitecheck.Blocker("System found", describe(err), "the BMC must list a ComputerSystem under /redfish/v1/Systems"))
 	}
 	how := "a session"
-	if g != nil && g.sessions == "" {
+	if p != nil && p.SessionService() == "" {
 		how = "basic auth"
 	}
 	add(sitecheck.OK("login", "credentials accepted: the System was read with "+how))
-	if g != nil && g.sessions != "" {
-		add(sitecheck.OK("sessions", "SessionService at "+g.sessions))
+	if p != nil && p.SessionService() != "" {
+		add(sitecheck.OK("sessions", "SessionService at "+p.SessionService()))
 	} else {
 		add(sitecheck.Warning("sessions", "no SessionService: every request logs in with basic auth", "enable the Redfish SessionService (iLO logs every basic-auth login; iDRAC limits logins)"))
 	}
 	add(sitecheck.OK("System found", "PowerState "+sys.PowerState))
-	if g != nil && g.servesWithoutAuth(ctx) {
-		add(sitecheck.Warning("authentication", fmt.Sprintf("the BMC of %s at %s serves the System without credentials: anyone who reaches it can reset or reimage the machine", ep.BMM, redactURL(ep.Address)),
-			"turn on Redfish authentication on the BMC at "+redactURL(ep.Address)+" (bmcweb built with insecure-disable-auth, or sushy-tools without an auth file, serves everyone)"))
+	if p != nil && p.ServesWithoutAuth(ctx) {
+		add(sitecheck.Warning("authentication", fmt.Sprintf("the BMC of %s at %s serves the System without credentials: anyone who reaches it can reset or reimage the machine", ep.BMM, bmcclient.RedactURL(ep.Address)),
+			"turn on Redfish authentication on the BMC at "+bmcclient.RedactURL(ep.Address)+" (bmcweb built with insecure-disable-auth, or sushy-tools without an auth file, serves everyone)"))
 	}
 	out = append(out, mediaFinding(ctx, c)...)
 	if t, ok := ChooseBootTarget(sys.BootTargets); ok {
@@ -77,40 +79,40 @@ func Probe(ctx context.Context, ep Endpoint, resolver Resolver, timeout time.Dur
 	}
 	add(bootModeFinding(bootModeOfEndpoint(ep), sys))
 	out = append(out, resetFindings(sys.ResetTypes)...)
-	if g != nil {
-		add(g.firmware(ctx))
+	if p != nil {
+		add(versionsFinding(ctx, p))
 	}
 	return append(out, firmwareFinding(ctx, c, baseline)...)
 }
 
 // dialFinding says which of reachability, TLS and login failed.
 func dialFinding(ep Endpoint, err error) []sitecheck.Item {
-	var f *failure
+	var f *bmcclient.Failure // the client's own: a wrong address, CA file or TLS
 	switch {
-	case classify(err) == kindAuth || isUnauthorized(err):
-		return []sitecheck.Item{sitecheck.OK("BMC reachable", redactURL(ep.Address)),
+	case classify(err) == kindAuth || bmcclient.Unauthorized(err):
+		return []sitecheck.Item{sitecheck.OK("BMC reachable", bmcclient.RedactURL(ep.Address)),
 			sitecheck.Blocker("login", describe(err), "check the username and password the server's bmcCredentials reference points at")}
-	case errors.As(err, &f) && f.kind == kindConfig && strings.Contains(f.msg, "certificate"):
-		return []sitecheck.Item{sitecheck.OK("BMC reachable", redactURL(ep.Address)), sitecheck.Blocker("TLS verified", f.msg, "set caFile (per BMC or bmcCAFile per site) to the CA that signed the BMC's certificate")}
-	case errors.As(err, &f) && f.kind == kindConfig:
-		return []sitecheck.Item{sitecheck.Blocker("BMC reachable", f.msg, "fix the server's bmc.address")}
+	case errors.As(err, &f) && f.Kind == bmcclient.Config && strings.Contains(f.Msg, "certificate"):
+		return []sitecheck.Item{sitecheck.OK("BMC reachable", bmcclient.RedactURL(ep.Address)), sitecheck.Blocker("TLS verified", f.Msg, "set caFile (per BMC or bmcCAFile per site) to the CA that signed the BMC's certificate")}
+	case errors.As(err, &f) && f.Kind == bmcclient.Config:
+		return []sitecheck.Item{sitecheck.Blocker("BMC reachable", f.Msg, "fix the server's bmc.address")}
 	}
 	return []sitecheck.Item{sitecheck.Blocker("BMC reachable", describe(err), "check the address, the network path from the worker and that the BMC answers Redfish")}
 }
 
-func mediaFinding(ctx context.Context, c Client) []sitecheck.Item {
+func mediaFinding(ctx context.Context, c bmcclient.Client) []sitecheck.Item {
 	colls, err := c.MediaCollections(ctx)
 	if err != nil {
 		return []sitecheck.Item{sitecheck.Blocker("virtual CD", "could not list virtual media: "+describe(err), "the BMC must expose VirtualMedia (a license may be needed: iDRAC Enterprise, iLO Advanced)")}
 	}
-	var members []MediaInfo
+	var members []bmcclient.MediaInfo
 	for _, coll := range colls {
 		uris, err := c.MediaMembers(ctx, coll)
 		if err != nil {
 			continue
 		}
 		for _, u := range uris {
-			if m, err := c.Medium(ctx, MediaInfo{URI: u, Location: coll.Location}); err == nil {
+			if m, err := c.Medium(ctx, bmcclient.MediaInfo{URI: u, Location: coll.Location}); err == nil {
 				members = append(members, m)
 			}
 		}
@@ -151,20 +153,10 @@ func resetFindings(types []string) []sitecheck.Item {
 	return out
 }
 
-// firmware reads the BIOS and BMC firmware versions (informational).
-func (c *gofishClient) firmware(ctx context.Context) sitecheck.Item {
-	bios, bmcFW := "?", "?"
-	if sys, err := c.system(ctx); err == nil && sys.BiosVersion != "" {
-		bios = sys.BiosVersion
-	}
-	_ = c.call(ctx, func(api *gofish.APIClient) error {
-		ms, err := api.Service.Managers()
-		if err == nil && len(ms) > 0 && ms[0].FirmwareVersion != "" {
-			bmcFW = ms[0].FirmwareVersion
-		}
-		return err
-	})
-	return sitecheck.OK("firmware", "BIOS "+bios+", BMC "+bmcFW)
+// versionsFinding names the BIOS and BMC firmware versions (informational).
+func versionsFinding(ctx context.Context, p bmcclient.Prober) sitecheck.Item {
+	bios, bmcFW := p.Versions(ctx)
+	return sitecheck.OK("firmware", "BIOS "+cmp.Or(bios, "?")+", BMC "+cmp.Or(bmcFW, "?"))
 }
 
 func listOrNone(v []string) string {

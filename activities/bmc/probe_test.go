@@ -101,3 +101,28 @@ func TestProbeNamesEachProblem(t *testing.T) {
 		assert.Contains(t, it.Fix, "virtual CD")
 	})
 }
+
+func TestProbeProvesBasicAuthWithARead(t *testing.T) {
+	b, ep := plainBMC(t, false) // no SessionService: nothing checks the password at dial
+	b.pass = "the-right-one"
+	items := map[string]sitecheck.Item{}
+	for _, it := range Probe(context.Background(), ep, activitiesWith(newFake()).Resolver, 5*time.Second, nil) {
+		items[it.Check] = it
+	}
+	it, ok := items["login"]
+	require.True(t, ok, "%+v", items)
+	assert.True(t, it.Blocker, "a wrong password is a blocker: %+v", it)
+	assert.Contains(t, it.Detail, "HTTP 401")
+	assert.NotContains(t, it.Detail, "{", "a clean description, not the BMC's JSON body")
+	assert.Contains(t, it.Fix, "password")
+	_, found := items["System found"]
+	assert.False(t, found, "nothing is judged past a refused login")
+
+	b.pass = testPassword
+	items = map[string]sitecheck.Item{}
+	for _, it := range Probe(context.Background(), ep, activitiesWith(newFake()).Resolver, 5*time.Second, nil) {
+		items[it.Check] = it
+	}
+	assert.True(t, items["login"].OK)
+	assert.Contains(t, items["login"].Detail, "basic auth")
+}

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 )
 
 // Redirected image URLs (docs/evidence.md, "A redirected URL"). A site's
@@ -90,7 +92,7 @@ type redirectChain struct {
 
 // judge is judgeImage against image and, when the BMC shows another
 // image, against each URL the image server redirects image to.
-func (r *run) judge(m MediaInfo, image string) imageMatch {
+func (r *run) judge(m bmcclient.MediaInfo, image string) imageMatch {
 	j := judgeImage(m, image)
 	if j != imageOther {
 		return j
@@ -103,7 +105,7 @@ func (r *run) judge(m MediaInfo, image string) imageMatch {
 	return imageOther
 }
 
-func (r *run) holds(m MediaInfo, image string) bool { return r.judge(m, image) == imageSame }
+func (r *run) holds(m bmcclient.MediaInfo, image string) bool { return r.judge(m, image) == imageSame }
 
 // redirects looks image's chain up once per activity.
 func (r *run) redirects(image string) redirectChain {
@@ -143,7 +145,7 @@ func (r *run) redirectNote(image string) string {
 func withoutQuery(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
-		return redactURL(s)
+		return bmcclient.RedactURL(s)
 	}
 	u.User = nil
 	if u.RawQuery != "" {

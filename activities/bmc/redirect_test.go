@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -101,19 +102,21 @@ func TestReimageAcceptsTheURLARedirectLedTo(t *testing.T) {
 // asked, with the image server asked for real.
 func showing(f *fakeClient, asked, shown string) *Activities {
 	a := activitiesWith(f)
-	a.Dial = func(context.Context, Endpoint, Credentials, time.Duration) (Client, error) {
+	a.Dial = func(context.Context, bmcclient.Endpoint, bmcclient.Credentials, time.Duration) (bmcclient.Client, error) {
 		return showingClient{f, asked, shown}, nil
 	}
 	a.ImageClient = http.DefaultClient
 	return a
 }
 
+var _ bmcclient.Client = showingClient{}
+
 type showingClient struct {
 	*fakeClient
 	asked, shown string
 }
 
-func (c showingClient) Medium(ctx context.Context, m MediaInfo) (MediaInfo, error) {
+func (c showingClient) Medium(ctx context.Context, m bmcclient.MediaInfo) (bmcclient.MediaInfo, error) {
 	m, err := c.fakeClient.Medium(ctx, m)
 	if m.Image == c.asked {
 		m.Image = c.shown

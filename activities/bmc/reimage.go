@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/rackroll/rackroll/internal/model"
 )
 
@@ -40,7 +41,7 @@ func (a *Activities) Reimage(ctx context.Context, in ReimageInput) (ReimageResul
 }
 
 func (r *run) reimage(in ReimageInput) (ReimageResult, error) {
-	image := redactURL(in.ImageURL) // heartbeats are history: no credentials
+	image := bmcclient.RedactURL(in.ImageURL) // heartbeats are history: no credentials
 	if prev, ok := r.resumed(); ok && prev.ResetIssued && prev.Version == in.Version && (prev.Image == "" || prev.Image == image) {
 		return r.resumedReimage(prev)
 	}
@@ -80,7 +81,7 @@ func (r *run) reimage(in ReimageInput) (ReimageResult, error) {
 	// From here on a retry must not reset again (issueReset records it
 	// first, with the state the reset's effect is judged against).
 	r.progress.Before = markOf(s)
-	acc, err := r.issueReset(rt, func(now System) bool { return tookEffect(s, now) })
+	acc, err := r.issueReset(rt, func(now bmcclient.System) bool { return tookEffect(s, now) })
 	if err != nil {
 		return res, err
 	}
@@ -107,7 +108,7 @@ func (r *run) resumedReimage(prev progress) (ReimageResult, error) {
 	switch {
 	case res.LastState != "":
 	case prev.Before != nil && prev.Task == "" && prev.ResetType != "":
-		last, err := r.awaitReset(prev.Before.system(), prev.ResetType, Accepted{})
+		last, err := r.awaitReset(prev.Before.system(), prev.ResetType, bmcclient.Accepted{})
 		if err != nil {
 			return res, err
 		}
@@ -126,7 +127,7 @@ func (r *run) resumedReimage(prev progress) (ReimageResult, error) {
 // tookEffect: the System shows a reset sent when it looked like before:
 // the power changed, BootProgress moved, or the one-time boot was consumed.
 // Never a judgement of the install.
-func tookEffect(before, now System) bool {
+func tookEffect(before, now bmcclient.System) bool {
 	switch {
 	case now.PowerState != before.PowerState && now.PowerState != "":
 		return true
@@ -140,7 +141,7 @@ func tookEffect(before, now System) bool {
 // task is proof enough. A reset that shows no change within
 // ResetEvidenceTimeout is sent once more (a BMC that dropped it); no change
 // after that either fails typed: the install did not start.
-func (r *run) awaitReset(before System, rt string, acc Accepted) (string, error) {
+func (r *run) awaitReset(before bmcclient.System, rt string, acc bmcclient.Accepted) (string, error) {
 	if acc.Task != "" {
 		s, err := r.system("read the System")
 		if err != nil { // the 202 is the evidence; the state is a courtesy
@@ -153,7 +154,7 @@ func (r *run) awaitReset(before System, rt string, acc Accepted) (string, error)
 		return describeState(now), err
 	}
 	r.heartbeat("no effect of " + rt + " seen; sending it once more")
-	again, err := r.reset(rt, func(now System) bool { return tookEffect(before, now) })
+	again, err := r.reset(rt, func(now bmcclient.System) bool { return tookEffect(before, now) })
 	if err != nil {
 		return "", err
 	}
@@ -168,8 +169,8 @@ func (r *run) awaitReset(before System, rt string, acc Accepted) (string, error)
 }
 
 // resetSeen waits up to ResetEvidenceTimeout for tookEffect.
-func (r *run) resetSeen(before System) (System, bool, error) {
-	var s System
+func (r *run) resetSeen(before bmcclient.System) (bmcclient.System, bool, error) {
+	var s bmcclient.System
 	err := r.waitUntil("wait for the reset to take effect", r.a.resetEvidenceTimeout(), func() (bool, error) {
 		var err error
 		s, err = r.system("read the System")
@@ -182,7 +183,7 @@ func (r *run) resetSeen(before System) (System, bool, error) {
 }
 
 // describeState is the System as errors and results show it.
-func describeState(s System) string {
+func describeState(s bmcclient.System) string {
 	var parts []string
 	for _, f := range [][2]string{{"PowerState", s.PowerState}, {"Status.State", s.State}, {"BootProgress", s.BootProgress}} {
 		if f[1] != "" {

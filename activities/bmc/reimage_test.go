@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -47,7 +48,7 @@ func TestReimageReturnsOnAVisiblePowerChange(t *testing.T) {
 func TestReimageWithATaskReturnsItsMonitor(t *testing.T) {
 	f := newFake()
 	f.onReset = func(f *fakeClient, rt string) (string, error) {
-		f.tasks["/redfish/v1/TaskService/Tasks/7"] = Task{State: "Running"}
+		f.tasks["/redfish/v1/TaskService/Tasks/7"] = bmcclient.Task{State: "Running"}
 		return "/redfish/v1/TaskService/Tasks/7", nil // nothing visible yet
 	}
 	res, err := activitiesWith(f).Reimage(context.Background(), reimageInput())

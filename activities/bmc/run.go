@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"go.temporal.io/sdk/activity"
 )
 
@@ -14,7 +15,7 @@ type run struct {
 	ctx      context.Context
 	a        *Activities
 	ep       Endpoint
-	c        Client
+	c        bmcclient.Client
 	progress progress
 	chains   map[string]redirectChain // image URL → where its server redirects (redirect.go)
 }
@@ -48,17 +49,19 @@ type progress struct {
 // resetMark is what tookEffect compares of the System before a reset.
 type resetMark struct{ PowerState, BootProgress, BootOverride string }
 
-func markOf(s System) *resetMark { return &resetMark{s.PowerState, s.BootProgress, s.BootOverride} }
+func markOf(s bmcclient.System) *resetMark {
+	return &resetMark{s.PowerState, s.BootProgress, s.BootOverride}
+}
 
-func (m *resetMark) system() System {
-	return System{PowerState: m.PowerState, BootProgress: m.BootProgress, BootOverride: m.BootOverride}
+func (m *resetMark) system() bmcclient.System {
+	return bmcclient.System{PowerState: m.PowerState, BootProgress: m.BootProgress, BootOverride: m.BootOverride}
 }
 
 // open validates the endpoint, resolves credentials and connects. The
 // credentials live only in this frame and the client.
 func (a *Activities) open(ctx context.Context, ep Endpoint) (*run, error) {
 	r := &run{ctx: ctx, a: a, ep: ep}
-	if _, err := baseURL(ep.Address); err != nil {
+	if _, err := bmcclient.BaseURL(ep.Address); err != nil {
 		return nil, temporalError(ep, &stepError{"check the endpoint", &failure{kindConfig, err.Error()}})
 	}
 	creds, err := a.resolver().Resolve(ctx, ep.Credentials)
@@ -70,7 +73,7 @@ func (a *Activities) open(ctx context.Context, ep Endpoint) (*run, error) {
 		return nil, temporalError(ep, &stepError{"resolve credentials", f})
 	}
 	err = r.retry("connect", func() error {
-		c, err := a.dial()(ctx, ep, creds, a.requestTimeout())
+		c, err := a.dial()(ctx, ep.conn(), creds, a.requestTimeout())
 		r.c = c
 		return err
 	})
@@ -111,7 +114,7 @@ func (r *run) result(err error) error {
 	case err == nil:
 		return nil
 	case r.ctx.Err() != nil:
-		return fmt.Errorf("BMC of %s at %s: %w", r.ep.BMM, redactURL(r.ep.Address), err)
+		return fmt.Errorf("BMC of %s at %s: %w", r.ep.BMM, bmcclient.RedactURL(r.ep.Address), err)
 	}
 	return temporalError(r.ep, err)
 }
@@ -143,7 +146,7 @@ func (r *run) act(step string, done func() (bool, error), do func() error) error
 		if ctxErr := r.ctx.Err(); ctxErr != nil {
 			return &stepError{step, ctxErr}
 		}
-		if sessionCapped(err) { // waits within the step's time, not Attempts
+		if bmcclient.SessionCapped(err) { // waits within the step's time, not Attempts
 			if err := r.awaitSession(step, &capped, err); err != nil {
 				return err
 			}
@@ -170,7 +173,7 @@ func (r *run) act(step string, done func() (bool, error), do func() error) error
 }
 
 // system reads the System, retrying transient errors.
-func (r *run) system(step string) (System, error) {
+func (r *run) system(step string) (bmcclient.System, error) {
 	return read(r, step, r.c.System)
 }
 
@@ -186,13 +189,13 @@ func read[T any](r *run, step string, get func(context.Context) (T, error)) (T, 
 
 // task reads a task monitor; ok is false when the BMC forgot the task
 // (DSP0266 lets it), in which case callers fall back to the System.
-func (r *run) task(step, monitor string) (t Task, ok bool, err error) {
+func (r *run) task(step, monitor string) (t bmcclient.Task, ok bool, err error) {
 	err = r.retry(step, func() (err error) {
 		t, err = r.c.Task(r.ctx, monitor)
 		return err
 	})
-	if err != nil && isNotFound(err) {
-		return Task{}, false, nil
+	if err != nil && bmcclient.NotFound(err) {
+		return bmcclient.Task{}, false, nil
 	}
 	return t, err == nil, err
 }

@@ -3,6 +3,7 @@ package bmc
 import (
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/rackroll/rackroll/internal/model"
 )
 
@@ -38,6 +39,12 @@ type Endpoint struct {
 	// BootMode is the firmware mode the installer boots in (model.BootModes;
 	// "": model.DefaultBootMode), set with the one-time boot (bootmode.go).
 	BootMode string `json:",omitempty"`
+}
+
+// conn is what a Dialer needs of ep: where the BMC answers and how its
+// certificate is checked.
+func (ep Endpoint) conn() bmcclient.Endpoint {
+	return bmcclient.Endpoint{Address: ep.Address, CAFile: ep.CAFile, InsecureSkipVerify: ep.InsecureSkipVerify}
 }
 
 // PowerOffInput asks for a graceful shutdown (falling back to ForceOff

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 )
@@ -36,7 +37,7 @@ type watchProgress struct {
 // for longer than in.SilenceLimit. BootProgress (absent, or stuck at POST
 // values on some BMCs) never fails it.
 func (a *Activities) WatchReimage(ctx context.Context, in WatchInput) error {
-	if _, err := baseURL(in.Address); err != nil {
+	if _, err := bmcclient.BaseURL(in.Address); err != nil {
 		return temporalError(in.Endpoint, &stepError{"check the endpoint", &failure{kindConfig, err.Error()}})
 	}
 	creds, err := a.resolver().Resolve(ctx, in.Credentials)
@@ -65,7 +66,7 @@ func (a *Activities) WatchReimage(ctx context.Context, in WatchInput) error {
 type watcher struct {
 	a     *Activities
 	in    WatchInput
-	creds Credentials
+	creds bmcclient.Credentials
 	r     *run // its client is nil until a dial succeeds
 	p     watchProgress
 }
@@ -121,30 +122,30 @@ func (w *watcher) poll(now time.Time) error {
 	return nil
 }
 
-func (w *watcher) observe() (System, error) {
+func (w *watcher) observe() (bmcclient.System, error) {
 	if w.r.c == nil {
-		c, err := w.a.dial()(w.r.ctx, w.in.Endpoint, w.creds, w.a.requestTimeout())
+		c, err := w.a.dial()(w.r.ctx, w.in.conn(), w.creds, w.a.requestTimeout())
 		if err != nil {
-			return System{}, &stepError{"connect", err}
+			return bmcclient.System{}, &stepError{"connect", err}
 		}
 		w.r.c = c
 	}
 	if w.p.Task != "" {
 		t, err := w.r.c.Task(w.r.ctx, w.p.Task)
 		switch {
-		case isNotFound(err):
+		case bmcclient.NotFound(err):
 			w.p.Task = "" // forgotten (DSP0266 lets a BMC): the System alone
 		case err != nil:
-			return System{}, &stepError{"read the task monitor", err}
+			return bmcclient.System{}, &stepError{"read the task monitor", err}
 		case t.State == "Exception" || t.State == "Killed":
-			return System{}, w.failed(fmt.Sprintf("the reset's task %s reports %s: %s", w.p.Task, t.State, t.Message))
+			return bmcclient.System{}, w.failed(fmt.Sprintf("the reset's task %s reports %s: %s", w.p.Task, t.State, t.Message))
 		case t.State == "Completed" || t.State == "Cancelled":
 			w.p.Task = ""
 		}
 	}
 	s, err := w.r.c.System(w.r.ctx)
 	if err != nil {
-		return System{}, &stepError{"read the System", err}
+		return bmcclient.System{}, &stepError{"read the System", err}
 	}
 	return s, nil
 }

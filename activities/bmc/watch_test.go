@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
@@ -26,7 +27,7 @@ func watchFor(f *fakeClient, in WatchInput, d time.Duration) error {
 func TestWatchFailsOnATaskException(t *testing.T) {
 	f := newFake()
 	f.sys.BootProgress = "OEM"
-	f.tasks["/tasks/4"] = Task{State: "Exception", Message: "Unable to boot the virtual media."}
+	f.tasks["/tasks/4"] = bmcclient.Task{State: "Exception", Message: "Unable to boot the virtual media."}
 	in := watchInput()
 	in.Task = "/tasks/4"
 	err := watchFor(f, in, 5*time.Second)
@@ -60,7 +61,7 @@ func TestWatchKeepsDialingASilentBMC(t *testing.T) {
 	f := newFake()
 	a := activitiesWith(f)
 	dials := 0
-	a.Dial = func(context.Context, Endpoint, Credentials, time.Duration) (Client, error) {
+	a.Dial = func(context.Context, bmcclient.Endpoint, bmcclient.Credentials, time.Duration) (bmcclient.Client, error) {
 		dials++
 		return nil, errors.New("dial tcp 10.1.0.11:443: connect: connection refused")
 	}
@@ -92,7 +93,7 @@ func TestWatchDoesNotFailOnPOSTBootProgress(t *testing.T) {
 
 func TestWatchForgetsAFinishedTask(t *testing.T) {
 	f := newFake()
-	f.tasks["/tasks/5"] = Task{State: "Completed"}
+	f.tasks["/tasks/5"] = bmcclient.Task{State: "Completed"}
 	in := watchInput()
 	in.Task = "/tasks/5"
 	err := watchFor(f, in, 50*time.Millisecond)

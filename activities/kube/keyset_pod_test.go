@@ -2,9 +2,6 @@ package kube
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -12,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/rackroll/rackroll/internal/keyset/keysettest"
 	"github.com/rackroll/rackroll/internal/lab/kubesim"
 	"go.temporal.io/sdk/temporal"
 	corev1 "k8s.io/api/core/v1"
@@ -19,21 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
-
-// edKey is an OpenSSH ed25519 public key line made from seed.
-func edKey(seed byte) string {
-	s := make([]byte, ed25519.SeedSize)
-	for i := range s {
-		s[i] = seed
-	}
-	pub := ed25519.NewKeyFromSeed(s).Public().(ed25519.PublicKey)
-	var blob []byte
-	for _, f := range [][]byte{[]byte("ssh-ed25519"), pub} {
-		blob = binary.BigEndian.AppendUint32(blob, uint32(len(f)))
-		blob = append(blob, f...)
-	}
-	return "ssh-ed25519 " + base64.StdEncoding.EncodeToString(blob) + " test"
-}
 
 // keysAt is a NodeKeysSource answering keys, whatever the time.
 type keysAt keyset.NodeKeys
@@ -44,8 +27,8 @@ func (k keysAt) NodeKeys(context.Context, string, time.Time) (keyset.NodeKeys, e
 
 func twoUsers() keyset.NodeKeys {
 	return keyset.NodeKeys{Users: []keyset.NodeUser{
-		{Name: "alice", Keyset: "oncall", Privilege: keyset.Superuser, Key: edKey(1)},
-		{Name: "bob", Keyset: "oncall", Privilege: keyset.Superuser, Key: edKey(2)},
+		{Name: "alice", Keyset: "oncall", Privilege: keyset.Superuser, Key: keysettest.Line(1, "test")},
+		{Name: "bob", Keyset: "oncall", Privilege: keyset.Superuser, Key: keysettest.Line(2, "test")},
 	}}
 }
 

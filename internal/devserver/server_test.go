@@ -32,6 +32,17 @@ func start(t *testing.T, opts devserver.Options) (*devserver.Server, client.Clie
 	return s, c
 }
 
+// freePort is a port nothing listens on, for a server the test restarts
+// on the same port or a UI beside it.
+func freePort(t *testing.T) int {
+	t.Helper()
+	p, err := devserver.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func checkDefaults(t *testing.T, c client.Client) {
 	t.Helper()
 	ctx := context.Background()
@@ -77,11 +88,7 @@ func TestServerOnAFileKeepsRunsAcrossARestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
 	}
-	port, err := devserver.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := devserver.Options{Port: port, DBFile: filepath.Join(t.TempDir(), "temporal.db")}
+	opts := devserver.Options{Port: freePort(t), DBFile: filepath.Join(t.TempDir(), "temporal.db")}
 	s, c := start(t, opts)
 	ctx := context.Background()
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kept", TaskQueue: "nobody"}, "NoSuchWorkflow")
@@ -106,11 +113,7 @@ func TestServerWithUI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal server and its UI")
 	}
-	ui, err := devserver.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, c := start(t, devserver.Options{UIPort: ui})
+	s, c := start(t, devserver.Options{UIPort: freePort(t)})
 	c.Close()
 	resp, err := http.Get(s.UIURL + "/api/v1/namespaces/default")
 	if err != nil {

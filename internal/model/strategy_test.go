@@ -47,10 +47,9 @@ func TestStrategyDescribe(t *testing.T) {
 
 func TestStrategyValidate(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		s     UpdateStrategy
-		field string
-		msg   string
+		name       string
+		s          UpdateStrategy
+		field, msg string
 	}{
 		{"zero is fine", UpdateStrategy{}, "", ""},
 		{"all set", UpdateStrategy{StrategyType: StrategyPauseAfterRack, ThresholdType: ThresholdCountSuccess, ThresholdValue: 500, MaxUnavailable: 3, WaitTimeMinutes: intp(60)}, "", ""},

@@ -30,10 +30,9 @@ func TestBalanceFailureDomains(t *testing.T) {
 
 func TestRebalance(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		current []string
-		domains []string
-		want    []Move
+		name             string
+		current, domains []string
+		want             []Move
 	}{
 		{"balanced already", []string{"a", "b", "c"}, []string{"a", "b", "c"}, nil},
 		{"reuse is balanced", []string{"a", "b", "a"}, []string{"a", "b"}, nil},

@@ -138,10 +138,8 @@ func TestReplanShrink(t *testing.T) {
 
 func TestReplanRefusals(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		ledger []string
-		racks  []string
-		want   []string
+		name                string
+		ledger, racks, want []string
 	}{
 		{"removing the spare's rack with no replacement",
 			[]string{"rack1-m1:kcp", "rack2-m1:kcp", "rack3-m1:kcp", "rack4-m1:kcp-spare", "rack1-c1:compute"},

@@ -19,12 +19,6 @@ func ok(s Step) StepResult   { return StepResult{Step: s, OK: true} }
 func fail(s Step) StepResult { return StepResult{Step: s} }
 
 func TestNext(t *testing.T) {
-	const (
-		comp  = model.RoleCompute
-		mgmt  = model.RoleManagement
-		kcp   = model.RoleKCP
-		spare = model.RoleKCPSpare
-	)
 	replaceIt := "; a BMM Replace action returns it to service"
 	for _, tc := range []struct {
 		name     string

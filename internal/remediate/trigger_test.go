@@ -10,13 +10,15 @@ import (
 
 var defaults = (*model.RemediationSpec)(nil).WithDefaults() // the operator defaults, as the ledger holds them
 
+// The roles, short, for the tables of this package's tests.
+const (
+	kcp   = model.RoleKCP
+	spare = model.RoleKCPSpare
+	mgmt  = model.RoleManagement
+	comp  = model.RoleCompute
+)
+
 func TestObserveThresholds(t *testing.T) {
-	const (
-		kcp   = model.RoleKCP
-		spare = model.RoleKCPSpare
-		mgmt  = model.RoleManagement
-		comp  = model.RoleCompute
-	)
 	for _, tc := range []struct {
 		name string
 		obs  Observation

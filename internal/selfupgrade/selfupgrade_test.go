@@ -65,11 +65,10 @@ func TestResolveBuildID(t *testing.T) {
 
 func TestMoveNow(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		p       Point
-		changed bool
-		now     bool
-		why     string
+		name         string
+		p            Point
+		changed, now bool
+		why          string
 	}{
 		{"no new build: stay, say nothing", Point{Name: "pause"}, false, false, ""},
 		{"no new build, busy: still nothing", Point{Name: "pause", Children: 2}, false, false, ""},

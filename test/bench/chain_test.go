@@ -56,23 +56,20 @@ func chainLinks(b *testing.B, c client.Client, parentID string, runs []rackRun, 
 			continue
 		}
 		var rackStart, rackClose, firstInit, lastInit, actSched, actStart, actDone time.Time
+		// The capacity check is the rack's activity before its first server.
+		check := map[enumspb.EventType]*time.Time{
+			enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: &actSched,
+			enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:   &actStart,
+			enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED: &actDone,
+		}
 		walk(b, c, run.id, func(ev historyEvent) {
 			t := ev.GetEventTime().AsTime()
+			if at := check[ev.GetEventType()]; at != nil && firstInit.IsZero() {
+				*at = t
+			}
 			switch ev.GetEventType() {
 			case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
 				rackStart = t
-			case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-				if firstInit.IsZero() {
-					actSched = t
-				}
-			case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
-				if firstInit.IsZero() {
-					actStart = t
-				}
-			case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
-				if firstInit.IsZero() {
-					actDone = t
-				}
 			case enumspb.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
 				if firstInit.IsZero() {
 					firstInit = t

@@ -88,13 +88,7 @@ func TestE2EFailoverLeavesTheActiveKCPsAsMembers(t *testing.T) {
 	}})
 	env.StartMonitor()
 	const kcp, spare = "rack1-mgmt1", "rack4-mgmt1"
-	require.Equal(t, model.RoleKCP, env.BMM(kcp).Roles[0])
-	require.Equal(t, model.RoleKCPSpare, env.BMM(spare).Roles[0])
-	env.KillServer(kcp)
-
-	ctx := env.Context(4 * time.Minute)
-	rs, fs := env.FailedOver(ctx, kcp)
-	require.Contains(t, rs.Outcome, "failed over to the spare", rs.Outcome)
+	ctx, fs := killKCP(t, env, kcp, spare, 4*time.Minute, "failed over to the spare")
 	require.Equal(t, model.RoleKCP, env.BMM(spare).Roles[0])
 	env.RequireMembersAreActiveKCPs(ctx)
 

@@ -1,6 +1,7 @@
 package controlplane_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -11,6 +12,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// killKCP kills kcp, the active KCP whose spare is spare (both checked
+// first), and waits within limit for its remediation to fail it over with
+// an outcome saying want; ctx is bounded by limit.
+func killKCP(t *testing.T, env *e2e.Env, kcp, spare string, limit time.Duration, want string) (ctx context.Context, fs api.FailoverStatus) {
+	t.Helper()
+	require.Equal(t, model.RoleKCP, env.BMM(kcp).Roles[0])
+	require.Equal(t, model.RoleKCPSpare, env.BMM(spare).Roles[0])
+	env.KillServer(kcp)
+	ctx = env.Context(limit)
+	rs, fs := env.FailedOver(ctx, kcp)
+	require.Contains(t, rs.Outcome, want, rs.Outcome)
+	return ctx, fs
+}
+
 // (a) The KCP goes Unknown and its reboot fails: it is marked Unhealthy and
 // failed over. The spare is the KCP, a management server the spare, the
 // failed server management (its provisioning fails too: it stays
@@ -20,13 +35,7 @@ func TestE2ERemediationKCPFailover(t *testing.T) {
 	t.Parallel()
 	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: e2e.FastRemediation}).StartMonitor()
 	const kcp, spare = "rack1-mgmt1", "rack2-mgmt1"
-	require.Equal(t, model.RoleKCP, env.BMM(kcp).Roles[0])
-	require.Equal(t, model.RoleKCPSpare, env.BMM(spare).Roles[0])
-	env.KillServer(kcp)
-
-	ctx := env.Context(2 * time.Minute)
-	rs, fs := env.FailedOver(ctx, kcp)
-	require.Contains(t, rs.Outcome, "reboot failed; marked Unhealthy; failed over to the spare", rs.Outcome)
+	_, fs := killKCP(t, env, kcp, spare, 2*time.Minute, "reboot failed; marked Unhealthy; failed over to the spare")
 	require.NotEmpty(t, fs.NewSpare)
 	require.False(t, fs.FailedRecovered, fs.FailedOutcome)
 	env.RecordHistories(api.RemediationID(env.Cluster, kcp), api.FailoverID(env.Cluster), api.MonitorID(env.Cluster))

@@ -1,9 +1,6 @@
 package deploy_test
 
 import (
-	"crypto/ed25519"
-	"encoding/base64"
-	"encoding/binary"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -11,6 +8,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/rackroll/rackroll/internal/keyset/keysettest"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/sitecheck"
 	"github.com/rackroll/rackroll/test/e2e"
@@ -45,7 +43,7 @@ func TestKeysetPodsNeedOnlyTheirRole(t *testing.T) {
 	require.Equal(t, worker, env.State().Kubeconfig, "the ledger holds the worker's own kubeconfig")
 	ctx := env.Context(3 * time.Minute)
 	spec := keyset.Spec{Name: "oncall", Kind: keyset.KindBMM, PrivilegeLevel: keyset.Standard, Expiration: time.Now().Add(48 * time.Hour).UTC().Truncate(time.Second),
-		Users: []keyset.User{{Name: "alice", SSHPublicKey: edLine(1)}, {Name: "bob", SSHPublicKey: edLine(2)}}}
+		Users: []keyset.User{{Name: "alice", SSHPublicKey: keysettest.Line(1, "test")}, {Name: "bob", SSHPublicKey: keysettest.Line(2, "test")}}}
 	machines := env.Lab.Machines()
 	apply := func(update string) api.KeysetResult {
 		t.Helper()
@@ -102,19 +100,4 @@ func TestKeysetPodsNeedOnlyTheirRole(t *testing.T) {
 			require.Contains(t, o.Reason, want, "%s", o.BMM)
 		}
 	}
-}
-
-// edLine is an OpenSSH ed25519 public key line made from seed.
-func edLine(seed byte) string {
-	s := make([]byte, ed25519.SeedSize)
-	for i := range s {
-		s[i] = seed
-	}
-	pub := ed25519.NewKeyFromSeed(s).Public().(ed25519.PublicKey)
-	var blob []byte
-	for _, f := range [][]byte{[]byte("ssh-ed25519"), pub} {
-		blob = binary.BigEndian.AppendUint32(blob, uint32(len(f)))
-		blob = append(blob, f...)
-	}
-	return "ssh-ed25519 " + base64.StdEncoding.EncodeToString(blob) + " test"
 }

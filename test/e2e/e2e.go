@@ -218,14 +218,19 @@ func (e *Env) Register() api.ClusterState {
 }
 
 // State queries the ledger.
-func (e *Env) State() api.ClusterState {
-	v, err := e.Client.QueryWorkflow(context.Background(), api.ClusterID(e.Cluster), "", api.QueryState)
+func (e *Env) State() api.ClusterState { return LedgerState(e.T, e.Client, e.Cluster) }
+
+// LedgerState queries the ledger of cluster through c, for suites that
+// run their own server; t fails when the ledger does not answer.
+func LedgerState(t testing.TB, c client.Client, cluster string) api.ClusterState {
+	t.Helper()
+	v, err := c.QueryWorkflow(context.Background(), api.ClusterID(cluster), "", api.QueryState)
 	if err != nil {
-		e.T.Fatal(err)
+		t.Fatal(err)
 	}
 	var st api.ClusterState
 	if err := v.Get(&st); err != nil {
-		e.T.Fatal(err)
+		t.Fatal(err)
 	}
 	return st
 }

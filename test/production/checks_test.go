@@ -14,6 +14,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/temporalcluster"
+	"github.com/rackroll/rackroll/test/e2e"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 )
@@ -23,14 +24,7 @@ import (
 // the ledger has it on the target version.
 func (s *site) checkReimagedOnce() {
 	s.t.Helper()
-	v, err := s.client.QueryWorkflow(context.Background(), api.ClusterID(s.cluster), "", api.QueryState)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	var cs api.ClusterState
-	if err := v.Get(&cs); err != nil {
-		s.t.Fatal(err)
-	}
+	cs := e2e.LedgerState(s.t, s.client, s.cluster)
 	counts := s.lab.ReimageCounts()
 	var bad []string
 	for _, b := range cs.Cluster.BMMs {

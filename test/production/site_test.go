@@ -127,7 +127,7 @@ func (s *site) temporalCLI(ctx context.Context, args ...string) string {
 // references in the ledger, as in production.
 func (s *site) startWorker(name string) *temporalcluster.Process {
 	s.t.Helper()
-	worker, _ := binaries(s.t)
+	worker, _ := e2e.Binaries(s.t, &commands)
 	p := temporalcluster.NewProcess(name, filepath.Join(s.dir, name+".log"), nil, worker, "--poll-interval", "500ms", "--log-level", "warn")
 	p.Env = s.env()
 	if err := p.Start(); err != nil {
@@ -146,7 +146,7 @@ func (s *site) env() []string {
 // starter runs the starter binary and returns its stdout; a non-zero exit
 // is returned as an error with stderr.
 func (s *site) starter(ctx context.Context, args ...string) (string, error) {
-	_, starter := binaries(s.t)
+	_, starter := e2e.Binaries(s.t, &commands)
 	cmd := exec.CommandContext(ctx, starter, args...)
 	cmd.Env = s.env()
 	var stdout, stderr strings.Builder
@@ -185,15 +185,6 @@ func (s *site) reimages() int {
 // The worker and starter binaries, built once per test process: a killed
 // worker must be a process of its own.
 var commands toolbin.Commands
-
-func binaries(t *testing.T) (worker, starter string) {
-	t.Helper()
-	paths, err := commands.Paths("worker", "starter")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return paths[0], paths[1]
-}
 
 func TestMain(m *testing.M) {
 	code := m.Run()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/rackroll/rackroll/internal/keyset/keysettest"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/rackroll/rackroll/worker/wiring"
 	"go.temporal.io/sdk/client"
@@ -47,8 +47,7 @@ func TestKeysetSecrets(t *testing.T) {
 	for i := range seed {
 		seed[i] = byte(rng.Uint32())
 	}
-	priv := ed25519.NewKeyFromSeed(seed)
-	pubLine := sshLine(priv.Public().(ed25519.PublicKey))
+	priv, pubLine := keysettest.New(seed, "alice@test")
 
 	s := &site{}
 	s.Env = e2e.Start(t, "../../examples/one-rack.yaml", e2e.Options{Mutate: noLabSection, StartWorker: func(e *e2e.Env) {
@@ -166,7 +165,7 @@ func appliedSince(s *site, name string, since time.Time) bool {
 // the test, with what it printed.
 func starterRun(t *testing.T, s *site, args ...string) []byte {
 	t.Helper()
-	_, starter := binaries(t)
+	_, starter := e2e.Binaries(t, &commands)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	b, err := exec.CommandContext(ctx, starter, append([]string{"--address", s.Server.Address}, args...)...).CombinedOutput()
@@ -189,14 +188,4 @@ func keysetFile(t *testing.T, s *site, sp keyset.Spec) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// sshLine is the authorized_keys line of an ed25519 public key.
-func sshLine(pub ed25519.PublicKey) string {
-	var blob []byte
-	for _, f := range [][]byte{[]byte("ssh-ed25519"), pub} {
-		blob = binary.BigEndian.AppendUint32(blob, uint32(len(f)))
-		blob = append(blob, f...)
-	}
-	return "ssh-ed25519 " + base64.StdEncoding.EncodeToString(blob) + " alice@test"
 }

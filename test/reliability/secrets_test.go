@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rackroll/rackroll/test/e2e"
 )
 
 // secretNeedles are the forms a leaked BMC password would take: itself,
@@ -51,7 +53,7 @@ func hits(b []byte, needles [][]byte) int {
 // and returns everything they printed.
 func starterOutput(t *testing.T, s *site, version string) []byte {
 	t.Helper()
-	_, starter := binaries(t)
+	_, starter := e2e.Binaries(t, &commands)
 	cmds := [][]string{
 		{"cluster", "show", "--cluster", s.Cluster, "-o", "json"},
 		{"cluster", "show", "--cluster", s.Cluster},

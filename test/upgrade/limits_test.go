@@ -36,10 +36,9 @@ func TestE2EFailedInstallEndsAtTheSiteLimit(t *testing.T) {
 	}})
 	require.Equal(t, 30*time.Second, env.State().Limits().Reimage.Std(), "the ledger holds the site's limit")
 	ctx := env.Context(10 * time.Minute)
-	lenient := model.UpdateStrategy{StrategyType: model.StrategyRack, ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)}
 	start := func() api.UpgradeStatus {
 		var st api.UpgradeStatus
-		require.NoError(t, env.StartUpgradeInput(ctx, api.UpgradeInput{TargetVersion: "4.2.0", UpdateStrategy: lenient}).Get(ctx, &st))
+		require.NoError(t, env.StartUpgradeInput(ctx, api.UpgradeInput{TargetVersion: "4.2.0", UpdateStrategy: lenientRack()}).Get(ctx, &st))
 		return st
 	}
 	began := time.Now()
@@ -87,6 +86,13 @@ func TestE2EFailedInstallEndsAtTheSiteLimit(t *testing.T) {
 	require.Empty(t, invariants.Check(env.Events(), invariants.WithUpgrade(site, st)), "starter lab check: violations after the re-run")
 }
 
+// lenientRack upgrades rack by rack with a threshold any failure passes
+// and no wait between racks: for tests whose subject is one server's
+// failure and the rest going on.
+func lenientRack() model.UpdateStrategy {
+	return model.UpdateStrategy{StrategyType: model.StrategyRack, ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)}
+}
+
 func durationOf(d time.Duration) *model.Duration { v := model.Duration(d); return &v }
 
 // failedServers are the servers the upgrade reports failed, in every unit.
@@ -100,4 +106,15 @@ func failedServers(st api.UpgradeStatus) []struct{ Name, Error string } {
 		}
 	}
 	return out
+}
+
+// failedWith is the error the upgrade reports for server name, "" when it
+// did not fail.
+func failedWith(st api.UpgradeStatus, name string) string {
+	for _, f := range failedServers(st) {
+		if f.Name == name {
+			return f.Error
+		}
+	}
+	return ""
 }

@@ -34,10 +34,9 @@ func TestE2EUpgradeNeverEvictsTheLastWorker(t *testing.T) {
 	cs := env.Clientset(ctx)
 	worker := func(name, node string) { env.PlaceWorker(ctx, name, node) }
 	worker("rackroll-worker-a", "rack1-c1")
-	lenient := model.UpdateStrategy{StrategyType: model.StrategyRack, ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)}
 	upgrade := func(ctx context.Context) api.UpgradeStatus {
 		var st api.UpgradeStatus
-		require.NoError(t, env.StartUpgradeInput(ctx, api.UpgradeInput{TargetVersion: "4.2.0", UpdateStrategy: lenient}).Get(ctx, &st))
+		require.NoError(t, env.StartUpgradeInput(ctx, api.UpgradeInput{TargetVersion: "4.2.0", UpdateStrategy: lenientRack()}).Get(ctx, &st))
 		return st
 	}
 

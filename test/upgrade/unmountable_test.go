@@ -1,6 +1,7 @@
 package upgrade_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 )
 
 // Issue 26, end to end: no step reports an effect it has not seen.
@@ -21,15 +23,7 @@ import (
 func TestE2EUpgradeWithAnUnmountableInstaller(t *testing.T) {
 	t.Parallel()
 	const bad = "rack2-c3"
-	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
-		inv.Lab = []byte(`{"faults": [{"bmm": "` + bad + `", "kind": "media-unmountable"}]}`)
-		// The subject is one server's failure and its rack going on: bad and rack2-c1 beside it prove that as four did.
-		e2e.KeepComputes(inv, 1, func(name string) bool { return name == bad })
-	}})
-	ctx := env.Context(10 * time.Minute)
-	lenient := model.UpdateStrategy{StrategyType: model.StrategyRack, ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)}
-	run := env.StartUpgradeInput(ctx, api.UpgradeInput{TargetVersion: "4.2.0", UpdateStrategy: lenient,
-		DrainTimeout: 30 * time.Second, VMShutdownTimeout: 30 * time.Second})
+	env, ctx, run := upgradeWithMediaFault(t, bad, "media-unmountable")
 
 	// The insert the BMC answered and never carried out, then the failure.
 	var inserted, failed time.Time
@@ -49,11 +43,9 @@ func TestE2EUpgradeWithAnUnmountableInstaller(t *testing.T) {
 
 	var st api.UpgradeStatus
 	require.NoError(t, run.Get(ctx, &st))
-	var badErr string
+	badErr := failedWith(st, bad)
 	for _, f := range failedServers(st) {
-		if f.Name == bad {
-			badErr = f.Error
-		} else {
+		if f.Name != bad {
 			require.NotContains(t, f.Error, "not mounted", "only %s's BMC cannot mount", bad)
 		}
 	}
@@ -62,6 +54,21 @@ func TestE2EUpgradeWithAnUnmountableInstaller(t *testing.T) {
 	require.Contains(t, badErr, "check that the BMC can reach the image server")
 	require.Equal(t, "4.2.0", env.BMM("rack2-c1").RuntimeVersion, "the rest of the rack goes on")
 	require.Zero(t, env.Lab.ReimageCounts()[bad])
+}
+
+// upgradeWithMediaFault starts a lenient upgrade of a two-rack lab where
+// bad's BMC has the media fault kind, and one compute beside bad in its
+// rack: the subject is one server's failure and its rack going on.
+func upgradeWithMediaFault(t *testing.T, bad, kind string) (*e2e.Env, context.Context, client.WorkflowRun) {
+	t.Helper()
+	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
+		inv.Lab = []byte(`{"faults": [{"bmm": "` + bad + `", "kind": "` + kind + `"}]}`)
+		e2e.KeepComputes(inv, 1, func(name string) bool { return name == bad })
+	}})
+	ctx := env.Context(10 * time.Minute)
+	run := env.StartUpgradeInput(ctx, api.UpgradeInput{TargetVersion: "4.2.0", UpdateStrategy: lenientRack(),
+		DrainTimeout: 30 * time.Second, VMShutdownTimeout: 30 * time.Second})
+	return env, ctx, run
 }
 
 // faultAt is when the lab logged kind's effect on bmm (zero: not yet).

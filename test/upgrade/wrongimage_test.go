@@ -3,11 +3,8 @@ package upgrade_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
-	"github.com/rackroll/rackroll/internal/model"
-	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,24 +14,11 @@ import (
 func TestE2EUpgradeWithAWrongImageShown(t *testing.T) {
 	t.Parallel()
 	const bad = "rack2-c3"
-	env := e2e.Start(t, "../../examples/two-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
-		inv.Lab = []byte(`{"faults": [{"bmm": "` + bad + `", "kind": "media-wrong-image"}]}`)
-		// The subject is one server's failure and its rack going on: bad and rack2-c1 beside it prove that as four did.
-		e2e.KeepComputes(inv, 1, func(name string) bool { return name == bad })
-	}})
-	ctx := env.Context(10 * time.Minute)
-	lenient := model.UpdateStrategy{StrategyType: model.StrategyRack, ThresholdType: model.ThresholdPercentSuccess, ThresholdValue: 0, WaitTimeMinutes: new(int)}
-	run := env.StartUpgradeInput(ctx, api.UpgradeInput{TargetVersion: "4.2.0", UpdateStrategy: lenient,
-		DrainTimeout: 30 * time.Second, VMShutdownTimeout: 30 * time.Second})
+	env, ctx, run := upgradeWithMediaFault(t, bad, "media-wrong-image")
 
 	var st api.UpgradeStatus
 	require.NoError(t, run.Get(ctx, &st))
-	var badErr string
-	for _, f := range failedServers(st) {
-		if f.Name == bad {
-			badErr = f.Error
-		}
-	}
+	badErr := failedWith(st, bad)
 	require.Contains(t, badErr, "the BMC shows a different image", "%+v", st.Racks)
 	require.Contains(t, badErr, "http://images.elsewhere.example/isos/ubuntu-22.04-live-server.iso", "it names the image shown")
 	require.True(t, strings.Contains(env.BMM(bad).DetailedStatusMessage, "different image"), env.BMM(bad).DetailedStatusMessage)

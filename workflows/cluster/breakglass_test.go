@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
@@ -36,9 +35,7 @@ func TestClusterBreakGlassForceAndResume(t *testing.T) {
 		wftest.SendUpdate(env, api.UpdateResume, "r2", &resumed, api.ResumeRequest{Reason: "INC-1: PSUs back", By: "bob"})
 		wftest.SendUpdate(env, api.UpdateResume, "r3", &again, api.ResumeRequest{Reason: "twice"})
 	}, time.Minute)
-	var end api.ClusterState
-	env.RegisterDelayedCallback(func() { end = queryState(t, env); env.CancelWorkflow() }, 2*time.Minute)
-	env.ExecuteWorkflow(ClusterWorkflow, in)
+	end := runUntil(t, env, in, 2*time.Minute)
 
 	require.NoError(t, status.Err)
 	require.ErrorContains(t, plain.Rejected, "is Degraded, not Running: "+storm)
@@ -73,11 +70,7 @@ func TestClusterBreakGlassForceAndResume(t *testing.T) {
 // granted once it has ended, recorded with the reason; bad input is
 // refused by the validator and never asks Temporal.
 func TestClusterBreakGlassLeaseRelease(t *testing.T) {
-	env := wftest.NewEnv()
-	var la *ledger.Activities
-	env.RegisterActivity(la)
-	in := fourRackInput(t)
-	in.LeaseSweep = time.Hour
+	env, la, in := sweptLedger(t, time.Hour)
 	holder := "upgrade:site-a:rack1-c1"
 	env.OnActivity(la.HolderStates, mock.Anything, []string{holder}).Return(map[string]bool{holder: true}, nil).Once()
 	env.OnActivity(la.HolderStates, mock.Anything, []string{holder}).Return(map[string]bool{holder: false}, nil).Once()
@@ -93,9 +86,7 @@ func TestClusterBreakGlassLeaseRelease(t *testing.T) {
 		mid = queryState(t, env)
 		wftest.SendUpdate(env, api.UpdateBreakGlassFree, "d", &freed, api.LeaseReleaseRequest{BMM: "rack1-c1", Reason: "holder terminated by hand", By: "carol"})
 	}, time.Minute)
-	var end api.ClusterState
-	env.RegisterDelayedCallback(func() { end = queryState(t, env); env.CancelWorkflow() }, 2*time.Minute)
-	env.ExecuteWorkflow(ClusterWorkflow, in)
+	end := runUntil(t, env, in, 2*time.Minute)
 
 	require.NoError(t, got.Rejected)
 	require.ErrorContains(t, bad.Rejected, "reason is empty")

@@ -18,13 +18,31 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-func fourRackInput(t *testing.T) api.ClusterInput {
+// exampleInput is the ledger input of examples/<name>.
+func exampleInput(t *testing.T, name string) api.ClusterInput {
 	t.Helper()
-	inv, err := model.LoadInventory(wftest.Example("four-rack.yaml"))
+	inv, err := model.LoadInventory(wftest.Example(name))
 	require.NoError(t, err)
 	placed, err := placement.Place(inv)
 	require.NoError(t, err)
 	return api.ClusterInput{Inventory: *inv, Placement: placed}
+}
+
+func fourRackInput(t *testing.T) api.ClusterInput {
+	t.Helper()
+	return exampleInput(t, "four-rack.yaml")
+}
+
+// sweptLedger is a four-rack ledger whose lease sweep runs every sweep and
+// asks la (mocked by the test) which holders still run.
+func sweptLedger(t *testing.T, sweep time.Duration) (*testsuite.TestWorkflowEnvironment, *ledger.Activities, api.ClusterInput) {
+	t.Helper()
+	env := wftest.NewEnv()
+	var la *ledger.Activities
+	env.RegisterActivity(la)
+	in := fourRackInput(t)
+	in.LeaseSweep = sweep
+	return env, la, in
 }
 
 func kcps(in api.ClusterInput) []string {
@@ -43,6 +61,16 @@ func queryState(t *testing.T, env *testsuite.TestWorkflowEnvironment) api.Cluste
 	require.NoError(t, err)
 	var st api.ClusterState
 	require.NoError(t, v.Get(&st))
+	return st
+}
+
+// runUntil runs the ledger on in until end, where it cancels the run, and
+// returns the state the ledger had then.
+func runUntil(t *testing.T, env *testsuite.TestWorkflowEnvironment, in api.ClusterInput, end time.Duration) api.ClusterState {
+	t.Helper()
+	var st api.ClusterState
+	env.RegisterDelayedCallback(func() { st = queryState(t, env); env.CancelWorkflow() }, end)
+	env.ExecuteWorkflow(ClusterWorkflow, in)
 	return st
 }
 
@@ -102,11 +130,7 @@ func TestClusterRejectsUnknownBMMAndClusterNotRunning(t *testing.T) {
 // A holder that was terminated never released its lease: the sweep asks
 // Temporal and frees it.
 func TestClusterReleasesLeaseOfTerminatedHolder(t *testing.T) {
-	env := wftest.NewEnv()
-	var la *ledger.Activities
-	env.RegisterActivity(la)
-	in := fourRackInput(t)
-	in.LeaseSweep = time.Minute
+	env, la, in := sweptLedger(t, time.Minute)
 	env.OnActivity(la.HolderStates, mock.Anything, []string{"upgrade:site-a:rack1-c1"}).Return(map[string]bool{"upgrade:site-a:rack1-c1": false}, nil)
 
 	var got wftest.UpdateResult

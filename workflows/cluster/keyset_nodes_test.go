@@ -16,11 +16,7 @@ import (
 // expired by then; it refuses a request that is not one (naming each
 // field) and outcomes of a set it no longer has.
 func TestClusterKeysetNodeOutcomes(t *testing.T) {
-	env := wftest.NewEnv()
-	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	env.SetStartTime(start)
-	in := fourRackInput(t)
-	in.LeaseSweep = time.Hour
+	env, in, start := keysetLedger(t)
 	alice, _ := edKey(t, 1)
 	bob, _ := edKey(t, 2)
 	oncall := keyset.Spec{Name: "oncall", Kind: keyset.KindBMM, PrivilegeLevel: keyset.Superuser, Expiration: start.Add(2 * time.Hour),
@@ -32,7 +28,7 @@ func TestClusterKeysetNodeOutcomes(t *testing.T) {
 	var c1, c2, rec, bad, stale, later wftest.UpdateResult
 	var keys keyset.NodeKeys
 	var want keyset.NodeReport
-	var after, afterLater api.ClusterState
+	var after api.ClusterState
 	env.RegisterDelayedCallback(func() {
 		wftest.SendUpdate(env, api.UpdateKeysetCreate, "c1", &c1, api.KeysetRequest{Keyset: oncall})
 		wftest.SendUpdate(env, api.UpdateKeysetCreate, "c2", &c2, api.KeysetRequest{Keyset: night})
@@ -61,11 +57,7 @@ func TestClusterKeysetNodeOutcomes(t *testing.T) {
 		wftest.SendUpdate(env, api.UpdateKeysetOutcomes, "o4", &later, api.KeysetOutcomesRequest{Nodes: &w, At: late,
 			Outcomes: []keyset.Outcome{{BMM: "rack1-c2", State: keyset.Applied, At: late}}})
 	}, 2*time.Minute)
-	env.RegisterDelayedCallback(func() {
-		afterLater = queryState(t, env)
-		env.CancelWorkflow()
-	}, 3*time.Minute)
-	env.ExecuteWorkflow(ClusterWorkflow, in)
+	afterLater := runUntil(t, env, in, 3*time.Minute)
 
 	require.NoError(t, c1.Err)
 	require.NoError(t, c2.Err)

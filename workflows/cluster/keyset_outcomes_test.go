@@ -15,18 +15,14 @@ import (
 // a trace), none for a BMM that left; a deleted BMC keyset is kept aside
 // with its disabling's outcomes until it is created again.
 func TestClusterKeysetOutcomes(t *testing.T) {
-	env := wftest.NewEnv()
-	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	env.SetStartTime(start)
-	in := fourRackInput(t)
-	in.LeaseSweep = time.Hour
+	env, in, start := keysetLedger(t)
 	spec := keyset.Spec{Name: "bmc-oncall", Kind: keyset.KindBMC, Role: keyset.Operator, Expiration: start.Add(24 * time.Hour),
 		Accounts: []keyset.Account{{Name: "alice", PasswordSecretRef: keyset.SecretRef{Namespace: "rackroll", Name: "bmc-alice", Key: "password"}}}}
 	v1 := start.Add(time.Second)
 	at := func(d time.Duration) time.Time { return start.Add(d) }
 
 	var created, applied, stale, deleted, disabled, again wftest.UpdateResult
-	var afterApply, afterDelete, afterAgain, oneBMM api.ClusterState
+	var afterApply, afterDelete, oneBMM api.ClusterState
 	env.RegisterDelayedCallback(func() {
 		wftest.SendUpdate(env, api.UpdateKeysetCreate, "c", &created, api.KeysetRequest{Keyset: spec})
 	}, time.Second)
@@ -55,11 +51,7 @@ func TestClusterKeysetOutcomes(t *testing.T) {
 		afterDelete = queryState(t, env)
 		wftest.SendUpdate(env, api.UpdateKeysetCreate, "c2", &again, api.KeysetRequest{Keyset: spec})
 	}, 4*time.Minute)
-	env.RegisterDelayedCallback(func() {
-		afterAgain = queryState(t, env)
-		env.CancelWorkflow()
-	}, 5*time.Minute)
-	env.ExecuteWorkflow(ClusterWorkflow, in)
+	afterAgain := runUntil(t, env, in, 5*time.Minute)
 
 	require.NoError(t, created.Err)
 	require.NoError(t, applied.Rejected)

@@ -1,15 +1,13 @@
 package cluster
 
 import (
-	"crypto/ed25519"
-	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/rackroll/rackroll/internal/keyset/keysettest"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
@@ -20,24 +18,23 @@ import (
 // fingerprint as keyset derives it.
 func edKey(t *testing.T, seed byte) (string, string) {
 	t.Helper()
-	pub := ed25519.NewKeyFromSeed(make32(seed)).Public().(ed25519.PublicKey)
-	var blob []byte
-	for _, s := range [][]byte{[]byte("ssh-ed25519"), pub} {
-		blob = binary.BigEndian.AppendUint32(blob, uint32(len(s)))
-		blob = append(blob, s...)
-	}
-	line := "ssh-ed25519 " + base64.StdEncoding.EncodeToString(blob) + " test"
+	line := keysettest.Line(seed, "test")
 	k, err := keyset.ParsePublicKey(line)
 	require.NoError(t, err)
 	return line, k.Fingerprint
 }
 
-func make32(b byte) []byte {
-	s := make([]byte, 32)
-	for i := range s {
-		s[i] = b
-	}
-	return s
+// keysetLedger is a four-rack ledger whose clock starts at a fixed time,
+// returned (keysets expire and outcomes are dated from it), and whose
+// lease sweep does not run in the minutes a keyset test takes.
+func keysetLedger(t *testing.T) (*testsuite.TestWorkflowEnvironment, api.ClusterInput, time.Time) {
+	t.Helper()
+	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	env := wftest.NewEnv()
+	env.SetStartTime(start)
+	in := fourRackInput(t)
+	in.LeaseSweep = time.Hour
+	return env, in, start
 }
 
 // The ledger's keysets: created, listed redacted (the state and bmm
@@ -45,11 +42,7 @@ func make32(b byte) []byte {
 // refused by the validators with every problem named and changes
 // nothing; a continue-as-new carries the keysets with their keys.
 func TestClusterKeysets(t *testing.T) {
-	env := wftest.NewEnv()
-	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	env.SetStartTime(start)
-	in := fourRackInput(t)
-	in.LeaseSweep = time.Hour
+	env, in, start := keysetLedger(t)
 	in.ContinueAsNewAfter = 1000
 	alice, aliceFP := edKey(t, 1)
 	bob, bobFP := edKey(t, 2)

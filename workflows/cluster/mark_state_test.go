@@ -63,17 +63,13 @@ func TestTheLedgerConvertsMessageMarks(t *testing.T) {
 		carry.Cluster.BMMs = append(carry.Cluster.BMMs, b)
 	}
 	in.Carry = &carry
-	var converted, after api.ClusterState
+	var converted api.ClusterState
 	var write wftest.UpdateResult
 	env.RegisterDelayedCallback(func() {
 		converted = queryState(t, env)
 		wftest.SendUpdate(env, api.UpdateRecordBMM, "u1", &write, api.BMMPatch{BMM: "rack2-c3", DetailedStatusMessage: api.Str("Upgrade to 4.2.0 waits for remediate:site-a:rack2-c3 (remediation)")})
 	}, time.Second)
-	env.RegisterDelayedCallback(func() {
-		after = queryState(t, env)
-		env.CancelWorkflow()
-	}, 2*time.Second)
-	env.ExecuteWorkflow(ClusterWorkflow, in)
+	after := runUntil(t, env, in, 2*time.Second)
 	require.NoError(t, write.Err)
 	for _, st := range []api.ClusterState{converted, after} {
 		b, _ := st.Cluster.BMM("rack2-c3")

@@ -11,16 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// twoRackInput is the ledger input of examples/two-rack.yaml.
-func twoRackInput(t *testing.T) api.ClusterInput {
-	t.Helper()
-	inv, err := model.LoadInventory(wftest.Example("two-rack.yaml"))
-	require.NoError(t, err)
-	placed, err := placement.Place(inv)
-	require.NoError(t, err)
-	return api.ClusterInput{Inventory: *inv, Placement: placed}
-}
-
 // withRack3 is inv grown by rack3 (two management servers, one compute).
 func withRack3(inv model.Inventory) model.Inventory {
 	inv.Racks = append(append([]model.RackSpec(nil), inv.Racks...), model.RackSpec{Name: "rack3", Servers: []model.ServerSpec{
@@ -43,7 +33,7 @@ func rolesOf(st api.ClusterState) map[model.Role][]string {
 // Dropping the spare's rack is refused with the reason, and writes nothing.
 func TestClusterRegisterReplans(t *testing.T) {
 	env := wftest.NewEnv()
-	in := twoRackInput(t)
+	in := exampleInput(t, "two-rack.yaml")
 	grown := withRack3(in.Inventory)
 	fresh, err := placement.Place(&grown)
 	require.NoError(t, err)
@@ -57,12 +47,7 @@ func TestClusterRegisterReplans(t *testing.T) {
 	env.RegisterDelayedCallback(func() {
 		wftest.SendUpdate(env, api.UpdateRegister, "drop", &drop, api.RegisterRequest{Inventory: shrunk, Placement: fresh})
 	}, 2*time.Second)
-	var after api.ClusterState
-	env.RegisterDelayedCallback(func() {
-		after = queryState(t, env)
-		env.CancelWorkflow()
-	}, 3*time.Second)
-	env.ExecuteWorkflow(ClusterWorkflow, in)
+	after := runUntil(t, env, in, 3*time.Second)
 
 	require.NoError(t, grow.Rejected)
 	require.NoError(t, grow.Err)

@@ -43,6 +43,37 @@ func continued(t *testing.T, env *testsuite.TestWorkflowEnvironment, at time.Tim
 	return env.GetWorkflowError()
 }
 
+// updatedSite is a site of n BMCs whose BMC keyset expires in 2 h and is
+// updated an hour in to expire at 3 h, and the environment of its first
+// run; signal says whether the update signals the waiting run, as the
+// starter does.
+func updatedSite(n int, signal bool) (*site, *testsuite.TestWorkflowEnvironment) {
+	s := newSite(n)
+	s.expiry = true
+	s.st.Keysets[0].Expiration = start.Add(2 * time.Hour)
+	env := s.env()
+	env.RegisterDelayedCallback(func() {
+		s.mu.Lock()
+		s.st.Keysets[0].Expiration, s.st.Keysets[0].Updated = start.Add(3*time.Hour), start.Add(time.Hour)
+		s.mu.Unlock()
+		if signal {
+			env.SignalWorkflow(api.SignalKeysetChanged, nil)
+		}
+	}, time.Hour)
+	return s, env
+}
+
+// continuedAsNew is the continue-as-new a run ended with (err); the test
+// ends, saying when it should have continued (when), if it ended otherwise.
+func continuedAsNew(t *testing.T, err error, when string) *workflow.ContinueAsNewError {
+	t.Helper()
+	var can *workflow.ContinueAsNewError
+	if !errors.As(err, &can) {
+		t.Fatalf("the run ended with %v, want a continue-as-new %s", err, when)
+	}
+	return can
+}
+
 // A BMC keyset expiring in 2 h: applied at once, every account still
 // enabled a minute before 2 h, every account disabled on every BMC at
 // 2 h by the same run, each BMM's outcome disabled at the expiration.
@@ -88,22 +119,10 @@ func TestBMCKeysetDisabledAtItsExpiration(t *testing.T) {
 // and waits for the new expiration, so the accounts are still enabled
 // just after 2 h and disabled at 3 h.
 func TestBMCKeysetUpdateResetsTheTimer(t *testing.T) {
-	s := newSite(3)
-	s.expiry = true
-	s.st.Keysets[0].Expiration = start.Add(2 * time.Hour)
-	env := s.env()
-	env.RegisterDelayedCallback(func() {
-		s.mu.Lock()
-		s.st.Keysets[0].Expiration, s.st.Keysets[0].Updated = start.Add(3*time.Hour), start.Add(time.Hour)
-		s.mu.Unlock()
-		env.SignalWorkflow(api.SignalKeysetChanged, nil)
-	}, time.Hour)
+	s, env := updatedSite(3, true)
 	in := api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall"}
 	env.ExecuteWorkflow(api.KeysetWorkflowName, in)
-	var can *workflow.ContinueAsNewError
-	if err := env.GetWorkflowError(); !errors.As(err, &can) {
-		t.Fatalf("the run ended with %v, want a continue-as-new on the update", err)
-	}
+	continuedAsNew(t, env.GetWorkflowError(), "on the update")
 	if at := env.Now(); at.Sub(start) > time.Hour+time.Minute {
 		t.Fatalf("the first run ended at +%s, want at the update (+1h)", at.Sub(start))
 	}
@@ -142,10 +161,7 @@ func TestBMMKeysetRemovedFromNodesAtItsExpiration(t *testing.T) {
 	var before keyset.NodeReport
 	env.RegisterDelayedCallback(func() { s.mu.Lock(); before = s.held["node-rack1-c3"]; s.mu.Unlock() }, 2*time.Hour-time.Minute)
 	env.ExecuteWorkflow(api.KeysetWorkflowName, in)
-	var can *workflow.ContinueAsNewError
-	if err := env.GetWorkflowError(); !errors.As(err, &can) {
-		t.Fatalf("the run ended with %v, want a continue-as-new at the expiration", err)
-	}
+	continuedAsNew(t, env.GetWorkflowError(), "at the expiration")
 	if before.Users != 3 {
 		t.Errorf("a minute before the expiration node-rack1-c3 held %d users, want 3 (alice, bob, carol)", before.Users)
 	}
@@ -153,10 +169,7 @@ func TestBMMKeysetRemovedFromNodesAtItsExpiration(t *testing.T) {
 		t.Fatalf("the run continued as new at %s, want at the expiration %s", at, expires)
 	}
 	env2 := s.env()
-	err := continued(t, env2, env.Now(), in, nil)
-	if !errors.As(err, &can) {
-		t.Fatalf("the continued run ended with %v, want a continue-as-new at the next expiration (48 h)", err)
-	}
+	continuedAsNew(t, continued(t, env2, env.Now(), in, nil), "at the next expiration (48 h), from the continued run")
 	want := keyset.Wanted(s.st.Keysets, expires)
 	if want.Users != 1 {
 		t.Fatalf("the set at the expiration has %d users, want carol only", want.Users)
@@ -185,9 +198,8 @@ func TestKeysetWaitMovesToANewBuild(t *testing.T) {
 	env := s.env()
 	env.SetTargetWorkerDeploymentVersionChanged(true)
 	env.ExecuteWorkflow(api.KeysetWorkflowName, api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall"})
-	var can *workflow.ContinueAsNewError
-	if err := env.GetWorkflowError(); !errors.As(err, &can) || can.InitialVersioningBehavior != workflow.ContinueAsNewVersioningBehaviorAutoUpgrade {
-		t.Fatalf("the run ended with %v, want a continue-as-new onto the new build", err)
+	if can := continuedAsNew(t, env.GetWorkflowError(), "onto the new build"); can.InitialVersioningBehavior != workflow.ContinueAsNewVersioningBehaviorAutoUpgrade {
+		t.Fatalf("continued as new with %v, want onto the new build (AutoUpgrade)", can.InitialVersioningBehavior)
 	}
 	if !s.enabledEverywhere() || env.Now().Sub(start) > time.Minute {
 		t.Errorf("the run moved at +%s, want once applied, without waiting", env.Now().Sub(start))
@@ -199,20 +211,9 @@ func TestKeysetWaitMovesToANewBuild(t *testing.T) {
 // finds the new version live, applies it instead of disabling, and
 // continues as new to wait for the new expiration.
 func TestBMCKeysetUpdateWithoutSignalSeenAtTheTimer(t *testing.T) {
-	s := newSite(2)
-	s.expiry = true
-	s.st.Keysets[0].Expiration = start.Add(2 * time.Hour)
-	env := s.env()
-	env.RegisterDelayedCallback(func() {
-		s.mu.Lock()
-		s.st.Keysets[0].Expiration, s.st.Keysets[0].Updated = start.Add(3*time.Hour), start.Add(time.Hour)
-		s.mu.Unlock()
-	}, time.Hour)
+	s, env := updatedSite(2, false)
 	env.ExecuteWorkflow(api.KeysetWorkflowName, api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall"})
-	var can *workflow.ContinueAsNewError
-	if err := env.GetWorkflowError(); !errors.As(err, &can) {
-		t.Fatalf("the run ended with %v, want a continue-as-new once the new version is applied", err)
-	}
+	continuedAsNew(t, env.GetWorkflowError(), "once the new version is applied")
 	if at := env.Now().Sub(start); at < 2*time.Hour || at > 2*time.Hour+time.Minute {
 		t.Errorf("the run continued as new at +%s, want at the old expiration (+2h)", at)
 	}

@@ -63,14 +63,20 @@ func (s *site) run(t *testing.T, in api.KeysetInput) (api.KeysetResult, *testsui
 	t.Helper()
 	env := s.env()
 	env.ExecuteWorkflow(api.KeysetWorkflowName, in)
+	return result(t, env, "KeysetWorkflow"), env
+}
+
+// result is what the run named what returned; the test ends if it failed.
+func result(t *testing.T, env *testsuite.TestWorkflowEnvironment, what string) api.KeysetResult {
+	t.Helper()
 	if err := env.GetWorkflowError(); err != nil {
-		t.Fatalf("KeysetWorkflow: %v", err)
+		t.Fatalf("%s: %v", what, err)
 	}
 	var res api.KeysetResult
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}
-	return res, env
+	return res
 }
 
 func (s *site) env() *testsuite.TestWorkflowEnvironment {
@@ -276,10 +282,7 @@ func TestKeysetNewerVersionContinuesAsNew(t *testing.T) {
 				})
 			}
 			env.ExecuteWorkflow(api.KeysetWorkflowName, api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall"})
-			var can *workflow.ContinueAsNewError
-			if err := env.GetWorkflowError(); !errors.As(err, &can) {
-				t.Fatalf("run ended with %v, want a continue-as-new", err)
-			}
+			continuedAsNew(t, env.GetWorkflowError(), "after the first wave")
 			if n := len(s.calls); n > atOnce {
 				t.Errorf("%d BMCs worked on, want the first wave's %d only", n, atOnce)
 			}

@@ -2,7 +2,6 @@ package keysets
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 )
 
 // nodeSite is site with BMM keysets and nodes: the ledger records a
@@ -105,14 +103,7 @@ func (s *nodeSite) run(t *testing.T) (api.KeysetResult, *testsuite.TestWorkflowE
 	t.Helper()
 	env := s.env()
 	env.ExecuteWorkflow(api.KeysetWorkflowName, api.KeysetInput{Cluster: "site-a", Nodes: true})
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatalf("KeysetWorkflow (nodes): %v", err)
-	}
-	var res api.KeysetResult
-	if err := env.GetWorkflowResult(&res); err != nil {
-		t.Fatal(err)
-	}
-	return res, env
+	return result(t, env, "KeysetWorkflow (nodes)"), env
 }
 
 // Every node gets the whole set (both BMM keysets' users, not the BMC
@@ -214,10 +205,7 @@ func TestBMMKeysetsNewerSetContinuesAsNew(t *testing.T) {
 				return nil
 			}
 			env.ExecuteWorkflow(api.KeysetWorkflowName, api.KeysetInput{Cluster: "site-a", Nodes: true})
-			var can *workflow.ContinueAsNewError
-			if err := env.GetWorkflowError(); !errors.As(err, &can) {
-				t.Fatalf("run ended with %v, want a continue-as-new", err)
-			}
+			continuedAsNew(t, env.GetWorkflowError(), "after the first wave")
 			if n := len(s.calls); n > atOnce {
 				t.Errorf("%d nodes worked on, want the first wave's %d only", n, atOnce)
 			}

@@ -2,32 +2,16 @@ package kubesim
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/rackroll/rackroll/internal/keyset/keysettest"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-func edLine(seed byte, comment string) string {
-	s := make([]byte, ed25519.SeedSize)
-	for i := range s {
-		s[i] = seed
-	}
-	pub := ed25519.NewKeyFromSeed(s).Public().(ed25519.PublicKey)
-	var blob []byte
-	for _, f := range [][]byte{[]byte("ssh-ed25519"), pub} {
-		blob = binary.BigEndian.AppendUint32(blob, uint32(len(f)))
-		blob = append(blob, f...)
-	}
-	return "ssh-ed25519 " + base64.StdEncoding.EncodeToString(blob) + " " + comment
-}
 
 func keysetPod(t *testing.T, s *testSite, name, node string, keys keyset.NodeKeys, noHost bool) {
 	t.Helper()
@@ -78,8 +62,8 @@ func TestKeysetPodOnTheSimulatedNode(t *testing.T) {
 	bmm := s.Machines()[0].Name
 	node := s.NodeName(bmm)
 	want := keyset.NodeKeys{Users: []keyset.NodeUser{
-		{Name: "alice", Keyset: "oncall", Privilege: keyset.Superuser, Key: edLine(1, "alice")},
-		{Name: "bob", Keyset: "oncall", Privilege: keyset.Superuser, Key: edLine(2, "bob")},
+		{Name: "alice", Keyset: "oncall", Privilege: keyset.Superuser, Key: keysettest.Line(1, "alice")},
+		{Name: "bob", Keyset: "oncall", Privilege: keyset.Superuser, Key: keysettest.Line(2, "bob")},
 	}}
 	keysetPod(t, s, "keys-1", node, want, false)
 	phase, msg := podEnd(t, s, "keys-1")

@@ -33,10 +33,9 @@ func TestSessionLifecycleIsLogged(t *testing.T) {
 
 func TestSessionLimit(t *testing.T) {
 	for _, tc := range []struct {
-		profile string
-		limit   int
-		status  int
-		id      string
+		profile       string
+		limit, status int
+		id            string
 	}{
 		{"idrac9", 8, http.StatusServiceUnavailable, "IDRAC.2.8.RAC0218"},
 		{"idrac9-slow", 4, http.StatusBadRequest, "IDRAC.2.8.RAC0218"},

@@ -1,13 +1,11 @@
-package bmc
+package gofishclient
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
-	"strings"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/stmcginnis/gofish"
 	"github.com/stmcginnis/gofish/schemas"
 )
@@ -15,7 +13,7 @@ import (
 // MediaCollections finds the System's VirtualMedia collection (iDRAC 6.x+
 // and most BMCs), then each managing Manager's (older iDRAC, iLO,
 // Supermicro, XCC).
-func (c *gofishClient) MediaCollections(ctx context.Context) ([]MediaCollection, error) {
+func (c *client) MediaCollections(ctx context.Context) ([]bmcclient.MediaCollection, error) {
 	sys, err := c.system(ctx)
 	if err != nil {
 		return nil, err
@@ -27,9 +25,9 @@ func (c *gofishClient) MediaCollections(ctx context.Context) ([]MediaCollection,
 	if err := json.Unmarshal(sys.RawData, &d); err != nil {
 		return nil, fmt.Errorf("read the System: %w", err)
 	}
-	var out []MediaCollection
+	var out []bmcclient.MediaCollection
 	if d.VirtualMedia.ID != "" {
-		out = append(out, MediaCollection{URI: d.VirtualMedia.ID, Location: "System"})
+		out = append(out, bmcclient.MediaCollection{URI: d.VirtualMedia.ID, Location: "System"})
 	}
 	managers := d.Links.ManagedBy
 	if len(managers) == 0 {
@@ -45,7 +43,7 @@ func (c *gofishClient) MediaCollections(ctx context.Context) ([]MediaCollection,
 			return nil, err
 		}
 		if md.VirtualMedia.ID != "" {
-			out = append(out, MediaCollection{URI: md.VirtualMedia.ID, Location: "Manager"})
+			out = append(out, bmcclient.MediaCollection{URI: md.VirtualMedia.ID, Location: "Manager"})
 		}
 	}
 	return out, nil
@@ -56,10 +54,10 @@ type link struct {
 }
 
 // MediaMembers lists a collection's members (a missing one lists none).
-func (c *gofishClient) MediaMembers(ctx context.Context, coll MediaCollection) ([]string, error) {
+func (c *client) MediaMembers(ctx context.Context, coll bmcclient.MediaCollection) ([]string, error) {
 	var d struct{ Members []link }
 	err := c.getJSON(ctx, coll.URI, &d)
-	if isNotFound(err) {
+	if bmcclient.NotFound(err) {
 		return nil, nil
 	}
 	var out []string
@@ -69,7 +67,7 @@ func (c *gofishClient) MediaMembers(ctx context.Context, coll MediaCollection) (
 	return out, err
 }
 
-func (c *gofishClient) getJSON(ctx context.Context, uri string, v any) error {
+func (c *client) getJSON(ctx context.Context, uri string, v any) error {
 	return c.call(ctx, func(api *gofish.APIClient) error {
 		resp, err := api.Get(uri)
 		defer schemas.DeferredCleanupHTTPResponse(resp)
@@ -80,8 +78,8 @@ func (c *gofishClient) getJSON(ctx context.Context, uri string, v any) error {
 	})
 }
 
-func mediaInfo(vm *schemas.VirtualMedia, loc string) MediaInfo {
-	m := MediaInfo{
+func mediaInfo(vm *schemas.VirtualMedia, loc string) bmcclient.MediaInfo {
+	m := bmcclient.MediaInfo{
 		URI: vm.ODataID, ID: vm.ID, Location: loc,
 		ConnectedVia: string(vm.ConnectedVia), Image: vm.Image, ImageName: vm.ImageName, Inserted: gofish.Deref(vm.Inserted),
 		InsertTarget: actionTarget(vm.RawData, "#VirtualMedia.InsertMedia"),
@@ -93,8 +91,8 @@ func mediaInfo(vm *schemas.VirtualMedia, loc string) MediaInfo {
 	return m
 }
 
-func (c *gofishClient) Medium(ctx context.Context, m MediaInfo) (MediaInfo, error) {
-	var out MediaInfo
+func (c *client) Medium(ctx context.Context, m bmcclient.MediaInfo) (bmcclient.MediaInfo, error) {
+	var out bmcclient.MediaInfo
 	err := c.call(ctx, func(api *gofish.APIClient) error {
 		vm, err := schemas.GetObject[schemas.VirtualMedia](api, m.URI)
 		if err == nil {
@@ -105,7 +103,7 @@ func (c *gofishClient) Medium(ctx context.Context, m MediaInfo) (MediaInfo, erro
 	return out, err
 }
 
-func (c *gofishClient) InsertMedia(ctx context.Context, m MediaInfo, p InsertParams) (string, error) {
+func (c *client) InsertMedia(ctx context.Context, m bmcclient.MediaInfo, p bmcclient.InsertParams) (string, error) {
 	body := map[string]any{"Image": p.Image}
 	if p.Inserted != nil {
 		body["Inserted"] = *p.Inserted
@@ -122,34 +120,18 @@ func (c *gofishClient) InsertMedia(ctx context.Context, m MediaInfo, p InsertPar
 	return c.postMedia(ctx, m.InsertTarget, body)
 }
 
-func (c *gofishClient) EjectMedia(ctx context.Context, m MediaInfo) (string, error) {
+func (c *client) EjectMedia(ctx context.Context, m bmcclient.MediaInfo) (string, error) {
 	if m.EjectTarget == "" {
 		return "", c.patchMedia(ctx, m.URI, map[string]any{"Image": nil, "Inserted": false})
 	}
 	return c.postMedia(ctx, m.EjectTarget, map[string]any{})
 }
 
-// patchMedia is a media action by PATCH, bounded by ctx (slow.go).
-func (c *gofishClient) patchMedia(ctx context.Context, uri string, body any) error {
+// patchMedia is a media action by PATCH, bounded by ctx alone.
+func (c *client) patchMedia(ctx context.Context, uri string, body any) error {
 	return c.callWith(ctx, c.unbounded, func(api *gofish.APIClient) error {
 		resp, err := api.Patch(uri, body)
 		schemas.DeferredCleanupHTTPResponse(resp)
 		return err
 	})
-}
-
-// refusedSlot: the member does not take this request at all (no such
-// action, method not allowed, not found), so another member may.
-func refusedSlot(err error) bool {
-	var rf *schemas.Error
-	if !errors.As(err, &rf) {
-		return false
-	}
-	switch rf.HTTPReturnedStatusCode {
-	case http.StatusMethodNotAllowed, http.StatusNotFound, http.StatusNotImplemented:
-		return true
-	}
-	// the message id may sit in the code or in @Message.ExtendedInfo
-	body := err.Error()
-	return strings.Contains(body, "MissingAction") || strings.Contains(body, "ActionNotSupported")
 }

@@ -1,27 +1,34 @@
-package bmc
+package gofishclient
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/stmcginnis/gofish"
 	"github.com/stmcginnis/gofish/schemas"
 )
 
-// gofishClient remembers what it discovered (URIs, action targets) so a
-// poll or an action is a single request.
-type gofishClient struct {
+// The gofish client is every client interface the activities use.
+var (
+	_ bmcclient.Client        = (*client)(nil)
+	_ bmcclient.AccountClient = (*client)(nil)
+	_ bmcclient.Prober        = (*client)(nil)
+)
+
+// client remembers what it discovered (URIs, action targets) so a poll or
+// an action is a single request.
+type client struct {
 	cfg      gofish.ClientConfig
-	creds    Credentials
+	creds    bmcclient.Credentials
 	anon     *gofish.APIClient // unauthenticated: creates sessions
 	api      *gofish.APIClient // authenticated: everything else
 	sessions string            // where sessions are created; "": basic auth
 	session  string            // this client's session; "" when none
 	relogged bool              // a 401 already led to a new session
-	// unbounded shares the transport, without RequestTimeout: for media
-	// actions, bounded by their context (slow.go).
+	// unbounded shares the transport, without the request timeout: for
+	// media actions, bounded by their context (Client.InsertMedia).
 	unbounded *http.Client
 
 	sysURI      string
@@ -32,7 +39,7 @@ type gofishClient struct {
 	resetTypesRead bool
 }
 
-func (c *gofishClient) system(ctx context.Context) (*schemas.ComputerSystem, error) {
+func (c *client) system(ctx context.Context) (*schemas.ComputerSystem, error) {
 	var sys *schemas.ComputerSystem
 	err := c.call(ctx, func(api *gofish.APIClient) error {
 		if c.sysURI != "" {
@@ -45,7 +52,7 @@ func (c *gofishClient) system(ctx context.Context) (*schemas.ComputerSystem, err
 			return err
 		}
 		if len(systems) == 0 {
-			return &failure{kindRejected, "the BMC lists no ComputerSystem"}
+			return rejected("the BMC lists no ComputerSystem")
 		}
 		sys = systems[0]
 		return nil
@@ -88,12 +95,12 @@ func actionTarget(raw []byte, action string) string {
 	return d.Actions[action].Target
 }
 
-func (c *gofishClient) System(ctx context.Context) (System, error) {
+func (c *client) System(ctx context.Context) (bmcclient.System, error) {
 	sys, err := c.system(ctx)
 	if err != nil {
-		return System{}, err
+		return bmcclient.System{}, err
 	}
-	s := System{
+	s := bmcclient.System{
 		PowerState:   string(sys.PowerState),
 		Health:       string(sys.Status.Health),
 		State:        string(sys.Status.State),
@@ -117,7 +124,7 @@ func (c *gofishClient) System(ctx context.Context) (System, error) {
 	return s, nil
 }
 
-func (c *gofishClient) SetBootOverride(ctx context.Context, o BootOverride, etag string) error {
+func (c *client) SetBootOverride(ctx context.Context, o bmcclient.BootOverride, etag string) error {
 	if c.sysURI == "" {
 		if _, err := c.system(ctx); err != nil {
 			return err
@@ -139,38 +146,38 @@ func (c *gofishClient) SetBootOverride(ctx context.Context, o BootOverride, etag
 	})
 }
 
-func (c *gofishClient) Reset(ctx context.Context, resetType string) (Accepted, error) {
+func (c *client) Reset(ctx context.Context, resetType string) (bmcclient.Accepted, error) {
 	if c.resetTarget == "" {
 		if _, err := c.system(ctx); err != nil {
-			return Accepted{}, err
+			return bmcclient.Accepted{}, err
 		}
 		if c.resetTarget == "" {
-			return Accepted{}, &failure{kindRejected, "the System offers no ComputerSystem.Reset action"}
+			return bmcclient.Accepted{}, rejected("the System offers no ComputerSystem.Reset action")
 		}
 	}
 	return c.action(ctx, c.resetTarget, map[string]string{"ResetType": resetType})
 }
 
-// postMedia runs a media action, bounded by ctx (slow.go); a 202 yields
-// its task monitor.
-func (c *gofishClient) postMedia(ctx context.Context, target string, body any) (string, error) {
+// postMedia runs a media action, bounded by ctx alone; a 202 yields its
+// task monitor.
+func (c *client) postMedia(ctx context.Context, target string, body any) (string, error) {
 	a, err := c.actionWith(ctx, c.unbounded, target, body)
 	return a.Task, err
 }
 
 // action runs an action and keeps the answer's status (errors quote it).
-func (c *gofishClient) action(ctx context.Context, target string, body any) (Accepted, error) {
+func (c *client) action(ctx context.Context, target string, body any) (bmcclient.Accepted, error) {
 	return c.actionWith(ctx, nil, target, body)
 }
 
-func (c *gofishClient) actionWith(ctx context.Context, hc *http.Client, target string, body any) (Accepted, error) {
+func (c *client) actionWith(ctx context.Context, hc *http.Client, target string, body any) (bmcclient.Accepted, error) {
 	return c.send(ctx, hc, target, body, false, nil)
 }
 
 // send posts body (multipart: a map of parts) to target; before, when
 // set, runs ahead of every try (rewinding a file).
-func (c *gofishClient) send(ctx context.Context, hc *http.Client, target string, body any, multipart bool, before func() error) (Accepted, error) {
-	var out Accepted
+func (c *client) send(ctx context.Context, hc *http.Client, target string, body any, multipart bool, before func() error) (bmcclient.Accepted, error) {
+	var out bmcclient.Accepted
 	err := c.callWith(ctx, hc, func(api *gofish.APIClient) error {
 		if before != nil {
 			if err := before(); err != nil {
@@ -198,7 +205,7 @@ func monitor(info *schemas.TaskMonitorInfo) string {
 // Task reads a task monitor: 202 means running (DSP0266); any other
 // success is the finished task, or the action's own result when the body
 // is not a Task.
-func (c *gofishClient) Task(ctx context.Context, uri string) (Task, error) {
+func (c *client) Task(ctx context.Context, uri string) (bmcclient.Task, error) {
 	var resp *http.Response
 	err := c.call(ctx, func(api *gofish.APIClient) (err error) {
 		resp, err = api.Get(uri)
@@ -206,11 +213,11 @@ func (c *gofishClient) Task(ctx context.Context, uri string) (Task, error) {
 	})
 	defer schemas.DeferredCleanupHTTPResponse(resp)
 	if err != nil {
-		return Task{}, err
+		return bmcclient.Task{}, err
 	}
 	var t schemas.Task
 	_ = json.NewDecoder(resp.Body).Decode(&t) // a finished monitor may return no Task
-	out := Task{State: string(t.TaskState)}
+	out := bmcclient.Task{State: string(t.TaskState)}
 	if t.PercentComplete != nil {
 		out.Percent = int(*t.PercentComplete)
 	}
@@ -224,23 +231,4 @@ func (c *gofishClient) Task(ctx context.Context, uri string) (Task, error) {
 		}
 	}
 	return out, nil
-}
-
-func isNotFound(err error) bool {
-	var rf *schemas.Error
-	return errors.As(err, &rf) && rf.HTTPReturnedStatusCode == http.StatusNotFound
-}
-
-// servesWithoutAuth: the System answers 200 to a request with no
-// credentials (authentication is off on the BMC).
-func (c *gofishClient) servesWithoutAuth(ctx context.Context) bool {
-	if c.anon == nil || c.sysURI == "" {
-		return false
-	}
-	resp, err := c.anon.WithContext(ctx).Get(c.sysURI)
-	if err != nil {
-		return false // gofish returns an error for a 401
-	}
-	defer resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
 }

@@ -1,4 +1,4 @@
-package bmc
+package gofishclient
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/stmcginnis/gofish/schemas"
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 )
 
 // A connect is several requests (the service root, the session, the
@@ -22,11 +22,12 @@ const (
 )
 
 // onBusy runs req again while the BMC answers it 5xx or 429, up to
-// busyTries in all; any other outcome is returned at once.
+// busyTries in all; any other outcome is returned at once, in bmcclient's
+// terms (redfishError).
 func onBusy(ctx context.Context, req func() error) error {
 	var err error
 	for i := 1; ; i++ {
-		if err = req(); err == nil || !busy(err) || i == busyTries {
+		if err = redfishError(req()); err == nil || !busy(err) || i == busyTries {
 			return err
 		}
 		select {
@@ -39,12 +40,11 @@ func onBusy(ctx context.Context, req func() error) error {
 
 // busy: the BMC answered, but could not serve the request now. A login
 // refused at the session cap is not: quick tries cannot free a session
-// (the step waits for one, see sessioncap.go).
+// (the step waits for one: bmcclient.SessionCapped).
 func busy(err error) bool {
-	var rf *schemas.Error
-	if !errors.As(err, &rf) || sessionCapped(err) {
+	var se *bmcclient.StatusError
+	if !errors.As(err, &se) || se.SessionCap {
 		return false
 	}
-	c := rf.HTTPReturnedStatusCode
-	return c >= 500 || c == http.StatusTooManyRequests
+	return se.Status >= 500 || se.Status == http.StatusTooManyRequests
 }

@@ -1,9 +1,10 @@
-package bmc
+package gofishclient
 
 import (
 	"errors"
 	"testing"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/stmcginnis/gofish/schemas"
 	"github.com/stretchr/testify/assert"
 )
@@ -28,8 +29,9 @@ func TestSessionCappedByVendor(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.capped, sessionCapped(tc.err))
+			assert.Equal(t, tc.capped, bmcclient.SessionCapped(redfishError(tc.err)), "what the activities see")
 			if tc.capped {
-				assert.False(t, busy(tc.err), "quick tries cannot free a session")
+				assert.False(t, busy(redfishError(tc.err)), "quick tries cannot free a session")
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package bmc
+package gofishclient
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/stmcginnis/gofish"
 	"github.com/stmcginnis/gofish/schemas"
 )
@@ -20,28 +21,29 @@ import (
 // activity's own context may already be cancelled.
 const logoutTimeout = 10 * time.Second
 
-// DialGofish connects with gofish. Where the service root links a
-// SessionService it logs in (one Redfish session per activity attempt,
-// deleted by Close); basic auth only where it does not (BMCs allow few
-// sessions, iLO logs every basic-auth login, iDRAC10 firmware ships with
-// basic auth unadvertised). A worker that dies mid-attempt cannot log out:
-// its session expires on the BMC after the SessionService's SessionTimeout,
-// and the retried attempt opens its own. TLS is verified against
-// Endpoint.CAFile (or the system roots) unless the endpoint says otherwise.
-func DialGofish(ctx context.Context, ep Endpoint, creds Credentials, timeout time.Duration) (Client, error) {
-	base, err := baseURL(ep.Address)
+// Dial connects with gofish; it is a bmcclient.Dialer. Where the service
+// root links a SessionService it logs in (one Redfish session per activity
+// attempt, deleted by Close); basic auth only where it does not (BMCs allow
+// few sessions, iLO logs every basic-auth login, iDRAC10 firmware ships
+// with basic auth unadvertised). A worker that dies mid-attempt cannot log
+// out: its session expires on the BMC after the SessionService's
+// SessionTimeout, and the retried attempt opens its own. TLS is verified
+// against Endpoint.CAFile (or the system roots) unless the endpoint says
+// otherwise.
+func Dial(ctx context.Context, ep bmcclient.Endpoint, creds bmcclient.Credentials, timeout time.Duration) (bmcclient.Client, error) {
+	base, err := bmcclient.BaseURL(ep.Address)
 	if err != nil {
-		return nil, &failure{kindConfig, err.Error()}
+		return nil, configError(err.Error())
 	}
 	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: ep.InsecureSkipVerify} //nolint:gosec // opt-in per BMC
 	if ep.CAFile != "" {
 		pem, err := os.ReadFile(ep.CAFile)
 		if err != nil {
-			return nil, &failure{kindConfig, fmt.Sprintf("read the BMC's CA file %s: %v", ep.CAFile, err)}
+			return nil, configError(fmt.Sprintf("read the BMC's CA file %s: %v", ep.CAFile, err))
 		}
 		tlsConf.RootCAs = x509.NewCertPool()
 		if !tlsConf.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, &failure{kindConfig, "the BMC's CA file " + ep.CAFile + " holds no PEM certificate"}
+			return nil, configError("the BMC's CA file " + ep.CAFile + " holds no PEM certificate")
 		}
 	}
 	tr := &http.Transport{
@@ -68,8 +70,8 @@ func DialGofish(ctx context.Context, ep Endpoint, creds Credentials, timeout tim
 		tr.CloseIdleConnections()
 		return nil, dialError(ep, err)
 	}
-	// Media actions take their bound from their context (slow.go).
-	c := &gofishClient{cfg: cfg, creds: creds, unbounded: &http.Client{Transport: tr}}
+	// Media actions take their bound from their context alone.
+	c := &client{cfg: cfg, creds: creds, unbounded: &http.Client{Transport: tr}}
 	err = onBusy(ctx, func() (err error) {
 		c.sessions, err = sessionsURI(ctx, anon)
 		return err
@@ -116,7 +118,7 @@ func sessionsURI(ctx context.Context, anon *gofish.APIClient) (string, error) {
 }
 
 // login makes c.api: a new session, or basic auth where there are none.
-func (c *gofishClient) login(ctx context.Context, anon *gofish.APIClient) error {
+func (c *client) login(ctx context.Context, anon *gofish.APIClient) error {
 	cfg := c.cfg
 	if c.sessions == "" {
 		cfg.Username, cfg.Password, cfg.BasicAuth = c.creds.Username, c.creds.Password, true
@@ -134,7 +136,7 @@ func (c *gofishClient) login(ctx context.Context, anon *gofish.APIClient) error 
 		return err
 	}
 	if auth.Token == "" {
-		return &failure{kindRejected, "the BMC created a session without an X-Auth-Token"}
+		return rejected("the BMC created a session without an X-Auth-Token")
 	}
 	cfg.Session = &gofish.Session{ID: auth.Session, Token: auth.Token}
 	var api *gofish.APIClient
@@ -152,7 +154,7 @@ func (c *gofishClient) login(ctx context.Context, anon *gofish.APIClient) error 
 
 // logout deletes a session with a fresh short context (the activity's may
 // be cancelled); a failure leaves it to expire on the BMC.
-func (c *gofishClient) logout(api *gofish.APIClient, session string) {
+func (c *client) logout(api *gofish.APIClient, session string) {
 	if session == "" || api == nil {
 		return
 	}
@@ -162,7 +164,7 @@ func (c *gofishClient) logout(api *gofish.APIClient, session string) {
 }
 
 // Close logs out and drops idle connections.
-func (c *gofishClient) Close() {
+func (c *client) Close() {
 	c.logout(c.api, c.session)
 	c.session = ""
 	c.cfg.HTTPClient.CloseIdleConnections()
@@ -172,15 +174,15 @@ func (c *gofishClient) Close() {
 // a BMC reboot): once per run of 401s, so wrong credentials fail instead of
 // looping. The dead session is not deleted: the BMC already dropped it. A
 // login refused at the session cap is returned, and the next call tries
-// again (the caller waits for a place, see sessioncap.go).
-func (c *gofishClient) relogin(ctx context.Context, err error) (bool, error) {
-	if c.sessions == "" || c.relogged || !isUnauthorized(err) {
+// again (the caller waits for a place: bmcclient.SessionCapped).
+func (c *client) relogin(ctx context.Context, err error) (bool, error) {
+	if c.sessions == "" || c.relogged || !bmcclient.Unauthorized(err) {
 		return false, nil
 	}
 	c.relogged = true
 	c.session = ""
 	if lerr := c.login(ctx, c.anon); lerr != nil {
-		if sessionCapped(lerr) {
+		if bmcclient.SessionCapped(lerr) {
 			c.relogged = false
 			return false, lerr
 		}
@@ -189,30 +191,16 @@ func (c *gofishClient) relogin(ctx context.Context, err error) (bool, error) {
 	return true, nil
 }
 
-// isUnauthorized: a 401, also inside a collection read.
-func isUnauthorized(err error) bool {
-	var ce *schemas.CollectionError
-	if errors.As(err, &ce) {
-		for _, e := range ce.Failures {
-			if isUnauthorized(e) {
-				return true
-			}
-		}
-	}
-	var rf *schemas.Error
-	return errors.As(err, &rf) && rf.HTTPReturnedStatusCode == http.StatusUnauthorized
-}
-
-// call runs one request, bounded by RequestTimeout, logging in again once
-// when the session was lost.
-func (c *gofishClient) call(ctx context.Context, req func(api *gofish.APIClient) error) error {
+// call runs one request, bounded by the request timeout, logging in again
+// once when the session was lost. Its error is in bmcclient's terms
+// (redfishError).
+func (c *client) call(ctx context.Context, req func(api *gofish.APIClient) error) error {
 	return c.callWith(ctx, nil, req)
 }
 
-// callWith is call over hc (nil: the client's own, bounded by
-// RequestTimeout): a media action's request is bounded by its context
-// instead (slow.go).
-func (c *gofishClient) callWith(ctx context.Context, hc *http.Client, req func(api *gofish.APIClient) error) error {
+// callWith is call over hc (nil: the client's own, bounded by the request
+// timeout): a media action's request is bounded by its context instead.
+func (c *client) callWith(ctx context.Context, hc *http.Client, req func(api *gofish.APIClient) error) error {
 	api := func() *gofish.APIClient {
 		a := c.api.WithContext(ctx)
 		if hc != nil {
@@ -220,14 +208,14 @@ func (c *gofishClient) callWith(ctx context.Context, hc *http.Client, req func(a
 		}
 		return a
 	}
-	err := req(api())
+	err := redfishError(req(api()))
 	if err != nil {
 		relogged, lerr := c.relogin(ctx, err)
 		if lerr != nil {
 			return lerr
 		}
 		if relogged {
-			err = req(api())
+			err = redfishError(req(api()))
 		}
 	}
 	if err == nil {
@@ -239,21 +227,21 @@ func (c *gofishClient) callWith(ctx context.Context, hc *http.Client, req func(a
 // dialError turns what a first contact can hit into a configuration error
 // when retrying cannot help: a plain-HTTP BMC spoken to with TLS, or a
 // certificate that does not verify.
-func dialError(ep Endpoint, err error) error {
-	addr := redactURL(strings.TrimSpace(ep.Address))
+func dialError(ep bmcclient.Endpoint, err error) error {
+	addr := bmcclient.RedactURL(strings.TrimSpace(ep.Address))
 	var rh tls.RecordHeaderError
 	if errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &rh) {
 		if !strings.Contains(addr, "://") {
-			return &failure{kindConfig, fmt.Sprintf("the BMC at %s answers plain HTTP, and an address without a scheme means https: write http://%s explicitly, or enable TLS on the BMC", addr, addr)}
+			return configError(fmt.Sprintf("the BMC at %s answers plain HTTP, and an address without a scheme means https: write http://%s explicitly, or enable TLS on the BMC", addr, addr))
 		}
-		return &failure{kindConfig, fmt.Sprintf("the BMC at %s does not speak TLS: write http:// instead, or enable TLS on the BMC", addr)}
+		return configError(fmt.Sprintf("the BMC at %s does not speak TLS: write http:// instead, or enable TLS on the BMC", addr))
 	}
 	var cert *tls.CertificateVerificationError
 	if errors.As(err, &cert) {
 		if ep.CAFile != "" {
-			return &failure{kindConfig, fmt.Sprintf("the BMC's certificate does not verify against caFile %s: %v; put the CA that signed it in that file", ep.CAFile, cert.Err)}
+			return configError(fmt.Sprintf("the BMC's certificate does not verify against caFile %s: %v; put the CA that signed it in that file", ep.CAFile, cert.Err))
 		}
-		return &failure{kindConfig, fmt.Sprintf("the BMC's certificate does not verify against the system roots: %v; set caFile for this BMC (or the site) to the PEM of the CA that signed it", cert.Err)}
+		return configError(fmt.Sprintf("the BMC's certificate does not verify against the system roots: %v; set caFile for this BMC (or the site) to the PEM of the CA that signed it", cert.Err))
 	}
 	return err
 }

@@ -1,4 +1,4 @@
-package bmc
+package gofishclient
 
 import (
 	"context"

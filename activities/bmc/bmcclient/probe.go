@@ -1,0 +1,18 @@
+package bmcclient
+
+import "context"
+
+// Prober is what `starter site check` (bmc.Probe) asks of a client beyond
+// Client: how it logged in and what the BMC shows without being asked by
+// an activity. It only reads.
+type Prober interface {
+	// SessionService is where the client created its session; "": the
+	// BMC links no SessionService and every request carries basic auth.
+	SessionService() string
+	// ServesWithoutAuth: the System answers a request that carries no
+	// credentials (authentication is off on the BMC).
+	ServesWithoutAuth(ctx context.Context) bool
+	// Versions are the System's BIOS version and the first Manager's
+	// firmware version; "" where the BMC does not show one.
+	Versions(ctx context.Context) (bios, bmc string)
+}
