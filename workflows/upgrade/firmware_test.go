@@ -72,11 +72,7 @@ func TestFirmwareFailureCountsAgainstTheThreshold(t *testing.T) {
 	f.FirmwareFails["rack2-c1"] = "the update task ended Exception"
 	f.FirmwareFails["rack2-c2"] = "the update task ended Exception"
 	var paused api.UpgradeStatus
-	var cont wftest.UpdateResult
-	env.RegisterDelayedCallback(func() {
-		wftest.Query(t, env, &paused)
-		wftest.SendUpdate(env, api.UpdateContinue, "c1", &cont, nil)
-	}, 3*time.Hour)
+	cont := pauseThenContinue(t, env, &paused, 3*time.Hour)
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{}))
 	require.NoError(t, env.GetWorkflowError())
 

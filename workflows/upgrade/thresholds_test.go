@@ -22,11 +22,7 @@ func TestRackMissingThresholdPausesThenContinues(t *testing.T) {
 	env.RegisterDelayedCallback(func() {
 		wftest.SendUpdate(env, api.UpdateContinue, "early", &early, nil)
 	}, time.Second)
-	var cont wftest.UpdateResult
-	env.RegisterDelayedCallback(func() {
-		wftest.Query(t, env, &paused)
-		wftest.SendUpdate(env, api.UpdateContinue, "c1", &cont, nil)
-	}, 3*time.Hour)
+	cont := pauseThenContinue(t, env, &paused, 3*time.Hour)
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{}))
 	require.NoError(t, env.GetWorkflowError())
 

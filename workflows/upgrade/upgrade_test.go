@@ -12,6 +12,7 @@ import (
 	"github.com/rackroll/rackroll/workflows/upgrade/server"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -112,4 +113,15 @@ func TestRuntimeUpgradeHonoursMaxUnavailable(t *testing.T) {
 func init() {
 	wftest.Workflows[api.RackUpgradeWorkflowName] = RackUpgradeWorkflow
 	wftest.Workflows[api.ServerUpgradeWorkflowName] = server.ServerUpgradeWorkflow
+}
+
+// pauseThenContinue, at d into the run, reads the upgrade's status into
+// paused and sends it a continue; the continue's result is returned.
+func pauseThenContinue(t *testing.T, env *testsuite.TestWorkflowEnvironment, paused *api.UpgradeStatus, d time.Duration) *wftest.UpdateResult {
+	var cont wftest.UpdateResult
+	env.RegisterDelayedCallback(func() {
+		wftest.Query(t, env, paused)
+		wftest.SendUpdate(env, api.UpdateContinue, "c1", &cont, nil)
+	}, d)
+	return &cont
 }
