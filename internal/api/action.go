@@ -148,7 +148,7 @@ func (in ActionInput) validateAction() error {
 		return fmt.Errorf("applyFirmware true: only replace takes it (action is %s)", in.Action)
 	}
 	if in.ApplyFirmware && in.Force {
-		return fmt.Errorf("applyFirmware and force both true: a forced replace skips the firmware check; give applyFirmware to apply the baseline, or force with a reason to skip it, not both")
+		return errApplyAndForce
 	}
 	if in.Action != ActionReplace {
 		if in.ReplaceParams != (ReplaceParams{}) {
@@ -158,6 +158,8 @@ func (in ActionInput) validateAction() error {
 	}
 	return in.ReplaceParams.Validate()
 }
+
+var errApplyAndForce = errors.New("applyFirmware and force both true (--apply-firmware, --force): a forced replace skips the firmware check; give applyFirmware to apply the baseline, or force with a reason to skip it, not both")
 
 // Validate checks the replace parameters alone.
 func (p ReplaceParams) Validate() error {
@@ -285,6 +287,11 @@ type TroubleshootInput struct {
 	Force  bool   `json:"force,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	By     string `json:"by,omitempty"`
+	// ApplyFirmware is passed on to the replace step (ActionInput's): a
+	// server below the baseline of the runtime it installs gets it applied
+	// first instead of the replace being refused. Absent in a runbook
+	// started before it existed: false, the replace checks as before.
+	ApplyFirmware bool `json:"applyFirmware,omitempty"`
 }
 
 // Validate checks the input alone.
@@ -298,6 +305,9 @@ func (in TroubleshootInput) Validate() error {
 	}
 	if in.EvacuateTimeout < 0 {
 		errs = append(errs, fmt.Errorf("evacuateTimeout %v is negative", in.EvacuateTimeout))
+	}
+	if in.ApplyFirmware && in.Force {
+		errs = append(errs, errApplyAndForce)
 	}
 	return errors.Join(append(errs, lease.CheckReason(in.Force, in.Reason))...)
 }
