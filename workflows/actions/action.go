@@ -92,22 +92,19 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	h, stage, err := kernel.LedgerOf(in.Cluster).Open(ctx, o)
 	switch stage {
 	case kernel.OpenRead:
+		// The ledger did not answer: a release would not reach it either;
+		// its sweep frees the starter's lease.
 		return res, err
-	case kernel.OpenPrecheck:
-		if a != nil && a.fw.refused {
-			// The lease the starter took for this run goes back now, not
-			// at the ledger's next sweep: the operator runs the replace
-			// again with --apply-firmware at once.
+	case kernel.OpenPrecheck, kernel.OpenLease:
+		// Refused: the lease the starter took for this run goes back before
+		// the refusal answers, not at the ledger's next sweep, so the retry
+		// the refusal names (--safeguard-mode None, --apply-firmware, a
+		// replace of an Unhealthy BMM) is not refused as busy by this run.
+		// Before the change only a firmware refusal gave it back.
+		if (a != nil && a.fw.refused) || workflow.GetVersion(ctx, changeRefusalReleases, workflow.DefaultVersion, 1) == 1 {
 			kernel.LedgerOf(in.Cluster).Release(ctx, in.BMM, req.Holder)
 		}
-		var fw *firmware.Refusal
-		if errors.As(err, &fw) {
-			// Its details let the troubleshoot runbook say how to proceed.
-			return res, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrPrecheck, nil, *fw)
-		}
-		return res, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrPrecheck, nil)
-	case kernel.OpenLease:
-		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s refused: %s", in.Action, in.BMM, temporalerr.Message(err)), ledger.ErrLeaseRejected, nil)
+		return res, refusal(in, stage == kernel.OpenLease, err)
 	}
 	defer h.Release()
 
@@ -149,6 +146,20 @@ func BMMActionWorkflow(ctx workflow.Context, in api.ActionInput) (api.ActionResu
 	}
 	a.recordFailure(temporalerr.Message(runErr))
 	return a.res, runErr
+}
+
+// refusal is the error of an action refused before its lease (a
+// pre-check), or by the ledger or the live gate (byLease).
+func refusal(in api.ActionInput, byLease bool, err error) error {
+	if byLease {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s of %s refused: %s", in.Action, in.BMM, temporalerr.Message(err)), ledger.ErrLeaseRejected, nil)
+	}
+	var fw *firmware.Refusal
+	if errors.As(err, &fw) {
+		// Its details let the troubleshoot runbook say how to proceed.
+		return temporal.NewNonRetryableApplicationError(err.Error(), api.ErrPrecheck, nil, *fw)
+	}
+	return temporal.NewNonRetryableApplicationError(err.Error(), api.ErrPrecheck, nil)
 }
 
 // action is one run: the input, the BMM as the ledger knew it at the start
@@ -218,7 +229,7 @@ func newAction(cs api.ClusterState, b model.BMM, in api.ActionInput) (*action, e
 			a.bm.BMC.Credentials = rp.BMCCredentials
 		}
 		if a.rp.SafeguardMode == api.SafeguardAll && a.bm.ReadyState == model.ReadyTrue && !a.bm.MarkedUnhealthy() && a.bm.CordonStatus != model.Cordoned {
-			return nil, fmt.Errorf("bmm %s is healthy and not cordoned: with safeguardMode All run `cordon` with evacuate first, or replace with safeguardMode None to let replace evacuate it", in.BMM)
+			return nil, safeguardRefusal(in)
 		}
 	}
 	if a.bm.NodeName == "" {
@@ -226,6 +237,18 @@ func newAction(cs api.ClusterState, b model.BMM, in api.ActionInput) (*action, e
 	}
 	a.t = kernel.TargetsFor(cs, a.bm)
 	return a, nil
+}
+
+// safeguardRefusal says what to run instead of a replace that safeguard
+// mode All refuses: the cordon it asks for first, or the same replace
+// with safeguardMode None (every other flag kept, --apply-firmware
+// included, so the retry is not refused next for its firmware).
+func safeguardRefusal(in api.ActionInput) error {
+	retry := in
+	retry.SafeguardMode = api.SafeguardNone
+	cordon := api.ActionInput{Cluster: in.Cluster, BMM: in.BMM, Action: api.ActionCordon, Evacuate: true}
+	return fmt.Errorf("bmm %s is healthy and not cordoned, which safeguardMode All (the default) refuses: cordon it with evacuate first (`%s`), then replace; or let the replace evacuate it with safeguardMode None: `%s`",
+		in.BMM, cordon.Command(), retry.Command())
 }
 
 // replaceParams checks the replace parameters against the ledger and fills

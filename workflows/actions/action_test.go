@@ -198,7 +198,7 @@ func TestActionRejections(t *testing.T) {
 		{name: "unknown credentials reference", in: api.ActionInput{Cluster: "site-a", BMM: wftest.Compute, Action: api.ActionReplace, ReplaceParams: api.ReplaceParams{BMCCredentials: "idrac", SafeguardMode: api.SafeguardNone}},
 			errType: api.ErrPrecheck, want: `bmcCredentials "idrac" is not in the inventory's bmcCredentials`},
 		{name: "replace a healthy uncordoned BMM with safeguardMode All", in: wftest.Act(api.ActionReplace, wftest.Compute),
-			errType: api.ErrPrecheck, want: "with safeguardMode All run `cordon` with evacuate first"},
+			errType: api.ErrPrecheck, want: "which safeguardMode All (the default) refuses: cordon it with evacuate first (`starter bmm cordon --cluster site-a --bmm rack1-c1 --evacuate`)"},
 		{name: "restart an Unhealthy BMM", in: wftest.Act(api.ActionRestart, wftest.Compute), errType: api.ErrPrecheck, want: "only replace returns it to service",
 			setup: func(t *testing.T, s *wftest.FakeSite) {
 				s.Bmm(wftest.Compute).DetailedStatusMessage = model.UnhealthyMessage

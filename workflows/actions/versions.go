@@ -14,4 +14,8 @@ const (
 	changeReplaceDrainsReadyNode = "replace-drains-ready-node"
 	// changeReplaceChecksFirmware (2026-11-27): a replace reads the server's firmware before its lease and is refused below the baseline of the runtime it installs, or applies it first (applyFirmware); a forced one skips the check.
 	changeReplaceChecksFirmware = "replace-checks-firmware"
+	// changeRefusalReleases (2026-11-29): an action refused before its lease (a pre-check: safeguard mode, an
+	// Unhealthy BMM, …) or by the ledger or the live gate gives back the lease the starter took for it before it
+	// answers, so the retry the refusal names is not refused as busy until the ledger's sweep (issue 48).
+	changeRefusalReleases = "action-refusal-releases"
 )
