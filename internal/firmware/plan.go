@@ -133,8 +133,8 @@ func CheckReplace(server, version string, p Plan, apply bool) error {
 // Refusal is a Replace refused on its firmware: what was found, and
 // whether --apply-firmware would let it go ahead (everything not at the
 // baseline is below it, nothing unknown). It travels as the refused
-// action's error details, so a caller that cannot pass --apply-firmware
-// (the troubleshoot runbook) can say how to proceed from where it is.
+// action's error details, so the troubleshoot runbook, whose replace is
+// one of its steps, can say how to proceed from where it stopped.
 type Refusal struct {
 	Server     string `json:"server"`
 	Finding    string `json:"finding"`
@@ -150,24 +150,24 @@ func (r *Refusal) Error() string {
 	case r.Unread:
 		next = "replace with --force --reason TEXT to skip the check"
 	case r.Applicable:
-		next = "replace with --apply-firmware to apply the baseline first, or with --force --reason TEXT to skip the check"
+		next = "replace again with --apply-firmware (every other flag kept) to apply the baseline first, or with --force --reason TEXT to skip the check"
 	}
 	return r.Finding + "; " + next
 }
 
-// InRunbook is the refusal as the troubleshoot runbook for problem on
-// cluster shows it: its replace cannot ask for --apply-firmware (troubleshoot-confirm
-// carries the hardware facts only), so it names the commands that can —
-// a replace of its own with --apply-firmware, or the runbook again,
-// forced, which skips the check.
-func (r *Refusal) InRunbook(cluster, problem string) string {
-	again := fmt.Sprintf("`starter bmm troubleshoot --cluster %s --bmm %s --problem %s --force --reason TEXT`", cluster, r.Server, problem)
+// InRunbook is the refusal as the troubleshoot runbook shows it, naming
+// the commands that proceed from where it stopped: again, the runbook run
+// again with --apply-firmware; replace, the runbook's replace on its own
+// with the hardware facts confirmed and --apply-firmware; forced, the
+// runbook again forced, which skips the check.
+func (r *Refusal) InRunbook(again, replace, forced string) string {
+	skip := fmt.Sprintf("or skip the check: run the runbook again forced: `%s`", forced)
 	switch {
 	case r.Applicable:
-		return fmt.Sprintf("%s; the runbook's replace cannot apply firmware: run `starter bmm replace --cluster %s --bmm %s --apply-firmware` (the baseline first, then the replace), or run the runbook again forced to skip the check: %s",
-			r.Finding, cluster, r.Server, again)
+		return fmt.Sprintf("%s; to apply the baseline first, in the replace: run the runbook again with --apply-firmware: `%s` (confirm the repair again when it asks), or the replace alone: `%s`; %s",
+			r.Finding, again, replace, skip)
 	case r.Unread:
-		return r.Finding + "; run the runbook again forced to skip the check: " + again
+		return r.Finding + "; " + strings.TrimPrefix(skip, "or ")
 	}
-	return r.Finding + "; check the baseline's inventory patterns and what the BMC shows (`starter bmm firmware`), or run the runbook again forced to skip the check: " + again
+	return r.Finding + "; check the baseline's inventory patterns and what the BMC shows (`starter bmm firmware`), " + skip
 }

@@ -88,29 +88,31 @@ func TestCheckReplace(t *testing.T) {
 }
 
 // A refusal says how to proceed where it is read: `bmm replace` names its
-// own flags; the troubleshoot runbook, whose replace cannot take
-// --apply-firmware, names a replace of its own or the runbook forced.
+// own flags; the troubleshoot runbook names the commands that proceed from
+// where it stopped: itself again with --apply-firmware, its replace alone,
+// or itself forced.
 func TestRefusalSaysHowToProceed(t *testing.T) {
+	const again, replace, forced = "starter bmm troubleshoot --apply-firmware", "starter bmm replace --safeguard-mode None --apply-firmware", "starter bmm troubleshoot --force --reason TEXT"
 	e := dellEntry()
 	e.Components[1].Inventory = "Remote Access Controller"
 	var below *Refusal
 	require.ErrorAs(t, CheckReplace("rack1-c1", "4.1.2", PlanFor(Baseline{e}, dellServer("1.13.0", "7.00.30.00", "22.31.6")), false), &below)
 	assert.True(t, below.Applicable)
 	assert.Equal(t, "rack1-c1", below.Server)
-	run := below.InRunbook("site-a", "hardware")
+	assert.Contains(t, below.Error(), "replace again with --apply-firmware (every other flag kept)")
+	run := below.InRunbook(again, replace, forced)
 	assert.Contains(t, run, below.Finding)
-	assert.Contains(t, run, "the runbook's replace cannot apply firmware: run `starter bmm replace --cluster site-a --bmm rack1-c1 --apply-firmware`")
-	assert.Contains(t, run, "`starter bmm troubleshoot --cluster site-a --bmm rack1-c1 --problem hardware --force --reason TEXT`")
-	assert.NotContains(t, run, "replace with --apply-firmware")
+	assert.Contains(t, run, "run the runbook again with --apply-firmware: `"+again+"`")
+	assert.Contains(t, run, "the replace alone: `"+replace+"`")
+	assert.Contains(t, run, "run the runbook again forced: `"+forced+"`")
 
 	var unknown *Refusal
 	require.ErrorAs(t, CheckReplace("rack1-c1", "4.1.2", PlanFor(Baseline{dellEntry()}, dellServer("1.14.0", "7.00.30.00", "22.31.6")), true), &unknown)
 	assert.False(t, unknown.Applicable, "--apply-firmware cannot prove an unknown component")
-	assert.NotContains(t, unknown.InRunbook("site-a", "hardware"), "--apply-firmware")
-	assert.Contains(t, unknown.InRunbook("site-a", "hardware"), "starter bmm firmware")
+	assert.NotContains(t, unknown.InRunbook(again, replace, forced), "--apply-firmware")
+	assert.Contains(t, unknown.InRunbook(again, replace, forced), "starter bmm firmware")
 
 	unread := &Refusal{Server: "rack1-c1", Unread: true, Finding: "bmm rack1-c1's firmware could not be read"}
 	assert.Equal(t, "bmm rack1-c1's firmware could not be read; replace with --force --reason TEXT to skip the check", unread.Error())
-	assert.NotContains(t, unread.InRunbook("site-a", "hardware"), "--apply-firmware")
-	assert.Contains(t, unread.InRunbook("site-a", "hardware"), "--force --reason TEXT")
+	assert.Equal(t, "bmm rack1-c1's firmware could not be read; skip the check: run the runbook again forced: `"+forced+"`", unread.InRunbook(again, replace, forced))
 }

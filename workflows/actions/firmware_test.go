@@ -163,9 +163,10 @@ func TestApplyFirmwareBadInput(t *testing.T) {
 
 // The troubleshoot runbook's replace gets the same check: below the
 // baseline, its replace is refused naming the components, nothing
-// reinstalled. Its confirmation cannot ask for --apply-firmware, so the
-// runbook stops (not "contact support": the operator can proceed) and
-// its step names the commands that can, not the replace's own flags.
+// reinstalled. The runbook stops (not "contact support": the operator can
+// proceed) and its step names the commands that do: the runbook again
+// with --apply-firmware, its replace alone with the facts confirmed and
+// the runbook's safeguard mode, or the runbook forced.
 func TestTroubleshootReplaceChecksFirmware(t *testing.T) {
 	s := fwSite(t)
 	env := s.Env(t, api.TroubleshootID("site-a", wftest.Compute))
@@ -183,12 +184,31 @@ func TestTroubleshootReplaceChecksFirmware(t *testing.T) {
 	assert.Equal(t, api.TroubleshootUnresolved, st.Phase)
 	require.Len(t, st.Steps, 1)
 	step := st.Steps[0].Error
-	assert.Contains(t, step, "the runbook's replace cannot apply firmware: run `starter bmm replace --cluster site-a --bmm rack1-c1 --apply-firmware`")
-	assert.Contains(t, step, "`starter bmm troubleshoot --cluster site-a --bmm rack1-c1 --problem hardware --force --reason TEXT`")
-	assert.NotContains(t, step, "replace with --apply-firmware", "not a flag the runbook has")
+	assert.Contains(t, step, "run the runbook again with --apply-firmware: `starter bmm troubleshoot --cluster site-a --bmm rack1-c1 --problem hardware --apply-firmware`")
+	assert.Contains(t, step, "the replace alone: `starter bmm replace --cluster site-a --bmm rack1-c1 --serial-number SN-NEW --safeguard-mode None --apply-firmware`")
+	assert.Contains(t, step, "run the runbook again forced: `starter bmm troubleshoot --cluster site-a --bmm rack1-c1 --problem hardware --force --reason TEXT`")
 	assert.Equal(t, 1, countOf(s.CallLog(), "ReadFirmware rack1-c1"))
 	assert.Empty(t, s.Reimages)
 	assert.Empty(t, s.FirmwareInputs)
+	assert.Empty(t, s.Leases())
+}
+
+// With --apply-firmware the runbook's replace gets it: the baseline is
+// applied inside that replace, and the runbook resolves.
+func TestTroubleshootReplaceAppliesFirmware(t *testing.T) {
+	s := fwSite(t)
+	env := s.Env(t, api.TroubleshootID("site-a", wftest.Compute))
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(api.SignalConfirmReplace, api.ConfirmReplace{}) }, time.Hour)
+	in := trouble(api.ProblemHardware)
+	in.ApplyFirmware = true
+	env.ExecuteWorkflow(TroubleshootWorkflow, in)
+	require.NoError(t, env.GetWorkflowError())
+	var st api.TroubleshootStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	assert.Equal(t, api.TroubleshootResolved, st.Phase, st.Message)
+	assert.Equal(t, 1, countOf(s.CallLog(), "ApplyFirmware rack1-c1 BIOS"))
+	assert.Equal(t, 1, countOf(s.CallLog(), "ApplyFirmware rack1-c1 iDRAC"))
+	assert.Empty(t, firmware.Judge(s.St.Firmware["4.1.2"], s.FirmwareNow(wftest.Compute)).Below())
 	assert.Empty(t, s.Leases())
 }
 

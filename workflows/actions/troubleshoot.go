@@ -27,7 +27,8 @@ import (
 // and each is leased before it starts; a refused lease (another KCP
 // disruption, cluster not Running) ends the runbook with the reason rather
 // than escalating past it. A BMM already marked Unhealthy goes straight to
-// replace: restart and reimage cannot return it to service.
+// replace: restart and reimage cannot return it to service. The replace
+// takes the runbook's applyFirmware (docs/firmware.md#replace).
 func TroubleshootWorkflow(ctx workflow.Context, in api.TroubleshootInput) (api.TroubleshootStatus, error) {
 	t := &troubleshooter{in: in, st: api.TroubleshootStatus{Cluster: in.Cluster, BMM: in.BMM, Problem: in.Problem, Phase: api.TroubleshootRunning}}
 	if err := workflow.SetQueryHandler(ctx, api.QueryStatus, func() (api.TroubleshootStatus, error) { return t.st, nil }); err != nil {
@@ -99,6 +100,7 @@ func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 			return false, err
 		}
 		in.ReplaceParams = rp
+		in.ApplyFirmware = t.in.ApplyFirmware
 	}
 	s.State = api.StateRunning
 	got, err := kernel.LedgerOf(t.in.Cluster).Acquire(ctx, lease.Request{
@@ -126,9 +128,8 @@ func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 		s.State, s.Error = api.StateFailed, temporalerr.Message(err)
 		if fw, ok := firmwareRefusal(err); ok {
 			// Refused before any side effect, like a refused lease: the
-			// runbook stops saying how to proceed — with commands that
-			// can, not the replace's flags its confirmation lacks.
-			s.Error = fw.InRunbook(t.in.Cluster, t.in.Problem)
+			// runbook stops saying how to proceed, as commands to run.
+			s.Error = t.firmwareNext(fw, in)
 			return false, fmt.Errorf("%s of %s refused: %s", s.Action, t.in.BMM, s.Error)
 		}
 		return false, nil
@@ -139,6 +140,18 @@ func (t *troubleshooter) rung(ctx workflow.Context, i int) (bool, error) {
 	}
 	s.State = api.StateSucceeded
 	return true, nil
+}
+
+// firmwareNext is the firmware refusal of the runbook's replace (its
+// input in) with the commands that proceed: the runbook again with
+// --apply-firmware, that replace alone with it (the hardware facts
+// confirmed and the runbook's safeguard mode kept, so neither refuses the
+// retry), or the runbook forced to skip the check.
+func (t *troubleshooter) firmwareNext(fw firmware.Refusal, in api.ActionInput) string {
+	again, replace, forced := t.in, in, t.in
+	again.ApplyFirmware, replace.ApplyFirmware = true, true
+	forced.ApplyFirmware, forced.Force = false, true
+	return fw.InRunbook(again.Command(), replace.Command(), forced.Command())
 }
 
 // awaitConfirmation blocks until confirm-replace arrives with valid
