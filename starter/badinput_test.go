@@ -81,6 +81,8 @@ func TestBadInputCLI(t *testing.T) {
 		{"force, no reason and a bad policy", bmm("replace", "--force", "--storage-policy", "Keep"), []string{"storagePolicy", "Keep", "reason is empty"}},
 		{"troubleshoot: force, no reason, bad problem", []string{"bmm", "troubleshoot", "--address", "127.0.0.1:1", "--cluster", "lab-two", "--bmm", "rack1-c1", "--problem", "flaky", "--force"},
 			[]string{`problem "flaky"`, "reason is empty"}},
+		{"troubleshoot: apply-firmware with force", bmm("troubleshoot", "--problem", "hardware", "--apply-firmware", "--force", "--reason", "INC-1"),
+			[]string{"applyFirmware and force both true (--apply-firmware, --force)"}},
 		{"resume without cluster or reason", []string{"cluster", "resume", "--address", "127.0.0.1:1"}, []string{"--cluster is required", "--reason is required"}},
 		{"resume: reason on two lines", []string{"cluster", "resume", "--address", "127.0.0.1:1", "--cluster", "lab-two", "--reason", "a\nb"}, []string{"spans lines"}},
 		{"lease release: nothing given", []string{"lease", "release", "--address", "127.0.0.1:1"}, []string{"--cluster is required", "--bmm is required", "--reason is required"}},

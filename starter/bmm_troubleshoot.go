@@ -33,7 +33,11 @@ Before a replace it waits for the physical repair: confirm with
 With --wait it follows the runbook and exits 3 while it waits for that
 confirmation, 2 when the problem persists.
 On a Degraded or Failed cluster each step is refused unless forced with
---force --reason TEXT (recorded; the live control-plane gate still applies).`,
+--force --reason TEXT (recorded; the live control-plane gate still applies).
+A replace of a server below the firmware baseline of the runtime it installs
+is refused, naming each component and the commands that proceed; with
+--apply-firmware the replace applies the baseline first (not with --force,
+which skips the check).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in.Force {
 				in.By = operator()
@@ -66,6 +70,7 @@ On a Degraded or Failed cluster each step is refused unless forced with
 	f.StringVar(&in.Problem, "problem", "", strings.Join(api.Problems, ", "))
 	f.DurationVar(&in.EvacuateTimeout, "evacuate-timeout", 0, "evacuation bound of the reimage and replace steps (default 30m)")
 	f.BoolVar(&wait, "wait", false, "follow the runbook: exit 0 resolved, 2 unresolved, 3 waiting for replace confirmation")
+	f.BoolVar(&in.ApplyFirmware, "apply-firmware", false, "the replace step applies the runtime's firmware baseline first to a server below it (default: that replace is refused; docs/firmware.md)")
 	forceFlags(cmd, &in.Force, &in.Reason)
 	return cmd
 }
