@@ -44,24 +44,26 @@ func TestLayers(t *testing.T) {
 func TestCheckCatchesUpwardImports(t *testing.T) {
 	const m = "example.com/rr"
 	imports := map[string][]string{
-		m + "/workflows":                 {m + "/worker/wiring", m + "/workflows/upgrade", m + "/workflows/kernel"},
-		m + "/activities/kube":           {m + "/workflows", m + "/activities/bmc"},
-		m + "/internal/model":            {"go.temporal.io/sdk/workflow", m + "/internal/api"},
-		m + "/worker/wiring":             {m + "/internal/lab/kubesim", m + "/test/e2e"},
-		m + "/starter":                   {m + "/workflows", m + "/internal/lab", m + "/internal/invariants"},
-		m + "/internal/lab/kubesim":      {m + "/activities/kube"},
-		m + "/internal/somethingnew":     nil,
-		m + "/internal/upgradeplan":      {m + "/internal/model/modeltest"},
-		m + "/internal/api":              {"net/http"},
-		m + "/activities/bmc/profile":    {m + "/activities/bmc"}, // inside one activity package: fine
-		m + "/workflows/upgrade":         {m + "/workflows", m + "/activities/kube", m + "/workflows/kernel"},
-		m + "/workflows/remediation":     {m + "/workflows/actions"},
-		m + "/workflows/kernel":          {m + "/workflows/cluster"},
-		m + "/workflows/actions":         {m + "/workflows/internal/wftest", m + "/workflows/kernel"},
-		m + "/workflows/cluster/sub":     {m + "/workflows/kernel"},
-		m + "/workflows/newfamily":       {m + "/workflows/kernel"},
-		m + "/workflows/internal/wftest": {m + "/activities/kube", m + "/internal/api"},
-		m + "/internal/sitecheck":        {m + "/internal/lab/kubesim"},
+		m + "/workflows":                   {m + "/worker/wiring", m + "/workflows/upgrade", m + "/workflows/kernel"},
+		m + "/activities/kube":             {m + "/workflows", m + "/activities/bmc"},
+		m + "/internal/model":              {"go.temporal.io/sdk/workflow", m + "/internal/api"},
+		m + "/worker/wiring":               {m + "/internal/lab/kubesim", m + "/test/e2e"},
+		m + "/starter":                     {m + "/workflows", m + "/internal/lab", m + "/internal/invariants"},
+		m + "/internal/lab/kubesim":        {m + "/activities/kube"},
+		m + "/internal/somethingnew":       nil,
+		m + "/internal/upgradeplan":        {m + "/internal/model/modeltest"},
+		m + "/internal/api":                {"net/http"},
+		m + "/activities/bmc/profile":      {m + "/activities/bmc"}, // inside one activity package: fine
+		m + "/workflows/upgrade":           {m + "/workflows", m + "/activities/kube", m + "/workflows/kernel"},
+		m + "/workflows/remediation":       {m + "/workflows/actions"},
+		m + "/workflows/kernel":            {m + "/workflows/cluster"},
+		m + "/workflows/actions":           {m + "/workflows/internal/wftest", m + "/workflows/kernel"},
+		m + "/workflows/cluster/sub":       {m + "/workflows/kernel"},
+		m + "/workflows/newfamily":         {m + "/workflows/kernel"},
+		m + "/workflows/internal/wftest":   {m + "/activities/kube", m + "/internal/api"},
+		m + "/internal/sitecheck":          {m + "/internal/lab/kubesim"},
+		m + "/activities/bmc":              {"github.com/stmcginnis/gofish/redfish"},
+		m + "/activities/bmc/gofishclient": {"github.com/stmcginnis/gofish"},
 	}
 	got := strings.Join(check(m, imports, nil), "\n")
 	for _, want := range []string{
@@ -85,12 +87,13 @@ func TestCheckCatchesUpwardImports(t *testing.T) {
 		"workflows/actions imports workflows/internal/wftest (harness)",
 		"workflows/newfamily is in no workflow family",
 		"internal/sitecheck imports internal/lab/kubesim (lab)",
+		"activities/bmc imports github.com/stmcginnis/gofish/redfish: only activities/bmc/gofishclient does",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("check missed %q; it reported:\n%s", want, got)
 		}
 	}
-	for _, fine := range []string{"activities/bmc/profile imports", "workflows/upgrade imports activities/kube", "workflows/upgrade imports workflows/kernel",
+	for _, fine := range []string{"activities/bmc/profile imports", "activities/bmc/gofishclient imports", "workflows/upgrade imports activities/kube", "workflows/upgrade imports workflows/kernel",
 		"workflows/actions imports workflows/kernel", "workflows/cluster/sub imports", "workflows imports workflows/", "workflows/internal/wftest imports"} {
 		if strings.Contains(got, fine) {
 			t.Errorf("check reported an allowed import (%s…):\n%s", fine, got)
@@ -135,6 +138,11 @@ func check(module string, imports map[string][]string, extra map[string][]string
 		}
 		for _, imp := range imps {
 			if imp != module && !strings.HasPrefix(imp, module+"/") {
+				for prefix, only := range onlyIn {
+					if strings.HasPrefix(imp, prefix) && rel != only {
+						out = append(out, fmt.Sprintf("%s imports %s: only %s does (%s)", rel, imp, only, rule))
+					}
+				}
 				if pure[from] {
 					for _, p := range ioPrefixes {
 						if strings.HasPrefix(imp, p) {

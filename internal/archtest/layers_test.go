@@ -170,3 +170,9 @@ func layer(rel string) string {
 	}
 	return found
 }
+
+// onlyIn: an external import only one package of the module may make.
+// The BMC client's interface (activities/bmc/bmcclient) and the
+// activities speak Redfish through it; gofish, its one implementation,
+// stays behind it, as metal3 keeps each provisioner behind its interface.
+var onlyIn = map[string]string{"github.com/stmcginnis/gofish": "activities/bmc/gofishclient"}
