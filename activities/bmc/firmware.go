@@ -14,8 +14,8 @@ import (
 // member of UpdateService/FirmwareInventory (Id, Name, Version,
 // Updateable, RelatedItem) where it has one, and the standard version
 // properties (the System's BiosVersion, the Manager's FirmwareVersion, the
-// network adapters' and storage controllers'). It only reads. Judging the result against a
-// baseline is firmware.Judge's, not the activity's.
+// network adapters' and storage controllers'). It only reads. Judging the
+// result against a baseline is firmware.Judge's, not the activity's.
 func (a *Activities) ReadFirmware(ctx context.Context, ep Endpoint) (firmware.Server, error) {
 	return perform(ctx, a, ep, func(r *run) (firmware.Server, error) {
 		return read(r, "read the firmware inventory", r.c.Firmware)
