@@ -23,6 +23,9 @@ type serverFirmware struct {
 	RuntimeVersion string `json:"runtimeVersion"`
 	Manufacturer   string `json:"manufacturer,omitempty"`
 	Model          string `json:"model,omitempty"`
+	// NoInventory says why the BMC has no FirmwareInventory (its versions
+	// are read from the standard properties); "" when it has one.
+	NoInventory string `json:"noInventory,omitempty"`
 	firmware.Report
 	// Error says why the BMC could not be read; the rows are then empty.
 	Error string `json:"error,omitempty"`
@@ -36,10 +39,13 @@ func (a *app) bmmFirmwareCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "firmware --cluster C [--bmm NAME] [--version V]",
 		Short: "Show each server's firmware against its runtime's baseline (✔ / below / unknown)",
-		Long: `firmware reads each BMC's UpdateService/FirmwareInventory, from this machine
-and with the BMC credentials the inventory references (as site check does),
-and compares every component the firmware baseline names with its minimum
-(images.firmware in the inventory; docs/firmware.md). A server is judged
+		Long: `firmware reads each BMC's firmware versions, from this machine and with the
+BMC credentials the inventory references (as site check does), where the BMC
+keeps them — its UpdateService/FirmwareInventory, else the standard property
+of each component's resource (System.BiosVersion, Manager.FirmwareVersion,
+...) — and compares every component the firmware baseline names with its
+minimum, saying where each version was read (images.firmware in the
+inventory; docs/firmware.md). A server is judged
 against the baseline of the runtime version it runs, or of --version (the
 target of an upgrade you plan). It only reads. A BMC that cannot be read is
 shown with the reason and makes the command exit 1.`,
@@ -105,6 +111,9 @@ func readFirmware(ctx context.Context, st api.ClusterState, bmms []model.BMM, ve
 				return
 			}
 			out[i].Manufacturer, out[i].Model, out[i].server = s.Manufacturer, s.Model, s
+			if s.NoInventory {
+				out[i].NoInventory = s.InventoryWhy
+			}
 			if base := st.Firmware[v]; base != nil {
 				out[i].Report = firmware.Judge(base, s)
 			} else {
@@ -126,16 +135,16 @@ func bmcEndpoint(name string, spec model.BMCSpec, creds map[string]model.Credent
 var statusMark = map[firmware.Status]string{firmware.AtBaseline: "✔", firmware.Below: "below", firmware.Unknown: "unknown"}
 
 func firmwareTable(out []serverFirmware) output.Table {
-	t := output.Table{Header: []string{"bmm", "runtime", "component", "current", "minimum", "status", "why"}}
+	t := output.Table{Header: []string{"bmm", "runtime", "component", "current", "read from", "minimum", "status", "why"}}
 	for _, s := range out {
 		switch {
 		case s.Error != "":
-			t.Rows = append(t.Rows, []string{s.BMM, s.RuntimeVersion, "-", "-", "-", "unread", s.Error})
+			t.Rows = append(t.Rows, []string{s.BMM, s.RuntimeVersion, "-", "-", "-", "-", "unread", s.Error})
 		case len(s.Rows) == 0:
-			t.Rows = append(t.Rows, []string{s.BMM, s.RuntimeVersion, "-", "-", "-", "-", s.Note})
+			t.Rows = append(t.Rows, []string{s.BMM, s.RuntimeVersion, "-", "-", "-", "-", "-", s.Note})
 		}
 		for _, r := range s.Rows {
-			t.Rows = append(t.Rows, []string{s.BMM, s.RuntimeVersion, r.Component, dash(r.Current), r.Minimum, statusMark[r.Status], r.Why})
+			t.Rows = append(t.Rows, []string{s.BMM, s.RuntimeVersion, r.Component, dash(r.Current), dash(r.Source), r.Minimum, statusMark[r.Status], r.Why})
 		}
 	}
 	return t

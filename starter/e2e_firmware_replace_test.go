@@ -43,14 +43,14 @@ func TestE2EReplaceChecksFirmware(t *testing.T) {
 	for _, f := range plan.Firmware {
 		require.Empty(t, f.Error, f.BMM)
 		if f.BMM == "rack1-c1" {
-			require.Equal(t, []string{"BIOS 1.10.0 → 1.13.2"}, f.Apply)
+			require.Equal(t, []string{"BIOS 1.10.0 (FirmwareInventory/Installed-159-1.10.0__BIOS.Setup.1-1) → 1.13.2"}, f.Apply)
 		} else {
 			require.Empty(t, f.Apply, f.BMM)
 		}
 	}
 	table, err := cli("upgrade", "plan", "--cluster", env.Cluster, "--version", "4.2.0")
 	require.NoError(t, err, table)
-	require.Contains(t, table, "Firmware rack1-c1: gets BIOS 1.10.0 → 1.13.2")
+	require.Contains(t, table, "Firmware rack1-c1: gets BIOS 1.10.0 (FirmwareInventory/Installed-159-1.10.0__BIOS.Setup.1-1) → 1.13.2")
 	require.Contains(t, table, fmt.Sprintf("%d of %d servers at it already", len(plan.Firmware)-1, len(plan.Firmware)))
 	replace := []string{"bmm", "replace", "--cluster", env.Cluster, "--bmm", "rack1-c1", "--safeguard-mode", "None", "--wait"}
 

@@ -27,9 +27,11 @@ func (a *app) siteCheckCmd() *cobra.Command {
 		Long: `check reads the site inventory and probes, without changing anything (no power
 action, no PATCH, no media insert), what rackroll needs: per BMC — reachable,
 TLS verified, login, sessions, the System, the virtual CD it would use, the
-boot target and boot mode, reset types, graceful shutdown, firmware versions
-and, when the inventory declares a firmware baseline for its runtimeVersion,
-each component against it (a warning when below or unknown); Kubernetes —
+boot target and boot mode, reset types, graceful shutdown, the BIOS and BMC
+versions and where each was read or, when the inventory declares a firmware
+baseline for its runtimeVersion, a finding per component against it (a
+warning when below or unknown); a BMC that serves without credentials has
+its login warned as not checked; Kubernetes —
 the API, each BMM's node, its version as the site's version source reads it,
 its bootID, and the permissions rackroll needs (by access review). One row
 per BMM with ✔/✗ and what to fix; -o json gives every finding.

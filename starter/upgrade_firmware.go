@@ -21,8 +21,11 @@ type plannedFirmware struct {
 	Apply []string `json:"apply,omitempty"`
 	// Unknown are the components that cannot be judged (never applied).
 	Unknown []string `json:"unknown,omitempty"`
-	Note    string   `json:"note,omitempty"`
-	Error   string   `json:"error,omitempty"`
+	// Components are every component of the server's entry: its version,
+	// where it was read, its minimum and status.
+	Components []firmware.Finding `json:"components,omitempty"`
+	Note       string             `json:"note,omitempty"`
+	Error      string             `json:"error,omitempty"`
 }
 
 // planFirmware reads, from this machine, the BMC of every server the
@@ -44,20 +47,27 @@ func planFirmware(ctx context.Context, st api.ClusterState, version string) []pl
 	read := readFirmware(ctx, st, bmms, version, 30*time.Second)
 	out := make([]plannedFirmware, 0, len(read))
 	for _, r := range read {
-		pf := plannedFirmware{BMM: r.BMM, Error: r.Error}
-		if r.Error == "" {
-			p := firmware.PlanFor(base, r.server)
-			pf.Note = p.Note
-			for _, row := range p.Below {
-				pf.Apply = append(pf.Apply, fmt.Sprintf("%s %s → %s", row.Component, row.Current, row.Minimum))
-			}
-			for _, row := range p.Unknown {
-				pf.Unknown = append(pf.Unknown, row.Component+": "+row.Why)
-			}
-		}
-		out = append(out, pf)
+		out = append(out, planOf(base, r))
 	}
 	return out
+}
+
+// planOf is what the firmware step would do to one server read: one line
+// per component, its versions with where each was read.
+func planOf(base firmware.Baseline, r serverFirmware) plannedFirmware {
+	pf := plannedFirmware{BMM: r.BMM, Error: r.Error}
+	if r.Error != "" {
+		return pf
+	}
+	p := firmware.PlanFor(base, r.server)
+	pf.Note, pf.Components = p.Note, firmware.ByComponent(firmware.Judge(base, r.server).Rows)
+	for _, f := range firmware.ByComponent(p.Below) {
+		pf.Apply = append(pf.Apply, fmt.Sprintf("%s %s → %s", f.Component, f.Read(), f.Minimum))
+	}
+	for _, f := range firmware.ByComponent(p.Unknown) {
+		pf.Unknown = append(pf.Unknown, f.Component+": "+f.Text())
+	}
+	return pf
 }
 
 // firmwareNotes are the plan's lines about firmware: a line per server

@@ -45,8 +45,9 @@ type ApplyFirmwareResult struct {
 
 // ApplyFirmware sends the component's update once, follows its task
 // (PercentComplete in the heartbeat), does the host start the update
-// needs, and returns once the FirmwareInventory shows the minimum — the
-// evidence; neither the 202 nor the task's Completed is. The request is
+// needs, and returns once the component's source (its FirmwareInventory
+// member or standard property: firmware.SourceFor) shows the minimum —
+// the evidence; neither the 202 nor the task's Completed is. The request is
 // recorded in the heartbeat before it is sent, so a resumed attempt never
 // sends a second one; it follows the recorded task, or the inventory.
 // Failures are typed and name the component: FirmwareTaskException,
@@ -120,17 +121,18 @@ func (r *run) applyFirmware(in ApplyFirmwareInput) (ApplyFirmwareResult, error) 
 	if err != nil {
 		return res, err
 	}
-	res.To, res.Detail = rows[0].Current, fmt.Sprintf("%s %s → %s (FirmwareInventory)", c.Name, res.From, rows[0].Current)
+	res.To, res.Detail = rows[0].Current, fmt.Sprintf("%s %s → %s (%s)", c.Name, res.From, rows[0].Current, rows[0].Source)
 	return res, nil
 }
 
-// firmwareRows reads the inventory and judges the component.
+// firmwareRows reads the firmware and judges the component where
+// firmware.SourceFor says, as the plan did: the proof reads that source.
 func (r *run) firmwareRows(c firmware.Component) ([]firmware.Row, error) {
 	s, err := read(r, "read the firmware inventory", r.c.Firmware)
 	if err != nil {
 		return nil, err
 	}
-	return firmware.JudgeComponent(c, s.Items), nil
+	return firmware.JudgeComponent(c, s), nil
 }
 
 // requestUpdate records the request, then sends it. A request the BMC
@@ -269,7 +271,7 @@ func (r *run) hostStart() error {
 	return err
 }
 
-// awaitFirmware waits until the inventory shows the component at its
+// awaitFirmware waits until its source shows the component at its
 // minimum; a BMC that does not answer meanwhile is rebooting. The task, if
 // still open (an install during POST), is watched for Exception.
 func (r *run) awaitFirmware(c firmware.Component, limit time.Duration) ([]firmware.Row, error) {
@@ -284,7 +286,7 @@ func (r *run) awaitFirmware(c firmware.Component, limit time.Duration) ([]firmwa
 		if err != nil {
 			return false, nil
 		}
-		rows = firmware.JudgeComponent(c, s.Items)
+		rows = firmware.JudgeComponent(c, s)
 		return firmware.Worst(rows) == firmware.AtBaseline, nil
 	})
 	return rows, err

@@ -25,7 +25,8 @@ func (l *labRig) readFirmware() firmware.Server {
 
 // ReadFirmware reads every profile's FirmwareInventory through gofish:
 // the System's manufacturer and model, and each member's Id, Name,
-// Version, Updateable and RelatedItem.
+// Version, Updateable and RelatedItem; and, on every profile, the
+// System's BiosVersion and the Manager's FirmwareVersion.
 func TestLabReadFirmwareEveryProfile(t *testing.T) {
 	for _, name := range redfish.ProfileNames() {
 		t.Run(name, func(t *testing.T) {
@@ -34,6 +35,13 @@ func TestLabReadFirmwareEveryProfile(t *testing.T) {
 			p, _ := redfish.LookupProfile(name)
 			assert.Equal(t, p.Manufacturer, s.Manufacturer)
 			assert.Equal(t, p.Model, s.Model)
+			require.Len(t, s.Properties, 2, "BiosVersion and FirmwareVersion")
+			assert.Equal(t, []string{p.BiosVersion, p.Firmware}, []string{s.Properties[0].Version, s.Properties[1].Version})
+			assert.Equal(t, p.NoFirmwareInventory, s.NoInventory)
+			if p.NoFirmwareInventory {
+				assert.Empty(t, s.Items)
+				return
+			}
 			require.GreaterOrEqual(t, len(s.Items), 2, "BIOS and BMC at least")
 			for _, it := range s.Items {
 				assert.NotEmpty(t, it.ID)
@@ -94,18 +102,21 @@ func TestProbeJudgesFirmware(t *testing.T) {
 		return out
 	}
 	got := items(nil)
-	assert.True(t, got["firmware inventory"].OK)
-	assert.Contains(t, got["firmware inventory"].Detail, "no firmware baseline declared")
+	assert.True(t, got["firmware"].OK)
+	assert.Equal(t, "BIOS 1.13.2 (System.BiosVersion), BMC 7.00.30.00 (Manager.FirmwareVersion); 4 FirmwareInventory members; no firmware baseline declared for the site's runtime version",
+		got["firmware"].Detail)
 
 	b := firmware.Baseline{{Match: firmware.Match{Manufacturer: "Dell Inc."}, Components: []firmware.Component{
 		{Name: "BIOS", Kind: "bios", Inventory: "^BIOS$", Minimum: "1.14.0", Image: "http://fw.example/bios-1.14.0.exe", Apply: firmware.Apply{Method: "SimpleUpdate"}}}}}
 	got = items(b)
-	f := got["firmware baseline"]
+	f := got["firmware BIOS"]
 	assert.False(t, f.OK)
 	assert.False(t, f.Blocker, "a warning: rackroll can still run")
-	assert.Contains(t, f.Detail, "BIOS 1.13.2 (minimum 1.14.0): 1.13.2 is older than 1.14.0")
+	assert.Equal(t, "1.13.2 (FirmwareInventory/Installed-159-1.13.2__BIOS.Setup.1-1), minimum 1.14.0: 1.13.2 is older than 1.14.0", f.Detail)
+	_, unjudged := got["firmware"]
+	assert.False(t, unjudged, "one finding per component, none beside it")
 	b[0].Components[0].Minimum = "1.13.2"
-	assert.True(t, items(b)["firmware baseline"].OK)
+	assert.True(t, items(b)["firmware BIOS"].OK)
 	assert.Zero(t, srv.BMC.State().UpdateRequests)
 	assert.Zero(t, srv.Log.Count(events.FirmwareUpdate, redfishtest.BMM))
 }

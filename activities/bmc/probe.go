@@ -1,7 +1,6 @@
 package bmc
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,14 +59,22 @@ func Probe(ctx context.Context, ep Endpoint, resolver Resolver, timeout time.Dur
 	if p != nil && p.SessionService() == "" {
 		how = "basic auth"
 	}
-	add(sitecheck.OK("login", "credentials accepted: the System was read with "+how))
+	// A BMC that serves without credentials proves nothing by a read, and
+	// may accept any login: one verdict, not checked.
+	noAuth := p != nil && p.ServesWithoutAuth(ctx)
+	if noAuth {
+		add(sitecheck.Warning("login", "not checked: the BMC serves the System without credentials, so reading it with "+how+" proves nothing about them",
+			"turn on Redfish authentication on the BMC at "+bmcclient.RedactURL(ep.Address)+", then run site check again to check the credentials"))
+	} else {
+		add(sitecheck.OK("login", "credentials accepted: the System was read with "+how))
+	}
 	if p != nil && p.SessionService() != "" {
 		add(sitecheck.OK("sessions", "SessionService at "+p.SessionService()))
 	} else {
 		add(sitecheck.Warning("sessions", "no SessionService: every request logs in with basic auth", "enable the Redfish SessionService (iLO logs every basic-auth login; iDRAC limits logins)"))
 	}
 	add(sitecheck.OK("System found", "PowerState "+sys.PowerState))
-	if p != nil && p.ServesWithoutAuth(ctx) {
+	if noAuth {
 		add(sitecheck.Warning("authentication", fmt.Sprintf("the BMC of %s at %s serves the System without credentials: anyone who reaches it can reset or reimage the machine", ep.BMM, bmcclient.RedactURL(ep.Address)),
 			"turn on Redfish authentication on the BMC at "+bmcclient.RedactURL(ep.Address)+" (bmcweb built with insecure-disable-auth, or sushy-tools without an auth file, serves everyone)"))
 	}
@@ -79,10 +86,7 @@ func Probe(ctx context.Context, ep Endpoint, resolver Resolver, timeout time.Dur
 	}
 	add(bootModeFinding(bootModeOfEndpoint(ep), sys))
 	out = append(out, resetFindings(sys.ResetTypes)...)
-	if p != nil {
-		add(versionsFinding(ctx, p))
-	}
-	return append(out, firmwareFinding(ctx, c, baseline)...)
+	return append(out, firmwareFindings(ctx, c, baseline)...)
 }
 
 // dialFinding says which of reachability, TLS and login failed.
@@ -151,12 +155,6 @@ func resetFindings(types []string) []sitecheck.Item {
 		out = append(out, sitecheck.Warning("graceful shutdown", "no GracefulShutdown reset type", "power-off will go straight to ForceOff"))
 	}
 	return out
-}
-
-// versionsFinding names the BIOS and BMC firmware versions (informational).
-func versionsFinding(ctx context.Context, p bmcclient.Prober) sitecheck.Item {
-	bios, bmcFW := p.Versions(ctx)
-	return sitecheck.OK("firmware", "BIOS "+cmp.Or(bios, "?")+", BMC "+cmp.Or(bmcFW, "?"))
 }
 
 func listOrNone(v []string) string {

@@ -42,7 +42,10 @@ type Component struct {
 	// Name of each UpdateService/FirmwareInventory member (iDRAC:
 	// "Installed-159-1.13.2__BIOS.Setup.1-1" / "BIOS"; iLO: "1" / "System
 	// ROM"; Supermicro: "BIOS" / "BIOS"). Every member it matches must be
-	// at the minimum (a NIC lists one member per port).
+	// at the minimum (a NIC lists one member per port). Where the version
+	// is read from a property (Source), it picks the nic and storage
+	// resources by their Id and Name (none given: every one); the System
+	// and the Manager are one each. Required unless Source is property.
 	Inventory string `json:"inventory"`
 	// Minimum is the oldest acceptable version (Compare).
 	Minimum string `json:"minimum"`
@@ -50,6 +53,11 @@ type Component struct {
 	Image string `json:"image"`
 	// Apply says how the image is applied.
 	Apply Apply `json:"apply"`
+	// Source is where the component's version is read (Sources): the
+	// FirmwareInventory members Inventory matches, or the standard
+	// property of the resource the component belongs to (PropertyOf).
+	// "": the inventory where the BMC has one, else the property.
+	Source string `json:"source,omitempty"`
 }
 
 // Apply is how a vendor takes an update.
@@ -69,11 +77,18 @@ type Apply struct {
 
 // Kinds are the component kinds, in the order an update applies them:
 // the BMC last, since it resets itself and is away for a while.
-var Kinds = []string{"bios", "nic", "storage", "other", KindBMC}
+var Kinds = []string{KindBIOS, KindNIC, KindStorage, KindOther, KindBMC}
 
 // KindBMC is the BMC's own firmware: updating it resets the BMC, not the
-// host.
-const KindBMC = "bmc"
+// host. The host's kinds are named for where their standard version
+// property lives (PropertyOf); other has none.
+const (
+	KindBMC     = "bmc"
+	KindBIOS    = "bios"
+	KindNIC     = "nic"
+	KindStorage = "storage"
+	KindOther   = "other"
+)
 
 // Methods and ApplyTimes are the allowed Apply values.
 var (
@@ -127,7 +142,15 @@ func (b Baseline) Validate() []Problem {
 			if !slices.Contains(Kinds, c.Kind) {
 				add(cat+".kind", c.Kind, "allowed: %s", strings.Join(Kinds, ", "))
 			}
-			if c.Inventory == "" {
+			switch {
+			case c.Source != "" && !slices.Contains(Sources, c.Source):
+				add(cat+".source", c.Source, "allowed: %s (default: %s where the BMC has a FirmwareInventory, else %s)",
+					strings.Join(Sources, ", "), SourceInventory, SourceProperty)
+			case c.Source == SourceProperty && slices.Contains(Kinds, c.Kind) && !HasProperty(c.Kind):
+				add(cat+".source", c.Source, "kind %s has no standard version property (only %s have: %s); use %s or leave source out",
+					c.Kind, strings.Join(propertyKinds, ", "), propertyList(), SourceInventory)
+			}
+			if c.Inventory == "" && c.Source != SourceProperty {
 				add(cat+".inventory", "", "required: a regular expression over FirmwareInventory member Ids and Names, e.g. ^BIOS$")
 			} else if _, err := regexp.Compile(c.Inventory); err != nil {
 				add(cat+".inventory", c.Inventory, "not a regular expression: %v", err)

@@ -7,11 +7,22 @@ import (
 )
 
 // Server is what a BMC shows of a server's firmware: the System's
-// manufacturer and model, and UpdateService/FirmwareInventory.
+// manufacturer and model, UpdateService/FirmwareInventory, and the
+// versions the standard resources show.
 type Server struct {
 	Manufacturer string `json:"manufacturer"`
 	Model        string `json:"model"`
 	Items        []Item `json:"items"`
+	// NoInventory: the BMC has no FirmwareInventory (no UpdateService,
+	// none linked, a 404 or no member: InventoryWhy says which), so
+	// versions are read from Properties. Never set in results recorded
+	// before it existed: those BMCs had one.
+	NoInventory  bool   `json:"noInventory,omitempty"`
+	InventoryWhy string `json:"inventoryWhy,omitempty"`
+	// Properties are the standard version properties the BMC shows;
+	// PropertyErrors, per kind, why its resources could not be read.
+	Properties     []Property        `json:"properties,omitempty"`
+	PropertyErrors map[string]string `json:"propertyErrors,omitempty"`
 }
 
 // Item is one FirmwareInventory member (SoftwareInventory schema).
@@ -37,10 +48,14 @@ func (it Item) Installed() bool {
 type Row struct {
 	Component string `json:"component"`
 	Kind      string `json:"kind"`
-	// ID and Name are the FirmwareInventory member's; empty when none
-	// matched.
-	ID      string `json:"id,omitempty"`
-	Name    string `json:"name,omitempty"`
+	// ID and Name are the FirmwareInventory member's (Name: the
+	// resource's, for a property); empty when none matched.
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Source says where Current was read: "FirmwareInventory/<member
+	// id>" or a standard property ("System.BiosVersion"); empty when
+	// nothing was.
+	Source  string `json:"source,omitempty"`
 	Current string `json:"current"`
 	Minimum string `json:"minimum"`
 	Status  Status `json:"status"`
@@ -82,27 +97,35 @@ func Judge(b Baseline, s Server) Report {
 	}
 	rep := Report{Entry: e.Match.String()}
 	for _, c := range e.Components {
-		rep.Rows = append(rep.Rows, JudgeComponent(c, s.Items)...)
+		rep.Rows = append(rep.Rows, JudgeComponent(c, s)...)
 	}
 	return rep
 }
 
-// JudgeComponent is one component against the installed members it
-// matches: a row per member, or one unknown row when none matches.
-func JudgeComponent(c Component, items []Item) []Row {
+// JudgeComponent is one component against what s shows, read where
+// SourceFor says: a row per installed FirmwareInventory member the
+// component's pattern matches, or per resource showing its standard
+// property; one unknown row when there is none.
+func JudgeComponent(c Component, s Server) []Row {
+	if SourceFor(c, s) == SourceProperty {
+		return judgeProperty(c, s)
+	}
+	if s.NoInventory {
+		return []Row{unknownRow(c, fmt.Sprintf("the baseline reads %s from the FirmwareInventory (source: %s), which the BMC does not have: %s",
+			c.Name, SourceInventory, s.InventoryWhy))}
+	}
 	var rows []Row
 	re, err := regexp.Compile(c.Inventory)
-	for _, it := range items {
+	for _, it := range s.Items {
 		if err != nil || !it.Installed() || !(re.MatchString(it.ID) || re.MatchString(it.Name)) {
 			continue
 		}
 		st, why := Compare(it.Version, c.Minimum)
-		rows = append(rows, Row{Component: c.Name, Kind: c.Kind, ID: it.ID, Name: it.Name,
+		rows = append(rows, Row{Component: c.Name, Kind: c.Kind, ID: it.ID, Name: it.Name, Source: "FirmwareInventory/" + it.ID,
 			Current: it.Version, Minimum: c.Minimum, Status: st, Why: why})
 	}
 	if len(rows) == 0 {
-		rows = append(rows, Row{Component: c.Name, Kind: c.Kind, Minimum: c.Minimum, Status: Unknown,
-			Why: fmt.Sprintf("no FirmwareInventory member matches %q", c.Inventory)})
+		rows = append(rows, unknownRow(c, fmt.Sprintf("no FirmwareInventory member matches %q", c.Inventory)))
 	}
 	return rows
 }

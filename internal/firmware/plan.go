@@ -1,6 +1,7 @@
 package firmware
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,7 +46,7 @@ func PlanFor(b Baseline, s Server) Plan {
 	}
 	p := Plan{Entry: e.Match.String()}
 	for _, c := range Order(e.Components) {
-		rows := JudgeComponent(c, s.Items)
+		rows := JudgeComponent(c, s)
 		switch Worst(rows) {
 		case Unknown:
 			p.Unknown = append(p.Unknown, rowsWith(rows, Unknown)...)
@@ -97,8 +98,8 @@ func Describe(rows []Row) string {
 			cur = "?"
 		}
 		s := fmt.Sprintf("%s %s, requires %s", r.Component, cur, r.Minimum)
-		if r.ID != "" && r.ID != r.Component {
-			s = fmt.Sprintf("%s (%s) %s, requires %s", r.Component, r.ID, cur, r.Minimum)
+		if at := cmp.Or(r.ID, r.Source); at != "" && at != r.Component {
+			s = fmt.Sprintf("%s (%s) %s, requires %s", r.Component, at, cur, r.Minimum)
 		}
 		if r.Status == Unknown {
 			s += " — cannot be judged: " + r.Why

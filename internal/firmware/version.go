@@ -15,8 +15,8 @@ const (
 	AtBaseline Status = "ok"
 	// Below: the current version is older than the minimum.
 	Below Status = "below"
-	// Unknown: rackroll cannot tell. The component is not in the BMC's
-	// FirmwareInventory, shows no version, or its version cannot be
+	// Unknown: rackroll cannot tell. The component's source (SourceFor)
+	// shows it nowhere or with no version, or its version cannot be
 	// compared with the minimum (no number in it, or another family).
 	// Unknown is never taken for "at baseline": a check that needs the
 	// baseline treats it like below, naming why.

@@ -21,7 +21,7 @@ func TestBMCProfileProblemsAllAtOnce(t *testing.T) {
 		p.Message = ""
 		got[p] = msg
 	}
-	allowed := "allowed profiles are bootmode-absent, bootmode-legacy, dmtf, helpful, idrac10, idrac9, idrac9-lagging, idrac9-slow, ilo5, noauth, nomedia, " +
+	allowed := "allowed profiles are bootmode-absent, bootmode-legacy, dmtf, helpful, idrac10, idrac9, idrac9-lagging, idrac9-slow, ilo5, noauth, noinventory, nomedia, " +
 		"shape-filename, shape-hostcase, shape-imagename, shape-late, shape-noport, shape-percent, shape-redirect, supermicro, sushy, xcc"
 	for p, msg := range map[model.Problem]string{
 		{Field: "lab.bmcProfile", Value: "idrac8"}:       allowed,

@@ -12,7 +12,4 @@ type Prober interface {
 	// ServesWithoutAuth: the System answers a request that carries no
 	// credentials (authentication is off on the BMC).
 	ServesWithoutAuth(ctx context.Context) bool
-	// Versions are the System's BIOS version and the first Manager's
-	// firmware version; "" where the BMC does not show one.
-	Versions(ctx context.Context) (bios, bmc string)
 }

@@ -3,8 +3,6 @@ package gofishclient
 import (
 	"context"
 	"net/http"
-
-	"github.com/stmcginnis/gofish"
 )
 
 // What `starter site check` reads beyond the activities' slice
@@ -24,18 +22,4 @@ func (c *client) ServesWithoutAuth(ctx context.Context) bool {
 	}
 	defer resp.Body.Close()
 	return resp.StatusCode == http.StatusOK
-}
-
-func (c *client) Versions(ctx context.Context) (bios, bmc string) {
-	if sys, err := c.system(ctx); err == nil {
-		bios = sys.BiosVersion
-	}
-	_ = c.call(ctx, func(api *gofish.APIClient) error {
-		ms, err := api.Service.Managers()
-		if err == nil && len(ms) > 0 {
-			bmc = ms[0].FirmwareVersion
-		}
-		return err
-	})
-	return bios, bmc
 }

@@ -25,8 +25,9 @@ type redfishServer struct {
 	gets   map[string]int
 }
 
-// newRedfishServer serves one System, /redfish/v1/Systems/1.
-func newRedfishServer(t *testing.T) (*redfishServer, bmcclient.Client) {
+// newRedfishServer serves one System, /redfish/v1/Systems/1; docs, when
+// given, changes the documents before the client reads the service root.
+func newRedfishServer(t *testing.T, docs ...func(map[string]map[string]any)) (*redfishServer, bmcclient.Client) {
 	t.Helper()
 	s := &redfishServer{refuse: map[string]int{}, gets: map[string]int{}, docs: map[string]map[string]any{
 		"/redfish/v1":         {"@odata.id": "/redfish/v1", "Systems": ref("/redfish/v1/Systems")},
@@ -34,6 +35,9 @@ func newRedfishServer(t *testing.T) (*redfishServer, bmcclient.Client) {
 		"/redfish/v1/Systems/1": {"@odata.id": "/redfish/v1/Systems/1", "Id": "1", "PowerState": "On",
 			"Actions": map[string]any{"#ComputerSystem.Reset": map[string]any{"target": "/redfish/v1/Systems/1/Actions/ComputerSystem.Reset"}}},
 	}}
+	for _, f := range docs {
+		f(s.docs)
+	}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	c, err := Dial(context.Background(), bmcclient.Endpoint{Address: srv.URL}, bmcclient.Credentials{Username: "root", Password: "pw"}, 5*time.Second)

@@ -87,6 +87,10 @@ type Profile struct {
 	// StorageFirmware are those components' versions ("" none listed).
 	FirmwareIDs                  string
 	NICFirmware, StorageFirmware string
+	// NoFirmwareInventory: the UpdateService links a FirmwareInventory it
+	// answers 404 for (sushy-tools): versions show only in the System and
+	// the Manager (profiles_noinventory.go).
+	NoFirmwareInventory bool
 	// StagesHostUpdates: a host firmware update is a job staged until the
 	// next host reset, whatever apply time was asked (iDRAC's job queue).
 	StagesHostUpdates bool

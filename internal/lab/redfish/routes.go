@@ -70,6 +70,10 @@ func (b *BMC) route(w http.ResponseWriter, r *http.Request, p string) {
 	case updatePath:
 		b.get(w, r, b.updateService)
 	case firmwarePath:
+		if b.prof.NoFirmwareInventory {
+			notFound(w, r)
+			return
+		}
 		b.get(w, r, b.firmwareInventoryLocked)
 	case simpleUpdatePath:
 		if b.prof.NoSimpleUpdate {
@@ -141,7 +145,7 @@ func (b *BMC) routeMore(w http.ResponseWriter, r *http.Request, p string) {
 		b.get(w, r, b.operatingSystemLocked)
 	case p == osImagePath && b.prof.Helpful:
 		b.get(w, r, b.osImageLocked)
-	case strings.HasPrefix(p, firmwarePath+"/"):
+	case strings.HasPrefix(p, firmwarePath+"/") && !b.prof.NoFirmwareInventory:
 		id, _ := isFirmwareMember(p)
 		b.firmwareMember(w, r, id)
 	case p == accountServicePath || strings.HasPrefix(p, accountServicePath+"/"):

@@ -66,7 +66,7 @@ func (f *FakeSite) mockFirmware(env *testsuite.TestWorkflowEnvironment) {
 		if s == nil {
 			return res, temporal.NewNonRetryableApplicationError("the BMC's UpdateService lists no FirmwareInventory", bmc.ErrTypeRejected, nil)
 		}
-		rows := firmware.JudgeComponent(c, s.Items)
+		rows := firmware.JudgeComponent(c, *s)
 		if firmware.Worst(rows) == firmware.AtBaseline {
 			res.To = rows[0].Current
 			return res, nil
