@@ -136,24 +136,35 @@ func (r *run) startUpdate(c firmware.Component, limit time.Duration) error {
 		func(m taskMeaning) bool { return m == taskDone || m == taskStaged }); err != nil {
 		return err
 	}
-	r.progress.FwStartSent = true
-	if err := r.record("starting the update of " + c.Name + " (StartUpdate)"); err != nil {
-		r.progress.FwStartSent = false // nothing was sent: a retry may send it
-		return err
+	backoff := r.a.backoff()
+	for try := 1; ; try++ {
+		r.progress.FwStartSent = true
+		if err := r.record("starting the update of " + c.Name + " (StartUpdate)"); err != nil {
+			r.progress.FwStartSent = false // nothing was sent: a retry may send it
+			return err
+		}
+		acc, err := r.c.StartUpdate(r.ctx)
+		switch {
+		case err == nil:
+			r.progress.FwTask = acc.Task
+			// Best effort: a retry that finds no task judges by the version.
+			r.record("update of " + c.Name + " started (" + acc.String() + ")")
+			return nil
+		case !updateAnswered(err):
+			r.progress.FwTask = "" // the verify task says nothing of the install
+			r.heartbeat("the StartUpdate of " + c.Name + " got no answer; reading the version")
+			return nil
+		}
+		r.progress.FwStartSent = false
+		r.record("StartUpdate of " + c.Name + " refused: " + describe(err)) // best effort, as for the request
+		// Busy: a package still being verified (its task unknown to an
+		// attempt that resumed), another update; asked again a few times.
+		if !updateBusy(err) || try >= r.a.attempts() {
+			return &stepError{"start the update of " + c.Name, err}
+		}
+		if !r.sleep(backoff) {
+			return &stepError{"start the update of " + c.Name, r.ctx.Err()}
+		}
+		backoff = min(2*backoff, maxBackoff)
 	}
-	acc, err := r.c.StartUpdate(r.ctx)
-	switch {
-	case err == nil:
-		r.progress.FwTask = acc.Task
-		// Best effort: a retry that finds no task judges by the version.
-		r.record("update of " + c.Name + " started (" + acc.String() + ")")
-		return nil
-	case !updateAnswered(err):
-		r.progress.FwTask = "" // the verify task says nothing of the install
-		r.heartbeat("the StartUpdate of " + c.Name + " got no answer; reading the version")
-		return nil
-	}
-	r.progress.FwStartSent = false
-	r.record("StartUpdate of " + c.Name + " refused: " + describe(err)) // best effort, as for the request
-	return &stepError{"start the update of " + c.Name, err}
 }
