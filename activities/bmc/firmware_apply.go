@@ -169,9 +169,13 @@ func (r *run) requestUpdate(c firmware.Component, related []string) error {
 		file = f
 		// Before the record: a resumed attempt must know the image waits
 		// for StartUpdate even when the push's answer was lost.
-		at, awaits, err := r.c.PushApplyTime(r.ctx, req.ApplyTime)
-		if err != nil {
-			return &stepError{"choose the apply time of " + c.Name + "'s push", err}
+		var at string
+		var awaits bool
+		if err := r.retry("choose the apply time of "+c.Name+"'s push", func() (err error) {
+			at, awaits, err = r.c.PushApplyTime(r.ctx, req.ApplyTime)
+			return err
+		}); err != nil {
+			return err
 		}
 		req.ApplyTime, r.progress.FwAwaitsStart = at, awaits
 	}

@@ -117,8 +117,11 @@ func (r *run) followTask(step string, c firmware.Component, limit time.Duration,
 		return until(m), nil
 	})
 	if errors.Is(err, errWaitLimit) {
-		return last, &stepError{step, &failure{kindFirmwareStuck,
-			fmt.Sprintf("%s: the update task is still %s after %s", c.Name, describeTask(last), limit)}}
+		what := "is still " + describeTask(last)
+		if last.State == "unread" {
+			what = "(" + mon + ") could not be read"
+		}
+		return last, &stepError{step, &failure{kindFirmwareStuck, fmt.Sprintf("%s: the update task %s after %s", c.Name, what, limit)}}
 	}
 	return last, err
 }
