@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"go.temporal.io/sdk/temporal"
@@ -168,11 +169,20 @@ func describe(err error) string {
 		}
 	}
 	var se *bmcclient.StatusError
-	if errors.As(err, &se) && se.Message != "" && se.Status != 0 {
-		if se.Code != "" {
-			return fmt.Sprintf("HTTP %d %s: %s", se.Status, se.Code, se.Message)
-		}
-		return fmt.Sprintf("HTTP %d: %s", se.Status, se.Message)
+	if !errors.As(err, &se) || se.Status == 0 || se.Message == "" && len(se.Extended) == 0 {
+		return err.Error()
 	}
-	return err.Error()
+	// The BMC's own words: vendors put what went wrong in
+	// @Message.ExtendedInfo when the message is generic.
+	msg, ext := se.Message, strings.Join(se.Extended, "; ")
+	switch {
+	case msg == "":
+		msg = ext
+	case ext != "":
+		msg += " (" + ext + ")"
+	}
+	if se.Code != "" {
+		return fmt.Sprintf("HTTP %d %s: %s", se.Status, se.Code, msg)
+	}
+	return fmt.Sprintf("HTTP %d: %s", se.Status, msg)
 }

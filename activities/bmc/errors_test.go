@@ -103,3 +103,16 @@ func TestClassify(t *testing.T) {
 	assert.Equal(t, kindTransient, classify(errors.New("EOF")))
 	assert.Equal(t, kindAuth, classify(&stepError{"x", httpErr(401)}))
 }
+
+// A refusal is quoted in the BMC's own words, @Message.ExtendedInfo's
+// too where the message is generic or missing.
+func TestDescribeQuotesTheBMC(t *testing.T) {
+	se := &bmcclient.StatusError{Status: 400, Code: "Base.1.0.GeneralError", Message: "Missing ImageURI and/or Targets."}
+	assert.Equal(t, "HTTP 400 Base.1.0.GeneralError: Missing ImageURI and/or Targets.", describe(se))
+	se = &bmcclient.StatusError{Status: 400, Code: "Base.v1_4_0.GeneralError", Message: "A general error has occurred. See ExtendedInfo for more information.",
+		Extended: []string{"SMC.1.0.OemFirmwareAlreadyInUpdateMode: Firmware is already in update mode."}}
+	assert.Equal(t, "HTTP 400 Base.v1_4_0.GeneralError: A general error has occurred. See ExtendedInfo for more information. (SMC.1.0.OemFirmwareAlreadyInUpdateMode: Firmware is already in update mode.)", describe(se))
+	assert.True(t, updateBusy(se), "Supermicro's busy is seen in its ExtendedInfo")
+	se = &bmcclient.StatusError{Status: 409, Extended: []string{"The host must be off."}}
+	assert.Equal(t, "HTTP 409: The host must be off.", describe(se))
+}

@@ -345,14 +345,24 @@ func (f *fakeClient) Firmware(context.Context) (firmware.Server, error) {
 	return f.fw, nil
 }
 
-func (f *fakeClient) SimpleUpdate(_ context.Context, image, applyTime string) (bmcclient.Accepted, error) {
+func (f *fakeClient) SimpleUpdate(_ context.Context, req bmcclient.UpdateRequest) (bmcclient.Accepted, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return bmcclient.Accepted{}, f.call("SimpleUpdate", image, applyTime)
+	return bmcclient.Accepted{}, f.call("SimpleUpdate", req.Image, req.ApplyTime)
 }
 
-func (f *fakeClient) PushUpdate(_ context.Context, file *os.File, applyTime string) (bmcclient.Accepted, error) {
+func (f *fakeClient) PushUpdate(_ context.Context, file *os.File, req bmcclient.UpdateRequest) (bmcclient.Accepted, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return bmcclient.Accepted{}, f.call("PushUpdate", filepath.Base(file.Name()), applyTime)
+	return bmcclient.Accepted{}, f.call("PushUpdate", filepath.Base(file.Name()), req.ApplyTime)
+}
+
+func (f *fakeClient) PushApplyTime(_ context.Context, asked string) (string, bool, error) {
+	return asked, false, nil
+}
+
+func (f *fakeClient) StartUpdate(context.Context) (bmcclient.Accepted, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return bmcclient.Accepted{}, f.call("StartUpdate")
 }

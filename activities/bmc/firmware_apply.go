@@ -10,6 +10,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,10 +66,11 @@ func (r *run) applyFirmware(in ApplyFirmwareInput) (ApplyFirmwareResult, error) 
 		r.progress = p
 	}
 	res := ApplyFirmwareResult{Component: c.Name, Applied: r.progress.FwRequested}
-	rows, err := r.firmwareRows(c)
+	fw, err := r.firmwareServer()
 	if err != nil {
 		return res, err
 	}
+	rows := firmware.JudgeComponent(c, fw)
 	switch firmware.Worst(rows) {
 	case firmware.AtBaseline:
 		res.To, res.Detail = rows[0].Current, c.Name+" is at its baseline "+c.Minimum
@@ -82,11 +85,16 @@ func (r *run) applyFirmware(in ApplyFirmwareInput) (ApplyFirmwareResult, error) 
 				return res, err
 			}
 		}
-		if err := r.requestUpdate(c); err != nil {
+		if err := r.requestUpdate(c, relatedOf(c, fw.Items)); err != nil {
 			return res, err
 		}
 	}
 	res.Applied = true
+	if r.progress.FwAwaitsStart && !r.progress.FwStartSent {
+		if err := r.startUpdate(c, in.TaskLimit); err != nil {
+			return res, err
+		}
+	}
 	staged, err := r.followUpdate(c, in.TaskLimit)
 	if err != nil {
 		return res, err
@@ -128,19 +136,30 @@ func (r *run) applyFirmware(in ApplyFirmwareInput) (ApplyFirmwareResult, error) 
 // firmwareRows reads the firmware and judges the component where
 // firmware.SourceFor says, as the plan did: the proof reads that source.
 func (r *run) firmwareRows(c firmware.Component) ([]firmware.Row, error) {
-	s, err := read(r, "read the firmware inventory", r.c.Firmware)
+	s, err := r.firmwareServer()
 	if err != nil {
 		return nil, err
 	}
 	return firmware.JudgeComponent(c, s), nil
 }
 
+// firmwareServer reads the firmware: the inventory, or the properties
+// where the BMC keeps the versions (firmware.SourceFor).
+func (r *run) firmwareServer() (firmware.Server, error) {
+	return read(r, "read the firmware inventory", r.c.Firmware)
+}
+
 // requestUpdate records the request, then sends it. A request the BMC
 // answered with a refusal started nothing: the record is cleared (busy
-// is retried here a few times, then by Temporal). A request left
-// unanswered may have started: the record stays, and the inventory will
-// tell.
-func (r *run) requestUpdate(c firmware.Component) error {
+// is retried here a few times, then by Temporal; any other refusal fails
+// at once, in the BMC's words). A request left unanswered may have
+// started: the record stays, and the inventory will tell. related are the
+// URIs the component's members name (the request's Targets).
+func (r *run) requestUpdate(c firmware.Component, related []string) error {
+	req := bmcclient.UpdateRequest{Image: c.Image, ApplyTime: c.Apply.ApplyTime, Kind: c.Kind, RelatedItem: related}
+	if req.ApplyTime == firmware.ApplyImmediate {
+		req.ApplyTime = ""
+	}
 	var file *os.File
 	if c.Apply.Method == firmware.MethodMultipartPush {
 		f, err := fetchPackage(r.ctx, c.Image, r.a.requestTimeout())
@@ -150,10 +169,17 @@ func (r *run) requestUpdate(c firmware.Component) error {
 		defer os.RemoveAll(filepath.Dir(f.Name()))
 		defer f.Close()
 		file = f
-	}
-	applyTime := c.Apply.ApplyTime
-	if applyTime == firmware.ApplyImmediate {
-		applyTime = ""
+		// Before the record: a resumed attempt must know the image waits
+		// for StartUpdate even when the push's answer was lost.
+		var at string
+		var awaits bool
+		if err := r.retry("choose the apply time of "+c.Name+"'s push", func() (err error) {
+			at, awaits, err = r.c.PushApplyTime(r.ctx, req.ApplyTime)
+			return err
+		}); err != nil {
+			return err
+		}
+		req.ApplyTime, r.progress.FwAwaitsStart = at, awaits
 	}
 	backoff := r.a.backoff()
 	for try := 1; ; try++ {
@@ -166,9 +192,9 @@ func (r *run) requestUpdate(c firmware.Component) error {
 		var acc bmcclient.Accepted
 		var err error
 		if file != nil {
-			acc, err = r.c.PushUpdate(r.ctx, file, applyTime)
+			acc, err = r.c.PushUpdate(r.ctx, file, req)
 		} else {
-			acc, err = r.c.SimpleUpdate(r.ctx, c.Image, applyTime)
+			acc, err = r.c.SimpleUpdate(r.ctx, req)
 		}
 		switch {
 		case err == nil:
@@ -195,11 +221,33 @@ func (r *run) requestUpdate(c firmware.Component) error {
 	}
 }
 
+// relatedOf lists, once each, the RelatedItem of the installed members
+// the component matches (as firmware.JudgeComponent matches them).
+func relatedOf(c firmware.Component, items []firmware.Item) []string {
+	re, err := regexp.Compile(c.Inventory)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, it := range items {
+		if !it.Installed() || !(re.MatchString(it.ID) || re.MatchString(it.Name)) {
+			continue
+		}
+		for _, u := range it.RelatedItem {
+			if !slices.Contains(out, u) {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
 // updateAnswered: the BMC sent an HTTP answer (or the request was never sent).
 func updateAnswered(err error) bool {
 	var f *failure
 	var cf *bmcclient.Failure
-	return errors.As(err, &f) || errors.As(err, &cf) || bmcclient.StatusOf(err) != 0
+	var ns *bmcclient.NotSent
+	return errors.As(err, &f) || errors.As(err, &cf) || errors.As(err, &ns) || bmcclient.StatusOf(err) != 0
 }
 
 // updateBusy: another update runs (503, 409, Supermicro's
@@ -207,45 +255,6 @@ func updateAnswered(err error) bool {
 func updateBusy(err error) bool {
 	k := classify(err)
 	return k == kindTransient || k == kindConflict || strings.Contains(describe(err), "InUpdateMode")
-}
-
-// followUpdate follows the recorded task monitor until the update is
-// done or staged (Pending: it waits for a host reset). A forgotten task
-// (a BMC that reset) or none leaves the judgement to the inventory.
-func (r *run) followUpdate(c firmware.Component, limit time.Duration) (staged bool, err error) {
-	mon := r.progress.FwTask
-	if mon == "" {
-		return false, nil
-	}
-	last := bmcclient.Task{State: "unread"}
-	err = r.waitUntil("follow the update of "+c.Name, limit, func() (bool, error) {
-		t, err := r.c.Task(r.ctx, mon)
-		switch {
-		case err != nil && bmcclient.NotFound(err):
-			return true, nil
-		case err != nil && classify(err) == kindTransient:
-			return false, nil // a BMC rebooting into its new firmware
-		case err != nil:
-			return false, err
-		}
-		last, r.progress.Percent = t, t.Percent
-		r.progress.Step = fmt.Sprintf("follow the update of %s: %s %d%%", c.Name, t.State, t.Percent)
-		switch t.State {
-		case "Completed":
-			return true, nil
-		case "Pending":
-			staged = true
-			return true, nil
-		case "Exception", "Killed", "Cancelled", "Interrupted":
-			return false, &failure{kindFirmwareException, fmt.Sprintf("%s: the update task ended %s: %s", c.Name, t.State, t.Message)}
-		}
-		return false, nil
-	})
-	if errors.Is(err, errWaitLimit) {
-		return false, &stepError{"follow the update of " + c.Name, &failure{kindFirmwareStuck,
-			fmt.Sprintf("%s: the update task is still %s at %d%% after %s", c.Name, last.State, last.Percent, limit)}}
-	}
-	return staged, err
 }
 
 // hostStart restarts the host, or powers it on when it is off, so host
@@ -278,8 +287,8 @@ func (r *run) awaitFirmware(c firmware.Component, limit time.Duration) ([]firmwa
 	var rows []firmware.Row
 	err := r.waitUntil("wait for "+c.Name+" to show "+c.Minimum, limit, func() (bool, error) {
 		if mon := r.progress.FwTask; mon != "" {
-			if t, err := r.c.Task(r.ctx, mon); err == nil && (t.State == "Exception" || t.State == "Killed") {
-				return false, &failure{kindFirmwareException, fmt.Sprintf("%s: the update task ended %s: %s", c.Name, t.State, t.Message)}
+			if t, err := r.c.Task(r.ctx, mon); err == nil && meaningOf(t) == taskFailed {
+				return false, taskFailure(c, t)
 			}
 		}
 		s, err := r.c.Firmware(r.ctx)

@@ -40,6 +40,12 @@ type progress struct {
 	FwTask        string `json:",omitempty"`
 	FwHostStarted bool   `json:",omitempty"`
 	Percent       int    `json:",omitempty"`
+	// FwAwaitsStart: the pushed image waits for StartUpdate (recorded
+	// before the push); FwStartSent: it was sent, or may have been;
+	// FwState: the task's state and what it means (firmware_task.go).
+	FwAwaitsStart bool   `json:",omitempty"`
+	FwStartSent   bool   `json:",omitempty"`
+	FwState       string `json:",omitempty"`
 	// Before is the System as the reimage's reset found it: a retry whose
 	// predecessor died before it saw the reset's effect looks for the
 	// effect against it (resumedReimage).

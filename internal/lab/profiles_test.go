@@ -22,7 +22,8 @@ func TestBMCProfileProblemsAllAtOnce(t *testing.T) {
 		got[p] = msg
 	}
 	allowed := "allowed profiles are bootmode-absent, bootmode-legacy, dmtf, helpful, idrac10, idrac9, idrac9-lagging, idrac9-slow, ilo5, noauth, noinventory, nomedia, " +
-		"shape-filename, shape-hostcase, shape-imagename, shape-late, shape-noport, shape-percent, shape-redirect, supermicro, sushy, xcc"
+		"shape-filename, shape-hostcase, shape-imagename, shape-late, shape-noport, shape-percent, shape-redirect, supermicro, supermicro-x12, sushy, " +
+		"targets-required, tasks-204, xcc"
 	for p, msg := range map[model.Problem]string{
 		{Field: "lab.bmcProfile", Value: "idrac8"}:       allowed,
 		{Field: "lab.bmcProfiles.rack1", Value: "ilo4"}:  allowed,

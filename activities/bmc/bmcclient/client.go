@@ -41,10 +41,19 @@ type Client interface {
 	// UpdateService/FirmwareInventory (a GET per member).
 	Firmware(ctx context.Context) (firmware.Server, error)
 	// SimpleUpdate posts UpdateService.SimpleUpdate (the BMC fetches
-	// image); PushUpdate posts file to the MultipartHttpPushUri. applyTime
-	// "" leaves @Redfish.OperationApplyTime to the BMC.
-	SimpleUpdate(ctx context.Context, image, applyTime string) (Accepted, error)
-	PushUpdate(ctx context.Context, file *os.File, applyTime string) (Accepted, error)
+	// req.Image) with what the action's ActionInfo requires; PushUpdate
+	// posts file to the MultipartHttpPushUri, its UpdateParameters naming
+	// the targets. The answer names the task however the BMC announced it.
+	SimpleUpdate(ctx context.Context, req UpdateRequest) (Accepted, error)
+	PushUpdate(ctx context.Context, file *os.File, req UpdateRequest) (Accepted, error)
+	// PushApplyTime is the apply time a push sends for the one asked (""
+	// is Immediate), among those the BMC lists, and whether the image then
+	// waits for StartUpdate; PushUpdate sends req.ApplyTime as it is. Asked
+	// before the push, so the need for StartUpdate is recorded before it.
+	PushApplyTime(ctx context.Context, asked string) (send string, awaitsStart bool, err error)
+	// StartUpdate posts UpdateService.StartUpdate: the BMC applies what was
+	// pushed with @Redfish.OperationApplyTime OnStartUpdateRequest.
+	StartUpdate(ctx context.Context) (Accepted, error)
 	// Close ends the Redfish session, if any, and drops idle connections.
 	Close()
 }

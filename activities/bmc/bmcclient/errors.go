@@ -42,7 +42,11 @@ type StatusError struct {
 	// sessions as it allows. The client knows how its vendors say it; the
 	// refusal is transient (a session frees up), whatever the status.
 	SessionCap bool
-	Err        error // what the client saw; nil: Error is made of the fields
+	// Extended are the answer's @Message.ExtendedInfo messages
+	// ("MessageId: Message"): where vendors say what went wrong when
+	// Message is generic (Supermicro's "See ExtendedInfo").
+	Extended []string
+	Err      error // what the client saw; nil: Error is made of the fields
 }
 
 func (e *StatusError) Error() string {

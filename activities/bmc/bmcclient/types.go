@@ -65,8 +65,9 @@ type Task struct {
 	Percent int // PercentComplete; 0 when not reported
 }
 
-// Accepted is a BMC's answer to an action it took: the status and, for a
-// 202, the task monitor.
+// Accepted is a BMC's answer to an action it took: the status and the
+// task it announced, if any (for updates: a Location on any 2xx, or a task
+// in the body; other actions: a 202's monitor).
 type Accepted struct {
 	Status int
 	Task   string

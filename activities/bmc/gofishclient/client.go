@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/rackroll/rackroll/activities/bmc/bmcclient"
 	"github.com/stmcginnis/gofish"
@@ -221,9 +222,13 @@ func (c *client) Task(ctx context.Context, uri string) (bmcclient.Task, error) {
 	if t.PercentComplete != nil {
 		out.Percent = int(*t.PercentComplete)
 	}
-	if len(t.Messages) > 0 {
-		out.Message = t.Messages[0].Message
+	var msgs []string // every message: a staged update may say so only in a later one
+	for _, m := range t.Messages {
+		if m.Message != "" {
+			msgs = append(msgs, m.Message)
+		}
 	}
+	out.Message = strings.Join(msgs, "; ")
 	if out.State == "" {
 		out.State = "Completed"
 		if resp.StatusCode == http.StatusAccepted {

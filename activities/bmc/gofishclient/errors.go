@@ -30,9 +30,25 @@ func redfishError(err error) error {
 	var rf *schemas.Error
 	if errors.As(err, &rf) {
 		return &bmcclient.StatusError{Status: rf.HTTPReturnedStatusCode, Code: rf.Code, Message: rf.Message,
-			SessionCap: sessionCapped(err), Err: err}
+			SessionCap: sessionCapped(err), Extended: extendedInfo(rf), Err: err}
 	}
 	return err
+}
+
+// extendedInfo lists an error's @Message.ExtendedInfo as "MessageId:
+// Message", leaving out what only repeats the error's own message.
+func extendedInfo(rf *schemas.Error) []string {
+	var out []string
+	for _, m := range rf.ExtendedInfos {
+		switch {
+		case m.Message == "" || m.Message == rf.Message:
+		case m.MessageID == "":
+			out = append(out, m.Message)
+		default:
+			out = append(out, m.MessageID+": "+m.Message)
+		}
+	}
+	return out
 }
 
 // rejected and configError are the failures the client decides itself.

@@ -36,3 +36,17 @@ func TestRedfishErrorKeepsGofishsText(t *testing.T) {
 	assert.Equal(t, coll.Error(), err.Error())
 	assert.True(t, bmcclient.Unauthorized(err), "a member's 401 is seen")
 }
+
+// Supermicro's refusals say what went wrong only in @Message.ExtendedInfo
+// (bmclib's OemFirmwareAlreadyInUpdateMode); a repeat of the message is
+// left out.
+func TestRedfishErrorKeepsExtendedInfo(t *testing.T) {
+	raw := schemas.ConstructError(400, []byte(`{"error":{"code":"Base.v1_4_0.GeneralError",
+		"Message":"A general error has occurred. See ExtendedInfo for more information.",
+		"@Message.ExtendedInfo":[{"MessageId":"SMC.1.0.OemFirmwareAlreadyInUpdateMode","Message":"Firmware is already in update mode."},
+			{"MessageId":"Base.1.8.GeneralError","Message":"A general error has occurred. See ExtendedInfo for more information."},
+			{"Message":"Reset the BMC to leave update mode."}]}}`))
+	var se *bmcclient.StatusError
+	require.True(t, errors.As(redfishError(raw), &se))
+	assert.Equal(t, []string{"SMC.1.0.OemFirmwareAlreadyInUpdateMode: Firmware is already in update mode.", "Reset the BMC to leave update mode."}, se.Extended)
+}

@@ -23,18 +23,22 @@ type redfishServer struct {
 	docs   map[string]map[string]any
 	refuse map[string]int // path → status to answer, with a Redfish error body
 	gets   map[string]int
+	posted map[string]map[string]any // path → the last POST's JSON body
+	header map[string]http.Header    // path → headers to answer with
 }
 
 // newRedfishServer serves one System, /redfish/v1/Systems/1; docs, when
 // given, changes the documents before the client reads the service root.
 func newRedfishServer(t *testing.T, docs ...func(map[string]map[string]any)) (*redfishServer, bmcclient.Client) {
 	t.Helper()
-	s := &redfishServer{refuse: map[string]int{}, gets: map[string]int{}, docs: map[string]map[string]any{
-		"/redfish/v1":         {"@odata.id": "/redfish/v1", "Systems": ref("/redfish/v1/Systems")},
-		"/redfish/v1/Systems": {"@odata.id": "/redfish/v1/Systems", "Members": []any{ref("/redfish/v1/Systems/1")}},
-		"/redfish/v1/Systems/1": {"@odata.id": "/redfish/v1/Systems/1", "Id": "1", "PowerState": "On",
-			"Actions": map[string]any{"#ComputerSystem.Reset": map[string]any{"target": "/redfish/v1/Systems/1/Actions/ComputerSystem.Reset"}}},
-	}}
+	s := &redfishServer{refuse: map[string]int{}, gets: map[string]int{}, posted: map[string]map[string]any{},
+		header: map[string]http.Header{}, docs: map[string]map[string]any{
+			"/redfish/v1": {"@odata.id": "/redfish/v1", "Systems": ref("/redfish/v1/Systems"),
+				"Managers": ref("/redfish/v1/Managers"), "UpdateService": ref("/redfish/v1/UpdateService")},
+			"/redfish/v1/Systems": {"@odata.id": "/redfish/v1/Systems", "Members": []any{ref("/redfish/v1/Systems/1")}},
+			"/redfish/v1/Systems/1": {"@odata.id": "/redfish/v1/Systems/1", "Id": "1", "PowerState": "On",
+				"Actions": map[string]any{"#ComputerSystem.Reset": map[string]any{"target": "/redfish/v1/Systems/1/Actions/ComputerSystem.Reset"}}},
+		}}
 	for _, f := range docs {
 		f(s.docs)
 	}
@@ -53,6 +57,14 @@ func (s *redfishServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	path := strings.TrimSuffix(r.URL.Path, "/")
 	s.gets[path]++
+	if r.Method == http.MethodPost {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		s.posted[path] = body
+	}
+	for k, v := range s.header[path] {
+		w.Header()[k] = v
+	}
 	w.Header().Set("Content-Type", "application/json")
 	d, ok := s.docs[path]
 	status := s.refuse[path]

@@ -106,6 +106,7 @@ type BMC struct {
 	awayUntil      time.Time
 	updateRequests int
 	kindRequests   map[string]int
+	startUpdates   int // StartUpdate requests (update_shapes.go)
 
 	closed  bool
 	done    chan struct{} // closed by Close: aborts hanging requests

@@ -24,6 +24,7 @@ func (b *BMC) updateService() doc {
 	if b.prof.MultipartPush {
 		d["MultipartHttpPushUri"] = pushPath
 	}
+	b.prof.Updates.describe(d)
 	return d
 }
 
@@ -52,7 +53,8 @@ func (b *BMC) postSimpleUpdate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{http.StatusBadRequest, "ActionParameterValueNotInList", "The value " + body.ApplyTime + " for @Redfish.OperationApplyTime is not in the list of acceptable values: Immediate, OnReset."})
 		return
 	}
-	b.answerUpdate(w, body.ImageURI, body.ApplyTime, "SimpleUpdate")
+	b.answerUpdate(w, updateAsk{image: body.ImageURI, applyTime: body.ApplyTime, via: "SimpleUpdate",
+		targets: body.Targets, protocol: body.TransferProtocol})
 }
 
 // postPush: a multipart/form-data POST to MultipartHttpPushUri with the
@@ -70,6 +72,7 @@ func (b *BMC) postPush(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var applyTime, file string
+	var targets []string
 	mr := multipart.NewReader(r.Body, params["boundary"])
 	for {
 		part, err := mr.NextPart()
@@ -83,6 +86,7 @@ func (b *BMC) postPush(w http.ResponseWriter, r *http.Request) {
 		switch part.FormName() {
 		case "UpdateParameters":
 			var p struct {
+				Targets   []string
 				ApplyTime string `json:"@Redfish.OperationApplyTime"`
 			}
 			raw, _ := io.ReadAll(io.LimitReader(part, 1<<16))
@@ -90,7 +94,7 @@ func (b *BMC) postPush(w http.ResponseWriter, r *http.Request) {
 				writeError(w, &apiError{http.StatusBadRequest, "MalformedJSON", "The UpdateParameters part is not valid JSON."})
 				return
 			}
-			applyTime = p.ApplyTime
+			applyTime, targets = p.ApplyTime, p.Targets
 		case "UpdateFile":
 			file = part.FileName()
 			io.Copy(io.Discard, part)
@@ -100,20 +104,20 @@ func (b *BMC) postPush(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{http.StatusBadRequest, "ActionParameterMissing", "The push needs an UpdateFile part with a file name."})
 		return
 	}
-	b.answerUpdate(w, file, applyTime, "MultipartPush")
+	b.answerUpdate(w, updateAsk{image: file, applyTime: applyTime, via: "MultipartPush", targets: targets})
 }
 
-func (b *BMC) answerUpdate(w http.ResponseWriter, image, applyTime, via string) {
+func (b *BMC) answerUpdate(w http.ResponseWriter, ask updateAsk) {
 	b.mu.Lock()
 	kind := "other"
-	if m := packageName.FindStringSubmatch(pathBase(image)); m != nil {
+	if m := packageName.FindStringSubmatch(pathBase(ask.image)); m != nil {
 		kind = strings.ToLower(m[1])
 	}
 	if b.kindRequests == nil {
 		b.kindRequests = map[string]int{}
 	}
 	b.kindRequests[kind]++
-	t, e := b.startUpdateLocked(image, applyTime, via)
+	t, e := b.startUpdateLocked(ask)
 	var d doc
 	if t != nil {
 		d = taskDoc(t)
@@ -127,7 +131,7 @@ func (b *BMC) answerUpdate(w http.ResponseWriter, image, applyTime, via string) 
 		writeError(w, e)
 		return
 	}
-	accepted(w, t.id, d)
+	b.prof.Updates.reply(w, t.id, d)
 }
 
 // firmwareMember serves one FirmwareInventory member.

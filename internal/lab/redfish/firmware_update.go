@@ -38,19 +38,30 @@ import (
 // Task states of firmware jobs beyond tasks.go's.
 const taskPending = "Pending"
 
+// updateAsk is an update request as the BMC received it.
+type updateAsk struct {
+	image, applyTime, via string
+	targets               []string // Targets (SimpleUpdate, or the push's UpdateParameters)
+	protocol              string   // TransferProtocol; "" when not sent
+}
+
 var packageName = regexp.MustCompile(`(?i)^(bios|bmc|nic|storage)-([0-9][0-9A-Za-z._-]*)\.[A-Za-z0-9]+$`)
 
 // fwJob is one accepted update.
 type fwJob struct {
-	task    *task
-	part    *fwPart
-	version string
-	started time.Time
-	stuck   bool
+	task      *task
+	part      *fwPart
+	version   string
+	applyTime string
+	started   time.Time
+	stuck     bool
+	// held: pushed, kept until StartUpdate (update_shapes.go); verified
+	// once the BMC has checked the package.
+	held, verified bool
 }
 
-// startUpdateLocked handles an accepted update request for image.
-func (b *BMC) startUpdateLocked(image, applyTime, via string) (*task, *apiError) {
+// startUpdateLocked handles an accepted update request.
+func (b *BMC) startUpdateLocked(ask updateAsk) (*task, *apiError) {
 	if j := b.fwRunning; j != nil {
 		status, id := b.prof.BusyStatus, b.prof.BusyID
 		if status == 0 {
@@ -58,34 +69,53 @@ func (b *BMC) startUpdateLocked(image, applyTime, via string) (*task, *apiError)
 		}
 		return nil, &apiError{status, id, "An update is in progress (task " + j.task.id + "); retry once it is done."}
 	}
-	t := b.tasks.add("Firmware update", updatePath, map[string]any{"ImageURI": redactURL(image), "Via": via})
-	m := packageName.FindStringSubmatch(pathBase(image))
+	m := packageName.FindStringSubmatch(pathBase(ask.image))
 	var part *fwPart
 	if m != nil {
 		part = b.partLocked(strings.ToLower(m[1]))
 	}
+	if e := b.checkUpdateShapeLocked(ask, part); e != nil {
+		return nil, e
+	}
+	t := b.tasks.add("Firmware update", updatePath, map[string]any{"ImageURI": redactURL(ask.image), "Via": ask.via})
 	switch {
-	case b.cfg.Fetchable != nil && via == "SimpleUpdate" && !b.cfg.Fetchable(image):
-		t.finish(taskException, "The image could not be downloaded from "+redactURL(image)+".")
+	case b.cfg.Fetchable != nil && ask.via == "SimpleUpdate" && !b.cfg.Fetchable(ask.image):
+		t.finish(taskException, "The image could not be downloaded from "+redactURL(ask.image)+".")
 		return t, nil
 	case part == nil:
-		t.finish(taskException, "The package "+pathBase(image)+" is not a valid update package for this system.")
+		t.finish(taskException, "The package "+pathBase(ask.image)+" is not a valid update package for this system.")
 		return t, nil
 	case slices.Contains(b.prof.HostOffFor, part.kind) && b.power != "Off":
 		t.finish(taskCancelled, "Refused.")
 		return nil, &apiError{http.StatusConflict, "ResourceInUse", "The host must be powered off before its " + strings.ToUpper(part.kind) + " firmware is updated."}
 	}
-	j := &fwJob{task: t, part: part, version: m[2], stuck: b.faultActiveLocked(faults.FirmwareStuck)}
-	staged := part.kind != KindBMC && (applyTime == "OnReset" || b.prof.StagesHostUpdates)
+	j := &fwJob{task: t, part: part, version: m[2], applyTime: ask.applyTime, stuck: b.faultActiveLocked(faults.FirmwareStuck)}
+	held := ask.via == "MultipartPush" && b.prof.Updates.StartUpdate
+	staged := !held && b.stagedLocked(j)
 	b.emitLocked(events.FirmwareUpdate, map[string]any{"kind": part.kind, "version": j.version, "from": part.version,
-		"image": redactURL(image), "via": via, "staged": staged, "task": t.id})
-	if staged {
-		t.state, t.message = taskPending, "Scheduled: the update applies at the next host reset."
-		b.fwStaged = append(b.fwStaged, j)
-		return t, nil
+		"image": redactURL(ask.image), "via": ask.via, "staged": staged, "awaitsStart": held, "task": t.id})
+	switch {
+	case held:
+		b.holdLocked(j)
+	case staged:
+		b.stageLocked(j)
+	default:
+		b.installLocked(j, false)
 	}
-	b.installLocked(j, false)
 	return t, nil
+}
+
+// stagedLocked: the job waits for the next host reset (host firmware
+// asked OnReset, or a BMC that stages every host update).
+func (b *BMC) stagedLocked(j *fwJob) bool {
+	return j.part.kind != KindBMC && (j.applyTime == "OnReset" || b.prof.StagesHostUpdates)
+}
+
+// stageLocked keeps the job for the next host reset; its task says so in
+// the profile's words (Pending on iDRAC, Scheduled on Supermicro X12).
+func (b *BMC) stageLocked(j *fwJob) {
+	j.task.state, j.task.message = b.prof.Updates.stagedState(), "Scheduled: the update applies at the next host reset."
+	b.fwStaged = append(b.fwStaged, j)
 }
 
 // installLocked runs a job: Running with PercentComplete rising over

@@ -154,6 +154,8 @@ func (b *BMC) routeMore(w http.ResponseWriter, r *http.Request, p string) {
 		b.session(w, r, strings.TrimPrefix(p, sessionsPath+"/"))
 	case strings.HasPrefix(p, tasksPath+"/"):
 		dispatch(w, r, handlers{http.MethodGet: func() { b.getTask(w, strings.TrimPrefix(p, tasksPath+"/")) }})
+	case b.servesUpdateShape(p):
+		b.routeUpdateShape(w, r, p)
 	default:
 		notFound(w, r)
 	}

@@ -11,6 +11,7 @@ const (
 	taskCompleted = "Completed"
 	taskException = "Exception"
 	taskCancelled = "Cancelled"
+	taskScheduled = "Scheduled" // Supermicro X12: waits for a host reset (not DMTF's)
 )
 
 // task is a Redfish Task; its URI doubles as the task monitor: GET answers
@@ -70,8 +71,11 @@ func (t *task) finish(state, message string) {
 	t.ended = time.Now()
 }
 
-// done: the task reached a final state (Pending and Running are not).
-func (t *task) done() bool { return t.state != taskRunning && t.state != taskPending }
+// done: the task reached a final state (Running, and Pending or
+// Scheduled for the next reset, are not).
+func (t *task) done() bool {
+	return t.state != taskRunning && t.state != taskPending && t.state != taskScheduled
+}
 
 // newResetTaskLocked starts tracking a reset; a reset still in flight is
 // superseded.
