@@ -17,19 +17,7 @@ import (
 // a warning on that BMM's row naming the BMC's address (the other BMMs of
 // the example are unreachable: blockers, as in TestReadCommandsOutputFlag).
 func TestSiteCheckWarnsOfABMCWithoutAuthentication(t *testing.T) {
-	srv := redfishtest.StartTLS(t, redfishtest.Profile("noauth"))
-	t.Setenv("BMC_USERNAME", redfishtest.Username)
-	t.Setenv("BMC_PASSWORD", redfishtest.Password)
-	raw, err := os.ReadFile("../examples/two-rack.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv := strings.Replace(string(raw), `bmc: {address: "https://10.0.1.21", credentials: default}`,
-		`bmc: {address: "`+srv.URL+`", credentials: default, caFile: "`+srv.CAFile+`"}`, 1)
-	path := filepath.Join(t.TempDir(), "site.yaml")
-	if err := os.WriteFile(path, []byte(inv), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	srv, path := labBMCSite(t, "noauth", "")
 	out, _, err := run(t, "site", "check", "--inventory", path, "--timeout", "500ms")
 	if err == nil || !strings.Contains(err.Error(), "blockers") {
 		t.Fatalf("the unreachable example BMCs are blockers; got %v", err)
@@ -64,15 +52,7 @@ func TestSiteCheckWarnsOfABMCWithoutAuthentication(t *testing.T) {
 // baseline, each with its version, where it was read and the minimum —
 // none saying the firmware could not be read beside them.
 func TestSiteCheckSaysOneFindingPerComponent(t *testing.T) {
-	srv := redfishtest.StartTLS(t, redfishtest.Profile("noinventory"))
-	t.Setenv("BMC_USERNAME", redfishtest.Username)
-	t.Setenv("BMC_PASSWORD", redfishtest.Password)
-	raw, err := os.ReadFile("../examples/two-rack.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv := strings.Replace(string(raw), `bmc: {address: "https://10.0.1.21", credentials: default}`,
-		`bmc: {address: "`+srv.URL+`", credentials: default, caFile: "`+srv.CAFile+`"}`, 1) + `
+	_, path := labBMCSite(t, "noinventory", `
 images:
   firmware:
     "4.1.2":
@@ -80,11 +60,7 @@ images:
         components:
           - {name: BIOS, kind: bios, inventory: "^BIOS$", minimum: "1.1.0", image: "http://fw.example/bios-1.1.0.bin", apply: {method: SimpleUpdate}}
           - {name: BMC, kind: bmc, minimum: "1.00", source: property, image: "http://fw.example/bmc-1.00.bin", apply: {method: SimpleUpdate}}
-`
-	path := filepath.Join(t.TempDir(), "site.yaml")
-	if err := os.WriteFile(path, []byte(inv), 0o600); err != nil {
-		t.Fatal(err)
-	}
+`)
 	js, _, _ := run(t, "site", "check", "--inventory", path, "--timeout", "500ms", "-o", "json")
 	got := map[string]sitecheck.Item{}
 	for _, it := range bmmItems(t, js, "rack1-c1") {
@@ -124,4 +100,25 @@ func bmmItems(t *testing.T, js, bmm string) []sitecheck.Item {
 	}
 	t.Fatalf("no row for %s: %s", bmm, js)
 	return nil
+}
+
+// labBMCSite serves one lab BMC of profile and writes the two-rack example
+// with rack1-c1 on it (and extra appended to the inventory); the other
+// BMMs stay unreachable. The credentials are the lab's.
+func labBMCSite(t *testing.T, profile, extra string) (*redfishtest.Server, string) {
+	t.Helper()
+	srv := redfishtest.StartTLS(t, redfishtest.Profile(profile))
+	t.Setenv("BMC_USERNAME", redfishtest.Username)
+	t.Setenv("BMC_PASSWORD", redfishtest.Password)
+	raw, err := os.ReadFile("../examples/two-rack.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := strings.Replace(string(raw), `bmc: {address: "https://10.0.1.21", credentials: default}`,
+		`bmc: {address: "`+srv.URL+`", credentials: default, caFile: "`+srv.CAFile+`"}`, 1) + extra
+	path := filepath.Join(t.TempDir(), "site.yaml")
+	if err := os.WriteFile(path, []byte(inv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return srv, path
 }

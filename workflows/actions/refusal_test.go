@@ -31,14 +31,7 @@ func startAs(t *testing.T, s *wftest.FakeSite, n int, in api.ActionInput, pin fu
 	if pin != nil {
 		pin(env)
 	}
-	env.ExecuteWorkflow(api.BMMActionWorkflowName, in)
-	require.True(t, env.IsWorkflowCompleted())
-	var res api.ActionResult
-	if err := env.GetWorkflowError(); err != nil {
-		return res, err
-	}
-	require.NoError(t, env.GetWorkflowResult(&res))
-	return res, nil
+	return wftest.RunActionIn(t, env, in)
 }
 
 // Issue 48: a replace refused for safeguard mode gives back the lease the

@@ -36,7 +36,12 @@ func (f *FakeSite) Env(t *testing.T, id string) *testsuite.TestWorkflowEnvironme
 
 // RunAction runs BMMActionWorkflow (registered in Workflows) to its end.
 func (f *FakeSite) RunAction(t *testing.T, in api.ActionInput) (api.ActionResult, error) {
-	env := f.Env(t, api.ActionID(in.Cluster, in.BMM, 1))
+	return RunActionIn(t, f.Env(t, api.ActionID(in.Cluster, in.BMM, 1)), in)
+}
+
+// RunActionIn runs BMMActionWorkflow in env (prepared by the caller) to
+// its end: its result, or the error it ended with.
+func RunActionIn(t *testing.T, env *testsuite.TestWorkflowEnvironment, in api.ActionInput) (api.ActionResult, error) {
 	env.ExecuteWorkflow(api.BMMActionWorkflowName, in)
 	require.True(t, env.IsWorkflowCompleted())
 	var res api.ActionResult
