@@ -68,7 +68,7 @@ func FirmwareDone(rs []bmc.ApplyFirmwareResult) []string {
 	for _, r := range rs {
 		switch {
 		case r.Staged && r.To == "":
-			out = append(out, fmt.Sprintf("%s %s staged, not proven: it installs at the next host reset", r.Component, r.From))
+			out = append(out, fmt.Sprintf("%s %s: update staged, not proven (a host reset may still install it)", r.Component, r.From))
 			continue
 		case r.Staged:
 			out = append(out, fmt.Sprintf("%s %s → %s (staged, one host start)", r.Component, r.From, r.To))
