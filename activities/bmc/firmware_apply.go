@@ -1,6 +1,7 @@
 package bmc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,6 +32,12 @@ type ApplyFirmwareInput struct {
 	// itself. Zero: 30 min and 10 min.
 	TaskLimit time.Duration
 	AwayLimit time.Duration
+	// LeaveStaged: host firmware the BMC stages until a host reset (asked
+	// OnReset, or a task Scheduled, Staged, Pending for a reset) is left
+	// staged and unproven (the result's Staged), so FinishStagedFirmware
+	// starts the host once for all of a server's staged components. False
+	// (every history from before it): the host start and the proof here.
+	LeaveStaged bool `json:",omitempty"`
 }
 
 // ApplyFirmwareResult says what was done and what the inventory shows.
@@ -41,8 +48,14 @@ type ApplyFirmwareResult struct {
 	// Applied is false when the component already was at its baseline.
 	Applied bool `json:"applied"`
 	// HostStarted: the host was reset (or powered on) for the update.
-	HostStarted bool   `json:"hostStarted,omitempty"`
-	Detail      string `json:"detail"`
+	HostStarted bool `json:"hostStarted,omitempty"`
+	// Staged: the update waited for a host reset. From ApplyFirmware with
+	// LeaveStaged: left so, not proven yet (To empty); from
+	// FinishStagedFirmware: installed at its one host start, proven (To).
+	// Task is the update's task monitor ("" none).
+	Staged bool   `json:"staged,omitempty"`
+	Task   string `json:"task,omitempty"`
+	Detail string `json:"detail"`
 }
 
 // ApplyFirmware sends the component's update once, follows its task
@@ -105,15 +118,16 @@ func (r *run) applyFirmware(in ApplyFirmwareInput) (ApplyFirmwareResult, error) 
 			return res, nil
 		}
 	}
+	if in.LeaveStaged && c.Kind != firmware.KindBMC && !r.progress.FwHostStarted && (staged || c.Apply.ApplyTime == firmware.ApplyOnReset) {
+		res.Staged, res.Task = true, r.progress.FwTask
+		res.Detail = fmt.Sprintf("%s %s → %s staged until a host reset (%s)", c.Name, res.From, c.Minimum, cmp.Or(r.progress.FwState, "asked OnReset"))
+		return res, nil
+	}
 	limit := in.AwayLimit
 	if c.Kind != firmware.KindBMC {
 		limit = in.TaskLimit
-		if !r.progress.FwHostStarted {
-			r.progress.FwHostStarted = true // before the reset: never a second one
-			r.heartbeat("starting the host for " + c.Name)
-			if err := r.hostStart(); err != nil {
-				return res, err
-			}
+		if err := r.startHostOnce(c.Name); err != nil {
+			return res, err
 		}
 		res.HostStarted = true
 	}
@@ -257,39 +271,14 @@ func updateBusy(err error) bool {
 	return k == kindTransient || k == kindConflict || strings.Contains(describe(err), "InUpdateMode")
 }
 
-// hostStart restarts the host, or powers it on when it is off, so host
-// firmware installed or staged is read at POST.
-func (r *run) hostStart() error {
-	s, err := r.settledPower()
-	if err != nil {
-		return err
-	}
-	if s.PowerState == "Off" {
-		_, err = r.powerOn()
-		return err
-	}
-	rt := "ForceRestart"
-	if !supports(s, rt) {
-		rt = "GracefulRestart"
-	}
-	acc, err := r.issueReset(rt, func(now bmcclient.System) bool { return cycleEvidence(s, now, false) != "" })
-	if err != nil {
-		return err
-	}
-	_, err = r.waitPowerCycle(s, rt, acc)
-	return err
-}
-
 // awaitFirmware waits until its source shows the component at its
 // minimum; a BMC that does not answer meanwhile is rebooting. The task, if
 // still open (an install during POST), is watched for Exception.
 func (r *run) awaitFirmware(c firmware.Component, limit time.Duration) ([]firmware.Row, error) {
 	var rows []firmware.Row
 	err := r.waitUntil("wait for "+c.Name+" to show "+c.Minimum, limit, func() (bool, error) {
-		if mon := r.progress.FwTask; mon != "" {
-			if t, err := r.c.Task(r.ctx, mon); err == nil && meaningOf(t) == taskFailed {
-				return false, taskFailure(c, t)
-			}
+		if err := r.installFailed(c, r.progress.FwTask); err != nil {
+			return false, err
 		}
 		s, err := r.c.Firmware(r.ctx)
 		if err != nil {

@@ -92,6 +92,13 @@ func (instant) ReadFirmware(context.Context, bmc.Endpoint) (firmware.Server, err
 func (instant) ApplyFirmware(_ context.Context, in bmc.ApplyFirmwareInput) (bmc.ApplyFirmwareResult, error) {
 	return bmc.ApplyFirmwareResult{Component: in.Component.Name, To: in.Component.Minimum, Detail: "at its baseline"}, nil
 }
+func (instant) FinishStagedFirmware(_ context.Context, in bmc.FinishStagedFirmwareInput) (bmc.FinishStagedFirmwareResult, error) {
+	var out bmc.FinishStagedFirmwareResult
+	for _, s := range in.Staged {
+		out.Results = append(out.Results, bmc.ApplyFirmwareResult{Component: s.Component.Name, To: s.Component.Minimum, Applied: true, Staged: true})
+	}
+	return out, nil
+}
 
 // ApplyNodeKeys: the node holds the set at once.
 func (instant) ApplyNodeKeys(_ context.Context, in kube.NodeKeysInput) (kube.NodeKeysResult, error) {

@@ -36,7 +36,14 @@ const (
 // before that, so a stuck task fails typed, naming the component, rather
 // than by the step's clock. It stops at the first failure and returns
 // what was done before it.
+//
+// Behind ChangeFirmwareOneReset, staged host firmware shares one host
+// start (applyStagedOnce); a history from before it runs each component
+// alone, as it did.
 func (s *Steps) ApplyFirmware(comps []firmware.Component, l Limit) ([]bmc.ApplyFirmwareResult, error) {
+	if workflow.GetVersion(s.Ctx, ChangeFirmwareOneReset, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		return s.applyStagedOnce(comps, l)
+	}
 	start := workflow.Now(s.Ctx)
 	var done []bmc.ApplyFirmwareResult
 	for _, c := range comps {
@@ -59,6 +66,14 @@ func (s *Steps) ApplyFirmware(comps []firmware.Component, l Limit) ([]bmc.ApplyF
 func FirmwareDone(rs []bmc.ApplyFirmwareResult) []string {
 	out := make([]string, 0, len(rs))
 	for _, r := range rs {
+		switch {
+		case r.Staged && r.To == "":
+			out = append(out, fmt.Sprintf("%s %s: update staged, not proven (a host reset may still install it)", r.Component, r.From))
+			continue
+		case r.Staged:
+			out = append(out, fmt.Sprintf("%s %s → %s (staged, one host start)", r.Component, r.From, r.To))
+			continue
+		}
 		if !r.Applied {
 			out = append(out, r.Component+" already at "+r.To)
 			continue

@@ -26,4 +26,8 @@ const (
 	// changeReobserve (2026-11-27): a lease refused only because its observation went stale (a worker restart between
 	// the two) is observed and asked again, up to staleAsks times, instead of failing the step.
 	changeReobserve = "reobserve"
+	// ChangeFirmwareOneReset (2026-11-29): host firmware a BMC stages until a host reset is left staged by each
+	// ApplyFirmware and installed by one host start for all of a server's staged components (FinishStagedFirmware),
+	// then each proven, the BMC's own update still last: one restart per server rather than one per staged component.
+	ChangeFirmwareOneReset = "firmware-one-reset"
 )

@@ -106,10 +106,15 @@ type FakeSite struct {
 	Drains     []kube.DrainInput
 	Waits      []kube.WaitReadyInput
 	VMStops    []kube.ShutdownInput
-	// FirmwareInputs are the ApplyFirmware inputs, in order.
-	FirmwareInputs []bmc.ApplyFirmwareInput
-	Started        int // StartVMs calls
-	Observed       int // ObserveNodes calls
+	// FirmwareInputs are the ApplyFirmware inputs, in order;
+	// StagedInputs the FinishStagedFirmware ones; FirmwareHostStarts,
+	// by BMM, the host starts firmware updates made.
+	FirmwareInputs     []bmc.ApplyFirmwareInput
+	StagedInputs       []bmc.FinishStagedFirmwareInput
+	FirmwareHostStarts map[string]int
+	fwStaged           map[string][]string // BMM -> components staged, not yet installed
+	Started            int                 // StartVMs calls
+	Observed           int                 // ObserveNodes calls
 	// cpObserved counts ObserveControlPlane calls; onCPObserve, when set,
 	// runs before each answer with the call's number (mu held).
 	CPObserved  int
@@ -148,7 +153,7 @@ func NewFakeSite(t *testing.T, path string) *FakeSite {
 	f := &FakeSite{Nodes: map[string]*FakeNode{}, Failing: map[string]string{}, RebootFails: map[string]bool{}, ResetIgnored: map[string]bool{}, Sticky: map[string]bool{},
 		Broken: map[string]bool{}, Power: map[string]string{}, running: map[string]bool{}, Fail: map[string]string{},
 		NoBoot: map[string]bool{}, Lost: map[string]bool{}, WatchFails: map[string]string{}, MissingImages: map[string]bool{}, NoRoom: map[string]bool{},
-		Delay: map[string]time.Duration{}, FirmwareFails: map[string]string{}, Cordoned: map[string]bool{}, shown: map[string]string{}, inFlight: map[string]int{}}
+		Delay: map[string]time.Duration{}, FirmwareFails: map[string]string{}, FirmwareHostStarts: map[string]int{}, fwStaged: map[string][]string{}, Cordoned: map[string]bool{}, shown: map[string]string{}, inFlight: map[string]int{}}
 	f.St.Cluster = model.Cluster{Name: inv.Cluster, RuntimeVersion: inv.RuntimeVersion, DetailedStatus: model.ClusterRunning}
 	f.St.ImageURLTemplate = inv.ImageURL("{version}")
 	f.St.Remediation = inv.Remediation.WithDefaults()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/internal/firmware"
@@ -72,23 +73,80 @@ func (f *FakeSite) mockFirmware(env *testsuite.TestWorkflowEnvironment) {
 			return res, nil
 		}
 		res.From, res.Applied = rows[0].Current, true
-		f.Event(events.FirmwareUpdate, in.BMM, map[string]any{"kind": c.Kind, "version": c.Minimum, "from": res.From})
-		if msg := f.FirmwareFails[in.BMM]; msg != "" {
-			f.Event(events.FirmwareFailed, in.BMM, map[string]any{"kind": c.Kind, "version": c.Minimum, "reason": msg})
-			return res, temporal.NewNonRetryableApplicationError(c.Name+": "+msg, bmc.ErrTypeFirmwareException, nil)
+		staged := c.Kind != firmware.KindBMC && c.Apply.ApplyTime == firmware.ApplyOnReset
+		f.Event(events.FirmwareUpdate, in.BMM, map[string]any{"kind": c.Kind, "version": c.Minimum, "from": res.From, "staged": staged})
+		if staged && in.LeaveStaged {
+			// The install, and a failure of it, waits for the host start.
+			f.fwStaged[in.BMM] = append(f.fwStaged[in.BMM], c.Name)
+			res.Staged, res.Task = true, "/redfish/v1/TaskService/Tasks/"+c.Name
+			return res, nil
 		}
-		re := regexp.MustCompile(c.Inventory)
-		for i, it := range s.Items {
-			if it.Installed() && (re.MatchString(it.ID) || re.MatchString(it.Name)) {
-				s.Items[i].Version = c.Minimum
-			}
+		if err := f.installFirmware(in.BMM, c, res.From); err != nil {
+			return res, err
 		}
-		f.logf("firmware %s %s %s", in.BMM, c.Name, c.Minimum)
-		f.Event(events.FirmwareDone, in.BMM, map[string]any{"kind": c.Kind, "from": res.From, "to": c.Minimum})
 		res.To, res.HostStarted = c.Minimum, c.Kind != firmware.KindBMC
-		if n := f.Nodes[in.BMM]; res.HostStarted && n != nil {
-			n.boot++ // the host start is a new boot of its OS
+		if res.HostStarted {
+			f.hostStart(in.BMM)
 		}
 		return res, nil
 	})
+	f.answer(env, ba.FinishStagedFirmware, "FinishStagedFirmware", f.finishStaged)
+}
+
+// finishStaged installs the components ApplyFirmware left staged, with
+// one host start; one that was not staged stays as it is, and fails.
+func (f *FakeSite) finishStaged(_ context.Context, in bmc.FinishStagedFirmwareInput) (bmc.FinishStagedFirmwareResult, error) {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	f.StagedInputs = append(f.StagedInputs, in)
+	names := make([]string, len(in.Staged))
+	for i, st := range in.Staged {
+		names[i] = st.Component.Name
+	}
+	var out bmc.FinishStagedFirmwareResult
+	if err := f.step("FinishStagedFirmware", in.BMM+" "+strings.Join(names, ", ")); err != nil {
+		return out, err
+	}
+	f.hostStart(in.BMM)
+	out.HostStarted = true
+	for _, st := range in.Staged {
+		c := st.Component
+		if !slices.Contains(f.fwStaged[in.BMM], c.Name) {
+			return out, temporal.NewNonRetryableApplicationError(c.Name+" still shows "+st.From+": nothing was staged", bmc.ErrTypeFirmwareUnchanged, nil)
+		}
+		if err := f.installFirmware(in.BMM, c, st.From); err != nil {
+			return out, err
+		}
+		out.Results = append(out.Results, bmc.ApplyFirmwareResult{Component: c.Name, From: st.From, To: c.Minimum,
+			Applied: true, Staged: true, HostStarted: true, Task: st.Task})
+	}
+	f.fwStaged[in.BMM] = nil
+	return out, nil
+}
+
+// installFirmware brings c's members on bmm to its minimum, or fails as
+// FirmwareFails says (mu held).
+func (f *FakeSite) installFirmware(bmm string, c firmware.Component, from string) error {
+	if msg := f.FirmwareFails[bmm]; msg != "" {
+		f.Event(events.FirmwareFailed, bmm, map[string]any{"kind": c.Kind, "version": c.Minimum, "reason": msg})
+		return temporal.NewNonRetryableApplicationError(c.Name+": "+msg, bmc.ErrTypeFirmwareException, nil)
+	}
+	s := f.Firmware[bmm]
+	re := regexp.MustCompile(c.Inventory)
+	for i, it := range s.Items {
+		if it.Installed() && (re.MatchString(it.ID) || re.MatchString(it.Name)) {
+			s.Items[i].Version = c.Minimum
+		}
+	}
+	f.logf("firmware %s %s %s", bmm, c.Name, c.Minimum)
+	f.Event(events.FirmwareDone, bmm, map[string]any{"kind": c.Kind, "from": from, "to": c.Minimum})
+	return nil
+}
+
+// hostStart is a host start for firmware: a new boot of its OS (mu held).
+func (f *FakeSite) hostStart(bmm string) {
+	f.FirmwareHostStarts[bmm]++
+	if n := f.Nodes[bmm]; n != nil {
+		n.boot++
+	}
 }

@@ -107,3 +107,21 @@ func TestAtTargetKCPIsLeftToReplace(t *testing.T) {
 	assert.True(t, res.AlreadyAtTarget)
 	assert.Empty(t, f.FirmwareInputs)
 }
+
+// A staged BIOS (OnReset) is installed by the one host start
+// FinishStagedFirmware makes: the window still waits for the node back on
+// a new boot, as after any host start.
+func TestServerAtTargetStagedFirmwareWaitsForTheBoot(t *testing.T) {
+	f, res, _ := upgradeOne(t, func(f *wftest.FakeSite, env *testsuite.TestWorkflowEnvironment) {
+		atTarget("1.10.0", "6.10.00.00")(f, env)
+		f.St.Firmware["4.2.0"][0].Components[1].Apply.ApplyTime = firmware.ApplyOnReset
+	})
+	require.True(t, res.Succeeded, res.Error)
+	assert.Equal(t, []string{"BIOS 1.10.0 → 1.13.2 (staged, one host start)", "iDRAC 6.10.00.00 → 7.00.30.00"}, res.Firmware)
+	log := f.CallLog()
+	finish, idrac := slices.Index(log, "FinishStagedFirmware "+wftest.Compute+" BIOS"), slices.Index(log, "ApplyFirmware "+wftest.Compute+" iDRAC")
+	require.True(t, finish >= 0 && idrac > finish, "the staged BIOS finished before the BMC's update: %v", log)
+	assert.Equal(t, 1, f.FirmwareHostStarts[wftest.Compute])
+	require.Len(t, f.Waits, 1, "the host start is a boot to wait for")
+	assert.Equal(t, wftest.BootID(wftest.Compute, 0), f.Waits[0].PreviousBootID)
+}

@@ -25,3 +25,23 @@ func TestUpgradeNamesUnknownFirmwareAndAppliesTheRest(t *testing.T) {
 	assert.Equal(t, "BIOS", f.FirmwareInputs[0].Component.Name)
 	assert.Equal(t, []string{"BIOS 1.10.0 → 1.13.2", `iDRAC not judged: no FirmwareInventory member matches "Remote Access Controller"`}, res.Firmware)
 }
+
+// A staged install that fails at the one host start fails the server at
+// step firmware; its result says the BIOS update is staged, not proven — what
+// the next reset of that server would install — and the BMC's update was
+// not sent.
+func TestUpgradeStagedFirmwareFailureSaysWhatIsStaged(t *testing.T) {
+	f, res, _ := upgradeOne(t, func(f *wftest.FakeSite, _ *testsuite.TestWorkflowEnvironment) {
+		b := wftest.DellBaseline()
+		b[0].Components[1].Apply.ApplyTime = firmware.ApplyOnReset
+		f.St.Firmware = map[string]firmware.Baseline{"4.2.0": b}
+		f.FirmwareOf(wftest.Compute, wftest.Dell("1.10.0", "6.10.00.00"))
+		f.FirmwareFails[wftest.Compute] = "the update task ended Exception"
+	})
+	require.False(t, res.Succeeded)
+	assert.Equal(t, "firmware", res.Step)
+	assert.Contains(t, res.Error, "BIOS: the update task ended Exception")
+	assert.Equal(t, []string{"BIOS 1.10.0: update staged, not proven (a host reset may still install it)"}, res.Firmware)
+	assert.Equal(t, 0, wftest.Count(f.CallLog(), "ApplyFirmware "+wftest.Compute+" iDRAC"))
+	assert.Empty(t, f.Reimages)
+}
