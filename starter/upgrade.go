@@ -83,7 +83,7 @@ func (a *app) upgradeStartCmd() *cobra.Command {
 			}
 			// The same preflight as the workflow, so mistakes are caught
 			// before anything starts.
-			p, err := upgradeplan.Build(st.Cluster, version, s, st.UpgradeTarget == version)
+			p, err := upgradeplan.Build(st.Cluster, version, s, st.UpgradeTarget == version, planOptions(st, version)...)
 			if err != nil {
 				return fmt.Errorf("upgrade of %s to %s refused:\n%w", cluster, version, err)
 			}
@@ -147,7 +147,7 @@ func (a *app) upgradePlanCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, perr := upgradeplan.Build(st.Cluster, version, sf.value(), st.UpgradeTarget == version)
+			p, perr := upgradeplan.Build(st.Cluster, version, sf.value(), st.UpgradeTarget == version, planOptions(st, version)...)
 			img, reached := askImage(cmd.Context(), st, version)
 			out := struct {
 				upgradeplan.Plan
@@ -280,4 +280,14 @@ func clusterStateWith(ctx context.Context, c client.Client, cluster string) (api
 		return st, fmt.Errorf("cluster %s: %w (registered? `starter cluster register --inventory FILE`)", cluster, err)
 	}
 	return st, v.Get(&st)
+}
+
+// planOptions plans as the workflow does (workflows/upgrade/plan.go): the
+// version the cluster runs, with a firmware baseline, is a run for the
+// firmware alone.
+func planOptions(st api.ClusterState, version string) []upgradeplan.Option {
+	if st.Cluster.RuntimeVersion == version && len(st.Firmware[version]) > 0 {
+		return []upgradeplan.Option{upgradeplan.FirmwareRerun()}
+	}
+	return nil
 }

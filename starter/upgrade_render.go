@@ -66,13 +66,16 @@ func writePlan(w io.Writer, format string, p upgradeplan.Plan, perServer time.Du
 func planNotes(p upgradeplan.Plan) []string {
 	var out []string
 	switch {
+	case p.FirmwareOnly:
+		out = append(out, fmt.Sprintf("Runs the upgrade to %s again for its firmware baseline: the cluster already runs it; nothing is reimaged, "+
+			"servers below the baseline get their firmware in a window of their own", p.To))
 	case p.Resume && len(p.Finishing) == 0:
 		out = append(out, fmt.Sprintf("Runs the upgrade to %s again: every planned server is already at it; nothing to reimage", p.To))
 	case p.Resume:
 		out = append(out, fmt.Sprintf("Runs the upgrade to %s again: finishes the %d servers not yet at it (the rest are skipped): %s",
 			p.To, len(p.Finishing), strings.Join(p.Finishing, ", ")))
 	}
-	if !p.Resume && p.AtTarget > 0 {
+	if !p.Resume && !p.FirmwareOnly && p.AtTarget > 0 {
 		out = append(out, fmt.Sprintf("%d of the planned servers already run %s (an earlier run reached them): each is skipped and counted as upgraded", p.AtTarget, p.To))
 	}
 	if c := p.Canary; c != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/model/modeltest"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
@@ -93,6 +94,33 @@ func TestPlanShowsFinishingAndSkipped(t *testing.T) {
 		if strings.Contains(out, tc.absent) {
 			t.Errorf("%s: plan says %q:\n%s", tc.name, tc.absent, b.String())
 		}
+	}
+}
+
+// The version the cluster runs is "nothing to upgrade", unless it
+// declares a firmware baseline: then `upgrade start` and `upgrade plan`
+// plan, as the workflow does, a run for the firmware alone, and say so.
+func TestPlanSaysARunForTheFirmware(t *testing.T) {
+	c := modeltest.Cluster("rack1-m1:kcp", "rack2-m1:kcp-spare~", "rack1-c1:compute", "rack2-c1:compute")
+	c.RuntimeVersion = "4.2.0"
+	for _, n := range []string{"rack1-m1", "rack1-c1", "rack2-c1"} {
+		b, _ := c.BMM(n)
+		b.RuntimeVersion = "4.2.0"
+	}
+	st := api.ClusterState{Cluster: c}
+	if _, err := upgradeplan.Build(c, "4.2.0", model.UpdateStrategy{}, false, planOptions(st, "4.2.0")...); err == nil ||
+		!strings.Contains(err.Error(), "nothing to upgrade") {
+		t.Fatalf("no baseline: %v, want nothing to upgrade", err)
+	}
+	st.Firmware = map[string]firmware.Baseline{"4.2.0": {{Match: firmware.Match{Manufacturer: "Dell Inc."}}}}
+	p, err := upgradeplan.Build(c, "4.2.0", model.UpdateStrategy{}, false, planOptions(st, "4.2.0")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Join(planNotes(p), "\n")
+	if !strings.Contains(out, "Runs the upgrade to 4.2.0 again for its firmware baseline: the cluster already runs it; nothing is reimaged") ||
+		strings.Contains(out, "an earlier run reached them") {
+		t.Errorf("notes:\n%s", out)
 	}
 }
 

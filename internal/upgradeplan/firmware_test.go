@@ -1,9 +1,11 @@
 package upgradeplan
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/model/modeltest"
 )
 
 func TestGetsFirmwareStep(t *testing.T) {
@@ -25,5 +27,35 @@ func TestGetsFirmwareStep(t *testing.T) {
 		if got := GetsFirmwareStep(tc.b, to); got != tc.want {
 			t.Errorf("%s: GetsFirmwareStep = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// The version the cluster already runs is "nothing to upgrade", unless
+// its firmware baseline is declared (FirmwareRerun): then a run for the
+// firmware alone, every server at the target, no control-plane step.
+func TestFirmwareRerunAtTheCurrentVersion(t *testing.T) {
+	c := atVersion(modeltest.Cluster("rack1-m1:kcp-spare~", "rack2-m1:kcp", "rack1-c1:compute", "rack2-c1:compute"), "4.2.0",
+		"rack2-m1", "rack1-c1", "rack2-c1")
+	c.RuntimeVersion = "4.2.0"
+	if _, err := Build(c, "4.2.0", model.UpdateStrategy{}, false); err == nil || !strings.Contains(err.Error(), "nothing to upgrade") {
+		t.Fatalf("without a baseline: %v, want nothing to upgrade", err)
+	}
+	p, err := Build(c, "4.2.0", model.UpdateStrategy{}, false, FirmwareRerun())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.FirmwareOnly || p.Resume {
+		t.Errorf("FirmwareOnly %v, Resume %v: want a firmware run, not a resume", p.FirmwareOnly, p.Resume)
+	}
+	for _, s := range p.ControlPlane {
+		if !s.Skip {
+			t.Errorf("control-plane step %s %s not skipped", s.BMM, s.Action)
+		}
+	}
+	if p.AtTarget != 2 {
+		t.Errorf("AtTarget %d, want the two computes", p.AtTarget)
+	}
+	if _, err := Build(c, "4.1.2", model.UpdateStrategy{}, false, FirmwareRerun()); err == nil {
+		t.Error("a downgrade is refused with a baseline too")
 	}
 }

@@ -6,7 +6,14 @@ import "github.com/rackroll/rackroll/internal/model"
 // changed.
 type Option func(*options)
 
-type options struct{ legacy, retireLast bool }
+type options struct{ legacy, retireLast, firmwareRerun bool }
+
+// FirmwareRerun says the target declares a firmware baseline: an upgrade
+// to the version the cluster already runs is then no "nothing to
+// upgrade" but a run for the firmware alone (Plan.FirmwareOnly): every
+// server is at the target and skipped, and those below the baseline get
+// it in a window of their own (docs/firmware.md#upgrade).
+func FirmwareRerun() Option { return func(o *options) { o.firmwareRerun = true } }
 
 // RetireLastKCP is Build as it was before the retiring KCP was chosen in
 // the spare's rack: the last KCP still on the old version retires.

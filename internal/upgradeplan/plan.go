@@ -80,6 +80,10 @@ type Plan struct {
 	// AtTarget counts the planned servers that already run the target (an
 	// earlier run reached them): each is skipped and counted as upgraded.
 	AtTarget int `json:"atTarget,omitempty"`
+	// FirmwareOnly is true when this runs the upgrade to the version the
+	// cluster already runs, for the target's firmware baseline
+	// (FirmwareRerun): nothing is reimaged.
+	FirmwareOnly bool `json:"firmwareOnly,omitempty"`
 }
 
 // Build checks the request (version rule, strategy ranges, thresholds every
@@ -108,6 +112,8 @@ func Build(c model.Cluster, to string, s model.UpdateStrategy, resume bool, opts
 		add(fmt.Errorf("targetVersion: %w", err))
 	} else if from, err := model.ParseVersion(c.RuntimeVersion); err != nil {
 		add(fmt.Errorf("cluster runtimeVersion: %w", err))
+	} else if o.firmwareRerun && target.Compare(from) == 0 {
+		p.FirmwareOnly = true
 	} else {
 		add(model.CheckUpgrade(from, target))
 	}

@@ -18,6 +18,12 @@ func (u *upgrade) planFrom(ctx workflow.Context, cs api.ClusterState) (upgradepl
 	if workflow.GetVersion(ctx, changeRetireInSparesRack, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		opts = append(opts, upgradeplan.RetireLastKCP())
 	}
+	// The version the cluster already runs, with a firmware baseline: a
+	// run for the firmware alone (docs/firmware.md#upgrade).
+	if cs.Cluster.RuntimeVersion == u.in.TargetVersion && len(cs.Firmware[u.in.TargetVersion]) > 0 &&
+		workflow.GetVersion(ctx, changeFirmwareRerun, workflow.DefaultVersion, 1) == 1 {
+		opts = append(opts, upgradeplan.FirmwareRerun())
+	}
 	p, err := upgradeplan.Build(cs.Cluster, u.in.TargetVersion, u.in.UpdateStrategy, resume, opts...)
 	u.st.Strategy = p.Strategy
 	return p, err

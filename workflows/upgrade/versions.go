@@ -52,4 +52,6 @@ const (
 	changeUpgradeMovesBuild = "upgrade-moves-build"
 	// changeKeysAfterUpgrade (2026-11-27): once the upgrade has ended, the BMM keysets are re-established on the nodes.
 	changeKeysAfterUpgrade = "keys-after"
+	// changeFirmwareRerun (2026-11-29): an upgrade to the version the cluster runs, whose baseline is declared, runs for the firmware alone.
+	changeFirmwareRerun = "fw-rerun"
 )
