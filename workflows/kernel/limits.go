@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -79,6 +81,24 @@ func isTimeout(err error) bool {
 	}
 	var te *temporal.TimeoutError
 	return errors.Is(err, errOverLimit) || errors.As(err, &te) || strings.Contains(err.Error(), "context deadline exceeded")
+}
+
+// ranOutOfTime: the activity's last attempt ended because its own context
+// did (cancelled or past its deadline) and the server had no room left
+// for another (RETRY_STATE_TIMEOUT) — the step's limit passed, told by
+// the worker rather than the server. A real failure that used up the
+// limit in retries is not this: it keeps its own error.
+func ranOutOfTime(err error) bool {
+	var ae *temporal.ActivityError
+	if !errors.As(err, &ae) || ae.RetryState() != enumspb.RETRY_STATE_TIMEOUT {
+		return false
+	}
+	var ce *temporal.CanceledError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && (app.Message() == context.Canceled.Error() || app.Message() == context.DeadlineExceeded.Error())
 }
 
 // IsStepTimeout: err is (or wraps) a step's overLimit failure.

@@ -155,10 +155,19 @@ func (s *Steps) ShutdownVMs(l Limit) (kube.ShutdownResult, error) {
 // proceedsAtLimit: a drain or VM shutdown whose limit passed before its
 // activity said so itself (a slow answer, an API that never answers) has
 // timed out like one that reported it, and the step goes on
-// (docs/behaviour.md#time-limits: "proceed anyway"). Histories from before
-// the site's limits kept failing the step.
+// (docs/behaviour.md#time-limits: "proceed anyway"). So has one whose last
+// attempt ended with its own context and left no room for another
+// (ranOutOfTime; a loaded worker sees its deadline before the server
+// does). Histories from before the site's limits kept failing the step,
+// and from before changeDrainOutOfTime failed on the second case.
 func (s *Steps) proceedsAtLimit(err error) bool {
-	return isTimeout(err) && workflow.GetVersion(s.Ctx, changeSiteLimits, workflow.DefaultVersion, 1) != workflow.DefaultVersion
+	switch {
+	case isTimeout(err):
+	case ranOutOfTime(err) && workflow.GetVersion(s.Ctx, changeDrainOutOfTime, workflow.DefaultVersion, 1) != workflow.DefaultVersion:
+	default:
+		return false
+	}
+	return workflow.GetVersion(s.Ctx, changeSiteLimits, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 }
 
 // Restart power-cycles the machine; an Unconfirmed result is settled by

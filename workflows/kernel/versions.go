@@ -30,4 +30,7 @@ const (
 	// ApplyFirmware and installed by one host start for all of a server's staged components (FinishStagedFirmware),
 	// then each proven, the BMC's own update still last: one restart per server rather than one per staged component.
 	ChangeFirmwareOneReset = "firmware-one-reset"
+	// changeDrainOutOfTime (2026-11-29): a drain or VM shutdown whose last attempt ended with its own context, with no
+	// room left for a retry, proceeds at its limit like one the server timed out, rather than failing the server.
+	changeDrainOutOfTime = "drain-out-of-time"
 )
