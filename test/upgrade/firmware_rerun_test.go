@@ -46,6 +46,7 @@ func TestE2EUpgradeRerunAtTargetAppliesFirmware(t *testing.T) {
 	seen := len(env.Events())
 	reimages := maps.Clone(env.Lab.ReimageCounts())
 	st := env.Upgrade(ctx, "4.2.0")
+	env.RecordHistoriesAs("fwrerun", api.UpgradeID(env.Cluster), api.ServerUpgradeID(env.Cluster, below))
 	require.NotNil(t, st.Plan)
 	require.True(t, st.Plan.FirmwareOnly, "a run for the firmware alone")
 	requireAtTarget(t, env, st) // Running at 4.2.0, everyone uncordoned; lab check: 0 violations

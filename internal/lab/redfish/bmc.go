@@ -66,6 +66,8 @@ type Config struct {
 // machine.
 type State struct {
 	Power          string // "On" | "Off"; changes when a power transition completes
+	PoweringOff    bool   // a power-off (or a restart's first half) is under way
+	PoweringOn     bool   // a power-on (or a restart's second half) is under way
 	OSRunning      bool   // powered on and booted into an installed OS
 	Booting        bool
 	Reimaging      bool
@@ -196,6 +198,8 @@ func (b *BMC) Close() {
 func (b *BMC) snapshotLocked() State {
 	return State{
 		Power:          b.power,
+		PoweringOff:    b.phase == phasePoweringOff,
+		PoweringOn:     b.phase == phasePoweringOn,
 		OSRunning:      b.phase == phaseRunning,
 		Booting:        b.phase == phaseBooting,
 		Reimaging:      b.phase == phaseReimaging,
