@@ -102,8 +102,12 @@ func crashAtFirmwarePoint(t *testing.T, inside string, p firmwarePoint) {
 	killed := time.Now()
 	sc := "crash/firmware " + p.name + " (" + inside + ")"
 	evs := s.Lab.Events.Events()[seen:]
-	if i := find(evs, target, events.FirmwareUpdate); i >= 0 && p.name != "during the host start" {
-		running := killed.Sub(evs[i].Time) < fw
+	switch i := find(evs, target, events.FirmwareUpdate); {
+	case p.name == "before the request":
+		before := i < 0 || evs[i].Time.After(killed)
+		check(t, sc+": killed before the BMC had the request", "yes", yesNo(before), before)
+	case p.name != "during the host start":
+		running := i >= 0 && killed.Sub(evs[i].Time) < fw
 		check(t, sc+": killed with the BIOS task Running", "yes", yesNo(running), running)
 	}
 	if err := s.proc.start(); err != nil {
