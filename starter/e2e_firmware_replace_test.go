@@ -52,9 +52,16 @@ func TestE2EReplaceChecksFirmware(t *testing.T) {
 	require.NoError(t, err, table)
 	require.Contains(t, table, "Firmware rack1-c1: gets BIOS 1.10.0 (FirmwareInventory/Installed-159-1.10.0__BIOS.Setup.1-1) → 1.13.2")
 	require.Contains(t, table, fmt.Sprintf("%d of %d servers at it already", len(plan.Firmware)-1, len(plan.Firmware)))
+	// Refused for the safeguard first (a healthy server, safeguardMode
+	// All), then at once with the word it asks for: refused for the
+	// firmware, not "busy" — the refused run gave its lease back.
+	guarded, err := cli("bmm", "replace", "--cluster", env.Cluster, "--bmm", "rack1-c1", "--wait")
+	require.ErrorContains(t, err, "--safeguard-mode None")
+	env.RecordHistoriesAs("refused", strings.SplitN(guarded, "\n", 2)[0])
 	replace := []string{"bmm", "replace", "--cluster", env.Cluster, "--bmm", "rack1-c1", "--safeguard-mode", "None", "--wait"}
 
 	_, err = cli(replace...)
+	require.NotContains(t, fmt.Sprint(err), "busy")
 	require.ErrorContains(t, err, "bmm rack1-c1's firmware is not at the baseline of runtime 4.1.2 (Dell Inc. PowerEdge R6*)")
 	require.ErrorContains(t, err, "BIOS (Installed-159-1.10.0__BIOS.Setup.1-1) 1.10.0, requires 1.13.2")
 	require.ErrorContains(t, err, "--apply-firmware")
