@@ -43,7 +43,7 @@ var waits = []listed{
 	{wait{"remediation.remLadder.failover", "WorkflowRunTimeout", "failoverRun(l.ctx, l.cs)"}, byTable, "the failover's run"},
 	{wait{"actions.troubleshooter.rung", "WorkflowRunTimeout", "none"}, bySelf, "a runbook's action"},
 	{wait{"remediation.monitor.start", "WorkflowRunTimeout", "none"}, bySelf, "a remediation the monitor starts"},
-	{wait{"upgrade.upgrade.reestablishKeys", "WorkflowRunTimeout", "none"}, bySelf, "the keysets after an upgrade"},
+	{wait{"kernel.ReestablishKeys", "WorkflowRunTimeout", "none"}, bySelf, "the keysets after a reinstall or an upgrade"},
 	// Pacing: how often a bounded (or endless) loop looks again.
 	{wait{"server.awaitRemediation", "workflow.Sleep", "remediationPoll"}, byPacing, "the wait for a remediation"},
 	{wait{"upgrade.rackReport.report", "workflow.NewTimer", "wait"}, byPacing, "a rack's progress report"},

@@ -7,6 +7,10 @@ import "time"
 // failover) passes through Deprovisioning, then Provisioning.
 func provisioningStatus(s string) bool { return s == BMMDeprovisioning || s == BMMProvisioning }
 
+// Reinstalling: the BMM's OS is being reinstalled now (a provisioning
+// under way, by whichever workflow).
+func (b BMM) Reinstalling() bool { return provisioningStatus(b.DetailedStatus) }
+
 // TrackProvisioning keeps ProvisioningSince as the ledger applies a patch
 // to b: statusSet says the patch recorded a detailedStatus (prev is the one
 // before; a patch of other facts, such as the monitor's Ready, changes

@@ -100,7 +100,7 @@ func upgradeStockFourRack(t *testing.T) {
 	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{})
 	require.Zero(t, env.State().NodeVersion, "the default inventory: the default version source")
 	ctx := env.Context(10 * time.Minute)
-	keysOnEveryNode(t, ctx, env) // issue 37: re-established once the upgrade completes
+	env.KeysOnEveryNode(ctx) // issue 37: re-established once the upgrade completes
 	failed := probeAPI(t, env, 200*time.Millisecond)
 	st := env.Upgrade(ctx, "4.2.0")
 	// Issue 14 (b): the API answered throughout; etcd's members are the

@@ -141,6 +141,7 @@ func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) er
 		p = p.Merge(*extra)
 	}
 	a.succeeded(msg, &p)
+	kernel.KeysAfterReinstall(a.st.Ctx, a.in.Cluster, a.bm.Name, "a "+string(a.in.Action))
 	return nil
 }
 

@@ -74,6 +74,7 @@ func TestTroubleshootEscalatesAndWaitsForConfirmation(t *testing.T) {
 	require.Equal(t, []string{api.StateFailed, api.StateFailed, api.StateSucceeded}, stepStates(st))
 	require.Contains(t, st.Steps[0].Error, "not Ready")
 	require.Equal(t, []string{"action:site-a:rack1-c1:1", "action:site-a:rack1-c1:2", "action:site-a:rack1-c1:3"}, s.Children)
+	require.Len(t, s.KeysetRuns, 1, "the replace reinstalled the server: its keys again")
 	require.Equal(t, "SN-NEW", s.LedgerBMM(wftest.Compute).SerialNumber)
 	require.Equal(t, model.BMMProvisioned, s.LedgerBMM(wftest.Compute).DetailedStatus)
 	require.Empty(t, s.Leases())

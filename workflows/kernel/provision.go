@@ -52,5 +52,6 @@ func ProvisionClearing(ctx workflow.Context, st *Steps, cs api.ClusterState, ver
 	}
 	st.Record(api.BMMPatch{RuntimeVersion: api.Str(version), DetailedStatus: api.Str(model.BMMProvisioned), DetailedStatusMessage: api.Str(""),
 		PowerState: api.Str(model.PowerOn), ReadyState: api.Str(model.ReadyTrue), ClearUnhealthy: clear})
+	KeysAfterReinstall(ctx, cs.Cluster.Name, st.T.BMM, "reprovisioned with runtime "+version)
 	return true, ""
 }

@@ -33,4 +33,7 @@ const (
 	// changeDrainOutOfTime (2026-11-29): a drain or VM shutdown whose last attempt ended with its own context, with no
 	// room left for a retry, proceeds at its limit like one the server timed out, rather than failing the server.
 	changeDrainOutOfTime = "drain-out-of-time"
+	// ChangeKeysAfterReinstall (2026-11-29): a server reinstalled outside an upgrade (Replace, reimage, a remediation's
+	// or failover's reprovision, a re-placement) has the BMM keysets re-established (KeysAfterReinstall).
+	ChangeKeysAfterReinstall = "keys-after-reinstall"
 )

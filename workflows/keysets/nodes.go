@@ -44,6 +44,7 @@ func applyNodes(ctx workflow.Context, in api.KeysetInput, changed workflow.Recei
 	}
 	var res api.KeysetResult
 	bmms := cs.Cluster.BMMs
+	waitReinstall := workflow.GetVersion(ctx, changePendingReinstall, workflow.DefaultVersion, 1) == 1
 	for start := 0; start < len(bmms); start += atOnce {
 		wave := bmms[start:min(start+atOnce, len(bmms))]
 		outs := make([]keyset.Outcome, len(wave))
@@ -53,6 +54,10 @@ func applyNodes(ctx workflow.Context, in api.KeysetInput, changed workflow.Recei
 			wg.Add(1)
 			workflow.Go(ctx, func(gctx workflow.Context) {
 				defer wg.Done()
+				if waitReinstall && b.Reinstalling() {
+					outs[i] = reinstalling(b, workflow.Now(gctx))
+					return
+				}
 				outs[i], stale[i] = applyNode(gctx, cs, b, want, now)
 			})
 		}
@@ -122,6 +127,13 @@ func nodeOutcome(bmm string, err error, now time.Time) (keyset.Outcome, bool) {
 	var app *temporal.ApplicationError
 	stale := errors.As(err, &app) && app.Type() == kube.ErrKeysetSuperseded
 	return keyset.Outcome{BMM: bmm, State: keyset.Failed, Reason: temporalerr.Message(err), At: now}, stale
+}
+
+// reinstalling is the outcome of a node whose server is being
+// reinstalled: pending, and why; the reinstall's end applies the set.
+func reinstalling(b model.BMM, now time.Time) keyset.Outcome {
+	return keyset.Outcome{BMM: b.Name, State: keyset.Pending, At: now,
+		Reason: "reinstalling (" + b.DetailedStatus + "): the keys follow once its node is back"}
 }
 
 func superseded(stale []bool) bool {

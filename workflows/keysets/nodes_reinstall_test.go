@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/rackroll/rackroll/internal/model"
+	"go.temporal.io/sdk/workflow"
 )
 
 // After a reinstall (the upgrade's run), the set is applied to every node
@@ -31,5 +34,39 @@ func TestAfterReinstallAppliesTheSetOrNothing(t *testing.T) {
 	}
 	if len(s.calls) != 0 || !strings.Contains(res.Note, "no BMM keyset is active") {
 		t.Fatalf("without BMM keysets: %d nodes touched, note %q; want none and a note", len(s.calls), res.Note)
+	}
+}
+
+// A server being reinstalled gets no pod (its OS is going): its outcome
+// is pending and says why, the other nodes are applied; a run recorded
+// before the change tried it as any node.
+func TestReinstallingNodeIsPending(t *testing.T) {
+	in := api.KeysetInput{Cluster: "site-a", Nodes: true}
+	for _, before := range []bool{false, true} {
+		s := newNodeSite(3)
+		going := &s.st.Cluster.BMMs[1]
+		going.DetailedStatus = model.BMMDeprovisioning
+		env := s.env()
+		if before {
+			env.OnGetVersion(changePendingReinstall, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+		}
+		env.ExecuteWorkflow(api.KeysetWorkflowName, in)
+		var res api.KeysetResult
+		if err := env.GetWorkflowError(); err != nil || env.GetWorkflowResult(&res) != nil {
+			t.Fatalf("before=%v: %v", before, env.GetWorkflowError())
+		}
+		if before {
+			if s.calls[going.NodeName] == 0 || res.Applied != 3 {
+				t.Fatalf("before the change: %s not tried (%d calls), %d applied; want tried, 3", going.Name, s.calls[going.NodeName], res.Applied)
+			}
+			continue
+		}
+		if s.calls[going.NodeName] != 0 || res.Applied != 2 {
+			t.Fatalf("%s given a pod (%d calls) or %d applied; want none, 2", going.Name, s.calls[going.NodeName], res.Applied)
+		}
+		o := keyset.OutcomesFor(s.st.Keysets[1], []string{going.Name})[0]
+		if o.State != keyset.Pending || !strings.Contains(o.Reason, "reinstalling (Deprovisioning)") {
+			t.Fatalf("%s's outcome %+v; want pending, reinstalling", going.Name, o)
+		}
 	}
 }

@@ -18,4 +18,8 @@ const (
 	// its accounts. A run recorded before ended once applied and left an
 	// expired keyset as it was.
 	ChangeExpiry = "keyset-expiry"
+	// changePendingReinstall (2026-11-29): a node whose server is being reinstalled is not given the pod (its OS is
+	// going): its outcome is recorded pending, saying so; the reinstall's end starts the run again
+	// (kernel.KeysAfterReinstall).
+	changePendingReinstall = "pending-reinstall"
 )

@@ -2,8 +2,7 @@ package upgrade
 
 import (
 	"github.com/rackroll/rackroll/internal/api"
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/temporal"
+	"github.com/rackroll/rackroll/workflows/kernel"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -21,22 +20,8 @@ func (u *upgrade) reestablishKeys(ctx workflow.Context) {
 		return
 	}
 	id := api.KeysetNodesID(u.in.Cluster)
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID:            id,
-		TaskQueue:             api.TaskQueue,
-		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		StaticSummary:         "Re-establish the BMM keysets on the nodes of " + u.in.Cluster + " after its runtime upgrade",
-		StaticDetails:         "Every node gets the ledger's BMM keysets again (the reinstalled ones lost their users with their OS), once the upgrade to " + u.in.TargetVersion + " ended; nothing when no BMM keyset is active.",
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrCluster).ValueSet(u.in.Cluster),
-			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrOperation).ValueSet("keyset")),
-	})
-	fut := workflow.ExecuteChildWorkflow(cctx, api.KeysetWorkflowName, api.KeysetInput{Cluster: u.in.Cluster, Nodes: true, AfterReinstall: true})
-	err := fut.GetChildWorkflowExecution().Get(ctx, nil)
-	if temporal.IsWorkflowExecutionAlreadyStartedError(err) {
-		err = workflow.SignalExternalWorkflow(ctx, id, "", api.SignalKeysetChanged, nil).Get(ctx, nil)
-	}
+	err := kernel.ReestablishKeys(ctx, u.in.Cluster, "Re-establish the BMM keysets on the nodes of "+u.in.Cluster+" after its runtime upgrade",
+		"Every node gets the ledger's BMM keysets again (the reinstalled ones lost their users with their OS), once the upgrade to "+u.in.TargetVersion+" ended; nothing when no BMM keyset is active.")
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("the BMM keysets were not re-established after the upgrade: run `starter keyset apply`", "cluster", u.in.Cluster, "error", err)
 		u.st.KeysNote = "BMM keysets not re-established: " + err.Error() + "; run `starter keyset apply`"

@@ -219,6 +219,11 @@ func (u *upgrade) fail(ctx workflow.Context, touched bool, msg string) (api.Upgr
 	if touched {
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
 		_ = kernel.LedgerOf(u.in.Cluster).SetStatus(dctx, api.ClusterStatusPatch{DetailedStatus: model.ClusterFailed, DetailedStatusMessage: msg})
+		// Failed, servers may still have been reinstalled: their keys again.
+		if workflow.GetVersion(ctx, changeKeysAfterFailure, workflow.DefaultVersion, 1) == 1 {
+			u.reestablishKeys(dctx)
+			u.show(ctx)
+		}
 	}
 	return u.st, temporal.NewNonRetryableApplicationError(msg, "UpgradeFailed", nil)
 }

@@ -54,4 +54,7 @@ const (
 	changeKeysAfterUpgrade = "keys-after"
 	// changeFirmwareRerun (2026-11-29): an upgrade to the version the cluster runs, whose baseline is declared, runs for the firmware alone.
 	changeFirmwareRerun = "fw-rerun"
+	// changeKeysAfterFailure (2026-11-29): a failed upgrade that touched the site re-establishes the BMM keysets too
+	// (the servers it did reinstall lost their users), as a completed or cancelled one does.
+	changeKeysAfterFailure = "keys-after-failure"
 )

@@ -29,7 +29,7 @@ func TestPowerOffThenOn(t *testing.T) {
 	loc := off.header.Get("Location")
 	require.NotEmpty(t, loc)
 	assert.Equal(t, "PoweringOff", r.system()["PowerState"])
-	assert.Equal(t, State{Power: "On", RuntimeVersion: "4.1.2"}, r.b.State(), "power is on until the transition completes")
+	assert.Equal(t, State{Power: "On", PoweringOff: true, RuntimeVersion: "4.1.2"}, r.b.State(), "power is on until the transition completes")
 	code, st := r.taskState(loc)
 	assert.Equal(t, http.StatusAccepted, code, "a running task monitor answers 202")
 	assert.Equal(t, taskRunning, st)
@@ -213,11 +213,13 @@ func TestOnChangeSeesEveryStep(t *testing.T) {
 			steps = append(steps, "booting")
 		case s.OSRunning:
 			steps = append(steps, "running")
+		case s.PoweringOn:
+			steps = append(steps, "powering on")
 		default:
 			steps = append(steps, s.Power)
 		}
 	}
-	assert.Equal(t, []string{"On", "Off", "reimaging", "booting", "running"}, steps)
+	assert.Equal(t, []string{"On", "Off", "powering on", "reimaging", "booting", "running"}, steps)
 	for _, e := range r.log.Events() {
 		assert.Equal(t, "rack1-c1", e.BMM)
 		assert.Equal(t, "rack1", e.Rack)

@@ -309,6 +309,7 @@ func (f *FakeSite) Register(env *testsuite.TestWorkflowEnvironment) {
 	f.mockKube(env)
 	f.mockBMC(env)
 	f.mockFirmware(env)
+	f.mockKeys(env)
 	env.SetOnActivityStartedListener(f.ActivityStarted)
 }
 

@@ -1,7 +1,11 @@
 package wftest
 
 import (
+	"context"
+
+	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
+	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -13,4 +17,15 @@ func (f *FakeSite) keysetRun(_ workflow.Context, in api.KeysetInput) (api.Keyset
 	defer f.Mu.Unlock()
 	f.KeysetRuns = append(f.KeysetRuns, in)
 	return api.KeysetResult{}, nil
+}
+
+// mockKeys answers the ledger activity that starts (or tells) the nodes
+// run after a reinstall: it records the run it asks for, as keysetRun does.
+func (f *FakeSite) mockKeys(env *testsuite.TestWorkflowEnvironment) {
+	f.answer(env, la.KeysAfterReinstall, "KeysAfterReinstall", func(_ context.Context, in ledger.KeysInput) (string, error) {
+		f.Mu.Lock()
+		defer f.Mu.Unlock()
+		f.KeysetRuns = append(f.KeysetRuns, api.KeysetInput{Cluster: in.Cluster, Nodes: true, AfterReinstall: true})
+		return api.KeysetNodesID(in.Cluster), nil
+	})
 }

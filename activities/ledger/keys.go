@@ -1,0 +1,58 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+
+	"github.com/rackroll/rackroll/internal/api"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+)
+
+// KeysInput names the cluster whose BMM keysets are re-established and,
+// for the run's description, the server reinstalled and how.
+type KeysInput struct {
+	Cluster string `json:"cluster"`
+	BMM     string `json:"bmm"`
+	Why     string `json:"why"`
+}
+
+// KeysAfterReinstall starts the cluster's keyset nodes run
+// (api.KeysetNodesID, afterReinstall), or tells the one running to apply
+// the set again: a reinstalled server has no rackroll user. Start or
+// signal, whichever holds now — a run that closes between the two is
+// started again — so a fresh run carries no signal that would make it
+// apply twice. It returns the workflow ID. A workflow cannot do this
+// itself when two of them may do it at once (a child started by one
+// cannot be signalled by another before it runs, in the SDK's test
+// environment), so an activity does, with the worker's client.
+func (a *Activities) KeysAfterReinstall(ctx context.Context, in KeysInput) (string, error) {
+	id := api.KeysetNodesID(in.Cluster)
+	opts := client.StartWorkflowOptions{
+		ID:                       id,
+		TaskQueue:                api.TaskQueue,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		StaticSummary:            "Re-establish the BMM keysets on the nodes of " + in.Cluster + " after " + in.BMM + " was reinstalled",
+		StaticDetails: "Every node gets the ledger's BMM keysets again; " + in.BMM + " lost its users with its OS (" + in.Why +
+			"). Nothing when no BMM keyset is active.",
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrCluster).ValueSet(in.Cluster),
+			temporal.NewSearchAttributeKeyKeyword(api.SearchAttrOperation).ValueSet("keyset")),
+	}
+	for try := 0; try < 3; try++ {
+		_, err := a.Client.ExecuteWorkflow(ctx, opts, api.KeysetWorkflowName, api.KeysetInput{Cluster: in.Cluster, Nodes: true, AfterReinstall: true})
+		var started *serviceerror.WorkflowExecutionAlreadyStarted
+		if !errors.As(err, &started) {
+			return id, err
+		}
+		err = a.Client.SignalWorkflow(ctx, id, "", api.SignalKeysetChanged, nil)
+		var gone *serviceerror.NotFound
+		if !errors.As(err, &gone) {
+			return id, err
+		}
+	}
+	return id, errors.New("the keyset nodes run " + id + " kept closing between its start and its signal")
+}
