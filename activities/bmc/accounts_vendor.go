@@ -61,17 +61,17 @@ type accountShape struct {
 	// enabled: its accounts show Enabled, so it is sent (an iLO has none).
 	enabled bool
 	// vendor: the Oem key its accounts show privileges under ("" none);
-	// privileges: send them instead of RoleId.
+	// privileges: send them instead of RoleId, once RoleId was refused
+	// (withRole). Always RoleId first: a BMC showing no RoleId may still
+	// take one, and the vendor's privileges are the exception.
 	vendor     string
 	privileges bool
 }
 
-// shapeOf reads the shape from the accounts that hold a user: privileges
-// at once where none shows a RoleId but one shows the vendor's
-// privileges (iLO 4), else RoleId (privileges only if it is refused).
+// shapeOf reads the shape from the accounts that hold a user.
 func shapeOf(list []bmcclient.AccountInfo) accountShape {
-	s := accountShape{enabled: true}
-	users, noEnabled, roles := 0, 0, 0
+	var s accountShape
+	users, noEnabled := 0, 0
 	for _, a := range list {
 		if a.UserName == "" {
 			continue
@@ -80,15 +80,11 @@ func shapeOf(list []bmcclient.AccountInfo) accountShape {
 		if a.NoEnabled {
 			noEnabled++
 		}
-		if a.RoleID != "" {
-			roles++
-		}
 		if a.OemVendor != "" && a.Privileges != nil {
 			s.vendor = a.OemVendor
 		}
 	}
 	s.enabled = users == 0 || noEnabled < users
-	s.privileges = s.vendor != "" && roles == 0
 	return s
 }
 
