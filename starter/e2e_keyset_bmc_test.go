@@ -29,8 +29,8 @@ import (
 // accounts are made on every BMC of the site (read back from each lab BMC
 // with the keyset's role and the Secret's password; one BMC slot-based,
 // idrac9), each BMM's outcome shown by `keyset show`; updated to another
-// role, every BMC follows; deleted, every account is disabled and the
-// ledger says where. The passwords are in no workflow history, and the
+// role, every BMC follows; deleted, every account is removed (its idrac9
+// slot emptied, deleted elsewhere) and the ledger says where. The passwords are in no workflow history, and the
 // lab's event log breaks no invariant.
 func TestE2EBMCKeyset(t *testing.T) {
 	t.Parallel()
@@ -117,7 +117,12 @@ func TestE2EBMCKeyset(t *testing.T) {
 
 	require.Contains(t, cli("keyset", "delete", "--name", spec.Name), "workflow "+id)
 	awaitRun(func(r api.KeysetResult) bool { return r.Disabled == bmms && r.Failed == 0 })
-	onEveryBMC("ReadOnly", false)
+	for _, m := range env.Lab.Machines() {
+		for _, a := range m.BMC.Accounts() {
+			_, ours := pass[a.UserName]
+			require.False(t, ours, "%s (%s): account %s left after the keyset's deletion", m.Name, m.Profile, a.UserName)
+		}
+	}
 	v := show()
 	require.True(t, v.Deleted)
 	for _, o := range v.BMCs {

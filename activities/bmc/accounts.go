@@ -11,19 +11,21 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// BMC accounts (docs/keysets.md): EnsureAccount makes one BMC account of a
-// BMC keyset what the keyset says — there, enabled, with the keyset's role
-// and the password its Secret holds — or disabled. BMCs make accounts in
-// two ways (docs/lab.md, "Accounts"): a POST to the Accounts collection,
-// or, where the collection is a fixed table of slots, a PATCH of an empty
-// slot (UserName ""). The activity uses the slot PATCH when the collection
-// lists empty slots or answers the POST 405, and POST otherwise. A 2xx is
-// never the evidence: the account is read back, and the activity fails
-// unless it shows the user name, the role and the enabled state asked for.
+// BMC accounts (docs/keysets.md, docs/keysets-bmc.md): EnsureAccount
+// makes one BMC account of a BMC keyset what the keyset says — there,
+// enabled, with the keyset's role and the password its Secret holds — or
+// takes it away. BMCs keep accounts in two ways, told apart by what the
+// collection lists (accounts_vendor.go): a fixed table of slots (iDRAC9),
+// where a PATCH fills a free slot and another empties it, or a collection
+// (iLO, OpenBMC, Supermicro), where POST makes an account and DELETE
+// removes it. A 2xx is never the evidence: the account is read back, and
+// the activity fails unless it shows the user name, the role and the
+// enabled state asked for (or, removed, is gone).
 //
 // The password is read from the Kubernetes Secret the keyset names when
-// the activity runs; it is in no input, result, heartbeat or log, and is
-// cut out of any error a BMC answers with.
+// the activity runs, checked against the BMC's AccountService rules
+// before anything is sent; it is in no input, result, heartbeat or log,
+// and is cut out of any error a BMC answers with.
 
 // ErrTypeAccountLimit: non-retryable: the BMC has no room for one more
 // account (its cap reached, or no empty slot that takes it).
@@ -37,8 +39,9 @@ type AccountInput struct {
 	UserName string
 	Role     keyset.Role
 	// Enable: true makes the account exist, enabled, with Role and the
-	// password PasswordSecret holds; false disables it (an absent account
-	// is left absent).
+	// password PasswordSecret holds; false takes it away: deleted or its
+	// slot freed, disabled only where the BMC can do neither (an absent
+	// account is left absent).
 	Enable         bool
 	PasswordSecret keyset.SecretRef `json:",omitempty"`
 }
@@ -51,7 +54,8 @@ type AccountResult struct {
 	Enabled  bool
 	// Action: created (POST), created-in-slot (PATCH of an empty slot),
 	// updated (password, role, enabled set on an existing account),
-	// disabled, already-disabled, absent (nothing to disable).
+	// deleted (DELETE), freed (its slot emptied), disabled (where the BMC
+	// can do neither), already-disabled, absent (nothing to remove).
 	Action string
 }
 
@@ -60,6 +64,8 @@ const (
 	AccountCreated         = "created"
 	AccountCreatedInSlot   = "created-in-slot"
 	AccountUpdated         = "updated"
+	AccountDeleted         = "deleted"
+	AccountFreed           = "freed"
 	AccountDisabled        = "disabled"
 	AccountAlreadyDisabled = "already-disabled"
 	AccountAbsent          = "absent"
@@ -157,43 +163,76 @@ func (r *run) ensureAccount(in AccountInput, pass string) (AccountResult, error)
 	if strings.EqualFold(in.UserName, ac.LoginName()) {
 		return AccountResult{}, &failure{kindConfig, fmt.Sprintf("account %q of keyset %q is the account rackroll logs in to this BMC with: a keyset never changes it", in.UserName, in.Keyset)}
 	}
+	shape := shapeOf(list)
+	if in.Enable {
+		// The BMC's rules are read before anything is sent: a password
+		// they refuse is named once, not tried in every slot.
+		rules, err := read(r, "read the BMC's password rules", ac.AccountRules)
+		if err != nil {
+			return AccountResult{}, err
+		}
+		if err := checkPassword(pass, rules, in); err != nil {
+			return AccountResult{}, err
+		}
+	}
 	cur, found := findAccount(list, in.UserName)
 	action := ""
 	switch {
 	case !in.Enable && !found:
 		return AccountResult{UserName: in.UserName, Action: AccountAbsent}, nil
-	case !in.Enable && !cur.Enabled:
-		action = AccountAlreadyDisabled
 	case !in.Enable:
-		action = AccountDisabled
-		off := false
-		err = r.act("disable account "+in.UserName, r.accountIs(in.UserName, func(a bmcclient.AccountInfo) bool { return !a.Enabled }),
-			func() error { return ac.PatchAccount(r.ctx, cur.URI, bmcclient.AccountPatch{Enabled: &off}, cur.ETag) })
+		action, err = r.removeAccount(ac, list, cur, in)
 	case found:
 		// The password cannot be read back: it is sent on every apply,
 		// with the role and Enabled in one PATCH (iDRAC refuses a PATCH
 		// of the role without it: ironcore-dev/metal-operator#946).
 		action = AccountUpdated
-		err = r.retry("update account "+in.UserName, func() error {
-			return ac.PatchAccount(r.ctx, cur.URI, wantPatch(in, pass, false), cur.ETag)
+		err = r.withRole(&shape, func(s accountShape) error {
+			return r.retry("update account "+in.UserName, func() error {
+				return ac.PatchAccount(r.ctx, cur.URI, wantPatch(in, pass, false, s), cur.ETag)
+			})
 		})
 	default:
-		action, err = r.createAccount(ac, list, in, pass)
+		action, err = r.createAccount(ac, list, &shape, in, pass)
 	}
 	if err != nil {
 		return AccountResult{}, err
 	}
-	return r.readBackAccount(ac, in, action)
+	return r.readBackAccount(in, shape, action)
 }
 
-// wantPatch is the body that makes an account what in asks.
-func wantPatch(in AccountInput, pass string, withName bool) bmcclient.AccountPatch {
-	role, on := string(in.Role), true
-	p := bmcclient.AccountPatch{Password: &pass, RoleID: &role, Enabled: &on}
+// wantPatch is the body that makes an account what in asks: its role as
+// RoleId or, where s says so, the vendor's privileges; Enabled where the
+// BMC's accounts have it.
+func wantPatch(in AccountInput, pass string, withName bool, s accountShape) bmcclient.AccountPatch {
+	p := bmcclient.AccountPatch{Password: &pass}
+	if s.privileges {
+		p.Oem = &bmcclient.AccountOem{Vendor: s.vendor, Privileges: vendorPrivileges(in.Role)}
+	} else {
+		role := string(in.Role)
+		p.RoleID = &role
+	}
+	if s.enabled {
+		on := true
+		p.Enabled = &on
+	}
 	if withName {
 		p.UserName = &in.UserName
 	}
 	return p
+}
+
+// withRole sends with RoleId and, when the BMC refuses RoleId and shows
+// its own privileges, once more with those (s then says so, for the
+// read-back).
+func (r *run) withRole(s *accountShape, send func(accountShape) error) error {
+	err := send(*s)
+	if err != nil && !s.privileges && s.vendor != "" && roleRefused(err) {
+		r.heartbeat("the BMC refuses RoleId: sending its own privileges")
+		s.privileges = true
+		err = send(*s)
+	}
+	return err
 }
 
 // findAccount finds name among the accounts; BMCs compare names without
@@ -205,18 +244,6 @@ func findAccount(list []bmcclient.AccountInfo, name string) (bmcclient.AccountIn
 		}
 	}
 	return bmcclient.AccountInfo{}, false
-}
-
-// emptySlots are the listed accounts without a user name: a slot-based
-// collection's free slots, in collection order.
-func emptySlots(list []bmcclient.AccountInfo) []bmcclient.AccountInfo {
-	var out []bmcclient.AccountInfo
-	for _, a := range list {
-		if a.UserName == "" {
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // accountIs is a done check for act: the BMC shows name and ok holds.

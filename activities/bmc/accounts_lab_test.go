@@ -16,9 +16,10 @@ import (
 )
 
 // The BMC account activity against the lab's Redfish server, in both
-// shapes of AccountService: a collection that grows by POST (ilo5;
-// idrac10, which only takes sessions) and a fixed table of slots (idrac9,
-// where POST answers 405).
+// shapes of AccountService: a collection that grows by POST and shrinks by
+// DELETE (ilo5; idrac10, which only takes sessions) and a fixed table of
+// slots (idrac9, where POST and DELETE answer 405 and a PATCH empties a
+// slot). Vendors' differences: accounts_vendor_lab_test.go.
 
 // accountLab is a lab BMC whose worker reads Secrets from secrets
 // ("namespace/name" → data).
@@ -61,8 +62,8 @@ func secretRef(name string) keyset.SecretRef {
 
 func TestLabAccountLifecycleInBothShapes(t *testing.T) {
 	const first, second = "alice-First-pw1", "alice-Second-pw2"
-	for _, c := range []struct{ profile, created string }{
-		{"ilo5", AccountCreated}, {"idrac10", AccountCreated}, {"idrac9", AccountCreatedInSlot},
+	for _, c := range []struct{ profile, created, removed string }{
+		{"ilo5", AccountCreated, AccountDeleted}, {"idrac10", AccountCreated, AccountDeleted}, {"idrac9", AccountCreatedInSlot, AccountFreed},
 	} {
 		t.Run(c.profile, func(t *testing.T) {
 			secrets := map[string]map[string][]byte{"rackroll/bmc-alice": {"password": []byte(first + "\n")}}
@@ -99,17 +100,18 @@ func TestLabAccountLifecycleInBothShapes(t *testing.T) {
 			}
 			assert.Equal(t, 1, n)
 
-			// Disabled (read back disabled), then again: nothing to do.
+			// Removed (deleted, or its slot emptied: read back gone), then
+			// again: nothing to do.
 			off := AccountInput{UserName: "alice"}
 			res, err = l.account(off)
 			require.NoError(t, err)
-			assert.Equal(t, AccountDisabled, res.Action)
+			assert.Equal(t, c.removed, res.Action)
 			assert.False(t, res.Enabled)
-			a, _ = l.shown("alice")
-			assert.False(t, a.Enabled)
+			_, found := l.shown("alice")
+			assert.False(t, found, "the account is gone, not disabled")
 			res, err = l.account(off)
 			require.NoError(t, err)
-			assert.Equal(t, AccountAlreadyDisabled, res.Action)
+			assert.Equal(t, AccountAbsent, res.Action)
 			res, err = l.account(AccountInput{UserName: "bob"})
 			require.NoError(t, err)
 			assert.Equal(t, AccountAbsent, res.Action)
@@ -119,7 +121,7 @@ func TestLabAccountLifecycleInBothShapes(t *testing.T) {
 
 // The cap, in both shapes: a typed, non-retryable error naming the BMM
 // and the account. On idrac9 the reserved slot 1 looks empty; the
-// activity passes over it (the BMC refuses it) to slot 3.
+// activity skips it by id.
 func TestLabAccountLimit(t *testing.T) {
 	secrets := map[string]map[string][]byte{
 		"rackroll/bmc-alice": {"password": []byte("alice-Secret-1")},
@@ -129,7 +131,7 @@ func TestLabAccountLimit(t *testing.T) {
 		profile string
 		limit   int
 		want    string
-	}{{"ilo5", 2, "refuses one more"}, {"idrac9", 3, "no account slot took"}} {
+	}{{"ilo5", 2, "refuses one more"}, {"idrac9", 3, "no empty account slot"}} {
 		t.Run(c.profile, func(t *testing.T) {
 			l := accountLab(t, c.profile, c.limit, secrets)
 			_, err := l.account(AccountInput{UserName: "alice", Role: keyset.ReadOnly, Enable: true, PasswordSecret: secretRef("bmc-alice")})
@@ -148,7 +150,8 @@ func TestLabAccountLimit(t *testing.T) {
 
 // Bad input and a missing password are refused before the BMC is asked
 // anything; the BMC's own login account is never a keyset's; a password
-// the BMC refuses is not quoted.
+// the BMC's rules refuse is refused before anything is sent, and not
+// quoted.
 func TestLabAccountRefusals(t *testing.T) {
 	secrets := map[string]map[string][]byte{
 		"rackroll/bmc-alice": {"password": []byte("alice-Secret-1")},
@@ -177,9 +180,11 @@ func TestLabAccountRefusals(t *testing.T) {
 	assert.Equal(t, before, l.bmc.Accounts(), "nothing changed")
 
 	_, err := l.account(AccountInput{UserName: "alice", Role: keyset.Operator, Enable: true, PasswordSecret: secretRef("short")})
-	ae := appError(t, err, ErrTypeRejected, false)
-	assert.Contains(t, ae.Error(), "PropertyValueFormatError")
+	ae := appError(t, err, ErrTypeConfig, false)
+	assert.Contains(t, ae.Error(), "MinPasswordLength 8")
+	assert.Contains(t, ae.Error(), "rackroll/short")
 	assert.NotContains(t, ae.Error(), "tiny")
+	assert.Zero(t, l.bmc.AccountWrites(), "no account request was sent")
 }
 
 // scrub cuts a password a BMC quoted out of its refusal, keeping the kind.

@@ -28,6 +28,12 @@ func (f *fakeAccounts) LoginName() string { return "root" }
 func (f *fakeAccounts) Accounts(context.Context) ([]bmcclient.AccountInfo, error) {
 	return f.list, nil
 }
+func (f *fakeAccounts) AccountRules(context.Context) (bmcclient.AccountRules, error) {
+	return bmcclient.AccountRules{MinPasswordLength: 8}, nil
+}
+func (f *fakeAccounts) DeleteAccount(context.Context, string, string) error {
+	panic("no account should be deleted")
+}
 func (f *fakeAccounts) CreateAccount(context.Context, bmcclient.AccountPatch) error {
 	f.posts++
 	return &bmcclient.StatusError{Status: http.StatusMethodNotAllowed, Message: "POST is not allowed"}
@@ -70,5 +76,5 @@ func TestFindAccountAndEmptySlots(t *testing.T) {
 	for _, s := range emptySlots(list) {
 		ids = append(ids, s.ID)
 	}
-	assert.Equal(t, []string{"1", "4"}, ids)
+	assert.Equal(t, []string{"4"}, ids, "slot 1 is iDRAC's reserved one, skipped by id")
 }

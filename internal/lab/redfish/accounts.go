@@ -2,6 +2,7 @@ package redfish
 
 import (
 	"crypto/subtle"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -39,6 +40,9 @@ var roleIDs = []string{"Administrator", "Operator", "ReadOnly"}
 type Account struct {
 	ID, UserName, RoleID string
 	Enabled, BuiltIn     bool
+	// Privileges: the vendor's (Profile.Accounts.NoRoleID), for which
+	// RoleID is the role they stand for.
+	Privileges map[string]bool `json:",omitempty"`
 }
 
 type account struct {
@@ -57,6 +61,9 @@ func (b *BMC) accountsLocked() []*account {
 	if len(b.accounts) == 0 {
 		b.accounts = []*account{{Account: Account{ID: "1", UserName: b.cfg.Username, RoleID: "Administrator", Enabled: true, BuiltIn: true}, password: b.cfg.Password}}
 		b.accountSeq = 1
+		if b.prof.Accounts.NoRoleID {
+			b.accounts[0].Privileges = privilegesOf("Administrator")
+		}
 	}
 	return b.accounts
 }
@@ -77,7 +84,9 @@ func (b *BMC) Accounts() []Account {
 	defer b.mu.Unlock()
 	var out []Account
 	for _, a := range b.accountsLocked() {
-		out = append(out, a.Account)
+		c := a.Account
+		c.Privileges = maps.Clone(a.Privileges)
+		out = append(out, c)
 	}
 	return out
 }
@@ -113,10 +122,11 @@ func (b *BMC) routeAccounts(w http.ResponseWriter, r *http.Request, p string) {
 	switch {
 	case p == accountServicePath:
 		b.get(w, r, func() doc {
-			return doc{"@odata.id": accountServicePath, "@odata.type": "#AccountService.v1_5_0.AccountService",
+			d := doc{"@odata.id": accountServicePath, "@odata.type": "#AccountService.v1_5_0.AccountService",
 				"Id": "AccountService", "Name": "Account Service", "ServiceEnabled": true,
-				"MinPasswordLength": minPasswordLength, "MaxPasswordLength": maxPasswordLength,
 				"Accounts": link(accountsPath), "Roles": link(rolesPath)}
+			b.prof.Accounts.serviceRules(d)
+			return d
 		})
 	case p == accountsPath:
 		h := handlers{http.MethodGet: func() {
@@ -151,7 +161,7 @@ func (b *BMC) routeAccounts(w http.ResponseWriter, r *http.Request, p string) {
 	}
 }
 
-func accountDoc(a *account) doc {
+func (b *BMC) accountDoc(a *account) doc {
 	d := doc{"@odata.id": accountsPath + "/" + a.ID, "@odata.type": "#ManagerAccount.v1_7_0.ManagerAccount",
 		"Id": a.ID, "Name": "User Account", "UserName": a.UserName, "RoleId": a.RoleID, "Enabled": a.Enabled,
 		"Locked": false, "Password": nil, "AccountTypes": []string{"Redfish"}}
@@ -159,6 +169,7 @@ func accountDoc(a *account) doc {
 	if slices.Contains(roleIDs, a.RoleID) {
 		d["Links"] = doc{"Role": link(rolesPath + "/" + a.RoleID)}
 	}
+	b.prof.Accounts.shape(d, a)
 	return d
 }
 
@@ -166,7 +177,10 @@ func accountDoc(a *account) doc {
 type accountBody struct {
 	UserName, Password, RoleID *string
 	Enabled                    *bool
+	Oem                        map[string]oemAccount
 }
+
+type oemAccount struct{ Privileges map[string]bool }
 
 func (a *accountBody) decode(r *http.Request) *apiError {
 	var raw struct {
@@ -174,11 +188,12 @@ func (a *accountBody) decode(r *http.Request) *apiError {
 		Password *string
 		RoleID   *string `json:"RoleId"`
 		Enabled  *bool
+		Oem      map[string]oemAccount
 	}
 	if e := decodeBody(r, &raw); e != nil {
 		return e
 	}
-	*a = accountBody{raw.UserName, raw.Password, raw.RoleID, raw.Enabled}
+	*a = accountBody{raw.UserName, raw.Password, raw.RoleID, raw.Enabled, raw.Oem}
 	return nil
 }
 
@@ -186,11 +201,17 @@ func (a *accountBody) decode(r *http.Request) *apiError {
 // account has (BMCs compare them without case); self is the account
 // patched ("" on create).
 func (b *BMC) checkAccountLocked(body accountBody, self string) *apiError {
+	b.accountWrites++
+	if e := b.prof.Accounts.refuse(body); e != nil {
+		return e
+	}
 	if body.RoleID != nil && !slices.Contains(roleIDs, *body.RoleID) {
 		return &apiError{http.StatusBadRequest, "PropertyValueNotInList", "The value " + strconv.Quote(*body.RoleID) + " for the property RoleId is not in the list of acceptable values: " + strings.Join(roleIDs, ", ") + "."}
 	}
-	if body.Password != nil && (len(*body.Password) < minPasswordLength || len(*body.Password) > maxPasswordLength) {
-		return &apiError{http.StatusBadRequest, "PropertyValueFormatError", "The value for the property Password is not in a format that the property can accept: " + strconv.Itoa(minPasswordLength) + " to " + strconv.Itoa(maxPasswordLength) + " characters."}
+	if body.Password != nil {
+		if e := b.prof.Accounts.passwordRefusal(*body.Password); e != nil {
+			return e
+		}
 	}
 	if body.UserName != nil {
 		// On a slot-based BMC an empty name frees the slot
@@ -220,7 +241,7 @@ func (b *BMC) postAccount(w http.ResponseWriter, r *http.Request) {
 		name string
 		v    *string
 	}{{"UserName", body.UserName}, {"Password", body.Password}, {"RoleId", body.RoleID}} {
-		if p.v == nil {
+		if p.v == nil && (p.name != "RoleId" || !b.prof.Accounts.NoRoleID) {
 			writeError(w, &apiError{http.StatusBadRequest, "PropertyMissing", "The property " + p.name + " is a required property and must be included in the request."})
 			return
 		}
@@ -236,10 +257,18 @@ func (b *BMC) postAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b.accountSeq++
-	a := &account{Account: Account{ID: strconv.Itoa(b.accountSeq), UserName: *body.UserName, RoleID: *body.RoleID, Enabled: body.Enabled == nil || *body.Enabled}, password: *body.Password}
+	a := &account{Account: Account{ID: strconv.Itoa(b.accountSeq), UserName: *body.UserName, Enabled: body.Enabled == nil || *body.Enabled}, password: *body.Password}
+	if body.RoleID != nil {
+		a.RoleID = *body.RoleID
+	}
+	if b.prof.Accounts.NoRoleID {
+		// iLO 4 gives an account made without privileges a login only.
+		a.Privileges = privilegesOf("ReadOnly")
+		b.setPrivileges(a, body)
+	}
 	b.accounts = append(b.accounts, a)
 	w.Header().Set("Location", accountsPath+"/"+a.ID)
-	writeJSON(w, http.StatusCreated, accountDoc(a))
+	writeJSON(w, http.StatusCreated, b.accountDoc(a))
 }
 
 // account serves one account. Each method finds it again under the lock:
@@ -258,7 +287,7 @@ func (b *BMC) account(w http.ResponseWriter, r *http.Request, id string) {
 		f(i, b.accounts[i])
 	}
 	h := handlers{
-		http.MethodGet: func() { locked(func(_ int, a *account) { writeJSON(w, http.StatusOK, accountDoc(a)) }) },
+		http.MethodGet: func() { locked(func(_ int, a *account) { writeJSON(w, http.StatusOK, b.accountDoc(a)) }) },
 		http.MethodPatch: func() {
 			var body accountBody
 			if e := body.decode(r); e != nil {
@@ -291,10 +320,11 @@ func (b *BMC) account(w http.ResponseWriter, r *http.Request, id string) {
 				if body.RoleID != nil {
 					a.RoleID = *body.RoleID
 				}
+				b.setPrivileges(a, body)
 				if body.Enabled != nil && a.UserName != "" {
 					a.Enabled = *body.Enabled
 				}
-				writeJSON(w, http.StatusOK, accountDoc(a))
+				writeJSON(w, http.StatusOK, b.accountDoc(a))
 			})
 		},
 	}
@@ -302,6 +332,7 @@ func (b *BMC) account(w http.ResponseWriter, r *http.Request, id string) {
 	if b.prof.AccountSlots == 0 {
 		h[http.MethodDelete] = func() {
 			locked(func(i int, a *account) {
+				b.accountWrites++
 				if a.BuiltIn {
 					writeError(w, builtIn)
 					return
@@ -312,4 +343,28 @@ func (b *BMC) account(w http.ResponseWriter, r *http.Request, id string) {
 		}
 	}
 	dispatch(w, r, h)
+}
+
+// setPrivileges sets the vendor's privileges a body asks for, and the
+// role they stand for.
+func (b *BMC) setPrivileges(a *account, body accountBody) {
+	p := b.prof.Accounts.privileges(body)
+	if p == nil {
+		return
+	}
+	if a.Privileges == nil {
+		a.Privileges = map[string]bool{}
+	}
+	for k, v := range p {
+		a.Privileges[k] = v
+	}
+	a.RoleID = roleOf(a.Privileges)
+}
+
+// AccountWrites counts the requests that asked to change an account
+// (POST or PATCH, taken or refused): a test checks that none was sent.
+func (b *BMC) AccountWrites() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.accountWrites
 }

@@ -98,8 +98,10 @@ type BMC struct {
 	// Accounts (accounts.go): the AccountService's, the BMC's own first.
 	accounts   []*account
 	accountSeq int
-	rng        *rand.Rand
-	mediaOp    sync.Mutex // held by a slow media action (media_slow.go)
+	// accountWrites: POSTs and PATCHes of accounts (AccountWrites).
+	accountWrites int
+	rng           *rand.Rand
+	mediaOp       sync.Mutex // held by a slow media action (media_slow.go)
 
 	// Firmware (firmware.go, firmware_update.go).
 	fw             []*fwPart

@@ -109,6 +109,10 @@ type Profile struct {
 	// an empty slot, POST and DELETE answer 405. 0: a collection that
 	// grows by POST, up to Config.AccountLimit.
 	AccountSlots int
+	// Accounts: how the AccountService's accounts look beyond their
+	// shape (accounts_vendor.go): properties a vendor lacks, its password
+	// rules.
+	Accounts AccountRules
 
 	// Updates: how the BMC wants updates asked for and announces their
 	// tasks, beyond DMTF's defaults (update_shapes.go).

@@ -127,7 +127,7 @@ func TestNoMediaProfileHasNoVirtualMedia(t *testing.T) {
 }
 
 func TestProfileNames(t *testing.T) {
-	assert.Equal(t, []string{"bootmode-absent", "bootmode-legacy", "dmtf", "helpful", "idrac10", "idrac9", "idrac9-lagging", "idrac9-slow", "ilo5", "noauth", "noinventory", "nomedia",
+	assert.Equal(t, []string{"bootmode-absent", "bootmode-legacy", "dmtf", "helpful", "idrac10", "idrac9", "idrac9-lagging", "idrac9-slow", "ilo4", "ilo5", "noauth", "noinventory", "nomedia",
 		"shape-filename", "shape-hostcase", "shape-imagename", "shape-late", "shape-noport", "shape-percent", "shape-redirect",
 		"supermicro", "supermicro-x12", "sushy", "targets-required", "tasks-204", "xcc"}, ProfileNames())
 	assert.True(t, KnownProfile(""), "empty is the default")
