@@ -36,12 +36,20 @@ const (
 // stock kubelet runs whatever image a pod names.
 const NodePodImage = "ghcr.io/rackroll/rackroll-keyset:0.1"
 
-// NodePodCommand is the pod's command; the host's root is mounted at
-// NodeHostRoot.
+// NodePodCommand is the pod's command (cmd/rackroll-keyset); the host's
+// directories it writes are mounted under NodeHostRoot.
 var NodePodCommand = []string{"/usr/local/bin/rackroll-keyset", "apply", "--root", NodeHostRoot}
 
-// NodeHostRoot is where the pod sees the node's root file system.
+// NodeHostRoot is where the pod sees the node's directories, each of
+// NodeHostPaths at NodeHostRoot+path.
 const NodeHostRoot = "/host"
+
+// NodeHostPaths are the host's directories the keyset pod mounts,
+// writable: what the node program writes and nothing more — in /etc the
+// account files, their lock and sudoers.d; in /home the homes. Never the
+// host's /: a pod that mounts it may write every file of the node, and
+// the worker that creates the pod would be root on every node.
+var NodeHostPaths = []string{"/etc", "/home"}
 
 // NodeKeys are the OS users rackroll wants on a node, sorted by name.
 type NodeKeys struct {
