@@ -38,11 +38,12 @@ func keysetPodName(node string) string {
 // nothing else of it (keyset.NodeHostPaths), privileged (on a host
 // enforcing SELinux, a container writes the host's /etc only so),
 // no service account token (it calls no API), not restarted (a failure is
-// the answer), and killed by its kubelet after limit.
-func keysetPod(node, keys string, limit time.Duration) *corev1.Pod {
+// the answer), and killed by its kubelet after limit. Its image is img's,
+// pulled with img's Secret when there is one.
+func keysetPod(node, keys string, limit time.Duration, img KeysetImage) *corev1.Pod {
 	secs := max(int64(limit/time.Second), 1)
 	volumes, mounts := hostVolumes()
-	return &corev1.Pod{
+	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: keysetPodName(node), Namespace: keyset.NodeNamespace,
 			Labels: map[string]string{keyset.NodePodLabel: node}},
 		Spec: corev1.PodSpec{
@@ -53,7 +54,7 @@ func keysetPod(node, keys string, limit time.Duration) *corev1.Pod {
 			TerminationGracePeriodSeconds: ptr.To(int64(10)),
 			Tolerations:                   []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
 			Containers: []corev1.Container{{
-				Name: keysetContainer, Image: keyset.NodePodImage, Command: keyset.NodePodCommand,
+				Name: keysetContainer, Image: img.Ref, Command: keyset.NodePodCommand,
 				Env:                      []corev1.EnvVar{{Name: keyset.NodeKeysEnv, Value: keys}},
 				SecurityContext:          &corev1.SecurityContext{Privileged: ptr.To(true), RunAsUser: ptr.To(int64(0))},
 				VolumeMounts:             mounts,
@@ -62,6 +63,10 @@ func keysetPod(node, keys string, limit time.Duration) *corev1.Pod {
 			Volumes: volumes,
 		},
 	}
+	if img.PullSecret != "" {
+		p.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: img.PullSecret}}
+	}
+	return p
 }
 
 // hostVolumes are keyset.NodeHostPaths as the pod's volumes and its

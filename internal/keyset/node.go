@@ -30,11 +30,16 @@ const (
 	NodeNamespace = "rackroll-keysets"
 )
 
-// The keyset pod's image and command, named here only. The image that
-// does this on a real node is not built yet (docs/keysets.md#not-built-yet):
-// the lab's kubelet plays it, and recognises the pod by its label as a
-// stock kubelet runs whatever image a pod names.
-const NodePodImage = "ghcr.io/rackroll/rackroll-keyset:0.1"
+// NodeImageRepository is where a release publishes the keyset pod's
+// image (`make image`, hack/image; docs/keysets-nodes.md#the-image),
+// tagged with the release's version. The lab's kubelet plays the pod by
+// its label, as a stock kubelet runs whatever image a pod names.
+const NodeImageRepository = "ghcr.io/rackroll/rackroll-keyset"
+
+// NodeImage is the keyset pod's image of the release version: the one a
+// worker of that version names unless its site names its own
+// (RACKROLL_KEYSET_IMAGE, activities/kube.KeysetImageFromEnv).
+func NodeImage(version string) string { return NodeImageRepository + ":" + version }
 
 // NodePodCommand is the pod's command (cmd/rackroll-keyset); the host's
 // directories it writes are mounted under NodeHostRoot.
