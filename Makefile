@@ -28,7 +28,7 @@ export RACKROLL_BIN := $(BIN)
 # default target, `go build ./starter`) does not.
 LAB := -tags lab
 
-.PHONY: all build tools test test-short test-profile soak vet dev-server worker clean help histories bench demo postgres
+.PHONY: all build tools test test-short test-profile soak vet dev-server worker clean help histories bench demo postgres image
 
 all: build
 
@@ -42,6 +42,7 @@ help:
 	@echo "make worker      run the rackroll worker against \$$TEMPORAL_ADDRESS (default 127.0.0.1:7233)"
 	@echo "make build       build bin/worker and bin/starter (with the lab's commands: -tags lab)"
 	@echo "make demo        dev server + UI + lab + worker + a full upgrade with live progress (ONCE=1: exit after)"
+	@echo "make image       the keyset pod's image (the node program, linux/amd64 and arm64) as an OCI layout in out/image, no container engine (VERSION=v to tag it)"
 
 build:
 	$(GO) build -o $(BIN)/worker ./worker
@@ -201,7 +202,18 @@ demo:
 	$(BIN)/starter demo $(if $(ONCE),--once) $(DEMO_FLAGS)
 
 clean:
-	rm -rf .data bin/worker bin/starter
+	rm -rf .data bin/worker bin/starter out
+
+# The keyset pod's image (docs/keysets-nodes.md#the-image), built without a
+# container engine (hack/image, go-containerregistry): an OCI layout in
+# out/image, tagged VERSION, which `crane push out/image <ref>` or `skopeo
+# copy --all oci:out/image:<VERSION> docker://<ref>` publishes. VERSION is
+# the worker's version (internal/version, -X at link time): the worker
+# names ghcr.io/rackroll/rackroll-keyset:<its version> unless told
+# otherwise (RACKROLL_KEYSET_IMAGE).
+VERSION ?= dev
+image:
+	$(GO) run ./hack/image --out out/image --version $(VERSION)
 
 # Speed and memory figures live in benchmarks, never in timed tests.
 # Benchmarks (hack/bench): prints one table — figure, goal, result, met? —

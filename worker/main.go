@@ -64,6 +64,11 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	// So is an image no kubelet could pull (docs/keysets-nodes.md#naming-the-image).
+	keysetImage, err := kube.KeysetImageFromEnv(os.Getenv, version.Version)
+	if err != nil {
+		return err
+	}
 	zl, err := logging.New(*logLevel, *devLog)
 	if err != nil {
 		return err
@@ -101,7 +106,7 @@ func run(args []string) error {
 		*taskQueue = model.SiteTaskQueue(*siteOf)
 	}
 	w := wiring.New(c, wiring.Options{TaskQueue: *taskQueue, PollInterval: *pollInterval,
-		SiteOf: *siteOf, NoSiteActivities: *noSite, Management: management(), WorkerPods: *workerPods, Worker: worker.Options{
+		SiteOf: *siteOf, NoSiteActivities: *noSite, Management: management(), WorkerPods: *workerPods, KeysetImage: keysetImage, Worker: worker.Options{
 			// Give activities time to notice cancellation and stop cleanly.
 			WorkerStopTimeout: 10 * time.Second,
 			DeploymentOptions: deployment,
@@ -109,7 +114,12 @@ func run(args []string) error {
 	zl.Info("worker starting", zap.String("version", version.String()), zap.String("address", opts.HostPort),
 		zap.String("namespace", nsOrDefault(opts.Namespace)), zap.String("taskQueue", *taskQueue),
 		zap.String("siteOf", *siteOf), zap.Bool("noSiteActivities", *noSite), zap.String("workerPods", *workerPods),
-		zap.String("deploymentVersion", versionLine))
+		zap.String("deploymentVersion", versionLine), zap.String("keysetImage", keysetImage.Ref))
+	if keysetImage.Default && version.Version == "dev" {
+		// A development build's default names a tag no release publishes.
+		zl.Warn("the keyset pods name an image no release publishes: build it (make image), push it and set "+kube.KeysetImageEnv,
+			zap.String("keysetImage", keysetImage.Ref))
+	}
 	// worker.InterruptCh closes on SIGINT/SIGTERM; Run then stops polling and
 	// waits for in-flight tasks.
 	if err := w.Run(worker.InterruptCh()); err != nil {

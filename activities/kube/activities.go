@@ -10,6 +10,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/rackroll/rackroll/internal/version"
 	"go.temporal.io/sdk/activity"
 	"k8s.io/client-go/kubernetes"
 )
@@ -36,6 +38,9 @@ type Options struct {
 	// through Temporal, in a worker); nil: ApplyNodeKeys fails as
 	// misconfigured.
 	NodeKeys NodeKeysSource
+	// KeysetImage is the keyset pod's image (KeysetImageFromEnv); an
+	// empty Ref is the release's image of this build's version.
+	KeysetImage KeysetImage
 }
 
 // Activities is registered with a worker; its exported methods are the
@@ -53,6 +58,9 @@ func New(clients ClientSource, opts Options) *Activities {
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.KeysetImage.Ref == "" {
+		opts.KeysetImage = KeysetImage{Ref: keyset.NodeImage(version.Version), Default: true}
 	}
 	if opts.HeartbeatInterval <= 0 {
 		opts.HeartbeatInterval = DefaultHeartbeatInterval

@@ -116,7 +116,7 @@ func (a *Activities) ApplyNodeKeys(ctx context.Context, in NodeKeysInput) (NodeK
 	until := time.Now().Add(limit)
 	pods := cs.CoreV1().Pods(keyset.NodeNamespace)
 	res := NodeKeysResult{Node: in.Node, Pod: keysetPodName(in.Node)}
-	p, err := a.placeKeysetPod(ctx, pods, keysetPod(in.Node, string(env), limit), &res, until)
+	p, err := a.placeKeysetPod(ctx, pods, keysetPod(in.Node, string(env), limit, a.opts.KeysetImage), &res, until)
 	if err != nil {
 		return res, err
 	}

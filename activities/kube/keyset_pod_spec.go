@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/keyset"
@@ -33,13 +34,16 @@ func keysetPodName(node string) string {
 // keysetPod is the pod that makes node's rackroll users those of keys
 // (docs/keysets-nodes.md#the-keyset-pod): pinned to the node by nodeName (no
 // scheduler, so it runs on a cordoned node too, and tolerates every taint
-// as a DaemonSet's pods do), the host's root mounted, privileged (on a
-// host enforcing SELinux, a container writes the host's /etc only so),
+// as a DaemonSet's pods do), the host's /etc and /home mounted and
+// nothing else of it (keyset.NodeHostPaths), privileged (on a host
+// enforcing SELinux, a container writes the host's /etc only so),
 // no service account token (it calls no API), not restarted (a failure is
-// the answer), and killed by its kubelet after limit.
-func keysetPod(node, keys string, limit time.Duration) *corev1.Pod {
+// the answer), and killed by its kubelet after limit. Its image is img's,
+// pulled with img's Secret when there is one.
+func keysetPod(node, keys string, limit time.Duration, img KeysetImage) *corev1.Pod {
 	secs := max(int64(limit/time.Second), 1)
-	return &corev1.Pod{
+	volumes, mounts := hostVolumes()
+	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: keysetPodName(node), Namespace: keyset.NodeNamespace,
 			Labels: map[string]string{keyset.NodePodLabel: node}},
 		Spec: corev1.PodSpec{
@@ -50,16 +54,38 @@ func keysetPod(node, keys string, limit time.Duration) *corev1.Pod {
 			TerminationGracePeriodSeconds: ptr.To(int64(10)),
 			Tolerations:                   []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
 			Containers: []corev1.Container{{
-				Name: keysetContainer, Image: keyset.NodePodImage, Command: keyset.NodePodCommand,
+				Name: keysetContainer, Image: img.Ref, Command: keyset.NodePodCommand,
 				Env:                      []corev1.EnvVar{{Name: keyset.NodeKeysEnv, Value: keys}},
 				SecurityContext:          &corev1.SecurityContext{Privileged: ptr.To(true), RunAsUser: ptr.To(int64(0))},
-				VolumeMounts:             []corev1.VolumeMount{{Name: "host", MountPath: keyset.NodeHostRoot}},
+				VolumeMounts:             mounts,
 				TerminationMessagePolicy: corev1.TerminationMessageReadFile,
 			}},
-			Volumes: []corev1.Volume{{Name: "host", VolumeSource: corev1.VolumeSource{
-				HostPath: &corev1.HostPathVolumeSource{Path: "/", Type: ptr.To(corev1.HostPathDirectory)}}}},
+			Volumes: volumes,
 		},
 	}
+	if img.PullSecret != "" {
+		p.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: img.PullSecret}}
+	}
+	return p
+}
+
+// hostVolumes are keyset.NodeHostPaths as the pod's volumes and its
+// container's mounts, host-etc at /host/etc and so on. /etc must be a
+// directory already; /home is made when a node has none.
+func hostVolumes() ([]corev1.Volume, []corev1.VolumeMount) {
+	var vols []corev1.Volume
+	var mounts []corev1.VolumeMount
+	for _, path := range keyset.NodeHostPaths {
+		name := "host" + strings.ReplaceAll(path, "/", "-")
+		typ := corev1.HostPathDirectoryOrCreate
+		if path == "/etc" {
+			typ = corev1.HostPathDirectory
+		}
+		vols = append(vols, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
+			HostPath: &corev1.HostPathVolumeSource{Path: path, Type: ptr.To(typ)}}})
+		mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: keyset.NodeHostRoot + path})
+	}
+	return vols, mounts
 }
 
 // keysOfPod is the keys a keyset pod carries ("" when none).

@@ -93,7 +93,7 @@ func TestApplyNodeKeysOnTheSimulatedNodes(t *testing.T) {
 	// A leftover with other keys (bob only): deleted, then the set applied.
 	stale := keyset.NodeKeys{Users: keys.Users[1:]}
 	env, _ := json.Marshal(stale)
-	if _, err := pods.Create(bg, keysetPod(in.Node, string(env), time.Minute), metav1.CreateOptions{}); err != nil {
+	if _, err := pods.Create(bg, keysetPod(in.Node, string(env), time.Minute, KeysetImage{Ref: "rackroll-keyset:lab"}), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	s.run(t, &res, s.acts.ApplyNodeKeys, in)
@@ -103,7 +103,7 @@ func TestApplyNodeKeysOnTheSimulatedNodes(t *testing.T) {
 	gone(in.Node)
 	// A leftover with the same keys: reused.
 	env, _ = json.Marshal(keys)
-	if _, err := pods.Create(bg, keysetPod(in.Node, string(env), time.Minute), metav1.CreateOptions{}); err != nil {
+	if _, err := pods.Create(bg, keysetPod(in.Node, string(env), time.Minute, KeysetImage{Ref: "rackroll-keyset:lab"}), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	res = NodeKeysResult{}

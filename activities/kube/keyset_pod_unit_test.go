@@ -19,10 +19,10 @@ import (
 
 // The pod is what docs/keysets.md says, and nothing more: in its own
 // namespace, labelled with the node, pinned by nodeName, no token, the
-// host's root mounted, the keys in its environment, the image and
+// host's /etc and /home mounted (not its /), the keys in its environment, the image and
 // command named in one place.
 func TestKeysetPodSpec(t *testing.T) {
-	p := keysetPod("rack1-c1", `{"users":[]}`, 90*time.Second)
+	p := keysetPod("rack1-c1", `{"users":[]}`, 90*time.Second, KeysetImage{Ref: "registry.site.example/rackroll-keyset:1.4.0"})
 	c := p.Spec.Containers[0]
 	switch {
 	case p.Namespace != keyset.NodeNamespace || p.Name != "keyset-rack1-c1" || p.Labels[keyset.NodePodLabel] != "rack1-c1" || len(p.Labels) != 1:
@@ -33,12 +33,25 @@ func TestKeysetPodSpec(t *testing.T) {
 		t.Fatal("the pod gets a service account token")
 	case *p.Spec.ActiveDeadlineSeconds != 90:
 		t.Fatalf("active deadline %d", *p.Spec.ActiveDeadlineSeconds)
-	case c.Image != keyset.NodePodImage || strings.Join(c.Command, " ") != strings.Join(keyset.NodePodCommand, " "):
+	case c.Image != "registry.site.example/rackroll-keyset:1.4.0" || strings.Join(c.Command, " ") != strings.Join(keyset.NodePodCommand, " "):
 		t.Fatalf("image %s %v", c.Image, c.Command)
+	case p.Spec.ImagePullSecrets != nil:
+		t.Fatalf("a pull secret no one named: %v", p.Spec.ImagePullSecrets)
 	case len(c.Env) != 1 || c.Env[0].Name != keyset.NodeKeysEnv || c.Env[0].Value != `{"users":[]}`:
 		t.Fatalf("env %+v", c.Env)
-	case p.Spec.Volumes[0].HostPath == nil || p.Spec.Volumes[0].HostPath.Path != "/" || c.VolumeMounts[0].MountPath != keyset.NodeHostRoot:
-		t.Fatalf("host root %+v %+v", p.Spec.Volumes, c.VolumeMounts)
+	case len(p.Spec.Volumes) != 2 || len(c.VolumeMounts) != 2:
+		t.Fatalf("mounts %+v %+v", p.Spec.Volumes, c.VolumeMounts)
+	}
+	// Only the host's /etc and /home, writable where the command looks
+	// (its --root), never the host's /.
+	for i, want := range []string{"/etc", "/home"} {
+		v, m := p.Spec.Volumes[i], c.VolumeMounts[i]
+		if v.HostPath == nil || v.HostPath.Path != want || m.Name != v.Name || m.MountPath != keyset.NodeHostRoot+want || m.ReadOnly {
+			t.Fatalf("mount %d: %+v %+v, want hostPath %s at %s%s", i, v, m, want, keyset.NodeHostRoot, want)
+		}
+	}
+	if ps := keysetPod("n", "{}", time.Minute, KeysetImage{Ref: "x", PullSecret: "site-registry"}).Spec.ImagePullSecrets; len(ps) != 1 || ps[0].Name != "site-registry" {
+		t.Fatalf("the site's pull secret: %v", ps)
 	}
 	long := strings.Repeat("n", 250)
 	if n := keysetPodName(long); len(n) > 253 || !strings.HasPrefix(n, "keyset-") || n == keysetPodName(long+"x") {

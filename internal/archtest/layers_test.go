@@ -19,6 +19,7 @@ const (
 	cli        = "cli"        // starter
 	lab        = "lab"        // the simulated site
 	labcheck   = "labcheck"   // the safety rules checked on a lab's event log
+	node       = "node"       // the program the keyset pod runs on a node
 	harness    = "harness"    // test set-up shared by tests: never imported by non-test code
 	tests      = "tests"      // end-to-end suites under test/
 	tools      = "tools"      // hack/, the module root, this package
@@ -63,6 +64,9 @@ var layerOf = map[string]string{
 	"internal/lab":        lab,
 	"internal/invariants": labcheck,
 
+	"cmd/rackroll-keyset":       node,
+	"internal/keyset/nodeapply": node,
+
 	"test/e2e":                         harness,
 	"internal/temporalcluster":         harness,
 	"workflows/internal/wftest":        harness,
@@ -89,9 +93,10 @@ var mayImport = map[string][]string{
 	cli:        {domain, contract, support, activities},
 	lab:        {domain, support, lab},
 	labcheck:   {domain, contract, lab, labcheck},
-	harness:    {domain, contract, support, activities, workflows, wiring, lab, labcheck, harness},
-	tests:      {domain, contract, support, activities, workflows, wiring, lab, labcheck, harness, tests},
-	tools:      {domain, contract, support, activities, workflows, wiring, lab, labcheck, harness, tools},
+	node:       {domain, node},
+	harness:    {domain, contract, support, activities, workflows, wiring, lab, labcheck, node, harness},
+	tests:      {domain, contract, support, activities, workflows, wiring, lab, labcheck, harness, node, tests},
+	tools:      {domain, contract, support, activities, workflows, wiring, lab, labcheck, harness, node, tools},
 }
 
 // labTag is the build tag of the CLI's lab commands (starter/lab_build.go):

@@ -24,6 +24,19 @@ var (
 // console user the documents keep for access during an upgrade.
 var reservedOS = []string{"root", "daemon", "bin", "sys", "adm", "nobody", "sshd", "console"}
 
+// OSUserProblem says why name may not be a keyset's OS user, "" when it
+// may: the node program (internal/keyset/nodeapply) asks again before it
+// touches a node, as a ledger of an older build may hold other names.
+func OSUserProblem(name string) string {
+	switch {
+	case !osUser.MatchString(name):
+		return "not an OS user name: a lowercase letter or '_', then lowercase letters, digits, '_', '-'; 32 characters at most"
+	case reserved(reservedOS, name, false):
+		return "reserved (not allowed: " + strings.Join(reservedOS, ", ") + ")"
+	}
+	return ""
+}
+
 // reservedBMC are the vendors' built-in BMC accounts (iDRAC root, iLO
 // Administrator, Supermicro ADMIN): not a keyset's to change.
 var reservedBMC = []string{"root", "admin", "administrator"}

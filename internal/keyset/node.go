@@ -30,18 +30,31 @@ const (
 	NodeNamespace = "rackroll-keysets"
 )
 
-// The keyset pod's image and command, named here only. The image that
-// does this on a real node is not built yet (docs/keysets.md#not-built-yet):
-// the lab's kubelet plays it, and recognises the pod by its label as a
-// stock kubelet runs whatever image a pod names.
-const NodePodImage = "ghcr.io/rackroll/rackroll-keyset:0.1"
+// NodeImageRepository is where a release publishes the keyset pod's
+// image (`make image`, hack/image; docs/keysets-nodes.md#the-image),
+// tagged with the release's version. The lab's kubelet plays the pod by
+// its label, as a stock kubelet runs whatever image a pod names.
+const NodeImageRepository = "ghcr.io/rackroll/rackroll-keyset"
 
-// NodePodCommand is the pod's command; the host's root is mounted at
-// NodeHostRoot.
+// NodeImage is the keyset pod's image of the release version: the one a
+// worker of that version names unless its site names its own
+// (RACKROLL_KEYSET_IMAGE, activities/kube.KeysetImageFromEnv).
+func NodeImage(version string) string { return NodeImageRepository + ":" + version }
+
+// NodePodCommand is the pod's command (cmd/rackroll-keyset); the host's
+// directories it writes are mounted under NodeHostRoot.
 var NodePodCommand = []string{"/usr/local/bin/rackroll-keyset", "apply", "--root", NodeHostRoot}
 
-// NodeHostRoot is where the pod sees the node's root file system.
+// NodeHostRoot is where the pod sees the node's directories, each of
+// NodeHostPaths at NodeHostRoot+path.
 const NodeHostRoot = "/host"
+
+// NodeHostPaths are the host's directories the keyset pod mounts,
+// writable: what the node program writes and nothing more — in /etc the
+// account files, their lock and sudoers.d; in /home the homes. Never the
+// host's /: a pod that mounts it may write every file of the node, and
+// the worker that creates the pod would be root on every node.
+var NodeHostPaths = []string{"/etc", "/home"}
 
 // NodeKeys are the OS users rackroll wants on a node, sorted by name.
 type NodeKeys struct {

@@ -19,7 +19,7 @@ import (
 // calls (activities/kube ApplyNodeKeys: create, get and delete pods, in
 // keyset.NodeNamespace only, no wildcard, nothing cluster-wide) to the
 // worker's ServiceAccount, and makes that namespace privileged for Pod
-// Security Admission (the pod mounts the host's root); kustomization.yaml
+// Security Admission (the pod mounts the host's /etc and /home); kustomization.yaml
 // lists it and leaves its namespace alone.
 func TestKeysetGrantIsWhatApplyNodeKeysCalls(t *testing.T) {
 	t.Parallel()

@@ -64,7 +64,7 @@ func Register(r worker.Registry, c client.Client, opts Options) {
 	// Kubernetes clients come from the ledger's kubeconfig reference, read
 	// through Temporal: a site worker needs no inventory of its own.
 	// The BMM keysets' keys too, for the keyset pods (ledgerNodeKeys).
-	kopts := kube.Options{PollInterval: poll, WorkerPods: opts.WorkerPods}
+	kopts := kube.Options{PollInterval: poll, WorkerPods: opts.WorkerPods, KeysetImage: opts.KeysetImage}
 	if c != nil {
 		kopts.NodeKeys = ledgerNodeKeys{c}
 	}

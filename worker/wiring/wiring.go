@@ -7,6 +7,7 @@ package wiring
 import (
 	"time"
 
+	"github.com/rackroll/rackroll/activities/kube"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
@@ -38,6 +39,9 @@ type Options struct {
 	// WorkerPods selects the worker's own pods, which a drain never evicts
 	// the last Ready one of (default kube.DefaultWorkerPods).
 	WorkerPods string
+	// KeysetImage is the keyset pod's image and pull secret
+	// (kube.KeysetImageFromEnv); empty: the release's of this build.
+	KeysetImage kube.KeysetImage
 }
 
 // New returns a worker with everything its mode needs registered; call

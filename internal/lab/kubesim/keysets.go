@@ -84,11 +84,13 @@ func (s *Sim) runKeysetPod(ctx context.Context, p *corev1.Pod, nodeReady bool) e
 
 // keysOf reads the keys a keyset pod carries and what the node will hold.
 // Its spec is all the lab goes by, as a kubelet has nothing else: a pod
-// without the host's root mounted where the pod's command looks for it
-// (keyset.NodeHostRoot) fails as its script would, reaching no user.
+// without the host's directories mounted where the pod's command looks
+// for them (keyset.NodeHostPaths under keyset.NodeHostRoot) fails as the
+// node program would, reaching no user; so does one that mounts the
+// host's /, which the keyset pod never needs.
 func keysOf(p *corev1.Pod) (keyset.NodeKeys, []keyset.Fingerprinted, error) {
-	if !hostRootMounted(p) {
-		return keyset.NodeKeys{}, nil, fmt.Errorf("%s is not the host's root: mount hostPath / there", keyset.NodeHostRoot)
+	if err := hostPathsMounted(p); err != nil {
+		return keyset.NodeKeys{}, nil, err
 	}
 	for _, c := range p.Spec.Containers {
 		for _, e := range c.Env {
@@ -106,20 +108,28 @@ func keysOf(p *corev1.Pod) (keyset.NodeKeys, []keyset.Fingerprinted, error) {
 	return keyset.NodeKeys{}, nil, fmt.Errorf("no %s in the pod's environment", keyset.NodeKeysEnv)
 }
 
-// hostRootMounted says whether p's first container has hostPath / at
-// keyset.NodeHostRoot.
-func hostRootMounted(p *corev1.Pod) bool {
-	if len(p.Spec.Containers) == 0 {
-		return false
-	}
-	for _, m := range p.Spec.Containers[0].VolumeMounts {
-		for _, v := range p.Spec.Volumes {
-			if v.Name == m.Name && m.MountPath == keyset.NodeHostRoot && v.HostPath != nil && v.HostPath.Path == "/" && !m.ReadOnly {
-				return true
-			}
+// hostPathsMounted says why p's first container does not have each of
+// keyset.NodeHostPaths from the host, writable, at keyset.NodeHostRoot
+// plus its path, and nothing of the host at /.
+func hostPathsMounted(p *corev1.Pod) error {
+	for _, v := range p.Spec.Volumes {
+		if v.HostPath != nil && v.HostPath.Path == "/" {
+			return fmt.Errorf("volume %s mounts the host's /: the keyset pod mounts only %s", v.Name, strings.Join(keyset.NodeHostPaths, ", "))
 		}
 	}
-	return false
+	if len(p.Spec.Containers) == 0 {
+		return fmt.Errorf("no container")
+	}
+	for _, path := range keyset.NodeHostPaths {
+		if !slices.ContainsFunc(p.Spec.Containers[0].VolumeMounts, func(m corev1.VolumeMount) bool {
+			return m.MountPath == keyset.NodeHostRoot+path && !m.ReadOnly && slices.ContainsFunc(p.Spec.Volumes, func(v corev1.Volume) bool {
+				return v.Name == m.Name && v.HostPath != nil && v.HostPath.Path == path
+			})
+		}) {
+			return fmt.Errorf("%s%s is not the host's %s: mount hostPath %s there, writable", keyset.NodeHostRoot, path, path, path)
+		}
+	}
+	return nil
 }
 
 // wipeUsersLocked forgets the node's users after a reinstall.

@@ -13,7 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-func keysetPod(t *testing.T, s *testSite, name, node string, keys keyset.NodeKeys, noHost bool) {
+// keysetPod makes a keyset pod as the activity does; host changes its
+// spec first when not nil.
+func keysetPod(t *testing.T, s *testSite, name, node string, keys keyset.NodeKeys, host func(*corev1.Pod)) {
 	t.Helper()
 	env, err := json.Marshal(keys)
 	if err != nil {
@@ -23,11 +25,12 @@ func keysetPod(t *testing.T, s *testSite, name, node string, keys keyset.NodeKey
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.ns, Labels: map[string]string{keyset.NodePodLabel: node}},
 		Spec: corev1.PodSpec{NodeName: node, RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{
 			Name: "apply", Image: "rackroll-keyset:lab", Env: []corev1.EnvVar{{Name: keyset.NodeKeysEnv, Value: string(env)}},
-			VolumeMounts: []corev1.VolumeMount{{Name: "host", MountPath: keyset.NodeHostRoot}}}},
-			Volumes: []corev1.Volume{{Name: "host", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}}},
+			VolumeMounts: []corev1.VolumeMount{{Name: "etc", MountPath: keyset.NodeHostRoot + "/etc"}, {Name: "home", MountPath: keyset.NodeHostRoot + "/home"}}}},
+			Volumes: []corev1.Volume{{Name: "etc", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/etc"}}},
+				{Name: "home", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/home"}}}}},
 	}
-	if noHost { // an empty directory where the host's root should be
-		p.Spec.Volumes[0].VolumeSource = corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+	if host != nil {
+		host(p)
 	}
 	if _, err := s.client.CoreV1().Pods(s.ns).Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -65,7 +68,7 @@ func TestKeysetPodOnTheSimulatedNode(t *testing.T) {
 		{Name: "alice", Keyset: "oncall", Privilege: keyset.Superuser, Key: keysettest.Line(1, "alice")},
 		{Name: "bob", Keyset: "oncall", Privilege: keyset.Superuser, Key: keysettest.Line(2, "bob")},
 	}}
-	keysetPod(t, s, "keys-1", node, want, false)
+	keysetPod(t, s, "keys-1", node, want, nil)
 	phase, msg := podEnd(t, s, "keys-1")
 	if phase != corev1.PodSucceeded {
 		t.Fatalf("pod %s: %s", phase, msg)
@@ -89,20 +92,29 @@ func TestKeysetPodOnTheSimulatedNode(t *testing.T) {
 	}
 
 	bad := keyset.NodeKeys{Users: []keyset.NodeUser{{Name: "eve", Keyset: "x", Privilege: keyset.Standard, Key: "ssh-ed25519 AAAA"}}}
-	keysetPod(t, s, "keys-2", node, bad, false)
+	keysetPod(t, s, "keys-2", node, bad, nil)
 	if phase, msg := podEnd(t, s, "keys-2"); phase != corev1.PodFailed || msg == "" {
 		t.Fatalf("a bad key: %s %q", phase, msg)
 	}
 	if len(s.NodeUsers(node)) != 2 {
 		t.Fatal("a failed pod changed the node's users")
 	}
-	// Without the host's root mounted, the pod's script reaches nothing.
-	keysetPod(t, s, "keys-2b", node, keyset.NodeKeys{Users: want.Users[1:]}, true)
-	if phase, msg := podEnd(t, s, "keys-2b"); phase != corev1.PodFailed || !strings.Contains(msg, "not the host's root") {
-		t.Fatalf("no host root: %s %q", phase, msg)
+	// Without the host's /etc mounted, the node program reaches nothing;
+	// with the host's / mounted, the lab refuses what rackroll never needs.
+	keysetPod(t, s, "keys-2b", node, keyset.NodeKeys{Users: want.Users[1:]}, func(p *corev1.Pod) {
+		p.Spec.Volumes[0].VolumeSource = corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+	})
+	if phase, msg := podEnd(t, s, "keys-2b"); phase != corev1.PodFailed || !strings.Contains(msg, "/host/etc is not the host's /etc") {
+		t.Fatalf("no host /etc: %s %q", phase, msg)
+	}
+	keysetPod(t, s, "keys-2c", node, keyset.NodeKeys{Users: want.Users[1:]}, func(p *corev1.Pod) {
+		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "all", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}})
+	})
+	if phase, msg := podEnd(t, s, "keys-2c"); phase != corev1.PodFailed || !strings.Contains(msg, "volume all mounts the host's /") {
+		t.Fatalf("the host's / mounted: %s %q", phase, msg)
 	}
 	if len(s.NodeUsers(node)) != 2 {
-		t.Fatal("a pod without the host's root changed the node's users")
+		t.Fatal("a pod without the host's /etc, or with its /, changed the node's users")
 	}
 
 	// Down: the pod waits; back up, it runs (one user removed).
@@ -111,7 +123,7 @@ func TestKeysetPodOnTheSimulatedNode(t *testing.T) {
 		c := nodeCondition(s.node(t, node), corev1.NodeReady)
 		return c != nil && c.Status != corev1.ConditionTrue, string(c.Status)
 	})
-	keysetPod(t, s, "keys-3", node, keyset.NodeKeys{Users: want.Users[1:]}, false)
+	keysetPod(t, s, "keys-3", node, keyset.NodeKeys{Users: want.Users[1:]}, nil)
 	time.Sleep(300 * time.Millisecond) // six kubelet ticks
 	if p, _ := s.client.CoreV1().Pods(s.ns).Get(context.Background(), "keys-3", metav1.GetOptions{}); p.Status.Phase == corev1.PodSucceeded {
 		t.Fatal("a keyset pod ran on a node that is down")
