@@ -30,7 +30,8 @@ func (l *clusterLedger) nodeKeysQuery(ctx workflow.Context) error {
 
 // checkNodeOutcomes refuses a request for the BMM keysets that is not
 // one: a name, a version or a deletion with it, an outcome that names no
-// BMM or has a state other than applied or failed; and outcomes of a set
+// BMM or has a state other than applied, failed or pending (a node being
+// reinstalled, with its reason); and outcomes of a set
 // the ledger no longer has at r.At (a BMM keyset created, updated or
 // deleted since the run read them): superseded.
 func (l *clusterLedger) checkNodeOutcomes(r api.KeysetOutcomesRequest) error {
@@ -45,8 +46,11 @@ func (l *clusterLedger) checkNodeOutcomes(r api.KeysetOutcomesRequest) error {
 		if o.BMM == "" {
 			e.Add(fmt.Sprintf("outcomes[%d].bmm", i), "", "required: the BMM whose node this is")
 		}
-		if o.State != keyset.Applied && o.State != keyset.Failed {
-			e.Addf(fmt.Sprintf("outcomes[%d].state", i), string(o.State), "a node's outcome is %s or %s", keyset.Applied, keyset.Failed)
+		switch {
+		case o.State == keyset.Pending && o.Reason == "":
+			e.Add(fmt.Sprintf("outcomes[%d].reason", i), "", "required with pending: why the node was not given the set (a reinstall)")
+		case o.State != keyset.Applied && o.State != keyset.Failed && o.State != keyset.Pending:
+			e.Addf(fmt.Sprintf("outcomes[%d].state", i), string(o.State), "a node's outcome is %s, %s or %s", keyset.Applied, keyset.Failed, keyset.Pending)
 		}
 	}
 	if err := e.Err(); err != nil {

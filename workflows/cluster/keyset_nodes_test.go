@@ -73,7 +73,7 @@ func TestClusterKeysetNodeOutcomes(t *testing.T) {
 			{BMM: "rack1-c2", State: keyset.Failed, Reason: "node rack1-c2 did not run the keyset pod", At: at},
 		}, k.Outcomes, "keyset %s: each node's outcome, none of a BMM not in the cluster", name)
 	}
-	for _, want := range []string{"name: \"oncall\"", `at: "" — required`, `outcomes[0].bmm: "" — required`, "outcomes[0].state: \"disabled\"", "applied or failed"} {
+	for _, want := range []string{"name: \"oncall\"", `at: "" — required`, `outcomes[0].bmm: "" — required`, "outcomes[0].state: \"disabled\"", "applied, failed or pending"} {
 		require.ErrorContains(t, bad.Rejected, want)
 	}
 	require.ErrorContains(t, stale.Rejected, "nodes: 1 users (digest sha256:x) — the BMM keysets of cluster")
