@@ -108,7 +108,9 @@ func (a *app) demo(ctx context.Context, cmd *cobra.Command, inventory, version s
 		return err
 	}
 	defer wlog.Close()
-	worker := exec.Command(workerBin, "--address", srv.Address, "--poll-interval", "500ms")
+	// The worker runs outside any pod: --kubeconfig names the cluster it
+	// reads Secrets from (a BMC keyset's passwords), the lab's here.
+	worker := exec.Command(workerBin, "--address", srv.Address, "--poll-interval", "500ms", "--kubeconfig", l.Kube.Kubeconfig())
 	worker.Stdout, worker.Stderr = wlog, wlog
 	worker.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := worker.Start(); err != nil {

@@ -6,7 +6,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -23,7 +22,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.uber.org/zap"
-	"k8s.io/client-go/kubernetes"
 )
 
 func main() {
@@ -47,6 +45,7 @@ func run(args []string) error {
 	healthAddr := healthAddrFlag(fs)
 	siteOf := fs.String("site-of", "", "run as the site worker of this cluster: BMC and Kubernetes activities only, on rackroll-site-<cluster> (docs/production.md#multi-site)")
 	workerPods := fs.String("worker-pods", kube.DefaultWorkerPods, "label selector of this worker's own pods: a drain never evicts the last Ready one (docs/install.md#where-the-workers-run)")
+	kubeconfig := fs.String("kubeconfig", "", "outside a pod, the kubeconfig of the cluster this worker reads Secrets from (BMC keysets' passwords, kubeconfigSecretRef); default $KUBECONFIG, else ~/.kube/config; in a pod its ServiceAccount (docs/install.md#a-worker-outside-a-pod)")
 	noSite := fs.Bool("no-site-activities", false, "central worker: workflows and ledger activities only, every site has its own --site-of worker")
 	vf := versioningFlagsOn(fs)
 	if err := fs.Parse(args); err != nil {
@@ -75,6 +74,12 @@ func run(args []string) error {
 	}
 	defer zl.Sync()
 
+	// Checked before connecting: a kubeconfig named and broken is the
+	// operator's to fix.
+	mgmt, err := kube.FindManagement(*kubeconfig)
+	if err != nil {
+		return err
+	}
 	opts, err := conn.ClientOptions()
 	if err != nil {
 		return err
@@ -106,7 +111,7 @@ func run(args []string) error {
 		*taskQueue = model.SiteTaskQueue(*siteOf)
 	}
 	w := wiring.New(c, wiring.Options{TaskQueue: *taskQueue, PollInterval: *pollInterval,
-		SiteOf: *siteOf, NoSiteActivities: *noSite, Management: management(), WorkerPods: *workerPods, KeysetImage: keysetImage, Worker: worker.Options{
+		SiteOf: *siteOf, NoSiteActivities: *noSite, Management: mgmt.Clientset(), WorkerPods: *workerPods, KeysetImage: keysetImage, Worker: worker.Options{
 			// Give activities time to notice cancellation and stop cleanly.
 			WorkerStopTimeout: 10 * time.Second,
 			DeploymentOptions: deployment,
@@ -114,7 +119,7 @@ func run(args []string) error {
 	zl.Info("worker starting", zap.String("version", version.String()), zap.String("address", opts.HostPort),
 		zap.String("namespace", nsOrDefault(opts.Namespace)), zap.String("taskQueue", *taskQueue),
 		zap.String("siteOf", *siteOf), zap.Bool("noSiteActivities", *noSite), zap.String("workerPods", *workerPods),
-		zap.String("deploymentVersion", versionLine), zap.String("keysetImage", keysetImage.Ref))
+		zap.String("deploymentVersion", versionLine), zap.String("keysetImage", keysetImage.Ref), zap.String("managementCluster", orNone(mgmt.From)))
 	if keysetImage.Default && version.Version == "dev" {
 		// A development build's default names a tag no release publishes.
 		zl.Warn("the keyset pods name an image no release publishes: build it (make image), push it and set "+kube.KeysetImageEnv,
@@ -136,12 +141,11 @@ func nsOrDefault(ns string) string {
 	return ns
 }
 
-// management is the cluster the worker's pod runs in, for kubeconfig
-// Secrets (kubeconfigSecretRef); nil outside a pod.
-func management() func() (kubernetes.Interface, error) {
-	if os.Getenv("KUBERNETES_SERVICE_HOST") == "" {
-		return nil
+// orNone says that the worker found no management cluster: it reads no
+// Secrets.
+func orNone(from string) string {
+	if from == "" {
+		return "none: not in a pod, no --kubeconfig, $KUBECONFIG or ~/.kube/config (no Secret is read)"
 	}
-	src := kube.InCluster()
-	return func() (kubernetes.Interface, error) { return src.Clientset(context.Background()) }
+	return from
 }

@@ -119,7 +119,7 @@ func (a *Activities) accountPassword(ctx context.Context, ref keyset.SecretRef) 
 	}
 	id := ref.Namespace + "/" + ref.Name
 	if secrets == nil {
-		return "", &failure{kindConfig, "the account's password Secret " + id + " is read by the worker in the cluster that holds it (its ServiceAccount needs get on it); this worker reads no Secrets"}
+		return "", &failure{kindConfig, "the account's password Secret " + id + " is read by the worker from the cluster that holds it, and this worker found none: " + NoManagementHint}
 	}
 	data, err := secrets(ctx, ref.Namespace, ref.Name)
 	switch {

@@ -9,6 +9,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
+// NoManagementHint says how a worker finds the cluster it reads Secrets
+// from (kube.FindManagement), for the errors of a worker that found none.
+const NoManagementHint = "run it in a pod of that cluster (its ServiceAccount needs get on the Secret), or outside one give it --kubeconfig or $KUBECONFIG (docs/install.md#a-worker-outside-a-pod)"
+
 // SecretResolver resolves a reference to a Kubernetes Secret (keys
 // username and password) through Secrets, and any other reference through
 // Files (EnvFileResolver when nil). Secrets is nil where the worker has no
@@ -32,7 +36,7 @@ func (r SecretResolver) Resolve(ctx context.Context, ref CredentialRef) (bmcclie
 	}
 	id := ref.SecretNamespace + "/" + ref.SecretName
 	if r.Secrets == nil {
-		return bmcclient.Credentials{}, fmt.Errorf("the BMC credentials Secret %s is read by the worker in the cluster that holds it (its ServiceAccount needs get on it): run the worker there, or mount the Secret as files and set usernameFile and passwordFile", id)
+		return bmcclient.Credentials{}, fmt.Errorf("the BMC credentials Secret %s is read by the worker from the cluster that holds it, and this worker found none: %s; or mount the Secret as files and set usernameFile and passwordFile", id, NoManagementHint)
 	}
 	data, err := r.Secrets(ctx, ref.SecretNamespace, ref.SecretName)
 	switch {

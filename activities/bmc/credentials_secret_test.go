@@ -41,7 +41,7 @@ func TestSecretResolver(t *testing.T) {
 		want      string
 		transient bool
 	}{
-		{"no cluster", SecretResolver{}, "is read by the worker in the cluster that holds it", false},
+		{"no cluster", SecretResolver{}, "is read by the worker from the cluster that holds it, and this worker found none: run it in a pod of that cluster (its ServiceAccount needs get on the Secret), or outside one give it --kubeconfig or $KUBECONFIG", false},
 		{"missing", secret(nil, apierrors.NewNotFound(gr, "bmc")), "does not exist: create it with keys username and password", false},
 		{"forbidden", secret(nil, apierrors.NewForbidden(gr, "bmc", errors.New("no"))), "grant its ServiceAccount get on secrets in rackroll", false},
 		{"apiserver away", secret(nil, errors.New("connection refused")), "read the BMC credentials Secret rackroll/bmc: connection refused", true},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/keyset"
@@ -120,10 +121,19 @@ func (a *Activities) ApplyNodeKeys(ctx context.Context, in NodeKeysInput) (NodeK
 	if err != nil {
 		return res, err
 	}
-	p, err = a.waitKeysetPod(ctx, pods, p, until)
-	if err != nil {
-		err = a.notRun(ctx, cs.CoreV1().Nodes(), in.Node, p, limit, err)
-	} else {
+	p, hold, err := a.waitKeysetPod(ctx, pods, p, until)
+	switch {
+	case err != nil:
+		err = a.notRun(ctx, cs.CoreV1().Nodes(), in.Node, p, hold, limit, err)
+	case hold.Final:
+		err = temporal.NewNonRetryableApplicationError(fmt.Sprintf("node %s: the kubelet cannot start the keyset pod: %s; the node keeps the users it had", in.Node, hold), ErrKeysetPodFailed, nil)
+	case p.Status.Reason == "DeadlineExceeded" && !started(p):
+		// Its kubelet stopped it at the bound before it ran: said as a
+		// pod that did not run in time, with what held it.
+		err = a.notRun(ctx, cs.CoreV1().Nodes(), in.Node, p, hold, limit, errNotEnded)
+	case rejected(p):
+		err = a.refused(ctx, cs.CoreV1().Nodes(), in.Node, p)
+	default:
 		err = nodeAnswer(in.Node, p, keys, &res)
 	}
 	// Deleted whatever came of it: a pod left behind would hold the name,
@@ -216,43 +226,48 @@ func (a *Activities) placeKeysetPod(ctx context.Context, pods typedcorev1.PodInt
 	}
 }
 
-// waitKeysetPod polls p until it ends or until passes, heartbeating its
-// phase; it returns the pod as last seen.
-func (a *Activities) waitKeysetPod(ctx context.Context, pods typedcorev1.PodInterface, p *corev1.Pod, until time.Time) (*corev1.Pod, error) {
+// waitKeysetPod polls p until it ends, until its status says it never
+// will (holdOf: Final), or until passes, heartbeating its phase and why it
+// waits; it returns the pod as last seen and that why.
+func (a *Activities) waitKeysetPod(ctx context.Context, pods typedcorev1.PodInterface, p *corev1.Pod, until time.Time) (*corev1.Pod, podHold, error) {
+	var hold podHold
 	for {
 		cur, err := pods.Get(ctx, p.Name, metav1.GetOptions{})
 		switch {
 		case err == nil && cur.UID != p.UID, apierrors.IsNotFound(err):
 			// Deleted by someone else: retried, the next attempt makes one.
-			return p, fmt.Errorf("node %s: keyset pod %s was deleted before it ended", p.Spec.NodeName, p.Name)
+			return p, hold, fmt.Errorf("node %s: keyset pod %s was deleted before it ended", p.Spec.NodeName, p.Name)
 		case err == nil:
-			p = cur
-			if ended(p) {
-				return p, nil
+			p, hold = cur, holdOf(cur, hold)
+			if ended(p) || hold.Final {
+				return p, hold, nil
 			}
 		}
-		heartbeat(ctx, string(p.Status.Phase))
+		heartbeat(ctx, strings.TrimSpace(string(p.Status.Phase)+" "+hold.Reason))
 		if time.Now().After(until) {
-			return p, errNotEnded
+			return p, hold, errNotEnded
 		}
 		if err := sleep(ctx, a.opts.PollInterval); err != nil {
-			return p, err
+			return p, hold, err
 		}
 	}
 }
 
 var errNotEnded = errors.New("not ended")
 
-// notRun says why the pod did not end in time: the node's state when it
-// never started (a node down most often); other errors are returned.
-func (a *Activities) notRun(ctx context.Context, nodes interface {
-	Get(context.Context, string, metav1.GetOptions) (*corev1.Node, error)
-}, node string, p *corev1.Pod, limit time.Duration, err error) error {
+// notRun says why the pod did not end in time: what its status names
+// (an image the kubelet cannot pull, a scheduler's refusal), else the
+// node's state when it never started (a node down most often); other
+// errors are returned.
+func (a *Activities) notRun(ctx context.Context, nodes nodeGetter, node string, p *corev1.Pod, hold podHold, limit time.Duration, err error) error {
 	if !errors.Is(err, errNotEnded) {
 		return err
 	}
 	why := "it started and did not end"
-	if !started(p) {
+	switch {
+	case hold.Reason != "":
+		why = "it never started: " + hold.String()
+	case !started(p):
 		why = "it never started"
 		if n, err := nodes.Get(ctx, node, metav1.GetOptions{}); err == nil {
 			why += ": " + nodeStatusFrom(n, model.NodeVersionSource{}).String()
@@ -262,6 +277,22 @@ func (a *Activities) notRun(ctx context.Context, nodes interface {
 	}
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("node %s did not run its keyset pod within %v (%s, phase %s); the node keeps the users it had",
 		node, roundWait(limit), why, p.Status.Phase), ErrKeysetPodNotRun, nil)
+}
+
+type nodeGetter interface {
+	Get(context.Context, string, metav1.GetOptions) (*corev1.Node, error)
+}
+
+// refused says why the kubelet refused the pod at admission, naming the
+// node's taints the pod does not tolerate when that was the reason.
+func (a *Activities) refused(ctx context.Context, nodes nodeGetter, node string, p *corev1.Pod) error {
+	why := fmt.Sprintf("%s: %s", p.Status.Reason, cut(p.Status.Message))
+	if n, err := nodes.Get(ctx, node, metav1.GetOptions{}); err == nil {
+		if t := untolerated(n.Spec.Taints, p.Spec.Tolerations); t != "" {
+			why += fmt.Sprintf("; the node carries %s, which a keyset pod does not tolerate (it tolerates a cordon and a node not ready or unreachable: remove the taint to give the node its keys)", t)
+		}
+	}
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("node %s: the kubelet refused the keyset pod (%s); the node keeps the users it had", node, why), ErrKeysetPodFailed, nil)
 }
 
 // nodeAnswer checks a pod that ended: Succeeded with the report of keys.

@@ -33,10 +33,11 @@ func keysetPodName(node string) string {
 
 // keysetPod is the pod that makes node's rackroll users those of keys
 // (docs/keysets-nodes.md#the-keyset-pod): pinned to the node by nodeName (no
-// scheduler, so it runs on a cordoned node too, and tolerates every taint
-// as a DaemonSet's pods do), the host's /etc and /home mounted and
-// nothing else of it (keyset.NodeHostPaths), privileged (on a host
-// enforcing SELinux, a container writes the host's /etc only so),
+// scheduler, so it runs on a cordoned node too; it tolerates the taints of
+// a node under maintenance, keyset_pod_tolerations.go), the host's /etc
+// and /home mounted and nothing else of it (keyset.NodeHostPaths),
+// privileged (on a host enforcing SELinux, a container writes the host's
+// /etc only so),
 // no service account token (it calls no API), not restarted (a failure is
 // the answer), and killed by its kubelet after limit. Its image is img's,
 // pulled with img's Secret when there is one.
@@ -45,14 +46,14 @@ func keysetPod(node, keys string, limit time.Duration, img KeysetImage) *corev1.
 	volumes, mounts := hostVolumes()
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: keysetPodName(node), Namespace: keyset.NodeNamespace,
-			Labels: map[string]string{keyset.NodePodLabel: node}},
+			Labels: map[string]string{keyset.NodePodLabel: keyset.NodePodLabelValue(node)}},
 		Spec: corev1.PodSpec{
 			NodeName:                      node,
 			RestartPolicy:                 corev1.RestartPolicyNever,
 			AutomountServiceAccountToken:  ptr.To(false),
 			ActiveDeadlineSeconds:         &secs,
 			TerminationGracePeriodSeconds: ptr.To(int64(10)),
-			Tolerations:                   []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+			Tolerations:                   keysetTolerations,
 			Containers: []corev1.Container{{
 				Name: keysetContainer, Image: img.Ref, Command: keyset.NodePodCommand,
 				Env:                      []corev1.EnvVar{{Name: keyset.NodeKeysEnv, Value: keys}},

@@ -27,7 +27,7 @@ func TestKeysetPodSpec(t *testing.T) {
 	switch {
 	case p.Namespace != keyset.NodeNamespace || p.Name != "keyset-rack1-c1" || p.Labels[keyset.NodePodLabel] != "rack1-c1" || len(p.Labels) != 1:
 		t.Fatalf("meta %+v", p.ObjectMeta)
-	case p.Spec.NodeName != "rack1-c1" || p.Spec.RestartPolicy != corev1.RestartPolicyNever:
+	case p.Spec.NodeName != "rack1-c1" || p.Spec.RestartPolicy != corev1.RestartPolicyNever || len(p.Spec.Tolerations) != 3:
 		t.Fatalf("placement %+v", p.Spec)
 	case p.Spec.AutomountServiceAccountToken == nil || *p.Spec.AutomountServiceAccountToken:
 		t.Fatal("the pod gets a service account token")

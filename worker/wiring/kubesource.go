@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/internal/api"
 	"go.temporal.io/sdk/activity"
@@ -122,7 +123,7 @@ func (s *secretKubeconfig) Clientset(ctx context.Context) (kubernetes.Interface,
 	}
 	get := secretsIn(s.management)
 	if get == nil {
-		return nil, fmt.Errorf("kubeconfigSecretRef %s needs the worker to reach the cluster holding the Secret: run the worker in the cluster that holds it (its pod's ServiceAccount reads the Secret), or name a kubeconfig file in the inventory instead", s.ref)
+		return nil, fmt.Errorf("kubeconfigSecretRef %s needs the worker to reach the cluster holding the Secret, and this worker found none: %s; or name a kubeconfig file in the inventory instead", s.ref, bmc.NoManagementHint)
 	}
 	sec, err := get(ctx, ns, name)
 	if err != nil {

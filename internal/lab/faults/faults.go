@@ -33,6 +33,9 @@ const (
 	NodeUnknown       Kind = "node-unknown"       // heartbeats stop and the node goes Ready=Unknown
 	PDBBlocks         Kind = "pdb-blocks"         // every PDB covering a pod on the node allows no disruption
 	SlowDrain         Kind = "slow-drain"         // evicted pods on the node take longer to go
+	// Keyset pods (internal/lab/kubesim keyset_hold.go, taints.go).
+	ImagePullFails   Kind = "image-pull-fails"  // the kubelet cannot pull a keyset pod's image: ErrImagePull, then ImagePullBackOff
+	MaintenanceTaint Kind = "maintenance-taint" // the node carries a maintenance taint (NoSchedule) while set
 )
 
 // Target is the simulator that plays a fault.
@@ -69,6 +72,8 @@ var table = []row{
 	{NodeUnknown, Node, false},
 	{PDBBlocks, Node, false},
 	{SlowDrain, Node, false},
+	{ImagePullFails, Node, false},
+	{MaintenanceTaint, Node, false},
 }
 
 // All lists every kind.

@@ -8,9 +8,9 @@ import (
 
 // Moved from internal/model (TestFaultKinds); reset-ignored and
 // media-unmountable make fourteen, media-wrong-image fifteen, the three
-// firmware faults eighteen.
+// firmware faults eighteen, the two of keyset pods twenty.
 func TestFaultKinds(t *testing.T) {
-	assert.Len(t, All(), 18)
+	assert.Len(t, All(), 20)
 	assert.True(t, Kind("slow-drain").Known())
 	assert.False(t, Kind("melt").Known())
 }

@@ -51,6 +51,9 @@ func (s *Sim) runKeysetPod(ctx context.Context, p *corev1.Pod, nodeReady bool) e
 	if !nodeReady || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 		return nil
 	}
+	if held, err := s.holdKeysetPod(ctx, p); held || err != nil {
+		return err
+	}
 	phase, code, msg := corev1.PodSucceeded, int32(0), ""
 	given, users, err := keysOf(p)
 	if err == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackroll/rackroll/internal/lab/faults"
 	"github.com/rackroll/rackroll/internal/model"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,6 +51,9 @@ func (s *Sim) reconcileNode(ctx context.Context, name string) error {
 		}
 	}
 
+	if wrote, err := s.syncMaintenanceTaint(ctx, node, m.faults[faults.MaintenanceTaint]); wrote || err != nil {
+		return err
+	}
 	status := node.Status.DeepCopy()
 	beat := v.posting && heartbeatDue(name, lastHeartbeat(node), now, s.opts.Heartbeat)
 	// A posting kubelet reports the boot it runs on.

@@ -128,6 +128,7 @@ type machine struct {
 	users    []keyset.Fingerprinted
 	given    *keyset.NodeKeys
 	installs int
+	pull     pullState // the keyset pod's image pull under faults.ImagePullFails
 }
 
 // New returns a simulator for machines. Every machine starts powered and
