@@ -20,6 +20,22 @@ func longRuns(cluster string) []string {
 	return []string{api.UpgradeID(cluster), api.ClusterID(cluster), api.MonitorID(cluster)}
 }
 
+// keysetRuns are the cluster's keyset runs, which wait for an expiry and
+// move on a wake like the others: the nodes run and one per keyset the
+// ledger holds (a removed BMC keyset's run disables its accounts). A
+// ledger that does not answer names none: the wake goes on without them.
+func keysetRuns(ctx context.Context, c client.Client, cluster string) []string {
+	ids := []string{api.KeysetNodesID(cluster)}
+	st, err := ledgerState(ctx, c, cluster)
+	if err != nil {
+		return ids
+	}
+	for _, k := range append(st.Keysets, st.RemovedKeysets...) {
+		ids = append(ids, api.KeysetID(cluster, k.Name))
+	}
+	return ids
+}
+
 // runBuild is where one long run stands: running or not, its build and
 // behaviour ("unversioned" on an unversioned worker).
 type runBuild struct {
@@ -54,19 +70,19 @@ func writeBuilds(w io.Writer, rows []runBuild, woken map[string]bool) error {
 func (a *app) selfUpgradeCmd() *cobra.Command {
 	var cluster string
 	check := func() error { return required(flag{"cluster", cluster}) }
-	status := a.clientCmd("status --cluster C", "Show the build each long run of the cluster (upgrade, ledger, monitor) is on",
+	status := a.clientCmd("status --cluster C", "Show the build each long run of the cluster (upgrade, ledger, monitor, keyset runs) is on",
 		30*time.Second, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
 			var rows []runBuild
-			for _, id := range longRuns(cluster) {
+			for _, id := range append(longRuns(cluster), keysetRuns(ctx, c, cluster)...) {
 				rows = append(rows, buildOf(ctx, c, id))
 			}
 			return writeBuilds(cmd.OutOrStdout(), rows, nil)
 		})
-	wake := a.clientCmd("wake --cluster C", "Signal self-upgrade to the cluster's running long runs, so that one waiting (a paused upgrade, an idle ledger) moves to the current build; send it again until `status` shows the new build",
+	wake := a.clientCmd("wake --cluster C", "Signal self-upgrade to the cluster's running long runs, so that one waiting (a paused upgrade, an idle ledger, a keyset run waiting for its expiry) moves to the current build; send it again until `status` shows the new build",
 		30*time.Second, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
 			var rows []runBuild
 			woken := map[string]bool{}
-			for _, id := range longRuns(cluster) {
+			for _, id := range append(longRuns(cluster), keysetRuns(ctx, c, cluster)...) {
 				rb := buildOf(ctx, c, id)
 				if rb.State == enumsRunning {
 					if err := c.SignalWorkflow(ctx, id, "", api.SignalSelfUpgrade, nil); err != nil {

@@ -35,7 +35,9 @@ func (a *Activities) KeysAfterReinstall(ctx context.Context, in KeysInput) (stri
 		TaskQueue:                api.TaskQueue,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		StaticSummary:            "Re-establish the BMM keysets on the nodes of " + in.Cluster + " after " + in.BMM + " was reinstalled",
+		// Without it the client answers a running run as if it started it.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		StaticSummary:                            "Re-establish the BMM keysets on the nodes of " + in.Cluster + " after " + in.BMM + " was reinstalled",
 		StaticDetails: "Every node gets the ledger's BMM keysets again; " + in.BMM + " lost its users with its OS (" + in.Why +
 			"). Nothing when no BMM keyset is active.",
 		TypedSearchAttributes: temporal.NewSearchAttributes(

@@ -21,7 +21,8 @@ import (
 // and once continued finishes on B with every server at the target and
 // `starter lab check` clean; the ledger and the health monitor, started
 // on A too, move with it (the monitor between rounds, the ledger on its
-// next task), each carrying its state; A drains.
+// next task), each carrying its state, and so does the keyset nodes run
+// waiting for its expiry (on the wake); A drains.
 // B's rack workflow carries a change that is not behind GetVersion (a
 // timer first): rack 2 runs it on B, rack 1's history from A does not
 // replay on it, and no workflow task failed anywhere — no A run replayed
@@ -42,6 +43,10 @@ func TestE2EUpgradeMovesToTheCurrentBuildAtItsPause(t *testing.T) {
 	}
 	before := env.State()
 	ctx := env.Context(10 * time.Minute)
+	// Issue 49: a BMM keyset, its nodes run waiting on A for the expiry.
+	env.KeysOnEveryNode(ctx)
+	keys := api.KeysetNodesID(env.Cluster)
+	env.Eventually(time.Minute, keys+" on A", func() bool { b, _, _ := onBuild(env, keys); return b == "A" })
 	zero := 0
 	run := env.StartUpgradeWith(ctx, model.UpdateStrategy{StrategyType: model.StrategyPauseAfterRack, WaitTimeMinutes: &zero})
 	paused := env.AwaitPaused(ctx, 5*time.Minute, "the upgrade paused after its first rack")
@@ -61,6 +66,13 @@ func TestE2EUpgradeMovesToTheCurrentBuildAtItsPause(t *testing.T) {
 	})
 	_, behavior, _ = onBuild(env, id)
 	require.Equal(t, enumspb.VERSIONING_BEHAVIOR_PINNED.String(), behavior, "pinned to B after its move")
+	// The keyset run has no task while it waits: `self-upgrade wake`
+	// signals it too, and it moves at its wait.
+	env.Eventually(2*time.Minute, keys+" moved to B on the wake", func() bool {
+		require.Regexp(t, keys+` +running +rackroll:[AB] +\S+ +true`, starter(env, "self-upgrade", "wake", "--cluster", env.Cluster))
+		b, _, _ := onBuild(env, keys)
+		return b == "B"
+	})
 	// What the operator reads: the upgrade's build in its status, every
 	// long run's in `cluster show` and `self-upgrade status`.
 	require.Contains(t, starter(env, "upgrade", "status", "--cluster", env.Cluster), "builds: "+id+" rackroll:B pinned")

@@ -47,6 +47,9 @@ const atOnce = 4
 // Run as api.KeysetNodesID with in.Nodes, it applies the cluster's BMM
 // keysets to every node instead (applyNodes).
 func KeysetWorkflow(ctx workflow.Context, in api.KeysetInput) (api.KeysetResult, error) {
+	// A run waiting for its expiry has no workflow task to see a new build
+	// on: `self-upgrade wake` signals it (waitExpiry moves then).
+	kernel.TakeWakes(ctx)
 	changed := workflow.GetSignalChannel(ctx, api.SignalKeysetChanged)
 	drain(changed)
 	if in.Nodes && workflow.GetVersion(ctx, ChangeNodeKeys, workflow.DefaultVersion, 1) == 1 {
