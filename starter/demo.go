@@ -121,11 +121,19 @@ func (a *app) demo(ctx context.Context, cmd *cobra.Command, inventory, version s
 		worker.Wait()
 	}()
 
+	keysetFile, err := demoBMCKeyset(ctx, l, dir)
+	if err != nil {
+		return err
+	}
 	steps := [][]string{
 		{"cluster", "register", "--inventory", labInv},
+		// A BMC account on every BMC, its password from a Secret the
+		// worker reads through its kubeconfig (docs/keysets-bmc.md).
+		{"keyset", "create", "--cluster", inv.Cluster, "--file", keysetFile},
 		{"upgrade", "plan", "--cluster", inv.Cluster, "--version", version, "--wait-time-minutes", "0", "--per-server", "10s"},
 		{"upgrade", "start", "--cluster", inv.Cluster, "--version", version, "--wait-time-minutes", "0",
 			"--drain-timeout", "20s", "--vm-shutdown-timeout", "10s", "--wait"},
+		{"keyset", "show", "--cluster", inv.Cluster, "--name", demoKeyset},
 	}
 	var runErr error
 	for _, args := range steps {
