@@ -184,3 +184,41 @@ func (st ClusterState) ForBMM(name string) (ClusterState, error) {
 // KubeconfigInCluster is ClusterState.Kubeconfig for an inventory with
 // kubernetes.inCluster: the worker uses its own pod's ServiceAccount.
 const KubeconfigInCluster = "in-cluster"
+
+// Page is the state narrowed to the BMMs [from, from+n) of the cluster's
+// list, their leases, and the keysets without their outcomes (which grow
+// as BMMs × keysets): what a run that walks every BMM a page at a time
+// reads, so that no read grows with the site. Total is the BMM count.
+func (st ClusterState) Page(from, n int) (page ClusterState, total int) {
+	total = len(st.Cluster.BMMs)
+	from = min(max(from, 0), total)
+	out := st
+	out.Cluster.BMMs = slices.Clone(st.Cluster.BMMs[from:min(from+max(n, 0), total)])
+	in := map[string]bool{}
+	for _, b := range out.Cluster.BMMs {
+		in[b.Name] = true
+	}
+	out.Leases = slices.DeleteFunc(slices.Clone(st.Leases), func(l lease.Lease) bool { return !in[l.BMM] })
+	strip := func(list []keyset.Keyset) []keyset.Keyset {
+		var ks []keyset.Keyset
+		for _, k := range list {
+			k.Outcomes = nil
+			ks = append(ks, k)
+		}
+		return ks
+	}
+	out.Keysets, out.RemovedKeysets = strip(st.Keysets), strip(st.RemovedKeysets)
+	return out, total
+}
+
+// PageRequest asks the ledger for a page of its BMMs (query page).
+type PageRequest struct {
+	From int `json:"from"`
+	N    int `json:"n"`
+}
+
+// PageResult is a page of the ledger (ClusterState.Page) and the BMM count.
+type PageResult struct {
+	State ClusterState `json:"state"`
+	Total int          `json:"total"`
+}

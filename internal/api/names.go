@@ -40,6 +40,7 @@ const (
 	QueryState         = "state"
 	QueryStatus        = "status"
 	QueryBMM           = "bmm"
+	QueryPage          = "page"
 	UpdateContinue     = "continue-update"
 	SignalContinue     = "continue-update"
 	UpdateCancel       = "cancel-update"

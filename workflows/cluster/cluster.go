@@ -55,6 +55,13 @@ func (l *clusterLedger) handlers(ctx workflow.Context) error {
 	}); err != nil {
 		return err
 	}
+	// A page of BMMs: what a run walking every BMM reads at a time.
+	if err := workflow.SetQueryHandler(ctx, api.QueryPage, func(r api.PageRequest) (api.PageResult, error) {
+		st, total := l.st.Redacted().Page(r.From, r.N)
+		return api.PageResult{State: st, Total: total}, nil
+	}); err != nil {
+		return err
+	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateAcquireLease, l.acquire,
 		workflow.UpdateHandlerOptions{Validator: l.validateAcquire}); err != nil {
 		return err

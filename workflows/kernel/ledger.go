@@ -50,6 +50,17 @@ func (l LedgerOf) ReadBMM(ctx workflow.Context, bmm string) (api.ClusterState, e
 	return cs, err
 }
 
+// ReadPage returns the BMMs [from, from+n) of the ledger's list with the
+// site-wide facts and the keysets without outcomes, and the BMM count: a
+// run walking every BMM reads a page at a time, its history bounded
+// whatever the site's size.
+func (l LedgerOf) ReadPage(ctx workflow.Context, from, n int) (api.PageResult, error) {
+	var r api.PageResult
+	err := workflow.ExecuteActivity(l.opts(ctx, fmt.Sprintf("Read BMMs %d–%d of the ledger of %s", from+1, from+n, string(l))), la.ReadPage,
+		ledger.ReadPageInput{Cluster: string(l), Page: api.PageRequest{From: from, N: n}}).Get(ctx, &r)
+	return r, err
+}
+
 // Acquire asks for a lease; a refusal is a non-retryable error carrying the
 // ledger's reason.
 func (l LedgerOf) Acquire(ctx workflow.Context, req lease.Request) (api.AcquireResult, error) {

@@ -85,7 +85,7 @@ func KeysetWorkflow(ctx workflow.Context, in api.KeysetInput) (api.KeysetResult,
 // (signal, or a wave refused as superseded) continues as new.
 func pass(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChannel, expiry bool) (api.KeysetResult, job, error) {
 	led := kernel.LedgerOf(in.Cluster)
-	cs, err := led.Read(ctx)
+	walk, cs, err := firstPage(ctx, led)
 	if err != nil {
 		return api.KeysetResult{}, job{}, err
 	}
@@ -96,34 +96,40 @@ func pass(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChan
 	}
 	k := j.k
 	var res api.KeysetResult
-	bmms := cs.Cluster.BMMs
-	for start := 0; start < len(bmms); start += atOnce {
-		wave := bmms[start:min(start+atOnce, len(bmms))]
-		outs := make([]keyset.Outcome, len(wave))
-		wg := workflow.NewWaitGroup(ctx)
-		for i, b := range wave {
-			wg.Add(1)
-			workflow.Go(ctx, func(gctx workflow.Context) {
-				defer wg.Done()
-				outs[i] = applyOn(gctx, cs, b, k, j.disable)
-			})
+	err = walk.each(ctx, cs, func(page api.ClusterState) error {
+		bmms := page.Cluster.BMMs
+		for start := 0; start < len(bmms); start += atOnce {
+			wave := bmms[start:min(start+atOnce, len(bmms))]
+			outs := make([]keyset.Outcome, len(wave))
+			wg := workflow.NewWaitGroup(ctx)
+			for i, b := range wave {
+				wg.Add(1)
+				workflow.Go(ctx, func(gctx workflow.Context) {
+					defer wg.Done()
+					outs[i] = applyOn(gctx, page, b, k, j.disable)
+				})
+			}
+			wg.Wait(ctx)
+			err := led.KeysetOutcomes(ctx, api.KeysetOutcomesRequest{Name: k.Name, Deleted: j.deleted, Version: k.Updated, Outcomes: outs})
+			var app *temporal.ApplicationError
+			if (errors.As(err, &app) && app.Type() == ledger.ErrLeaseRejected) || changed.Len() > 0 {
+				// A newer create, update or delete: apply that instead.
+				drain(changed)
+				return workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
+			}
+			if err != nil {
+				return err
+			}
+			count(&res, outs)
 		}
-		wg.Wait(ctx)
-		err := led.KeysetOutcomes(ctx, api.KeysetOutcomesRequest{Name: k.Name, Deleted: j.deleted, Version: k.Updated, Outcomes: outs})
-		var app *temporal.ApplicationError
-		if (errors.As(err, &app) && app.Type() == ledger.ErrLeaseRejected) || changed.Len() > 0 {
-			// A newer create, update or delete: apply that instead.
-			drain(changed)
-			return res, j, workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
-		}
-		if err != nil {
-			return res, j, err
-		}
-		count(&res, outs)
+		return nil
+	})
+	if err != nil {
+		return res, j, err
 	}
 	if j.expired {
 		res.Note = fmt.Sprintf("keyset %s expired at %s: its accounts disabled on %d of %d BMCs", k.Name,
-			k.Expiration.UTC().Format(time.RFC3339), res.Disabled, len(bmms))
+			k.Expiration.UTC().Format(time.RFC3339), res.Disabled, walk.total)
 	}
 	if expiry && !j.disable {
 		// The run waits for the expiration next; a signal is seen there.

@@ -37,7 +37,8 @@ type site struct {
 	// expiration once applied). Without it the tests of applying take a
 	// run's path recorded before ChangeExpiry, which ends once applied:
 	// the same waves, and a result to read (expiry_test.go has the wait).
-	expiry bool
+	expiry    bool
+	pagesRead int // ReadPage calls answered
 }
 
 var version = time.Date(2026, 11, 27, 15, 0, 0, 0, time.UTC)
@@ -91,6 +92,13 @@ func (s *site) env() *testsuite.TestWorkflowEnvironment {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return s.st.Redacted(), nil
+	})
+	env.OnActivity(la.ReadPage, mock.Anything, mock.Anything).Return(func(_ context.Context, in ledger.ReadPageInput) (api.PageResult, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.pagesRead++
+		st, total := s.st.Redacted().Page(in.Page.From, in.Page.N)
+		return api.PageResult{State: st, Total: total}, nil
 	})
 	env.OnActivity(la.RecordKeysetOutcomes, mock.Anything, mock.Anything).Return(func(_ context.Context, in ledger.KeysetOutcomesInput) error {
 		s.mu.Lock()

@@ -32,7 +32,7 @@ var ka *kube.Activities
 // new on it.
 func applyNodes(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChannel) (api.KeysetResult, error) {
 	led := kernel.LedgerOf(in.Cluster)
-	cs, err := led.Read(ctx)
+	walk, cs, err := firstPage(ctx, led)
 	if err != nil {
 		return api.KeysetResult{}, err
 	}
@@ -43,39 +43,45 @@ func applyNodes(ctx workflow.Context, in api.KeysetInput, changed workflow.Recei
 		return api.KeysetResult{Note: "no BMM keyset is active: nothing to establish on the reinstalled servers"}, again(ctx, changed, in)
 	}
 	var res api.KeysetResult
-	bmms := cs.Cluster.BMMs
 	waitReinstall := workflow.GetVersion(ctx, changePendingReinstall, workflow.DefaultVersion, 1) == 1
-	for start := 0; start < len(bmms); start += atOnce {
-		wave := bmms[start:min(start+atOnce, len(bmms))]
-		outs := make([]keyset.Outcome, len(wave))
-		stale := make([]bool, len(wave))
-		wg := workflow.NewWaitGroup(ctx)
-		for i, b := range wave {
-			wg.Add(1)
-			workflow.Go(ctx, func(gctx workflow.Context) {
-				defer wg.Done()
-				if waitReinstall && b.Reinstalling() {
-					outs[i] = reinstalling(b, workflow.Now(gctx))
-					return
-				}
-				outs[i], stale[i] = applyNode(gctx, cs, b, want, now)
-			})
+	err = walk.each(ctx, cs, func(page api.ClusterState) error {
+		bmms := page.Cluster.BMMs
+		for start := 0; start < len(bmms); start += atOnce {
+			wave := bmms[start:min(start+atOnce, len(bmms))]
+			outs := make([]keyset.Outcome, len(wave))
+			stale := make([]bool, len(wave))
+			wg := workflow.NewWaitGroup(ctx)
+			for i, b := range wave {
+				wg.Add(1)
+				workflow.Go(ctx, func(gctx workflow.Context) {
+					defer wg.Done()
+					if waitReinstall && b.Reinstalling() {
+						outs[i] = reinstalling(b, workflow.Now(gctx))
+						return
+					}
+					outs[i], stale[i] = applyNode(gctx, page, b, want, now)
+				})
+			}
+			wg.Wait(ctx)
+			if superseded(stale) || changed.Len() > 0 {
+				drain(changed)
+				return workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
+			}
+			err := led.KeysetOutcomes(ctx, api.KeysetOutcomesRequest{Nodes: &want, At: now, Outcomes: outs})
+			var app *temporal.ApplicationError
+			if (errors.As(err, &app) && app.Type() == ledger.ErrLeaseRejected) || changed.Len() > 0 {
+				drain(changed)
+				return workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
+			}
+			if err != nil {
+				return err
+			}
+			count(&res, outs)
 		}
-		wg.Wait(ctx)
-		if superseded(stale) || changed.Len() > 0 {
-			drain(changed)
-			return res, workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
-		}
-		err := led.KeysetOutcomes(ctx, api.KeysetOutcomesRequest{Nodes: &want, At: now, Outcomes: outs})
-		var app *temporal.ApplicationError
-		if (errors.As(err, &app) && app.Type() == ledger.ErrLeaseRejected) || changed.Len() > 0 {
-			drain(changed)
-			return res, workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
-		}
-		if err != nil {
-			return res, err
-		}
-		count(&res, outs)
+		return nil
+	})
+	if err != nil {
+		return res, err
 	}
 	// The set changes by itself at the next expiration of a BMM keyset:
 	// then the next run applies it without that keyset (expiry.go).

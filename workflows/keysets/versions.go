@@ -22,4 +22,7 @@ const (
 	// going): its outcome is recorded pending, saying so; the reinstall's end starts the run again
 	// (kernel.KeysAfterReinstall).
 	changePendingReinstall = "pending-reinstall"
+	// changePages (2026-11-29): a run reads the ledger a page of BMMs at a time (kernel.LedgerOf.ReadPage, the
+	// keysets without their outcomes) rather than whole, so no read in its history grows with the site.
+	changePages = "keyset-pages"
 )

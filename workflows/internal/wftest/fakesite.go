@@ -310,6 +310,7 @@ func (f *FakeSite) Register(env *testsuite.TestWorkflowEnvironment) {
 	f.mockBMC(env)
 	f.mockFirmware(env)
 	f.mockKeys(env)
+	f.mockPages(env)
 	env.SetOnActivityStartedListener(f.ActivityStarted)
 }
 

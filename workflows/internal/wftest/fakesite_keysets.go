@@ -19,6 +19,16 @@ func (f *FakeSite) keysetRun(_ workflow.Context, in api.KeysetInput) (api.Keyset
 	return api.KeysetResult{}, nil
 }
 
+// mockPages answers the ledger's page reads (keyset runs walking every BMM).
+func (f *FakeSite) mockPages(env *testsuite.TestWorkflowEnvironment) {
+	f.answer(env, la.ReadPage, "ReadPage", func(_ context.Context, in ledger.ReadPageInput) (api.PageResult, error) {
+		f.Mu.Lock()
+		defer f.Mu.Unlock()
+		st, total := f.snapshot().Page(in.Page.From, in.Page.N)
+		return api.PageResult{State: st, Total: total}, nil
+	})
+}
+
 // mockKeys answers the ledger activity that starts (or tells) the nodes
 // run after a reinstall: it records the run it asks for, as keysetRun does.
 func (f *FakeSite) mockKeys(env *testsuite.TestWorkflowEnvironment) {
