@@ -13,7 +13,7 @@ import (
 func TestBMCProfileProblemsAllAtOnce(t *testing.T) {
 	site, err := yaml.Marshal(SyntheticInventory("site-a", 2, 2, 1))
 	require.NoError(t, err)
-	doc := append(site, []byte("lab:\n  bmcProfile: idrac8\n  bmcProfiles: {rack9: ilo5, rack1: ilo4, rack2-c1: xcc, ghost: nope}\n")...)
+	doc := append(site, []byte("lab:\n  bmcProfile: idrac8\n  bmcProfiles: {rack9: ilo5, rack1: ilo3, rack2-c1: xcc, ghost: nope}\n")...)
 	_, err = model.ParseValid(doc, Validate)
 	got := map[model.Problem]string{}
 	for _, p := range problems(t, err) {
@@ -21,12 +21,12 @@ func TestBMCProfileProblemsAllAtOnce(t *testing.T) {
 		p.Message = ""
 		got[p] = msg
 	}
-	allowed := "allowed profiles are bootmode-absent, bootmode-legacy, dmtf, helpful, idrac10, idrac9, idrac9-lagging, idrac9-slow, ilo5, noauth, noinventory, nomedia, " +
+	allowed := "allowed profiles are bootmode-absent, bootmode-legacy, dmtf, helpful, idrac10, idrac9, idrac9-lagging, idrac9-slow, ilo4, ilo5, noauth, noinventory, nomedia, " +
 		"shape-filename, shape-hostcase, shape-imagename, shape-late, shape-noport, shape-percent, shape-redirect, supermicro, supermicro-x12, sushy, " +
 		"targets-required, tasks-204, xcc"
 	for p, msg := range map[model.Problem]string{
 		{Field: "lab.bmcProfile", Value: "idrac8"}:       allowed,
-		{Field: "lab.bmcProfiles.rack1", Value: "ilo4"}:  allowed,
+		{Field: "lab.bmcProfiles.rack1", Value: "ilo3"}:  allowed,
 		{Field: "lab.bmcProfiles.rack9", Value: "rack9"}: "unknown rack or BMM",
 		{Field: "lab.bmcProfiles.ghost", Value: "ghost"}: "unknown rack or BMM",
 		{Field: "lab.bmcProfiles.ghost", Value: "nope"}:  allowed,
