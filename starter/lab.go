@@ -61,8 +61,12 @@ other command runs against the lab unchanged.`,
 				fmt.Fprintf(w, "events:        %s\n", eventsPath)
 			}
 			t := output.Table{Header: []string{"bmm", "rack", "role", "bmc profile", "bmc"}}
-			for _, m := range l.Machines() {
-				t.Rows = append(t.Rows, []string{m.Name, m.Rack, string(m.Role), m.Profile, m.URL + m.BMC.SystemPath()})
+			for _, st := range l.Status() {
+				bmc := st.BMC + l.Machine(st.Name).BMC.SystemPath()
+				if st.Unracked {
+					bmc = "not racked yet (starter lab rack)"
+				}
+				t.Rows = append(t.Rows, []string{st.Name, st.Rack, st.Role, st.Profile, bmc})
 			}
 			output.WriteTable(w, t)
 			fmt.Fprintln(w, "press Ctrl-C to stop the lab")
@@ -174,6 +178,9 @@ func (a *app) labStatusCmd() *cobra.Command {
 					osr := "down"
 					if m.OSRunning {
 						osr = "running"
+					}
+					if m.Unracked {
+						m.Power = "unracked" // lab.unracked: `starter lab rack` racks it
 					}
 					t.Rows = append(t.Rows, []string{m.Name, m.Rack, m.Role, m.Power, osr, m.RuntimeVersion, fmt.Sprint(m.ReimageCount), fmt.Sprint(m.UpdateRequests)})
 				}

@@ -22,7 +22,7 @@ var checkInventory = lab.Validate
 func (a *app) labCmds() []*cobra.Command {
 	return []*cobra.Command{
 		group("lab", "Run the simulated site (real kube-apiserver + Redfish BMCs) and inject faults",
-			a.labUpCmd(), a.labFaultCmd(), a.labStatusCmd(), a.labCheckCmd()),
+			a.labUpCmd(), a.labFaultCmd(), a.labRackCmd(), a.labStatusCmd(), a.labCheckCmd()),
 		a.demoCmd(),
 	}
 }

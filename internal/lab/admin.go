@@ -28,8 +28,9 @@ type MachineStatus struct {
 	OSRunning      bool   `json:"osRunning"`
 	RuntimeVersion string `json:"runtimeVersion"`
 	ReimageCount   int    `json:"reimageCount"`
-	Profile        string `json:"profile"`  // the vendor its BMC plays
-	Sessions       int    `json:"sessions"` // Redfish sessions open now (a leak shows here)
+	Profile        string `json:"profile"`            // the vendor its BMC plays
+	Unracked       bool   `json:"unracked,omitempty"` // lab.unracked, not racked yet: no BMC answers, no Node
+	Sessions       int    `json:"sessions"`           // Redfish sessions open now (a leak shows here)
 	// UpdateRequests counts the firmware update requests its BMC received
 	// (refused or not), by the kind of package each named
 	// (UpdateRequestsByKind): a test or an operator checks exactly-once.
@@ -66,12 +67,19 @@ func (l *Lab) SetFault(bmm string, kind faults.Kind, rate float64, clear bool) e
 func (l *Lab) Status() []MachineStatus {
 	var out []MachineStatus
 	for _, m := range l.Machines() {
-		st := m.BMC.State()
-		out = append(out, MachineStatus{Name: m.Name, Rack: m.Rack, Role: string(m.Role), BMC: m.URL,
-			Power: st.Power, OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion, ReimageCount: st.ReimageCount,
-			Profile: m.Profile, Sessions: m.BMC.Sessions(), UpdateRequests: st.UpdateRequests, UpdateRequestsByKind: m.BMC.UpdateRequestsByKind()})
+		out = append(out, l.status(m))
 	}
 	return out
+}
+
+func (l *Lab) status(m *Machine) MachineStatus {
+	st := m.BMC.State()
+	l.mu.Lock()
+	url, unracked := m.URL, l.unracked[m.Name]
+	l.mu.Unlock()
+	return MachineStatus{Name: m.Name, Rack: m.Rack, Role: string(m.Role), BMC: url, Unracked: unracked,
+		Power: st.Power, OSRunning: st.OSRunning, RuntimeVersion: st.RuntimeVersion, ReimageCount: st.ReimageCount,
+		Profile: m.Profile, Sessions: m.BMC.Sessions(), UpdateRequests: st.UpdateRequests, UpdateRequestsByKind: m.BMC.UpdateRequestsByKind()}
 }
 
 func (l *Lab) serveAdmin(addr string) error {
@@ -100,6 +108,23 @@ func (l *Lab) serveAdmin(addr string) error {
 		}
 		writeJSON(w, 200, req)
 	})
+	mux.HandleFunc("POST /rack", func(w http.ResponseWriter, r *http.Request) {
+		var req RackRequest
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			writeJSON(w, 400, map[string]string{"error": "body: " + err.Error()})
+			return
+		}
+		res, err := l.Rack(req.Names...)
+		if err != nil {
+			writeJSON(w, 400, map[string]string{"error": err.Error()})
+			return
+		}
+		writeJSON(w, 200, res)
+	})
+	// The site as racked now, for the operator's grown inventory.
+	mux.HandleFunc("GET /inventory", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, l.OutInventory()) })
 	l.admin = &http.Server{Handler: mux}
 	l.AdminURL = "http://" + ln.Addr().String()
 	go l.admin.Serve(ln)

@@ -20,7 +20,7 @@ func (l *Lab) startBMCs(inv *model.Inventory, spec *Spec, t Timings) error {
 	if err != nil {
 		return fmt.Errorf("lab: BMC CA: %w", err)
 	}
-	l.BMCCAFile = ca.CertFile
+	l.BMCCAFile, l.bmcCA = ca.CertFile, ca
 	for _, ref := range inv.Servers() {
 		s := ref.Server
 		m := l.machines[s.Name]
@@ -37,6 +37,7 @@ func (l *Lab) startBMCs(inv *model.Inventory, spec *Spec, t Timings) error {
 			Events:   l.Events,
 			Profile:  m.Profile,
 			Firmware: spec.FirmwareOf(ref.Rack, name),
+			Unracked: l.unracked[name],
 			// The BMC fetches the installer from the lab's image server.
 			Fetchable: l.images.fetchable,
 			Redirect:  l.images.finalURL,
@@ -45,13 +46,30 @@ func (l *Lab) startBMCs(inv *model.Inventory, spec *Spec, t Timings) error {
 				l.etcdFollows(name, st)
 			},
 		})
-		cert, err := ca.ServerCert(name+"-bmc", nil, nil)
-		if err != nil {
+		if l.unracked[name] {
+			l.etcdFollows(name, m.BMC.State()) // off: its member slot waits
+			continue
+		}
+		if err := l.serveBMC(m); err != nil {
 			return err
 		}
-		if m.URL, err = m.BMC.ServeTLS("127.0.0.1:0", cert); err != nil {
-			return fmt.Errorf("lab: BMC of %s: %w", name, err)
-		}
 	}
+	return nil
+}
+
+// serveBMC makes m's BMC answer over HTTPS at a new loopback address, with
+// a certificate for 127.0.0.1 signed by the lab's BMC CA.
+func (l *Lab) serveBMC(m *Machine) error {
+	cert, err := l.bmcCA.ServerCert(m.Name+"-bmc", nil, nil)
+	if err != nil {
+		return err
+	}
+	url, err := m.BMC.ServeTLS("127.0.0.1:0", cert)
+	if err != nil {
+		return fmt.Errorf("lab: BMC of %s: %w", m.Name, err)
+	}
+	l.mu.Lock()
+	m.URL = url
+	l.mu.Unlock()
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/lab/kubeapi"
 	"github.com/rackroll/rackroll/internal/lab/kubesim"
+	"github.com/rackroll/rackroll/internal/lab/pki"
 	"github.com/rackroll/rackroll/internal/lab/redfish"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/placement"
@@ -82,6 +83,9 @@ type Lab struct {
 
 	machines map[string]*Machine
 	order    []string
+	mu       sync.Mutex      // guards unracked and the URLs Rack sets
+	unracked map[string]bool // servers not racked yet (rack.go)
+	bmcCA    *pki.CA         // signs the certificate of a BMC racked later
 	roles    *roleTap
 	detached bool // lab.etcdDetached: members do not follow their machines
 	creds    credentials
@@ -103,11 +107,15 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("inventory is not valid:\n%w", err)
 	}
-	placed, err := placement.Place(inv)
+	// The site starts as racked; the servers racked later are placed as
+	// they join a running site (unracked.go).
+	later := section.Lab.unrackedNames(inv)
+	placed, err := placement.Place(rackedInventory(inv, later))
 	if err != nil {
 		return nil, err
 	}
-	l = &Lab{Inventory: inv, machines: map[string]*Machine{}, Dir: opts.Dir}
+	placed = append(placed, joinRoles(inv, placed, later)...)
+	l = &Lab{Inventory: inv, machines: map[string]*Machine{}, Dir: opts.Dir, unracked: later}
 	started := l // the named result is nil by the time a failing return's defer runs
 	if l.Dir == "" {
 		if l.Dir, err = os.MkdirTemp("", "rackroll-lab-"); err != nil {
@@ -159,7 +167,7 @@ func Start(ctx context.Context, opts Options) (l *Lab, err error) {
 		l.order = append(l.order, s.Name)
 		sims = append(sims, kubesim.Machine{Name: s.Name, Rack: ref.Rack, NodeName: m.NodeName,
 			Role: string(a.Role), ManagementGroup: a.ManagementGroup, RuntimeVersion: inv.RuntimeVersion,
-			TenantLoad: section.Lab.LoadOf(ref.Rack, s.Name)})
+			TenantLoad: section.Lab.LoadOf(ref.Rack, s.Name), Unracked: later[s.Name]})
 	}
 	l.Sim = kubesim.New(l.Kube.Client(), sims, kubesim.Options{Events: l.roles, Drain: t.Drain.Std(), Workloads: !opts.NoWorkloads,
 		RelabelAgent: section.Lab.Relabels()})

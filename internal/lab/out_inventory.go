@@ -30,16 +30,30 @@ func (l *Lab) OutInventory() *model.Inventory {
 	for n, c := range l.creds {
 		out.BMCCredentials[n] = model.CredentialRef{UsernameFile: c.userFile, PasswordFile: c.file}
 	}
-	out.Racks = make([]model.RackSpec, len(l.Inventory.Racks))
-	for i, r := range l.Inventory.Racks {
+	// The site as racked now: a server of lab.unracked appears once racked.
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out.Racks = nil
+	present := map[string]bool{}
+	for _, r := range l.Inventory.Racks {
 		nr := model.RackSpec{Name: r.Name}
 		for _, s := range r.Servers {
+			if l.unracked[s.Name] {
+				continue
+			}
 			s.BMC.Address = l.machines[s.Name].URL
 			s.BMC.CAFile = "" // the site's bmcCAFile: the lab signed every BMC's certificate
 			s.BMC.InsecureSkipVerify = false
 			nr.Servers = append(nr.Servers, s)
+			present[s.Name] = true
 		}
-		out.Racks[i] = nr
+		if len(nr.Servers) > 0 {
+			out.Racks = append(out.Racks, nr)
+			present[r.Name] = true
+		}
+	}
+	if sec, err := SectionOf(l.Inventory); err == nil && sec.Lab != nil && len(sec.Lab.Unracked) > 0 {
+		out.Lab, _ = json.Marshal(sec.Lab.only(present)) // a Spec always marshals
 	}
 	return &out
 }

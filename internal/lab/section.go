@@ -55,6 +55,10 @@ type Spec struct {
 	// NodeAgent is what runs beside each stock kubelet: "" nothing (the
 	// default, as on a site that installed none) or NodeAgentRelabel.
 	NodeAgent string `json:"nodeAgent,omitempty"`
+	// Unracked names racks or servers of the inventory that are delivered
+	// but not racked when the lab starts: no BMC answers, no Node. The
+	// operator racks them (Lab.Rack, `starter lab rack`) to grow the site.
+	Unracked []string `json:"unracked,omitempty"`
 }
 
 // NodeAgentRelabel is an agent that sets the runtime-version label to the
@@ -184,6 +188,7 @@ func (l *Spec) validate(e *model.ValidationError, inv *model.Inventory) {
 		}
 	}
 	l.validateTenantLoad(e, servers, racks)
+	l.validateUnracked(e, inv, servers, racks)
 	if l.NodeAgent != "" && l.NodeAgent != NodeAgentRelabel {
 		e.Add("lab.nodeAgent", l.NodeAgent, `unknown node agent: allowed values are "`+NodeAgentRelabel+`" (an agent that relabels the node with the booted runtime version) or none (stock kubelets, the default)`)
 	}

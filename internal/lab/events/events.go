@@ -47,6 +47,9 @@ const (
 	// KeysetPod: the simulated kubelet ran a keyset pod on the node
 	// (internal/lab/kubesim/keysets.go; detail: phase, users).
 	KeysetPod = "keyset-pod"
+	// Racked: a server of lab.unracked was racked (detail: bmc, profile);
+	// its power-on, boot and Node registration follow.
+	Racked = "racked"
 )
 
 // Registered is the detail key (true) of a node-label event that a

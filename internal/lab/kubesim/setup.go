@@ -23,12 +23,17 @@ const (
 	setupConc   = 32 // parallel creates; client QPS is the real limit
 )
 
-// Setup registers one Ready node per machine and, with Options.Workloads,
+// Setup registers one Ready node per racked machine and, with Options.Workloads,
 // places the tenant workloads: per compute node a ReplicaSet whose pods
 // start on that node, a PDB over them (maxUnavailable 1), and VM pods
 // pinned to the node. Objects that already exist are left alone.
 func (s *Sim) Setup(ctx context.Context) error {
-	ms := s.Machines()
+	var ms []Machine
+	for _, m := range s.Machines() {
+		if !m.Unracked { // registered by its kubelet once racked and booted
+			ms = append(ms, m)
+		}
+	}
 	if err := parallel(ctx, len(ms), func(i int) error { return s.registerNode(ctx, ms[i]) }); err != nil {
 		return err
 	}

@@ -41,6 +41,9 @@ type Machine struct {
 	// TenantLoad is the share (0–1) of a compute node's allocatable its
 	// tenant pods request (0: no requests, anything fits).
 	TenantLoad float64
+	// Unracked is a machine not racked yet: off, no Node, no workloads.
+	// Its kubelet registers the Node when its OS first boots (racked).
+	Unracked bool
 }
 
 // MachineState is what the BMC emulator knows about a machine.
@@ -170,6 +173,11 @@ func New(client kubernetes.Interface, machines []Machine, opts Options) *Sim {
 			faults:  map[faults.Kind]bool{},
 			labels:  nodeLabels(m, m.RuntimeVersion),
 			boot:    newBoot(m.RuntimeVersion),
+		}
+		if m.Unracked {
+			// No Node has shown labels yet: its first registration logs
+			// them all.
+			mm.state, mm.labels = MachineState{RuntimeVersion: m.RuntimeVersion}, nil
 		}
 		s.machines[m.Name] = mm
 		s.byNode[m.NodeName] = mm

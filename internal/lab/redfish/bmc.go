@@ -60,6 +60,10 @@ type Config struct {
 	// Firmware overrides the profile's firmware versions by kind (bios,
 	// bmc, nic, storage): the number, shown in the vendor's format.
 	Firmware map[string]string
+
+	// Unracked is a server delivered but not racked yet: its machine is
+	// off, RuntimeVersion on its disk, until PowerButton (rack.go).
+	Unracked bool
 }
 
 // State is what the rest of the lab (kubelet simulator, tests) sees of the
@@ -158,6 +162,9 @@ func newWithClock(cfg Config, clk clock) *BMC {
 		power:    "On",
 		version:  cfg.RuntimeVersion,
 		override: bootOverride{enabled: "Disabled", target: "None", mode: prof.bootModeDefault()},
+	}
+	if cfg.Unracked {
+		b.phase, b.power = phaseOff, "Off"
 	}
 	b.last = b.snapshotLocked()
 	return b
