@@ -143,8 +143,8 @@ func GateReason(err error, where string) (bool, string) {
 // gateOpen runs the gate for a lease request and returns when the site was
 // observed, or a GateRefusal. A "move etcd leadership first" answer moves
 // it and asks again (once: a second move would chase an election).
-func gateOpen(ctx workflow.Context, cs api.ClusterState, req lease.Request) (time.Time, error) {
-	ask := GateAsk{Target: req.BMM, Op: req.Operation}
+func gateOpen(ctx workflow.Context, cs api.ClusterState, req lease.Request, removes bool) (time.Time, error) {
+	ask := GateAsk{Target: req.BMM, Op: req.Operation, Removes: removes}
 	d, seen := LiveGate(ctx, cs, ask)
 	if d.Outcome == cpgate.MoveLeader {
 		moved, err := moveLeader(ctx, cs, d)

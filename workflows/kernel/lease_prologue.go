@@ -24,6 +24,11 @@ type Opening struct {
 	// site itself (a BMC's firmware inventory before a Replace): reads
 	// only, never a side effect, still before the lease. nil: none.
 	Probe func(ctx workflow.Context, cs api.ClusterState, bm model.BMM) error
+	// Removes: the KCP leaves the member set for good (a re-placement's
+	// demotion or retire): the live gate judges the quorum of the members
+	// that stay, not of the whole set with this one down — 2 → 1 is safe,
+	// 2 with one down is not.
+	Removes bool
 }
 
 // Held is a granted opening: the ledger as read and the lease to give back.
@@ -95,20 +100,20 @@ func (l LedgerOf) Open(ctx workflow.Context, o Opening) (Held, openStage, error)
 		if whole, err = l.wholeFor(ctx, cs, o.OneBMM); err != nil {
 			return Held{}, OpenRead, err
 		}
-		seen, err := gateOpen(ctx, whole, o.Req)
+		seen, err := gateOpen(ctx, whole, o.Req, o.Removes)
 		if err != nil {
 			return Held{}, OpenLease, err
 		}
 		o.Req.ObservedAt = &seen
 	}
-	if err := l.acquireFresh(ctx, whole, o.Req, live); err != nil {
+	if err := l.acquireFresh(ctx, whole, o.Req, live, o.Removes); err != nil {
 		return Held{}, OpenLease, err
 	}
 	release := func() { l.Release(ctx, o.Req.BMM, o.Req.Holder) }
 	// Again once granted, just before the caller's first disruptive call:
 	// the site may have changed while the lease was asked for.
 	if live {
-		if _, err := gateOpen(ctx, whole, o.Req); err != nil {
+		if _, err := gateOpen(ctx, whole, o.Req, o.Removes); err != nil {
 			release()
 			return Held{}, OpenLease, err
 		}
@@ -119,7 +124,7 @@ func (l LedgerOf) Open(ctx workflow.Context, o Opening) (Held, openStage, error)
 			if workflow.GetVersion(ctx, changeCpRecheckBeforeDisruption, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 				return nil
 			}
-			_, err := gateOpen(ctx, whole, o.Req)
+			_, err := gateOpen(ctx, whole, o.Req, o.Removes)
 			return err
 		}
 	}
@@ -136,14 +141,14 @@ const staleAsks = 3
 
 // acquireFresh asks for the lease; a refusal that only says the observation
 // had gone stale observes again (the whole gate) and asks again.
-func (l LedgerOf) acquireFresh(ctx workflow.Context, whole api.ClusterState, req lease.Request, live bool) error {
+func (l LedgerOf) acquireFresh(ctx workflow.Context, whole api.ClusterState, req lease.Request, live, removes bool) error {
 	for ask := 1; ; ask++ {
 		_, err := l.Acquire(ctx, req)
 		if err == nil || !live || ask == staleAsks || !ledger.Stale(err) ||
 			workflow.GetVersion(ctx, changeReobserve, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 			return err
 		}
-		seen, err := gateOpen(ctx, whole, req)
+		seen, err := gateOpen(ctx, whole, req, removes)
 		if err != nil {
 			return err
 		}

@@ -19,9 +19,13 @@ import (
 const opReplaceRoles = lease.OpReplaceRoles
 
 // lease takes the change's server through the lease prologue (an active
-// KCP's lease is gated live there).
-func (r *replacer) lease(ctx workflow.Context, bmm string) (kernel.Held, error) {
-	h, stage, err := kernel.LedgerOf(r.cluster).Open(ctx, kernel.Opening{Req: lease.Request{BMM: bmm, Holder: r.holder, Operation: opReplaceRoles}})
+// KCP's lease is gated live there); removes: the change takes the KCP out
+// of the member set, so the gate keeps the quorum of those that stay
+// (before changeRemovalQuorum it judged a disruption: three KCPs could
+// never become one, as one rack growing to two needs).
+func (r *replacer) lease(ctx workflow.Context, bmm string, removes bool) (kernel.Held, error) {
+	removes = removes && workflow.GetVersion(ctx, changeRemovalQuorum, workflow.DefaultVersion, 1) == 1
+	h, stage, err := kernel.LedgerOf(r.cluster).Open(ctx, kernel.Opening{Req: lease.Request{BMM: bmm, Holder: r.holder, Operation: opReplaceRoles}, Removes: removes})
 	if stage != kernel.Opened {
 		return kernel.Held{}, fmt.Errorf("lease on %s: %s", bmm, temporalerr.Message(err))
 	}
@@ -73,7 +77,7 @@ func (r *replacer) provisionIfIdle(ctx workflow.Context, h kernel.Held, b model.
 // gate as a new member, relabelled (the node's label makes it join the
 // control plane) and awaited as a healthy etcd voter.
 func (r *replacer) promote(ctx workflow.Context, c placement.Change) error {
-	h, err := r.lease(ctx, c.Name)
+	h, err := r.lease(ctx, c.Name, false)
 	if err != nil {
 		return err
 	}
@@ -99,7 +103,7 @@ func (r *replacer) promote(ctx workflow.Context, c placement.Change) error {
 // retire takes an active KCP out of the control plane to wait as the
 // spare, with the upgrade's retire once the gate allows its removal.
 func (r *replacer) retire(ctx workflow.Context, c placement.Change) error {
-	h, err := r.lease(ctx, c.Name)
+	h, err := r.lease(ctx, c.Name, true)
 	if err != nil {
 		return err
 	}
@@ -116,7 +120,7 @@ func (r *replacer) retire(ctx workflow.Context, c placement.Change) error {
 // relabelled management (or compute), then provisioned so it boots
 // without the control plane.
 func (r *replacer) demote(ctx workflow.Context, c placement.Change) error {
-	h, err := r.lease(ctx, c.Name)
+	h, err := r.lease(ctx, c.Name, true)
 	if err != nil {
 		return err
 	}
@@ -148,7 +152,7 @@ func (r *replacer) demote(ctx workflow.Context, c placement.Change) error {
 // or a spare the table no longer needs becomes management again,
 // provisioned first when it idles powered off.
 func (r *replacer) relabel(ctx workflow.Context, c placement.Change) error {
-	h, err := r.lease(ctx, c.Name)
+	h, err := r.lease(ctx, c.Name, false)
 	if err != nil {
 		return err
 	}
