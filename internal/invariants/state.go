@@ -20,6 +20,7 @@ type state struct {
 	// such a node may still say Ready, yet the KCP does not serve.
 	readOnly map[string]bool
 	required int
+	racks    map[string]bool // the racks of the site so far (the lab racks more: growth)
 }
 
 func newState(site Site) *state {
@@ -38,8 +39,10 @@ func newState(site Site) *state {
 	if !spare && s.required > 0 {
 		s.required--
 	}
+	s.racks = map[string]bool{}
 	for b, r := range site.Racks {
 		s.rack[b] = r
+		s.racks[r] = true
 	}
 	if site.ActiveKCP > 0 {
 		s.required = site.ActiveKCP
@@ -53,6 +56,8 @@ func (s *state) apply(e events.Event) {
 		s.rack[e.BMM] = e.Rack
 	}
 	switch e.Kind {
+	case events.Racked:
+		s.grow(e.Rack)
 	case events.ReimageStart, events.PowerOff, events.Reset:
 		s.disrupted[e.BMM] = true
 	case events.NodeReady:
@@ -146,3 +151,19 @@ func (s *state) unhealthyControlPlane() []string {
 // sick: the node is not Ready or missing, or its root filesystem is
 // read-only (rackroll's gate and remediation count both as unhealthy).
 func (s *state) sick(b string) bool { return s.unhealthy[b] || s.readOnly[b] }
+
+// grow: a rack joined the site (the lab racked a server of a new rack).
+// The control plane may then be re-placed by the table for the new rack
+// count, which may want fewer active KCPs (one rack's three become two
+// racks' one): the count promised is the smaller of the two.
+func (s *state) grow(rack string) {
+	if rack == "" || s.racks[rack] {
+		return
+	}
+	s.racks[rack] = true
+	active, spare := model.ControlPlaneSize(len(s.racks))
+	if spare == 0 && active > 0 {
+		active-- // as newState: without a spare one KCP out is the least
+	}
+	s.required = min(s.required, active)
+}
