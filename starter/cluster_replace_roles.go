@@ -26,7 +26,8 @@ func (a *app) clusterReplaceRolesCmd() *cobra.Command {
 replace-roles:<cluster>), which makes each change in turn — a KCP added
 before one retires, the new spare before the old one goes — under a lease
 and through the live control-plane gate. It plans again before each change,
-so running it again after an interruption continues where the site stands.`,
+so running it again after an interruption continues where the site stands;
+run again while the re-placement still runs, it follows that one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withClient(cmd, 0, required(flag{"cluster", cluster}), func(ctx context.Context, c client.Client) error {
@@ -59,13 +60,17 @@ so running it again after an interruption continues where the site stands.`,
 					StaticSummary:                            fmt.Sprintf("Re-place the control-plane roles of %s (%d changes)", cluster, len(p.Changes)),
 				}, api.ReplaceRolesWorkflowName, api.ReplaceRolesInput{Cluster: cluster})
 				var started *serviceerror.WorkflowExecutionAlreadyStarted
-				if errors.As(err, &started) {
-					return withCode(exitError, fmt.Errorf("a re-placement of %s is already running (workflow %s)", cluster, api.ReplaceRolesID(cluster)))
-				}
-				if err != nil {
+				switch {
+				case errors.As(err, &started):
+					// Run again after an interruption (a worker killed, this
+					// command's wait cut): the run goes on; follow it.
+					run = c.GetWorkflow(ctx, api.ReplaceRolesID(cluster), "")
+					fmt.Fprintf(cmd.OutOrStdout(), "a re-placement of %s is already running: following workflow %s\n", cluster, run.GetID())
+				case err != nil:
 					return err
+				default:
+					fmt.Fprintf(cmd.OutOrStdout(), "started re-placement of %s: workflow %s run %s\n", cluster, run.GetID(), run.GetRunID())
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "started re-placement of %s: workflow %s run %s\n", cluster, run.GetID(), run.GetRunID())
 				if !wait {
 					return nil
 				}

@@ -1,6 +1,7 @@
 package growth_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -44,32 +45,75 @@ func TestE2ESiteGrowsByARack(t *testing.T) {
 }
 
 func growByARack(t *testing.T, racks int, newServers []string) {
+	g := rackAndRegister(t, racks, newServers)
+	g.run("cluster", "replace-roles", "--cluster", g.env.Cluster, "--wait")
+	g.atTheTable(t, racks)
+	g.upgraded(t)
+}
+
+// upgraded: `cluster show` and `upgrade plan` show the grown site's
+// control plane, and a runtime upgrade of it completes: every server on
+// the target but the spare it retires, `starter lab check` clean.
+func (g *growth) upgraded(t *testing.T) {
+	cs := g.env.State()
+	require.Contains(t, g.run("cluster", "show", "--cluster", g.env.Cluster), cs.ControlPlaneLine())
+	plan := g.run("upgrade", "plan", "--cluster", g.env.Cluster, "--version", "4.2.0")
+	for _, b := range cs.Cluster.BMMs {
+		if b.HasRole(model.RoleKCP) {
+			require.Contains(t, plan, b.Name, "the plan names the KCP %s", b.Name)
+		}
+	}
+	st := g.env.Upgrade(g.ctx, "4.2.0")
+	for _, b := range g.env.State().Cluster.BMMs {
+		if !b.HasRole(model.RoleKCPSpare) {
+			require.Equal(t, "4.2.0", b.RuntimeVersion, b.Name)
+		}
+	}
+	require.Equal(t, model.ClusterRunning, st.DetailedStatus)
+	g.run("lab", "check", "--events", g.env.EventsPath, "--inventory", g.env.InvPath)
+}
+
+// growth is a site whose last rack was racked and registered: what is left
+// is the re-placement.
+type growth struct {
+	env     *e2e.Env
+	ctx     context.Context
+	starter string
+	probe   *apiProbe
+	plan    placement.Replan
+	run     func(args ...string) string
+}
+
+// rackAndRegister starts the site of four-rack.yaml's first racks, the
+// last of them delivered unracked, probes its API, racks that rack, shows
+// the plan (nothing changes) and registers the grown inventory.
+func rackAndRegister(t *testing.T, racks int, newServers []string) *growth {
 	last := fmt.Sprintf("rack%d", racks)
 	env := e2e.Start(t, "../../examples/four-rack.yaml", e2e.Options{Mutate: func(inv *model.Inventory) {
 		inv.Racks = inv.Racks[:racks]
 		e2e.KeepComputes(inv, 1, nil)
 		inv.Lab = []byte(`{"unracked": ["` + last + `"]}`)
 	}})
-	ctx := env.Context(10 * time.Minute)
-	_, starter := e2e.Binaries(t, &commands)
-	run := func(args ...string) string {
+	g := &growth{env: env, ctx: env.Context(10 * time.Minute)}
+	_, g.starter = e2e.Binaries(t, &commands)
+	g.run = func(args ...string) string {
 		t.Helper()
-		cmd := exec.CommandContext(ctx, starter, append(args, "--address", env.Server.Address)...)
+		cmd := exec.CommandContext(g.ctx, g.starter, append(args, "--address", env.Server.Address)...)
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "starter %s:\n%s", strings.Join(args, " "), out)
 		return string(out)
 	}
 	before := len(env.State().Cluster.BMMs)
 	requireTable(t, env, racks-1)
-	kc := env.Clientset(ctx)
-	probe := startProbe(kc)
+	kc := env.Clientset(g.ctx)
+	g.probe = startProbe(kc)
 
 	grown := filepath.Join(env.Dir, "grown.yaml")
-	out := run("lab", "rack", "--inventory", env.InvPath, "--rack", last, "--out-inventory", grown)
+	out := g.run("lab", "rack", "--inventory", env.InvPath, "--rack", last, "--out-inventory", grown)
 	require.Contains(t, out, newServers[0])
 	for _, n := range newServers {
 		env.Eventually(time.Minute, n+" registered and Ready", func() bool {
-			node, err := kc.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+			node, err := kc.CoreV1().Nodes().Get(g.ctx, n, metav1.GetOptions{})
 			if err != nil {
 				return false
 			}
@@ -81,24 +125,24 @@ func growByARack(t *testing.T, racks int, newServers []string) {
 			return false
 		})
 	}
-
-	var plan placement.Replan
-	require.NoError(t, json.Unmarshal([]byte(run("cluster", "register", "--inventory", grown, "--plan", "-o", "json")), &plan))
-	require.Len(t, plan.Joins, len(newServers))
-	require.NotEmpty(t, plan.Changes, "the control plane is re-placed by the table")
+	require.NoError(t, json.Unmarshal([]byte(g.run("cluster", "register", "--inventory", grown, "--plan", "-o", "json")), &g.plan))
+	require.Len(t, g.plan.Joins, len(newServers))
+	require.NotEmpty(t, g.plan.Changes, "the control plane is re-placed by the table")
 	require.Len(t, env.State().Cluster.BMMs, before, "--plan changes nothing")
+	g.run("cluster", "register", "--inventory", grown)
+	return g
+}
 
-	run("cluster", "register", "--inventory", grown)
-	run("cluster", "replace-roles", "--cluster", env.Cluster, "--wait")
-
-	probes, failures, firstErr := probe.Stop()
-	t.Logf("API probes: %d, unanswered: %d; role changes planned: %v", probes, failures, plan.Changes)
+// atTheTable: every probe answered, the roles the table's for racks,
+// etcd's members the active KCPs, `starter lab check` clean.
+func (g *growth) atTheTable(t *testing.T, racks int) {
+	probes, failures, firstErr := g.probe.Stop()
+	t.Logf("API probes: %d, unanswered: %d; role changes planned: %v", probes, failures, g.plan.Changes)
 	require.NotZero(t, probes)
 	require.Zero(t, failures, "every API probe answered; the first failure: %v", firstErr)
-
-	requireTable(t, env, racks)
-	env.RequireMembersAreActiveKCPs(ctx)
-	run("lab", "check", "--events", env.EventsPath, "--inventory", env.InvPath)
+	requireTable(t, g.env, racks)
+	g.env.RequireMembersAreActiveKCPs(g.ctx)
+	g.run("lab", "check", "--events", g.env.EventsPath, "--inventory", g.env.InvPath)
 }
 
 // requireTable checks the ledger's roles against the placement table for
