@@ -56,6 +56,7 @@ func TestReadCommandsOutputFlag(t *testing.T) {
 	if withLab {
 		cases = append(cases, []readCase{
 			{"lab status", []string{"--inventory", "../examples/two-rack.yaml"}, "no labAdmin"},
+			{"lab rack", []string{"--inventory", "../examples/two-rack.yaml", "--rack", "rack2"}, "no labAdmin"},
 			{"lab check", []string{"--events", events, "--inventory", "../examples/two-rack.yaml"}, ""},
 		}...)
 	}
