@@ -89,16 +89,7 @@ func TestE2EUpgradeAppliesFirmwareAsEachBMCAsks(t *testing.T) {
 		"rack2-c1": {"bios": 1, "bmc": 1},
 		"rack2-c2": {"bios": 1, "bmc": 1},
 	}
-	cordons, order := map[string]int{}, map[string][]string{}
-	for _, e := range env.Events() {
-		switch e.Kind {
-		case events.Cordon:
-			cordons[e.BMM]++
-			order[e.BMM] = append(order[e.BMM], e.Kind)
-		case events.FirmwareDone, events.ReimageStart:
-			order[e.BMM] = append(order[e.BMM], e.Kind)
-		}
-	}
+	cordons, order := windows(env.Events())
 	for _, b := range env.State().Cluster.BMMs {
 		if b.Name == retired {
 			continue

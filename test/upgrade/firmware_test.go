@@ -62,16 +62,7 @@ func TestE2EUpgradeAppliesFirmware(t *testing.T) {
 		"rack2-c2": {"bios": "2.1"},
 	}
 	requests := map[string]int{"rack1-c1": 1, "rack2-c1": 2, "rack2-c2": 1}
-	cordons, order := map[string]int{}, map[string][]string{}
-	for _, e := range env.Events() {
-		switch e.Kind {
-		case events.Cordon:
-			cordons[e.BMM]++
-			order[e.BMM] = append(order[e.BMM], e.Kind)
-		case events.FirmwareDone, events.ReimageStart:
-			order[e.BMM] = append(order[e.BMM], e.Kind)
-		}
-	}
+	cordons, order := windows(env.Events())
 	for _, b := range env.State().Cluster.BMMs {
 		if b.Name == retired {
 			continue
@@ -90,4 +81,21 @@ func TestE2EUpgradeAppliesFirmware(t *testing.T) {
 		require.Equal(t, events.ReimageStart, seq[len(seq)-1], "%s: the firmware before the reimage: %v", name, seq)
 		require.Len(t, seq, 2+len(kinds), "%s: %v", name, seq)
 	}
+}
+
+// windows counts each server's cordons and lists, in order, its cordons,
+// firmware activations and reimage starts: one window per server shows as
+// one cordon with its firmware before its reimage.
+func windows(evs []events.Event) (cordons map[string]int, order map[string][]string) {
+	cordons, order = map[string]int{}, map[string][]string{}
+	for _, e := range evs {
+		switch e.Kind {
+		case events.Cordon:
+			cordons[e.BMM]++
+			order[e.BMM] = append(order[e.BMM], e.Kind)
+		case events.FirmwareDone, events.ReimageStart:
+			order[e.BMM] = append(order[e.BMM], e.Kind)
+		}
+	}
+	return cordons, order
 }

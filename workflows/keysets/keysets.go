@@ -110,14 +110,7 @@ func pass(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChan
 				})
 			}
 			wg.Wait(ctx)
-			err := led.KeysetOutcomes(ctx, api.KeysetOutcomesRequest{Name: k.Name, Deleted: j.deleted, Version: k.Updated, Outcomes: outs})
-			var app *temporal.ApplicationError
-			if (errors.As(err, &app) && app.Type() == ledger.ErrLeaseRejected) || changed.Len() > 0 {
-				// A newer create, update or delete: apply that instead.
-				drain(changed)
-				return workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
-			}
-			if err != nil {
+			if err := recordWave(ctx, led, api.KeysetOutcomesRequest{Name: k.Name, Deleted: j.deleted, Version: k.Updated, Outcomes: outs}, changed, in); err != nil {
 				return err
 			}
 			count(&res, outs)
@@ -136,6 +129,19 @@ func pass(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChan
 		return res, j, nil
 	}
 	return res, j, again(ctx, changed, in)
+}
+
+// recordWave records a wave's outcomes. A refusal as superseded (a newer
+// create, update or delete) or a signal meanwhile continues as new, to
+// apply that instead.
+func recordWave(ctx workflow.Context, led kernel.LedgerOf, r api.KeysetOutcomesRequest, changed workflow.ReceiveChannel, in api.KeysetInput) error {
+	err := led.KeysetOutcomes(ctx, r)
+	var app *temporal.ApplicationError
+	if (errors.As(err, &app) && app.Type() == ledger.ErrLeaseRejected) || changed.Len() > 0 {
+		drain(changed)
+		return workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
+	}
+	return err
 }
 
 // again continues as new when the ledger was changed while the run

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/activities/kube"
-	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/keyset"
 	"github.com/rackroll/rackroll/internal/model"
@@ -67,13 +66,7 @@ func applyNodes(ctx workflow.Context, in api.KeysetInput, changed workflow.Recei
 				drain(changed)
 				return workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
 			}
-			err := led.KeysetOutcomes(ctx, api.KeysetOutcomesRequest{Nodes: &want, At: now, Outcomes: outs})
-			var app *temporal.ApplicationError
-			if (errors.As(err, &app) && app.Type() == ledger.ErrLeaseRejected) || changed.Len() > 0 {
-				drain(changed)
-				return workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
-			}
-			if err != nil {
+			if err := recordWave(ctx, led, api.KeysetOutcomesRequest{Nodes: &want, At: now, Outcomes: outs}, changed, in); err != nil {
 				return err
 			}
 			count(&res, outs)
