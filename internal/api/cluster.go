@@ -199,15 +199,7 @@ func (st ClusterState) Page(from, n int) (page ClusterState, total int) {
 		in[b.Name] = true
 	}
 	out.Leases = slices.DeleteFunc(slices.Clone(st.Leases), func(l lease.Lease) bool { return !in[l.BMM] })
-	strip := func(list []keyset.Keyset) []keyset.Keyset {
-		var ks []keyset.Keyset
-		for _, k := range list {
-			k.Outcomes = nil
-			ks = append(ks, k)
-		}
-		return ks
-	}
-	out.Keysets, out.RemovedKeysets = strip(st.Keysets), strip(st.RemovedKeysets)
+	out.Keysets, out.RemovedKeysets = keyset.WithoutOutcomes(st.Keysets), keyset.WithoutOutcomes(st.RemovedKeysets)
 	return out, total
 }
 

@@ -14,7 +14,7 @@ const (
 	UpdateKeysetCreate = "keyset-create"
 	UpdateKeysetUpdate = "keyset-update"
 	UpdateKeysetDelete = "keyset-delete"
-	QueryKeysets       = "keysets" // the keysets, redacted (fingerprints, no keys)
+	QueryKeysets       = "keysets" // the keysets, redacted (fingerprints, no keys), without outcomes
 	// UpdateKeysetOutcomes records what applying (or, deleted, disabling)
 	// a BMC keyset did on some BMMs, or applying the BMM keysets to some
 	// nodes (KeysetWorkflow).

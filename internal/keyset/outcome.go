@@ -42,24 +42,38 @@ type Outcome struct {
 	At     time.Time `json:"at"`
 }
 
-// Record merges outs into k's outcomes, one per BMM, sorted by BMM.
-// Outcomes of another version than k's (a run applying what was since
-// replaced) are not k's and are refused: false.
+// Record merges outs into k's outcomes, one per BMM, sorted by BMM, each
+// as the ledger keeps it (bounded: pack.go). Outcomes of another version
+// than k's (a run applying what was since replaced) are not k's and are
+// refused: false.
 func Record(k Keyset, version time.Time, outs []Outcome) (Keyset, bool) {
 	if !k.Updated.Equal(version) {
 		return k, false
 	}
 	merged := slices.Clone(k.Outcomes)
 	for _, o := range outs {
-		if i := slices.IndexFunc(merged, func(x Outcome) bool { return x.BMM == o.BMM }); i >= 0 {
+		o = bounded(o)
+		i, found := slices.BinarySearchFunc(merged, o.BMM, func(x Outcome, bmm string) int { return strings.Compare(x.BMM, bmm) })
+		if found {
 			merged[i] = o
 		} else {
-			merged = append(merged, o)
+			merged = slices.Insert(merged, i, o)
 		}
 	}
-	slices.SortFunc(merged, func(a, b Outcome) int { return strings.Compare(a.BMM, b.BMM) })
+	capReasons(merged)
 	k.Outcomes = merged
 	return k, true
+}
+
+// WithoutOutcomes is list without its outcomes: what a reader that
+// does not show them gets, whatever the site's size.
+func WithoutOutcomes(list []Keyset) []Keyset {
+	var out []Keyset
+	for _, k := range list {
+		k.Outcomes = nil
+		out = append(out, k)
+	}
+	return out
 }
 
 // OutcomesFor is k's outcome on each of bmms, in their order: the

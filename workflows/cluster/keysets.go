@@ -18,7 +18,9 @@ import (
 // unchanged, and a ledger that has never seen a keyset shows none.
 func (l *clusterLedger) keysetHandlers(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, api.QueryKeysets, func() ([]keyset.Keyset, error) {
-		return l.st.Redacted().Keysets, nil
+		// Without outcomes: one per BMM per keyset is megabytes at a
+		// site's limits; `keyset show` reads them (packed) from the state.
+		return keyset.WithoutOutcomes(l.st.Redacted().Keysets), nil
 	}); err != nil {
 		return err
 	}
