@@ -38,7 +38,7 @@ var groups = []group{
 	{"lab", "./internal/lab/", "^BenchmarkLabUp", "lab start time and heap"},
 	{"critical", "./test/bench/", "^BenchmarkUpgradeCriticalPath$", "critical-path ratio (four-rack, sixteen-rack)"},
 	{"storm", "./test/bench/", "^BenchmarkRemediationStorm$", "remediation storm"},
-	{"history", "./test/bench/", "^BenchmarkHistoryBounds$", "history bounds, 64 racks × 32 compute (~30 min)"},
+	{"history", "./test/bench/", "^BenchmarkHistoryBounds$", "history bounds, 64 racks × 32 compute, 32 keysets (~40 min)"},
 }
 
 func main() {
@@ -240,6 +240,11 @@ func figures(res Results) []Figure {
 			add("history: "+t+" events", "≤ 5,120", hb, "events-max-"+t, "events", le(5120))
 		}
 		add("  history: "+t+" bytes", "—", hb, "KiB-max-"+t, "KiB", nil)
+		if t == "KeysetWorkflow" {
+			add("  history: "+t+" largest payload", "≤ 256 KiB", hb, "KiB-payload-"+t, "KiB", le(256))
+		} else {
+			add("  history: "+t+" largest payload", "< 2,048 KiB (Temporal's limit)", hb, "KiB-payload-"+t, "KiB", lt(2048))
+		}
 	}
 	add("  history bench: upgrade of 2,048 servers", "—", hb, "s-upgrade", "s", nil)
 	st := "BenchmarkRemediationStorm"
