@@ -64,13 +64,17 @@ func withKeysets(b *testing.B, c client.Client, cluster string, n int) {
 
 // everyOutcome: each of the ledger's n keysets has an outcome on every BMM.
 func everyOutcome(b *testing.B, c client.Client, cluster string, n int) bool {
-	v, err := c.QueryWorkflow(context.Background(), api.ClusterID(cluster), "", api.QueryState)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	v, err := c.QueryWorkflow(ctx, api.ClusterID(cluster), "", api.QueryState)
 	var st api.ClusterState
-	if err := v.Get(&st); err != nil {
-		b.Fatal(err)
+	if err == nil {
+		err = v.Get(&st)
+	}
+	if err != nil {
+		// A ledger busy with the runs' outcomes may answer a query late.
+		b.Logf("query the ledger: %v", err)
+		return false
 	}
 	if len(st.Keysets) < n {
 		return false
