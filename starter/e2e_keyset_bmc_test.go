@@ -126,9 +126,9 @@ func TestE2EBMCKeyset(t *testing.T) {
 	v := show()
 	require.True(t, v.Deleted)
 	for _, o := range v.BMCs {
-		require.Equal(t, keyset.Disabled, o.State, "%+v", o)
+		require.Equal(t, keyset.Removed, o.State, "%+v: every lab profile removes an account (slot emptied or deleted)", o)
 	}
-	require.Contains(t, cli("keyset", "show", "--name", spec.Name), "disabled on 5 of 5 BMCs")
+	require.Contains(t, cli("keyset", "show", "--name", spec.Name), "removed from 5 of 5 BMCs")
 
 	// No password in the history of the last run nor of the ledger.
 	for _, wf := range []string{id, api.ClusterID(env.Cluster)} {

@@ -11,7 +11,7 @@ import (
 )
 
 // `keyset show` of an expired keyset says when it expired and where its
-// access was taken away: a BMC keyset's accounts disabled on each BMC, a
+// access was taken away: a BMC keyset's accounts removed from each BMC (or disabled), a
 // BMM keyset's users removed from each node; `cluster show` the same in
 // a line.
 func TestKeysetShowExpired(t *testing.T) {
@@ -22,7 +22,7 @@ func TestKeysetShowExpired(t *testing.T) {
 	st.Keysets = []keyset.Keyset{
 		{Spec: keyset.Spec{Name: "bmc-oncall", Kind: keyset.KindBMC, Role: keyset.Operator, Expiration: expired,
 			Accounts: []keyset.Account{{Name: "alice"}}},
-			Outcomes: []keyset.Outcome{{BMM: "rack1-c1", State: keyset.Disabled, At: expired}, {BMM: "rack1-c2", State: keyset.Disabled, At: expired},
+			Outcomes: []keyset.Outcome{{BMM: "rack1-c1", State: keyset.Removed, At: expired}, {BMM: "rack1-c2", State: keyset.Disabled, At: expired},
 				{BMM: "rack1-c3", State: keyset.Failed, Reason: "account alice: connection refused", At: expired}}},
 		{Spec: keyset.Spec{Name: "oncall", Kind: keyset.KindBMM, PrivilegeLevel: keyset.Superuser, Expiration: expired,
 			Users: []keyset.User{{Name: "alice", KeyType: "ssh-ed25519", Fingerprint: testFingerprint}}},
@@ -33,8 +33,8 @@ func TestKeysetShowExpired(t *testing.T) {
 		name string
 		want []string
 	}{
-		{"bmc-oncall", []string{"(expired)", "bmc of rack1-c1: disabled at 2026-11-27T11:00:00Z", "bmc of rack1-c3: failed at",
-			"expired at 2026-11-27T11:00:00Z: disabled on 2 of 3 BMCs, 1 failed"}},
+		{"bmc-oncall", []string{"(expired)", "bmc of rack1-c1: removed at 2026-11-27T11:00:00Z", "bmc of rack1-c2: disabled at 2026-11-27T11:00:00Z",
+			"bmc of rack1-c3: failed at", "expired at 2026-11-27T11:00:00Z: removed from 1 of 3 BMCs, 1 disabled, 1 failed"}},
 		{"oncall", []string{"node of rack1-c1: removed at 2026-11-27T11:00:00Z", "node of rack1-c3: applied at",
 			"expired at 2026-11-27T11:00:00Z: removed from 2 of 3 nodes, 1 not yet removed"}},
 	} {
@@ -45,7 +45,7 @@ func TestKeysetShowExpired(t *testing.T) {
 			}
 		}
 	}
-	want := "keysets: bmc-oncall (bmc Operator, 1, expired, disabled on 2 of 3 BMCs, 1 failed); oncall (bmm superuser, 1, expired, removed from 2 of 3 nodes, 1 not yet removed)"
+	want := "keysets: bmc-oncall (bmc Operator, 1, expired, removed from 1 of 3 BMCs, 1 disabled, 1 failed); oncall (bmm superuser, 1, expired, removed from 2 of 3 nodes, 1 not yet removed)"
 	if got := keysetsLine(st, now); !strings.HasPrefix(got, want) {
 		t.Errorf("cluster show:\ngot  %s\nwant %s…", got, want)
 	}

@@ -96,7 +96,7 @@ func writeKeyset(cmd *cobra.Command, format string, v keysetView, now time.Time,
 		facts := fmt.Sprintf("keyset %s (%s): expires %s (%s); updated %s by %s", k.Name, k.Kind,
 			k.Expiration.UTC().Format(time.RFC3339), expiryState(k, now), k.Updated.UTC().Format(time.RFC3339), dash(k.By))
 		if v.Deleted {
-			facts = fmt.Sprintf("keyset %s (%s): deleted %s by %s; its accounts are disabled on every BMC", k.Name, k.Kind,
+			facts = fmt.Sprintf("keyset %s (%s): deleted %s by %s; its accounts are removed from every BMC (disabled where a BMC cannot remove one)", k.Name, k.Kind,
 				k.Updated.UTC().Format(time.RFC3339), dash(k.By))
 		}
 		t.Notes = []string{facts}
@@ -104,7 +104,8 @@ func writeKeyset(cmd *cobra.Command, format string, v keysetView, now time.Time,
 			t.Notes = append(t.Notes, "description: "+k.Description)
 		}
 		// An expired keyset's access is removed at its expiration: its
-		// outcomes say where (disabled on a BMC, removed from a node).
+		// outcomes say where (removed from a BMC, or disabled, removed
+		// from a node).
 		expired, gone := "", v.Deleted
 		if !v.Deleted && k.Expired(now) {
 			expired, gone = "expired at "+k.Expiration.UTC().Format(time.RFC3339)+": ", true
@@ -145,8 +146,9 @@ func outcomeText(o keyset.Outcome) string {
 
 // outcomeCounts sums the outcomes up: "applied on 3 of 4 BMCs, 1 failed"
 // (what: BMCs or nodes); for a keyset whose access is gone (deleted or
-// expired) where it was taken away: "disabled on 3 of 4 BMCs", "removed
-// from 4 of 5 nodes, 1 not yet removed".
+// expired) where it was taken away: "removed from 3 of 4 BMCs, 1
+// disabled" (a BMC that could only disable its account), "removed from 4
+// of 5 nodes, 1 not yet removed".
 func outcomeCounts(outs []keyset.Outcome, gone bool, what string) string {
 	n := map[keyset.State]int{}
 	for _, o := range outs {
@@ -154,13 +156,10 @@ func outcomeCounts(outs []keyset.Outcome, gone bool, what string) string {
 	}
 	done, verb := n[keyset.Applied], "applied on"
 	if gone {
-		done, verb = n[keyset.Disabled], "disabled on"
-		if what == "nodes" {
-			done, verb = n[keyset.Removed], "removed from"
-		}
+		done, verb = n[keyset.Removed], "removed from"
 	}
 	line := fmt.Sprintf("%s %d of %d %s", verb, done, len(outs), what)
-	for _, s := range []keyset.State{keyset.Failed, keyset.Pending} {
+	for _, s := range []keyset.State{keyset.Disabled, keyset.Failed, keyset.Pending} {
 		if n[s] > 0 {
 			line += fmt.Sprintf(", %d %s", n[s], s)
 		}

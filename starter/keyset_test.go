@@ -172,7 +172,7 @@ func TestKeysetsLine(t *testing.T) {
 		{Spec: keyset.Spec{Name: "oncall", Kind: keyset.KindBMM, PrivilegeLevel: keyset.Superuser, Expiration: now.Add(time.Hour), Users: []keyset.User{{Name: "a"}, {Name: "b"}}},
 			Outcomes: []keyset.Outcome{{BMM: "rack1-c1", State: keyset.Applied}, {BMM: "rack1-c2", State: keyset.Applied}}},
 	}
-	want := "keysets: bmc-oncall (bmc ReadOnly, 1, expired, disabled on 0 of 3 BMCs, 1 failed, 1 pending, 1 not yet disabled); oncall (bmm superuser, 2, active, applied on 2 of 3 nodes, 1 pending) — `starter keyset show`"
+	want := "keysets: bmc-oncall (bmc ReadOnly, 1, expired, removed from 0 of 3 BMCs, 1 failed, 1 pending, 1 not yet removed); oncall (bmm superuser, 2, active, applied on 2 of 3 nodes, 1 pending) — `starter keyset show`"
 	if got := keysetsLine(st, now); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
@@ -207,9 +207,10 @@ func TestKeysetShowOutcomes(t *testing.T) {
 		t.Errorf("json: %v %+v", err, back)
 	}
 	st.Keysets, st.RemovedKeysets = keyset.Retire(st.Keysets, nil, "bmc-oncall", "bob", now)
-	st.RemovedKeysets[0].Outcomes = []keyset.Outcome{{BMM: "rack1-c1", State: keyset.Disabled, At: now}}
+	st.RemovedKeysets[0].Outcomes = []keyset.Outcome{{BMM: "rack1-c1", State: keyset.Removed, At: now}, {BMM: "rack1-c2", State: keyset.Disabled, At: now}}
 	out = shown(t, mustView(t, st, "bmc-oncall"), "table", now)
-	for _, want := range []string{"deleted 2026-11-27T12:00:00Z by bob", "bmc of rack1-c1: disabled at", "disabled on 1 of 3 BMCs, 2 pending"} {
+	for _, want := range []string{"deleted 2026-11-27T12:00:00Z by bob", "bmc of rack1-c1: removed at", "bmc of rack1-c2: disabled at",
+		"removed from 1 of 3 BMCs, 1 disabled, 1 pending"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("deleted: table lacks %q:\n%s", want, out)
 		}

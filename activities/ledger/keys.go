@@ -3,8 +3,11 @@ package ledger
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/keyset"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -57,4 +60,38 @@ func (a *Activities) KeysAfterReinstall(ctx context.Context, in KeysInput) (stri
 		}
 	}
 	return id, errors.New("the keyset nodes run " + id + " kept closing between its start and its signal")
+}
+
+// RecheckBMCAccounts tells the run of every BMC keyset of the cluster
+// still active that in.BMM's BMC may have lost its accounts (a Replace
+// gave it a new BMC, a firmware update reset it): the run applies the
+// keyset on that BMC again and records its outcome
+// (api.SignalKeysetRecheck). A keyset without a running run gets one,
+// which applies it everywhere. It returns the runs told.
+func (a *Activities) RecheckBMCAccounts(ctx context.Context, in KeysInput) ([]string, error) {
+	v, err := a.Client.QueryWorkflow(ctx, api.ClusterID(in.Cluster), "", api.QueryKeysets)
+	if err != nil {
+		return nil, notRegistered(in.Cluster, err)
+	}
+	var list []keyset.Keyset
+	if err := v.Get(&list); err != nil {
+		return nil, err
+	}
+	var told []string
+	for _, k := range keyset.Rechecked(list, time.Now()) {
+		id := api.KeysetID(in.Cluster, k)
+		_, err := a.Client.SignalWithStartWorkflow(ctx, id, api.SignalKeysetRecheck, in.BMM, client.StartWorkflowOptions{
+			ID: id, TaskQueue: api.TaskQueue, WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+			StaticSummary: "Apply keyset " + k + " to the BMCs of " + in.Cluster,
+			StaticDetails: "Started to check " + in.BMM + "'s BMC again (" + in.Why + "): a run applies the keyset on every BMC.",
+			TypedSearchAttributes: temporal.NewSearchAttributes(
+				temporal.NewSearchAttributeKeyKeyword(api.SearchAttrCluster).ValueSet(in.Cluster),
+				temporal.NewSearchAttributeKeyKeyword(api.SearchAttrOperation).ValueSet("keyset")),
+		}, api.KeysetWorkflowName, api.KeysetInput{Cluster: in.Cluster, Name: k})
+		if err != nil {
+			return told, fmt.Errorf("keyset %s: %w", k, err)
+		}
+		told = append(told, id)
+	}
+	return told, nil
 }

@@ -55,6 +55,12 @@ type KeysetInput struct {
 // the run ends its wave and continues as new on the ledger's version.
 const SignalKeysetChanged = "keyset-changed"
 
+// SignalKeysetRecheck (payload: a BMM's name) tells a BMC keyset's run
+// that this BMM's BMC may have lost its accounts — a Replace gave it a new
+// BMC, or a firmware update reset it — so that the run applies the keyset
+// on that BMC again (ledger.Activities.RecheckBMCAccounts sends it).
+const SignalKeysetRecheck = "keyset-recheck"
+
 // KeysetResult counts the outcomes a KeysetWorkflow recorded; Note says
 // why it did nothing, when it did nothing.
 type KeysetResult struct {

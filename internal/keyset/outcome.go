@@ -21,9 +21,13 @@ const (
 	Pending  State = "pending"  // not applied yet to this version (derived: never recorded)
 	Applied  State = "applied"  // every account read back with the keyset's role, enabled
 	Failed   State = "failed"   // at least one account not applied (Reason says which and why)
-	Disabled State = "disabled" // the keyset was deleted or expired: every account read back disabled or absent
-	// Removed: a BMM keyset expired and the node was given the set
-	// without it, so its users are no longer there.
+	// Disabled: a BMC keyset was deleted or expired, and a BMC could only
+	// disable an account: it is there, read back disabled.
+	Disabled State = "disabled"
+	// Removed: a BMC keyset was deleted or expired and every account is
+	// gone from the BMC (deleted, its slot emptied, or absent); or a BMM
+	// keyset expired and the node was given the set without it, so its
+	// users are no longer there.
 	Removed State = "removed"
 )
 
@@ -117,6 +121,19 @@ func RemovedFrom(outs []Outcome) []Outcome {
 			o.State, o.Role = Removed, ""
 		}
 		out[i] = o
+	}
+	return out
+}
+
+// Rechecked names the keysets of list whose accounts a BMC that may have
+// lost them gets again: the BMC keysets active at now (a deleted or
+// expired keyset's accounts are gone from a new BMC already).
+func Rechecked(list []Keyset, now time.Time) []string {
+	var out []string
+	for _, k := range list {
+		if k.Kind == KindBMC && !k.Expired(now) {
+			out = append(out, k.Name)
+		}
 	}
 	return out
 }

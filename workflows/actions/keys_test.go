@@ -20,6 +20,8 @@ func TestReplaceReestablishesKeys(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "4.1.2", res.RuntimeVersion)
 	require.Equal(t, []api.KeysetInput{{Cluster: "site-a", Nodes: true, AfterReinstall: true}}, s.KeysetRuns)
+	require.Len(t, s.Rechecked, 1, "a replace's BMC may be new: the BMC keysets' runs check it again")
+	require.Equal(t, wftest.Compute, s.Rechecked[0].BMM)
 
 	before := wftest.NewFakeSite(t, wftest.Example("four-rack.yaml"))
 	_, err = startAs(t, before, 1, replaceIn(false), func(env *testsuite.TestWorkflowEnvironment) {
@@ -27,4 +29,21 @@ func TestReplaceReestablishesKeys(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Empty(t, before.KeysetRuns)
+
+	old := wftest.NewFakeSite(t, wftest.Example("four-rack.yaml"))
+	_, err = startAs(t, old, 1, replaceIn(false), func(env *testsuite.TestWorkflowEnvironment) {
+		env.OnGetVersion(changeReplaceRechecksAccounts, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	})
+	require.NoError(t, err)
+	require.Empty(t, old.Rechecked, "a run recorded before the recheck asks for none")
+}
+
+// A reimage keeps the server's BMC, and its accounts: nothing to check.
+func TestReimageChecksNoBMC(t *testing.T) {
+	s := wftest.NewFakeSite(t, wftest.Example("four-rack.yaml"))
+	in := api.ActionInput{Cluster: "site-a", BMM: wftest.Compute, Action: api.ActionReimage}
+	_, err := startAs(t, s, 1, in, nil)
+	require.NoError(t, err)
+	require.Len(t, s.KeysetRuns, 1, "the reimaged node gets the BMM keysets again")
+	require.Empty(t, s.Rechecked)
 }

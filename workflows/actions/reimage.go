@@ -142,6 +142,11 @@ func (a *action) provision(restartVMs bool, verb string, extra *api.BMMPatch) er
 	}
 	a.succeeded(msg, &p)
 	kernel.KeysAfterReinstall(a.st.Ctx, a.in.Cluster, a.bm.Name, "a "+string(a.in.Action))
+	// A replace follows hardware work: its BMC may be new, without the
+	// BMC keysets' accounts (docs/keysets-bmc.md#a-bmc-that-lost-its-accounts).
+	if a.in.Action == api.ActionReplace && workflow.GetVersion(a.st.Ctx, changeReplaceRechecksAccounts, workflow.DefaultVersion, 1) == 1 {
+		kernel.RecheckBMCAccounts(a.st.Ctx, a.in.Cluster, a.bm.Name, "replaced (its BMC may be new)")
+	}
 	return nil
 }
 

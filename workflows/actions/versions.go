@@ -18,4 +18,7 @@ const (
 	// Unhealthy BMM, …) or by the ledger or the live gate gives back the lease the starter took for it before it
 	// answers, so the retry the refusal names is not refused as busy until the ledger's sweep (issue 48).
 	changeRefusalReleases = "action-refusal-releases"
+	// changeReplaceRechecksAccounts (2026-11-29): a replace that succeeded asks every active BMC keyset's run to apply
+	// it again on the server's BMC, which may be new (kernel.RecheckBMCAccounts).
+	changeReplaceRechecksAccounts = "replace-rechecks-accounts"
 )

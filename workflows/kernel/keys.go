@@ -54,3 +54,18 @@ func KeysAfterReinstall(ctx workflow.Context, cluster, bmm, why string) {
 		workflow.GetLogger(ctx).Warn("the BMM keysets were not re-established after a reinstall: run `starter keyset apply`", "cluster", cluster, "bmm", bmm, "error", err)
 	}
 }
+
+// RecheckBMCAccounts asks the run of every active BMC keyset to apply it
+// again on bmm's BMC, which may have lost its accounts (why: a Replace's
+// new BMC, a BMC firmware update): the ledger activity signals each run
+// (ledger.Activities.RecheckBMCAccounts). It records no change ID: each
+// family calls it behind its own GetVersion. A failure is logged with
+// what to run; what the server did stands.
+func RecheckBMCAccounts(ctx workflow.Context, cluster, bmm, why string) {
+	err := workflow.ExecuteActivity(LedgerOf(cluster).opts(ctx, "Check the BMC keysets' accounts on "+bmm+" again: "+why),
+		la.RecheckBMCAccounts, ledger.KeysInput{Cluster: cluster, BMM: bmm, Why: why}).Get(ctx, nil)
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("the BMC keysets were not checked again on a BMC that may have lost its accounts: run `starter keyset apply` for each",
+			"cluster", cluster, "bmm", bmm, "why", why, "error", err)
+	}
+}

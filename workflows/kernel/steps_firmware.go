@@ -61,6 +61,20 @@ func (s *Steps) ApplyFirmware(comps []firmware.Component, l Limit) ([]bmc.ApplyF
 	return done, nil
 }
 
+// BMCUpdated reports whether done applied the BMC's own firmware (a
+// component of comps of kind bmc): its update restarts the BMC, and some
+// vendors' reset its accounts.
+func BMCUpdated(comps []firmware.Component, done []bmc.ApplyFirmwareResult) bool {
+	for _, r := range done {
+		for _, c := range comps {
+			if r.Applied && c.Name == r.Component && c.Kind == firmware.KindBMC {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // FirmwareDone says in words what ApplyFirmware did, for a result or a
 // ledger message.
 func FirmwareDone(rs []bmc.ApplyFirmwareResult) []string {

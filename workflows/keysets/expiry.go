@@ -24,12 +24,14 @@ import (
 // flight while it waits, so it moves there (docs/self-upgrade.md).
 
 // waitExpiry waits until until (the operator's expiration), the
-// keyset-changed signal, or a new current build. It returns nil at the
-// expiration; a continue-as-new otherwise: on the same build after a
-// signal, onto the new build after a move.
-func waitExpiry(ctx workflow.Context, changed workflow.ReceiveChannel, in api.KeysetInput, until time.Time) error {
+// keyset-changed signal, a new current build, or (a BMC keyset's run) a
+// recheck of some BMC. It returns nil at the expiration or on a recheck
+// (recheck.Len() says which); a continue-as-new otherwise: on the same
+// build after a signal, onto the new build after a move.
+func waitExpiry(ctx workflow.Context, changed, recheck workflow.ReceiveChannel, in api.KeysetInput, until time.Time) error {
 	moved := func() bool { return workflow.GetInfo(ctx).GetTargetWorkerDeploymentVersionChanged() }
-	woken := func() bool { return changed.Len() > 0 || moved() }
+	rechecks := func() bool { return recheck != nil && recheck.Len() > 0 }
+	woken := func() bool { return changed.Len() > 0 || moved() || rechecks() }
 	if d := until.Sub(workflow.Now(ctx)); d > 0 && !woken() {
 		if _, err := workflow.AwaitWithTimeout(ctx, d, woken); err != nil {
 			return err // cancelled

@@ -52,6 +52,10 @@ func KeysetWorkflow(ctx workflow.Context, in api.KeysetInput) (api.KeysetResult,
 	kernel.TakeWakes(ctx)
 	changed := workflow.GetSignalChannel(ctx, api.SignalKeysetChanged)
 	drain(changed)
+	// A fresh run's pass applies the keyset on every BMC: the BMCs it was
+	// started to check again are among them (recheck.go).
+	recheck := workflow.GetSignalChannel(ctx, api.SignalKeysetRecheck)
+	drain(recheck)
 	if in.Nodes && workflow.GetVersion(ctx, ChangeNodeKeys, workflow.DefaultVersion, 1) == 1 {
 		return applyNodes(ctx, in, changed)
 	}
@@ -63,7 +67,7 @@ func KeysetWorkflow(ctx workflow.Context, in api.KeysetInput) (api.KeysetResult,
 	if err != nil || j.note != "" || !expiry || j.disable {
 		return res, err
 	}
-	if err := waitExpiry(ctx, changed, in, j.k.Expiration); err != nil {
+	if err := waitRechecking(ctx, changed, recheck, in, j.k); err != nil {
 		return res, err
 	}
 	// Expired, and the ledger not changed meanwhile: the same run reads it
@@ -121,7 +125,7 @@ func pass(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChan
 		return res, j, err
 	}
 	if j.expired {
-		res.Note = fmt.Sprintf("keyset %s expired at %s: its accounts disabled on %d of %d BMCs", k.Name,
+		res.Note = fmt.Sprintf("keyset %s expired at %s: its accounts taken away (removed, or disabled where a BMC cannot remove one) on %d of %d BMCs", k.Name,
 			k.Expiration.UTC().Format(time.RFC3339), res.Disabled, walk.total)
 	}
 	if expiry && !j.disable {
@@ -239,13 +243,15 @@ func accountCtx(ctx workflow.Context, t kernel.Target, summary string) workflow.
 	}), t.Queue)
 }
 
-// outcome is a BMM's outcome from its accounts' activities: applied (or
-// disabled) when every account is, with the role read back; failed with
-// each failed account's reason otherwise (disable: deleted or expired).
+// outcome is a BMM's outcome from its accounts' activities: applied when
+// every account is, with the role read back; once the keyset is deleted
+// or expired (disable), removed when every account is gone (deleted, its
+// slot emptied, or absent), disabled when a BMC could only disable one;
+// failed with each failed account's reason otherwise.
 func outcome(bmm string, role keyset.Role, disable bool, all []done, now time.Time) keyset.Outcome {
 	o := keyset.Outcome{BMM: bmm, State: keyset.Applied, Role: role, At: now}
 	if disable {
-		o.State, o.Role = keyset.Disabled, ""
+		o.State, o.Role = keyset.Removed, ""
 	}
 	var why []string
 	for _, d := range all {
@@ -254,6 +260,8 @@ func outcome(bmm string, role keyset.Role, disable bool, all []done, now time.Ti
 			why = append(why, "account "+d.account+": "+d.err)
 		case !disable && d.res.Role != "":
 			o.Role = keyset.Role(d.res.Role)
+		case disable && !gone(d.res.Action):
+			o.State = keyset.Disabled
 		}
 	}
 	if len(why) > 0 {
@@ -262,13 +270,19 @@ func outcome(bmm string, role keyset.Role, disable bool, all []done, now time.Ti
 	return o
 }
 
-// count adds a wave's outcomes to the run's result.
+// gone: the account no longer exists on the BMC.
+func gone(action string) bool {
+	return action == bmc.AccountDeleted || action == bmc.AccountFreed || action == bmc.AccountAbsent
+}
+
+// count adds a wave's outcomes to the run's result (Disabled: the
+// accounts taken away, removed or disabled).
 func count(res *api.KeysetResult, outs []keyset.Outcome) {
 	for _, o := range outs {
 		switch o.State {
 		case keyset.Applied:
 			res.Applied++
-		case keyset.Disabled:
+		case keyset.Disabled, keyset.Removed:
 			res.Disabled++
 		case keyset.Failed:
 			res.Failed++

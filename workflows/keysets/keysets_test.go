@@ -100,6 +100,11 @@ func (s *site) env() *testsuite.TestWorkflowEnvironment {
 		st, total := s.st.Redacted().Page(in.Page.From, in.Page.N)
 		return api.PageResult{State: st, Total: total}, nil
 	})
+	env.OnActivity(la.ReadBMM, mock.Anything, mock.Anything).Return(func(_ context.Context, in ledger.ReadBMMInput) (api.ClusterState, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.st.Redacted().ForBMM(in.BMM) // recheck_test.go
+	})
 	env.OnActivity(la.RecordKeysetOutcomes, mock.Anything, mock.Anything).Return(func(_ context.Context, in ledger.KeysetOutcomesInput) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()

@@ -25,4 +25,7 @@ const (
 	// changePages (2026-11-29): a run reads the ledger a page of BMMs at a time (kernel.LedgerOf.ReadPage, the
 	// keysets without their outcomes) rather than whole, so no read in its history grows with the site.
 	changePages = "keyset-pages"
+	// changeRecheck (2026-11-29): a BMC keyset's run waiting for its expiration applies the keyset again on a BMC a
+	// recheck signal names (a Replace's new BMC, a BMC firmware update: recheck.go).
+	changeRecheck = "keyset-recheck"
 )

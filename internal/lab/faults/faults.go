@@ -28,6 +28,10 @@ const (
 	FirmwareException Kind = "firmware-exception" // the update task ends in Exception; the version is unchanged
 	FirmwareStuck     Kind = "firmware-stuck"     // the update task never leaves Running (the service stays busy)
 	FirmwareUnchanged Kind = "firmware-unchanged" // the update task Completes and the old version stays
+	// The BMC's own update comes back with its factory accounts only, as a
+	// flash without "preserve configuration" does (AMI's flash tools ask;
+	// Supermicro's BMC update takes PreserveCfg): every other account gone.
+	AccountsReset Kind = "bmc-accounts-reset"
 	NodeNotReady      Kind = "node-not-ready"     // the kubelet reports Ready=False while set
 	ReadOnlyRootFS    Kind = "readonly-rootfs"    // node condition ReadOnlyRootFilesystem=True
 	NodeUnknown       Kind = "node-unknown"       // heartbeats stop and the node goes Ready=Unknown
@@ -67,6 +71,7 @@ var table = []row{
 	{FirmwareException, BMC, false},
 	{FirmwareStuck, BMC, false},
 	{FirmwareUnchanged, BMC, false},
+	{AccountsReset, BMC, false},
 	{NodeNotReady, Node, false},
 	{ReadOnlyRootFS, Node, false},
 	{NodeUnknown, Node, false},

@@ -8,9 +8,10 @@ import (
 
 // Moved from internal/model (TestFaultKinds); reset-ignored and
 // media-unmountable make fourteen, media-wrong-image fifteen, the three
-// firmware faults eighteen, the two of keyset pods twenty.
+// firmware faults eighteen, the two of keyset pods twenty, a BMC whose
+// update resets its accounts twenty-one.
 func TestFaultKinds(t *testing.T) {
-	assert.Len(t, All(), 20)
+	assert.Len(t, All(), 21)
 	assert.True(t, Kind("slow-drain").Known())
 	assert.False(t, Kind("melt").Known())
 }

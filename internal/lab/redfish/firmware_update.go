@@ -184,7 +184,13 @@ func (b *BMC) resetBMCLocked() {
 	b.awayUntil = b.clk.Now().Add(b.cfg.Timings.BMCReset)
 	b.sessions = sessionStore{}
 	b.tasks = taskList{prefix: b.prof.TaskPrefix, next: b.tasks.next}
-	b.emitLocked(events.BMCReset, map[string]any{"away": b.cfg.Timings.BMCReset.String()})
+	detail := map[string]any{"away": b.cfg.Timings.BMCReset.String()}
+	if b.faultActiveLocked(faults.AccountsReset) {
+		// Back with its factory accounts (accountsLocked makes them again).
+		b.accounts, b.accountSeq = nil, 0
+		detail["accounts"] = "reset to the factory's"
+	}
+	b.emitLocked(events.BMCReset, detail)
 }
 
 // awayLocked reports whether the BMC is rebooting after its own update.

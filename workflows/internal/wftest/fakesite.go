@@ -12,6 +12,7 @@ import (
 	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/activities/image"
 	"github.com/rackroll/rackroll/activities/kube"
+	"github.com/rackroll/rackroll/activities/ledger"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/lab/events"
@@ -101,11 +102,14 @@ type FakeSite struct {
 	Reimages []string // BMMs in reimage order
 	// KeysetRuns are the keysets' runs started (fakesite_keysets.go).
 	KeysetRuns []api.KeysetInput
-	Forced     []bool   // Reimage Force flags in order
-	Ejects     []string // "bmm back|not-back" per EjectMedia, in order: was the node back on a new boot then
-	Drains     []kube.DrainInput
-	Waits      []kube.WaitReadyInput
-	VMStops    []kube.ShutdownInput
+	// Rechecked are the BMCs the BMC keysets' runs were asked to check
+	// again (RecheckBMCAccounts).
+	Rechecked []ledger.KeysInput
+	Forced    []bool   // Reimage Force flags in order
+	Ejects    []string // "bmm back|not-back" per EjectMedia, in order: was the node back on a new boot then
+	Drains    []kube.DrainInput
+	Waits     []kube.WaitReadyInput
+	VMStops   []kube.ShutdownInput
 	// FirmwareInputs are the ApplyFirmware inputs, in order;
 	// StagedInputs the FinishStagedFirmware ones; FirmwareHostStarts,
 	// by BMM, the host starts firmware updates made.

@@ -29,13 +29,21 @@ func (f *FakeSite) mockPages(env *testsuite.TestWorkflowEnvironment) {
 	})
 }
 
-// mockKeys answers the ledger activity that starts (or tells) the nodes
-// run after a reinstall: it records the run it asks for, as keysetRun does.
+// mockKeys answers the ledger activities that start (or tell) the nodes
+// run after a reinstall — recording the run it asks for, as keysetRun
+// does — and that ask the BMC keysets' runs to check a BMC again
+// (Rechecked).
 func (f *FakeSite) mockKeys(env *testsuite.TestWorkflowEnvironment) {
 	f.answer(env, la.KeysAfterReinstall, "KeysAfterReinstall", func(_ context.Context, in ledger.KeysInput) (string, error) {
 		f.Mu.Lock()
 		defer f.Mu.Unlock()
 		f.KeysetRuns = append(f.KeysetRuns, api.KeysetInput{Cluster: in.Cluster, Nodes: true, AfterReinstall: true})
 		return api.KeysetNodesID(in.Cluster), nil
+	})
+	f.answer(env, la.RecheckBMCAccounts, "RecheckBMCAccounts", func(_ context.Context, in ledger.KeysInput) ([]string, error) {
+		f.Mu.Lock()
+		defer f.Mu.Unlock()
+		f.Rechecked = append(f.Rechecked, in)
+		return nil, nil
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rackroll/rackroll/activities/bmc"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/firmware"
 	"github.com/rackroll/rackroll/internal/model"
@@ -45,5 +46,15 @@ func serverFirmware(ctx workflow.Context, st *kernel.Steps, cs api.ClusterState,
 	}
 	st.Status(model.BMMDeprovisioning, fmt.Sprintf("Applying firmware %s (baseline of runtime %s)", strings.Join(p.Names(), ", "), in.TargetVersion))
 	done, err := st.ApplyFirmware(p.Apply, l)
+	afterBMCFirmware(ctx, in, p.Apply, done)
 	return append(kernel.FirmwareDone(done), notes...), err
+}
+
+// afterBMCFirmware: once the BMC's own firmware was updated, every
+// active BMC keyset's run applies its accounts on that BMC again, as some
+// vendors' updates reset them (docs/keysets-bmc.md#a-bmc-that-lost-its-accounts).
+func afterBMCFirmware(ctx workflow.Context, in api.ServerInput, comps []firmware.Component, done []bmc.ApplyFirmwareResult) {
+	if kernel.BMCUpdated(comps, done) && workflow.GetVersion(ctx, changeServerRechecksAccounts, workflow.DefaultVersion, 1) == 1 {
+		kernel.RecheckBMCAccounts(ctx, in.Cluster, in.BMM, "its BMC firmware was updated")
+	}
 }

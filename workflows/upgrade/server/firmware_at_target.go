@@ -65,6 +65,7 @@ func firmwareAtTarget(ctx workflow.Context, h kernel.Held, in api.ServerInput, t
 	st.Status(model.BMMDeprovisioning, fmt.Sprintf("Applying firmware %s (baseline of runtime %s; the OS is already at it)",
 		strings.Join(p.Names(), ", "), in.TargetVersion))
 	done, err := st.ApplyFirmware(p.Apply, kernel.TimeoutLimit(t.Limits, "firmware"))
+	afterBMCFirmware(ctx, in, p.Apply, done)
 	res.Firmware = append(kernel.FirmwareDone(done), res.Firmware...)
 	if err != nil {
 		return st.Failed(res, "firmware", err), true

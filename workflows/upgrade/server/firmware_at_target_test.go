@@ -50,7 +50,8 @@ func TestServerAtTargetBelowBaselineGetsFirmwareOnly(t *testing.T) {
 }
 
 // Only the BMC below: its update starts no host, so there is no boot to
-// wait for; the node is given back at once.
+// wait for; the node is given back at once, and the BMC keysets' runs
+// check that BMC's accounts again.
 func TestServerAtTargetBMCOnlyWaitsForNoBoot(t *testing.T) {
 	f, res, _ := upgradeOne(t, atTarget("1.13.2", "6.10.00.00"))
 	require.True(t, res.Succeeded, res.Error)
@@ -58,6 +59,8 @@ func TestServerAtTargetBMCOnlyWaitsForNoBoot(t *testing.T) {
 	assert.Empty(t, f.Waits)
 	assert.Empty(t, f.Reimages)
 	assert.Equal(t, model.Uncordoned, f.LedgerBMM(wftest.Compute).CordonStatus)
+	require.Len(t, f.Rechecked, 1)
+	assert.Equal(t, wftest.Compute, f.Rechecked[0].BMM)
 }
 
 // At the target and at the baseline: read, not touched, skipped as before.

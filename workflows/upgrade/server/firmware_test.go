@@ -24,6 +24,22 @@ func TestUpgradeNamesUnknownFirmwareAndAppliesTheRest(t *testing.T) {
 	require.Len(t, f.FirmwareInputs, 1)
 	assert.Equal(t, "BIOS", f.FirmwareInputs[0].Component.Name)
 	assert.Equal(t, []string{"BIOS 1.10.0 → 1.13.2", `iDRAC not judged: no FirmwareInventory member matches "Remote Access Controller"`}, res.Firmware)
+	assert.Empty(t, f.Rechecked, "the BMC's firmware was not updated: its accounts stand")
+}
+
+// Once the BMC's own firmware is updated (iDRAC), the BMC keysets' runs
+// are asked to check that BMC's accounts again: some vendors' updates
+// reset them.
+func TestUpgradeRechecksAccountsAfterTheBMCFirmware(t *testing.T) {
+	f, res, _ := upgradeOne(t, func(f *wftest.FakeSite, _ *testsuite.TestWorkflowEnvironment) {
+		f.St.Firmware = map[string]firmware.Baseline{"4.2.0": wftest.DellBaseline()}
+		f.FirmwareOf(wftest.Compute, wftest.Dell("1.10.0", "6.10.00.00"))
+	})
+	require.True(t, res.Succeeded, res.Error)
+	assert.Equal(t, []string{"BIOS 1.10.0 → 1.13.2", "iDRAC 6.10.00.00 → 7.00.30.00"}, res.Firmware)
+	require.Len(t, f.Rechecked, 1)
+	assert.Equal(t, wftest.Compute, f.Rechecked[0].BMM)
+	assert.Contains(t, f.Rechecked[0].Why, "BMC firmware")
 }
 
 // A staged install that fails at the one host start fails the server at
@@ -44,4 +60,5 @@ func TestUpgradeStagedFirmwareFailureSaysWhatIsStaged(t *testing.T) {
 	assert.Equal(t, []string{"BIOS 1.10.0: update staged, not proven (a host reset may still install it)"}, res.Firmware)
 	assert.Equal(t, 0, wftest.Count(f.CallLog(), "ApplyFirmware "+wftest.Compute+" iDRAC"))
 	assert.Empty(t, f.Reimages)
+	assert.Empty(t, f.Rechecked, "the BMC's update was never sent")
 }

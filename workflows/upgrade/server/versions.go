@@ -22,4 +22,7 @@ const (
 	changeServerFirmware = "server-firmware"
 	// changeServerFirmwareAtTarget (2026-11-27): a server already at the target but below its baseline gets the firmware in a window of its own.
 	changeServerFirmwareAtTarget = "fw-at-target"
+	// changeServerRechecksAccounts (2026-11-29): after the BMC's own firmware, every active BMC keyset's run applies
+	// its accounts on that BMC again (kernel.RecheckBMCAccounts).
+	changeServerRechecksAccounts = "server-rechecks-accounts"
 )
