@@ -58,9 +58,10 @@ var waits = []listed{
 	{wait{"upgrade.upgrade.pause", "workflow.Await", "none"}, byOperator, "a pause"},
 	// At a pause, before moving to a new build: the Update handlers, which
 	// answer at once, finish in the task that runs them.
-	{wait{"upgrade.upgrade.moveAt", "workflow.Await", "none"}, byOperator, "a pause"},
+	{wait{"upgrade.upgrade.move", "workflow.Await", "none"}, byOperator, "a move: its Update handlers, answered at once"},
 	{wait{"upgrade.upgrade.runUnit", "workflow.Await", "none"}, byOperator, "a pause"},
-	{wait{"upgrade.upgrade.compute", "workflow.AwaitWithTimeout", "w"}, byOperator, "the wait between racks"},
+	{wait{"upgrade.upgrade.waitBetween", "workflow.AwaitWithTimeout", "w"}, byOperator, "the wait between racks"},
+	{wait{"upgrade.upgrade.resumeWait", "workflow.AwaitWithTimeout", "d"}, byOperator, "what is left of the wait between racks, after a move"},
 	{wait{"keysets.waitExpiry", "workflow.AwaitWithTimeout", "d"}, byOperator, "a keyset's expiration"},
 }
 

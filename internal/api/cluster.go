@@ -10,6 +10,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/placement"
+	"github.com/rackroll/rackroll/internal/selfupgrade"
 )
 
 // ClusterInput starts ClusterWorkflow (and carries its state across
@@ -17,8 +18,10 @@ import (
 type ClusterInput struct {
 	Inventory model.Inventory        `json:"inventory"`
 	Placement []placement.Assignment `json:"placement"`
-	// Carry is the state of the previous run after continue-as-new.
-	Carry *ClusterState `json:"carry,omitempty"`
+	// Carry is the state of the previous run after continue-as-new, and
+	// CarryHeader its format and writer.
+	Carry       *ClusterState           `json:"carry,omitempty"`
+	CarryHeader selfupgrade.CarryHeader `json:"carryHeader,omitzero"`
 	// ContinueAsNewAfter overrides the history length at which the ledger
 	// starts a fresh run (0: when the server suggests it). Tests use it.
 	ContinueAsNewAfter int `json:"continueAsNewAfter,omitempty"`

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/remediate"
+	"github.com/rackroll/rackroll/internal/selfupgrade"
 )
 
 // MonitorInput starts HealthMonitorWorkflow (id monitor:<cluster>) and
@@ -22,6 +23,7 @@ type MonitorInput struct {
 // MonitorCarry is what a monitor run hands to the next: the durable
 // trigger clocks, the remediations still in flight and the recent ones.
 type MonitorCarry struct {
+	selfupgrade.CarryHeader
 	Clocks []remediate.Clock   `json:"clocks"`
 	Active []ActiveRemediation `json:"active"`
 	Recent []RemediationRecord `json:"recent"`

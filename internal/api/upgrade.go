@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/selfupgrade"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
 )
 
@@ -31,6 +32,7 @@ type UpgradeInput struct {
 // new build. Fields are only ever added, each with a zero value that
 // means the old behaviour (workflows/testdata/carry).
 type UpgradeCarry struct {
+	selfupgrade.CarryHeader
 	// Status is the upgrade's status as the run left it: its units and
 	// servers, StartedAt, the strategy with its defaults.
 	Status UpgradeStatus `json:"status"`
@@ -40,6 +42,12 @@ type UpgradeCarry struct {
 	PauseMessage string `json:"pauseMessage,omitempty"`
 	// Moves counts the moves so far.
 	Moves int `json:"moves"`
+	// WaitBefore and WaitUntil: the run moved during the wait between
+	// racks; the next waits until WaitUntil, then takes the pause after the
+	// rack before WaitBefore if the strategy has one, then starts it. An
+	// older build would skip both: a carry with them needs format 2.
+	WaitBefore string     `json:"waitBefore,omitempty"`
+	WaitUntil  *time.Time `json:"waitUntil,omitempty"`
 }
 
 // Upgrade phases (query status .phase).
@@ -76,10 +84,13 @@ type UpgradeStatus struct {
 	Phase                 string               `json:"phase"`
 	DetailedStatus        string               `json:"detailedStatus"`
 	DetailedStatusMessage string               `json:"detailedStatusMessage"`
-	ControlPlane          UnitStatus           `json:"controlPlane"`
-	ManagementGroups      []UnitStatus         `json:"managementGroups"`
-	Racks                 []UnitStatus         `json:"racks"`
-	Plan                  *upgradeplan.Plan    `json:"plan,omitempty"`
+	// NextMove says, while another rackroll build is current and this run
+	// has not moved to it yet, where it will (query only: not in history).
+	NextMove         string            `json:"nextMove,omitempty"`
+	ControlPlane     UnitStatus        `json:"controlPlane"`
+	ManagementGroups []UnitStatus      `json:"managementGroups"`
+	Racks            []UnitStatus      `json:"racks"`
+	Plan             *upgradeplan.Plan `json:"plan,omitempty"`
 	// Image is what the image preflight saw of the target image.
 	Image *ImageCheck `json:"image,omitempty"`
 	// Canary is the verdict on the compute servers that went first

@@ -1,6 +1,9 @@
 package selfupgrade
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
 // CarryHeader versions the state a long run carries across
 // continue-as-new, which another build may read: the new one when the run
@@ -14,14 +17,29 @@ type CarryHeader struct {
 	// MinReader is the oldest format whose readers use this carry
 	// correctly. 0 is read as 1.
 	MinReader int `json:"minReader,omitempty"`
+	// Writer is the build that wrote it ("" unversioned or before the
+	// header), for the error that names both builds.
+	Writer string `json:"writer,omitempty"`
 }
 
-// CheckCarry says whether a build that reads carry formats up to reads can
-// take over a run of workflowType from c. An error is meant to fail the
-// workflow task, not the run: the run waits, visibly, until a build that
-// reads it is current (its first task never completed, so it still goes to
-// the current version).
-func CheckCarry(workflowType string, c CarryHeader, reads int) error {
+// CarryFormat is the newest carry format this build writes and reads.
+// Raise it with a field that changes how a carry is read; a carry that an
+// older build would misread says so by its MinReader. Format 2: an
+// upgrade moved during its wait between racks (api.UpgradeCarry
+// WaitUntil), which a format-1 build would skip with the pause after it.
+const CarryFormat = 2
+
+// Written is the header of a carry build writes now.
+func Written(build string) CarryHeader {
+	return CarryHeader{Schema: CarryFormat, MinReader: 1, Writer: build}
+}
+
+// CheckCarry says whether build reader, which reads carry formats up to
+// reads, can take over a run of workflowType from c. An error is meant to
+// fail the workflow task, not the run: the run waits, visibly, until a
+// build that reads it is current (its first task never completed, so it
+// still goes to the current version).
+func CheckCarry(workflowType string, c CarryHeader, reads int, reader string) error {
 	schema, minReader := max(c.Schema, 1), max(c.MinReader, 1)
 	switch {
 	case reads < 1:
@@ -29,8 +47,8 @@ func CheckCarry(workflowType string, c CarryHeader, reads int) error {
 	case minReader > schema:
 		return fmt.Errorf("%s: carried state is malformed: minReader %d is above its schema %d", workflowType, minReader, schema)
 	case minReader > reads:
-		return fmt.Errorf("%s: the carried state (schema %d) needs a build that reads carry format %d or later; this build reads up to %d: make a newer rackroll build current (docs/self-upgrade.md#moving-at-a-safe-point)",
-			workflowType, schema, minReader, reads)
+		return fmt.Errorf("%s: the carried state was written by build %s (schema %d) and needs a build that reads carry format %d or later; this build %s reads up to %d: make build %s (or a later one) current again (docs/self-upgrade.md#moving-at-a-safe-point)",
+			workflowType, cmp.Or(c.Writer, "(unnamed)"), schema, minReader, cmp.Or(reader, "(unversioned)"), reads, cmp.Or(c.Writer, "that wrote it"))
 	}
 	return nil
 }

@@ -98,13 +98,14 @@ func TestCheckCarry(t *testing.T) {
 		// Rollback: B wrote schema 2 with additive fields; A reads 1 and
 		// ignores them.
 		{"an older build, additive change", CarryHeader{Schema: 2, MinReader: 1}, 1, ""},
-		{"an older build, breaking change", CarryHeader{Schema: 3, MinReader: 3}, 2,
-			"ClusterWorkflow: the carried state (schema 3) needs a build that reads carry format 3 or later; this build reads up to 2"},
+		{"an older build, breaking change", CarryHeader{Schema: 3, MinReader: 3, Writer: "B"}, 2,
+			"ClusterWorkflow: the carried state was written by build B (schema 3) and needs a build that reads carry format 3 or later; this build A reads up to 2: make build B (or a later one) current again"},
 		{"malformed", CarryHeader{Schema: 1, MinReader: 2}, 5, "minReader 2 is above its schema 1"},
 		{"a build that reads nothing", CarryHeader{}, 0, "must be at least 1"},
+		{"this build's own", Written("B"), CarryFormat, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckCarry("ClusterWorkflow", tc.c, tc.reads)
+			err := CheckCarry("ClusterWorkflow", tc.c, tc.reads, "A")
 			if tc.err == "" && err != nil {
 				t.Fatalf("err %v, want none", err)
 			}

@@ -21,6 +21,7 @@ import (
 func ClusterWorkflow(ctx workflow.Context, in api.ClusterInput) error {
 	l := &clusterLedger{in: in}
 	if in.Carry != nil {
+		kernel.TakeCarry(ctx, "ClusterWorkflow", in.CarryHeader)
 		l.st = *in.Carry
 	} else {
 		l.st = api.ClusterState{Cluster: model.Cluster{Name: in.Inventory.Cluster, DetailedStatus: model.ClusterRunning}}
@@ -322,7 +323,7 @@ func (l *clusterLedger) run(ctx workflow.Context) error {
 			next := l.in
 			st := l.st
 			st.Runs++
-			next.Carry = &st
+			next.Carry, next.CarryHeader = &st, kernel.CarryHeader(ctx)
 			if moving {
 				// The next run's first task goes to the target build, where it
 				// is pinned from then on; without this it would stay here.

@@ -31,6 +31,9 @@ const (
 // runs until terminated, continuing as new every RoundsPerRun rounds with
 // its clocks and the remediations in flight.
 func HealthMonitorWorkflow(ctx workflow.Context, in api.MonitorInput) error {
+	if in.Carry != nil {
+		kernel.TakeCarry(ctx, "HealthMonitorWorkflow", in.Carry.CarryHeader)
+	}
 	m := newMonitor(in)
 	if err := workflow.SetQueryHandler(ctx, api.QueryStatus, func() (api.MonitorStatus, error) { return m.status(ctx), nil }); err != nil {
 		return err
@@ -54,6 +57,7 @@ func HealthMonitorWorkflow(ctx workflow.Context, in api.MonitorInput) error {
 		if m.st.Rounds >= rounds || info.GetContinueAsNewSuggested() || moving {
 			next := in
 			next.Carry = m.carry()
+			next.Carry.CarryHeader = kernel.CarryHeader(ctx)
 			if moving {
 				// The next run's first task goes to the target build, where it
 				// is pinned from then on; without this it would stay here.

@@ -32,7 +32,12 @@ func (u *upgrade) runRack(ctx workflow.Context, r upgradeplan.Rack, unit *api.Un
 	u.show(ctx)
 	if systemic && !u.cancelled {
 		unit.State = api.StatePaused
-		if cancelled, err := u.pause(ctx, unit, verdict); err != nil || cancelled {
+		// Half a rack done: the rest of it runs on this build after the
+		// operator's word, not on a moved run.
+		u.midRack = true
+		cancelled, err := u.pause(ctx, unit, verdict)
+		u.midRack = false
+		if err != nil || cancelled {
 			return cancelled, err
 		}
 		unit.State = api.StateRunning

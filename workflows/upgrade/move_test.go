@@ -15,13 +15,21 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// moveRun runs the upgrade with another build current from its first
-// minute on: the run must go on until a compute pause and move there. It
-// returns the next run's input.
-func moveRun(t *testing.T, f *wftest.FakeSite, env *testsuite.TestWorkflowEnvironment, in api.UpgradeInput) api.UpgradeInput {
+// moveRun runs the upgrade until it moves: another build becomes current
+// when the first server whose name starts with prefix starts its reimage
+// ("rack1-c": rack1's compute servers). It returns the next run's input;
+// the cluster's status is then status (UpdatePaused for a move at a
+// pause).
+func moveRun(t *testing.T, f *wftest.FakeSite, env *testsuite.TestWorkflowEnvironment, in api.UpgradeInput, prefix, status string) api.UpgradeInput {
 	t.Helper()
-	env.RegisterDelayedCallback(func() { env.SetTargetWorkerDeploymentVersionChanged(true) }, time.Minute)
+	f.OnStep = func(activity, who string) error {
+		if activity == "Reimage" && strings.HasPrefix(who, prefix) {
+			env.SetTargetWorkerDeploymentVersionChanged(true)
+		}
+		return nil
+	}
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, in)
+	f.OnStep = nil
 	var can *workflow.ContinueAsNewError
 	require.True(t, errors.As(env.GetWorkflowError(), &can), "want a move, got %v", env.GetWorkflowError())
 	require.Equal(t, workflow.ContinueAsNewVersioningBehavior(workflow.ContinueAsNewVersioningBehaviorAutoUpgrade), can.InitialVersioningBehavior,
@@ -29,7 +37,7 @@ func moveRun(t *testing.T, f *wftest.FakeSite, env *testsuite.TestWorkflowEnviro
 	var next api.UpgradeInput
 	require.NoError(t, wftest.ConverterFor().FromPayloads(can.Input, &next))
 	require.NotNil(t, next.Carry)
-	require.Equal(t, model.ClusterUpdatePaused, f.St.Cluster.DetailedStatus, "moved while paused")
+	require.Equal(t, status, f.St.Cluster.DetailedStatus, "the cluster's status when the run moved")
 	return next
 }
 
@@ -44,16 +52,16 @@ func reimagedRacks(f *wftest.FakeSite, from int) []string {
 	return out
 }
 
-// Another build is current from the control plane on: the run does not
-// move there, nor in the management phase, nor mid-rack; it moves at its
-// first compute pause (after rack1, PauseAfterRack) with its status. The
-// next run waits at that same pause, and once continued finishes the
-// upgrade as an uninterrupted run would: racks 2 to 4 reimaged, nothing
-// reimaged twice, every server at the target.
+// Another build becomes current while rack1 runs: the run does not move
+// mid-rack; it moves at its first compute pause (after rack1,
+// PauseAfterRack, no wait) with its status. The next run waits at that
+// same pause, and once continued finishes the upgrade as an uninterrupted
+// run would: racks 2 to 4 reimaged, nothing reimaged twice, every server
+// at the target.
 func TestUpgradeMovesAtAComputePauseAndGoesOn(t *testing.T) {
 	f, env := wftest.SiteEnv(t, wftest.Example("four-rack.yaml"))
-	in := wftest.UpgradeInput(model.UpdateStrategy{StrategyType: model.StrategyPauseAfterRack, WaitTimeMinutes: wftest.Intp(5)})
-	next := moveRun(t, f, env, in)
+	in := wftest.UpgradeInput(model.UpdateStrategy{StrategyType: model.StrategyPauseAfterRack, WaitTimeMinutes: wftest.Intp(0)})
+	next := moveRun(t, f, env, in, "rack1-c", model.ClusterUpdatePaused)
 	c := next.Carry
 	require.Equal(t, "rack1", c.PausedAt)
 	require.Contains(t, c.PauseMessage, "paused after the rack: continue-update to start rack rack2")
@@ -90,15 +98,15 @@ func TestUpgradeMovesAtAComputePauseAndGoesOn(t *testing.T) {
 	}
 }
 
-// A rack that missed its threshold pauses (settle): the run moves at that
-// pause, and the next run waits there, counts the rack failed once
+// A rack that missed its threshold pauses (settle): another build current
+// while it ran, the run moves at that pause, and the next run waits there, counts the rack failed once
 // continued, and goes on with the next rack.
 func TestUpgradeMovesAtAMissedThreshold(t *testing.T) {
 	f, env := wftest.SiteEnv(t, wftest.Example("four-rack.yaml"))
 	for _, b := range []string{"rack2-c1", "rack2-c2"} {
 		f.Failing[b] = "reimage failed: no bootable OS"
 	}
-	next := moveRun(t, f, env, wftest.UpgradeInput(model.UpdateStrategy{WaitTimeMinutes: wftest.Intp(0)}))
+	next := moveRun(t, f, env, wftest.UpgradeInput(model.UpdateStrategy{WaitTimeMinutes: wftest.Intp(0)}), "rack2-c", model.ClusterUpdatePaused)
 	require.Equal(t, "rack2", next.Carry.PausedAt)
 	require.True(t, strings.Contains(next.Carry.PauseMessage, "rack rack2 missed its threshold"), next.Carry.PauseMessage)
 	require.Equal(t, api.StatePaused, next.Carry.Status.Racks[1].State)

@@ -2,9 +2,11 @@ package upgrade
 
 import (
 	"errors"
+	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/upgradeplan"
+	"github.com/rackroll/rackroll/workflows/kernel"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -38,27 +40,113 @@ func (u *upgrade) movable(unit *api.UnitStatus) bool {
 // nil when this run's history says not to (it is then not asked again).
 // Asked only once the server said so: recorded histories never ask.
 func (u *upgrade) moveAt(ctx workflow.Context, unit *api.UnitStatus, msg string) error {
-	if workflow.GetVersion(ctx, changeUpgradeMovesBuild, workflow.DefaultVersion, 1) != 1 {
+	if workflow.GetVersion(ctx, changeUpgradeMovesBuild, workflow.DefaultVersion, movesBetweenRacks) == workflow.DefaultVersion {
 		u.declined = true
 		return nil
 	}
-	// An Update being answered would be lost with the run.
+	return u.move(ctx, func(c *api.UpgradeCarry) { c.PausedAt, c.PauseMessage = unit.Name, msg })
+}
+
+// movesBetweenRacks is upgrade-moves-build's version since which a run
+// also moves before a compute rack starts and during the wait between
+// racks (moveBefore, waitBetween); version 1 moved at a pause only.
+const movesBetweenRacks = 2
+
+// moveBefore moves the run, between two compute racks (none running), to
+// the new current build before rack unit starts: the next run starts it.
+func (u *upgrade) moveBefore(ctx workflow.Context) error {
+	if !u.newBuild(ctx) {
+		return nil
+	}
+	if workflow.GetVersion(ctx, changeUpgradeMovesBuild, workflow.DefaultVersion, movesBetweenRacks) < movesBetweenRacks {
+		u.declined = true
+		return nil
+	}
+	return u.move(ctx, nil)
+}
+
+// waitBetween waits w between racks, before rack next (the pause after
+// the rack before comes after it, as the caller has it). A new current
+// build met during the wait moves the run at once: the next run waits what
+// is left, then takes that pause (resumeWait). In a recorded history from
+// before movesBetweenRacks it waits as it did.
+func (u *upgrade) waitBetween(ctx workflow.Context, w time.Duration, next string) error {
+	wakes := workflow.GetVersion(ctx, changeUpgradeMovesBuild, workflow.DefaultVersion, movesBetweenRacks) >= movesBetweenRacks
+	until := workflow.Now(ctx).Add(w)
+	moving := func() bool { return wakes && u.newBuild(ctx) && !u.cancelled }
+	if _, err := workflow.AwaitWithTimeout(ctx, w, func() bool { return u.cancelled || moving() }); err != nil || !moving() {
+		return err
+	}
+	return u.move(ctx, func(c *api.UpgradeCarry) {
+		c.WaitBefore, c.WaitUntil = next, &until
+		c.MinReader = 2 // a format-1 build would skip the rest of the wait and the pause after it
+	})
+}
+
+// resumeWait: a run moved during the wait before rack ri waits what is
+// left of it, then takes the pause after the rack before if the strategy
+// has one. It returns true when the operator cancelled.
+func (u *upgrade) resumeWait(ctx workflow.Context, ri int) (bool, error) {
+	c := u.carried()
+	if c == nil || c.WaitUntil == nil || ri == 0 || c.WaitBefore != u.plan.Racks[ri].Name {
+		return false, nil
+	}
+	if d := c.WaitUntil.Sub(workflow.Now(ctx)); d > 0 {
+		if _, err := workflow.AwaitWithTimeout(ctx, d, func() bool { return u.cancelled }); err != nil {
+			return false, err
+		}
+	}
+	prev := &u.st.Racks[ri-1]
+	if msg := prev.PauseAfter(u.plan.Strategy, u.plan.Racks[ri].Name); msg != "" && !u.cancelled {
+		return u.pause(ctx, prev, msg)
+	}
+	return u.cancelled, nil
+}
+
+// move continues the run as new on the current build with its status,
+// and where it stopped as set sets it. Nothing is in flight at a move
+// point; an Update being answered would be lost with the run, so it waits
+// for the handlers; the operator's word that came first keeps it here.
+func (u *upgrade) move(ctx workflow.Context, set func(*api.UpgradeCarry)) error {
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}
 	if u.continued || u.cancelled {
-		return nil // the operator's word came first: the pause ends here
+		return nil
 	}
 	next := u.in
 	moves := 0
 	if u.in.Carry != nil {
 		moves = u.in.Carry.Moves
 	}
-	next.Carry = &api.UpgradeCarry{Status: u.st, PausedAt: unit.Name, PauseMessage: msg, Moves: moves + 1}
+	next.Carry = &api.UpgradeCarry{CarryHeader: kernel.CarryHeader(ctx), Status: u.st, Moves: moves + 1}
+	if set != nil {
+		set(next.Carry)
+	}
 	// The next run's first task goes to the current build, where it is
 	// pinned from then on; without this it would stay here.
 	return workflow.NewContinueAsNewErrorWithOptions(ctx, workflow.ContinueAsNewErrorOptions{
 		InitialVersioningBehavior: workflow.ContinueAsNewVersioningBehaviorAutoUpgrade}, RuntimeUpgradeWorkflow, next)
+}
+
+// withNextMove is the status as the query shows it: while another build
+// is current and the run has not moved yet, where it will.
+func (u *upgrade) withNextMove(ctx workflow.Context) api.UpgradeStatus {
+	st := u.st
+	if !u.newBuild(ctx) {
+		return st
+	}
+	where := "before the next compute rack starts (the control plane and the management groups finish on this build)"
+	switch {
+	case u.paused && !u.midRack && u.current == nil && st.Phase == api.PhaseCompute:
+		where = "now, at this pause"
+	case u.current != nil && st.Phase == api.PhaseCompute:
+		where = "once " + u.current.Name + " is done, before the next rack starts (never mid-rack)"
+	case st.Phase == api.PhaseCompute:
+		where = "now, between racks"
+	}
+	st.NextMove = "a new rackroll build is current; this run moves to it " + where
+	return st
 }
 
 // isMove: err is the run's move, to be returned as it is (not a failure).

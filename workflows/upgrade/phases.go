@@ -133,8 +133,15 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 			}
 			unit.State = api.StateFailed
 		case "":
+			if cancelled, err := u.resumeWait(ctx, ri); err != nil || cancelled {
+				return cancelled, err
+			}
 			if u.cancelled {
 				return true, nil
+			}
+			// A rack boundary: nothing of the run in flight.
+			if err := u.moveBefore(ctx); err != nil {
+				return false, err
 			}
 			u.startUnit(ctx, unit)
 			if cancelled, err := u.runRack(ctx, r, unit, canary); err != nil || cancelled {
@@ -155,7 +162,7 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 		// Extra time for workloads to come back before the next rack.
 		if w := u.plan.Strategy.Wait(); w > 0 && at != "after" {
 			u.st.DetailedStatusMessage = fmt.Sprintf("rack %s done; waiting %v before the next rack", r.Name, w)
-			if _, err := workflow.AwaitWithTimeout(ctx, w, func() bool { return u.cancelled }); err != nil {
+			if err := u.waitBetween(ctx, w, u.plan.Racks[ri+1].Name); err != nil {
 				return false, err
 			}
 		}

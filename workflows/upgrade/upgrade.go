@@ -23,7 +23,12 @@ import (
 // optional pause. A rack that misses its threshold pauses the upgrade until
 // the operator continues or cancels it.
 func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.UpgradeStatus, error) {
-	u := &upgrade{in: in}
+	if in.Carry != nil {
+		kernel.TakeCarry(ctx, "RuntimeUpgradeWorkflow", in.Carry.CarryHeader)
+	}
+	// A run moved at a pause restores it: a continue that comes first is
+	// taken, not refused (restoring).
+	u := &upgrade{in: in, restoring: in.Carry != nil && in.Carry.PausedAt != ""}
 	u.st = api.UpgradeStatus{Cluster: in.Cluster, TargetVersion: in.TargetVersion, Strategy: in.UpdateStrategy,
 		Phase: api.PhasePreflight, DetailedStatus: model.ClusterUpdating, StartedAt: workflow.Now(ctx)}
 	if err := u.handlers(ctx); err != nil {
@@ -115,12 +120,17 @@ type upgrade struct {
 	paused    bool
 	continued bool
 	cancelled bool
+	// restoring: a moved run has not reached the pause it carried yet; a
+	// continue meanwhile ends that pause at once (pause).
+	restoring bool
+	// midRack: a pause inside a rack (the canary's), not a safe point.
+	midRack bool
 	// declined: this run's history said not to move (moves.go).
 	declined bool
 }
 
 func (u *upgrade) handlers(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, api.QueryStatus, func() (api.UpgradeStatus, error) { return u.st, nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, api.QueryStatus, func() (api.UpgradeStatus, error) { return u.withNextMove(ctx), nil }); err != nil {
 		return err
 	}
 	onContinue := func() { u.continued = true }
@@ -129,7 +139,7 @@ func (u *upgrade) handlers(ctx workflow.Context) error {
 		onContinue()
 		return "continuing: " + u.st.DetailedStatusMessage, nil
 	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context) error {
-		if !u.paused {
+		if !u.paused && !u.restoring {
 			return fmt.Errorf("upgrade of %s is not paused (phase %s, %s): nothing to continue", u.in.Cluster, u.st.Phase, u.st.DetailedStatus)
 		}
 		return nil
@@ -177,7 +187,7 @@ func (u *upgrade) handlers(ctx workflow.Context) error {
 			sel := workflow.NewSelector(ctx)
 			sel.AddReceive(cont, func(c workflow.ReceiveChannel, _ bool) {
 				c.Receive(ctx, nil)
-				if u.paused {
+				if u.paused || u.restoring {
 					onContinue()
 				}
 			})
@@ -277,12 +287,14 @@ func (u *upgrade) finish(ctx workflow.Context, err error) (api.UpgradeStatus, er
 // pause waits for continue-update or cancel-update after unit. It returns
 // true when the operator cancelled.
 func (u *upgrade) pause(ctx workflow.Context, unit *api.UnitStatus, msg string) (bool, error) {
-	u.paused, u.continued = true, false
+	// A continue taken while a moved run restored this pause ends it.
+	early := u.restoring && u.continued
+	u.paused, u.continued, u.restoring = true, early, false
 	if err := u.setCluster(ctx, model.ClusterUpdatePaused, msg); err != nil {
 		return false, err
 	}
 	// A compute pause is where the run moves to a new current build.
-	movable := u.movable(unit)
+	movable := u.movable(unit) && !u.midRack
 	for {
 		if err := workflow.Await(ctx, func() bool { return u.continued || u.cancelled || movable && u.newBuild(ctx) }); err != nil {
 			return false, err

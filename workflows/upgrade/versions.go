@@ -49,6 +49,8 @@ const (
 	// changeCapacityLocal (2026-11-27): with no site queue the capacity check is a local activity of the workflow's worker.
 	changeCapacityLocal = "capacity-local"
 	// changeUpgradeMovesBuild (2026-11-27): at a compute pause the run moves to a new current rackroll build (continue-as-new with its carry).
+	// Version 2 (2026-11-29, movesBetweenRacks): also before a compute rack starts and during the wait between racks;
+	// the wait asks it each time, so a new run records it at its first wait.
 	changeUpgradeMovesBuild = "upgrade-moves-build"
 	// changeKeysAfterUpgrade (2026-11-27): once the upgrade has ended, the BMM keysets are re-established on the nodes.
 	changeKeysAfterUpgrade = "keys-after"
