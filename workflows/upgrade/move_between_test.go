@@ -11,15 +11,26 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// groupMember is a BMM of management group g.
+func groupMember(f *wftest.FakeSite, g string) string {
+	for _, b := range f.St.Cluster.BMMs {
+		if b.ManagementGroup == g {
+			return b.Name
+		}
+	}
+	return ""
+}
+
 // A default upgrade (strategy Rack, no pause) with another build current
-// from the management phase on: it moves neither there nor in the
-// management phase, but before the first compute rack starts, without a
-// pause; the next run upgrades every rack and nothing twice.
+// while its last management group runs: it moves neither there nor
+// mid-group, but before the first compute rack starts, without a pause;
+// the next run upgrades every rack and nothing twice.
 func TestUpgradeMovesBeforeAComputeRackWithoutAPause(t *testing.T) {
 	f, env := wftest.SiteEnv(t, wftest.Example("four-rack.yaml"))
-	next := moveRun(t, f, env, wftest.UpgradeInput(model.UpdateStrategy{WaitTimeMinutes: wftest.Intp(0)}), "rack1-mgmt", model.ClusterUpdating)
+	next := moveRun(t, f, env, wftest.UpgradeInput(model.UpdateStrategy{WaitTimeMinutes: wftest.Intp(0)}), groupMember(f, "b"), model.ClusterUpdating)
 	c := next.Carry
 	require.Empty(t, c.PausedAt)
+	require.Equal(t, api.PhaseCompute, c.Status.Phase)
 	require.Equal(t, selfupgrade.Written("").MinReader, c.MinReader, "any build reads a move between racks")
 	require.Equal(t, api.StateSucceeded, c.Status.ControlPlane.State)
 	for _, r := range c.Status.Racks {
@@ -109,4 +120,37 @@ func TestNewerCarryIsRefused(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "written by build rackroll-9 (schema 3) and needs a build that reads carry format 3")
 	require.Empty(t, f.Reimages)
+}
+
+// Another build current while management group a runs: the run moves
+// before group b starts; the next run upgrades group b, then every
+// compute rack, and nothing twice.
+func TestUpgradeMovesBetweenManagementGroups(t *testing.T) {
+	f, env := wftest.SiteEnv(t, wftest.Example("four-rack.yaml"))
+	next := moveRun(t, f, env, wftest.UpgradeInput(model.UpdateStrategy{WaitTimeMinutes: wftest.Intp(0)}), groupMember(f, "a"), model.ClusterUpdating)
+	c := next.Carry
+	require.Equal(t, api.PhaseManagement, c.Status.Phase)
+	require.Equal(t, api.StateSucceeded, c.Status.ManagementGroups[0].State)
+	require.Equal(t, api.StatePending, c.Status.ManagementGroups[1].State)
+	moved := len(f.Reimages)
+
+	env2 := f.NewEnv()
+	env2.ExecuteWorkflow(RuntimeUpgradeWorkflow, next)
+	require.NoError(t, env2.GetWorkflowError())
+	var st api.UpgradeStatus
+	require.NoError(t, env2.GetWorkflowResult(&st))
+	require.Equal(t, api.PhaseDone, st.Phase)
+	again := map[string]bool{}
+	for _, b := range f.Reimages[:moved] {
+		again[b] = true
+	}
+	for _, b := range f.Reimages[moved:] {
+		require.False(t, again[b], "%s reimaged twice", b)
+		if bm := f.Bmm(b); bm.ManagementGroup != "" {
+			require.Equal(t, "b", bm.ManagementGroup, "%s: only group b is left after the move", b)
+		}
+	}
+	for _, g := range st.ManagementGroups {
+		require.Equal(t, api.StateSucceeded, g.State, g.Name)
+	}
 }

@@ -52,8 +52,9 @@ func (u *upgrade) moveAt(ctx workflow.Context, unit *api.UnitStatus, msg string)
 // racks (moveBefore, waitBetween); version 1 moved at a pause only.
 const movesBetweenRacks = 2
 
-// moveBefore moves the run, between two compute racks (none running), to
-// the new current build before rack unit starts: the next run starts it.
+// moveBefore moves the run, between two management groups or before a
+// compute rack (no child running), to the new current build: the next
+// run starts that unit.
 func (u *upgrade) moveBefore(ctx workflow.Context) error {
 	if !u.newBuild(ctx) {
 		return nil

@@ -77,6 +77,15 @@ func (u *upgrade) management(ctx workflow.Context) (bool, error) {
 	u.setPhase(ctx, api.PhaseManagement)
 	for gi, g := range u.plan.Management {
 		unit := &u.st.ManagementGroups[gi]
+		if finished(unit.State) {
+			continue // a moved run: this group finished on the build before
+		}
+		// Between two groups: nothing of the run in flight.
+		if gi > 0 {
+			if err := u.moveBefore(ctx); err != nil {
+				return false, err
+			}
+		}
 		u.startUnit(ctx, unit)
 		for si, stage := range g.Stages {
 			if u.cancelled {

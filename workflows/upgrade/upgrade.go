@@ -67,8 +67,13 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 		u.server.Limits = &t
 	}
 	if c != nil {
-		// Moved at a compute pause: the control plane and the management
-		// servers finished before it.
+		// Moved between management groups, or in the compute phase: the
+		// control plane (and the groups before) finished before it.
+		if c.Status.Phase == api.PhaseManagement {
+			if done, err := u.management(ctx); err != nil || done {
+				return u.finish(ctx, err)
+			}
+		}
 		if done, err := u.compute(ctx); err != nil || done {
 			return u.finish(ctx, err)
 		}
