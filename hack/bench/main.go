@@ -38,7 +38,7 @@ var groups = []group{
 	{"lab", "./internal/lab/", "^BenchmarkLabUp", "lab start time and heap"},
 	{"critical", "./test/bench/", "^BenchmarkUpgradeCriticalPath$", "critical-path ratio (four-rack, sixteen-rack)"},
 	{"storm", "./test/bench/", "^BenchmarkRemediationStorm$", "remediation storm"},
-	{"history", "./test/bench/", "^BenchmarkHistoryBounds$", "history bounds, 64 racks × 32 compute, 32 keysets (~40 min)"},
+	{"history", "./test/bench/", "^BenchmarkHistoryBounds$", "history bounds, 64 racks × 32 compute, 32 keysets (~45 min)"},
 }
 
 func main() {
@@ -112,7 +112,7 @@ var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
 // runBench runs one group, echoing its output to stderr, and returns the
 // metrics per benchmark.
 func runBench(g group) (map[string]map[string]float64, error) {
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", g.bench, "-benchtime", "1x", "-timeout", "60m", g.pkg)
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", g.bench, "-benchtime", "1x", "-timeout", "90m", g.pkg)
 	var buf bytes.Buffer
 	cmd.Stdout = io.MultiWriter(os.Stderr, &buf)
 	cmd.Stderr = os.Stderr

@@ -48,6 +48,21 @@ type KeysetInput struct {
 	// and their keys are to be established again; with no BMM keyset
 	// active there is nothing to establish, and the run does nothing.
 	AfterReinstall bool `json:"afterReinstall,omitempty"`
+	// Resume: the run before applied this version of the keyset (or of
+	// the set, for the nodes run) to the BMMs before From and continued as
+	// new to keep its history short; this run goes on from From. Another
+	// version starts again from the first BMM.
+	Resume *KeysetResume `json:"resume,omitempty"`
+}
+
+// KeysetResume is where a keyset's pass continued as new: the next BMM,
+// the version applied, and the counts so far (the last run's result is
+// the whole pass's).
+type KeysetResume struct {
+	From    int          `json:"from"`
+	Version time.Time    `json:"version,omitzero"` // a BMC keyset's Updated
+	Digest  string       `json:"digest,omitempty"` // the nodes run's set
+	Counts  KeysetResult `json:"counts"`
 }
 
 // SignalKeysetChanged tells a keyset's running workflow that the ledger

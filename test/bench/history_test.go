@@ -25,7 +25,7 @@ import (
 )
 
 // BenchmarkHistoryBounds gives a 64-rack × 32-compute site (2,048
-// compute servers) the cluster's limit of keysets (32: 16 on the BMCs, 16
+// compute servers) the cluster's limit of keysets (32: 4 on the BMCs, 28
 // on the nodes), then runs an upgrade of it on the dev server with instant
 // hardware, and reports per workflow type the largest history, in events
 // and bytes, and the largest payload (a 2 × 2 site with 2 keysets when

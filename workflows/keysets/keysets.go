@@ -67,6 +67,7 @@ func KeysetWorkflow(ctx workflow.Context, in api.KeysetInput) (api.KeysetResult,
 	if err != nil || j.note != "" || !expiry || j.disable {
 		return res, err
 	}
+	in.Resume = nil // the pass is done: a later run starts one anew
 	if err := waitRechecking(ctx, changed, recheck, in, j.k); err != nil {
 		return res, err
 	}
@@ -86,10 +87,12 @@ func KeysetWorkflow(ctx workflow.Context, in api.KeysetInput) (api.KeysetResult,
 // pass reads the ledger and makes the keyset in.Name true on every BMC —
 // applied, or disabled when deleted or (expiry) expired — a wave at a
 // time, recording each wave's outcomes; j is what it did. A newer version
-// (signal, or a wave refused as superseded) continues as new.
+// (signal, or a wave refused as superseded) continues as new; so does a
+// long pass, between two waves, the next run going on from there
+// (in.Resume).
 func pass(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChannel, expiry bool) (api.KeysetResult, job, error) {
 	led := kernel.LedgerOf(in.Cluster)
-	walk, cs, err := firstPage(ctx, led)
+	walk, cs, err := firstPage(ctx, led, resumeFrom(in))
 	if err != nil {
 		return api.KeysetResult{}, job{}, err
 	}
@@ -99,8 +102,14 @@ func pass(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChan
 		return api.KeysetResult{Note: j.note}, j, again(ctx, changed, in)
 	}
 	k := j.k
-	var res api.KeysetResult
-	err = walk.each(ctx, cs, func(page api.ClusterState) error {
+	from, res := resumed(in, api.KeysetResume{Version: k.Updated})
+	if from != walk.from {
+		// The run before applied another version: from the first BMC.
+		if walk, cs, err = firstPage(ctx, led, 0); err != nil {
+			return res, j, err
+		}
+	}
+	err = walk.each(ctx, cs, func(page api.ClusterState, at int) error {
 		bmms := page.Cluster.BMMs
 		for start := 0; start < len(bmms); start += atOnce {
 			wave := bmms[start:min(start+atOnce, len(bmms))]
@@ -118,6 +127,9 @@ func pass(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChan
 				return err
 			}
 			count(&res, outs)
+			if next := at + start + len(wave); next < walk.total && longPass(ctx) {
+				return goOn(ctx, in, api.KeysetResume{From: next, Version: k.Updated, Counts: res})
+			}
 		}
 		return nil
 	})
@@ -132,6 +144,7 @@ func pass(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChan
 		// The run waits for the expiration next; a signal is seen there.
 		return res, j, nil
 	}
+	in.Resume = nil
 	return res, j, again(ctx, changed, in)
 }
 

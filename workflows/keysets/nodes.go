@@ -31,7 +31,7 @@ var ka *kube.Activities
 // new on it.
 func applyNodes(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChannel) (api.KeysetResult, error) {
 	led := kernel.LedgerOf(in.Cluster)
-	walk, cs, err := firstPage(ctx, led)
+	walk, cs, err := firstPage(ctx, led, resumeFrom(in))
 	if err != nil {
 		return api.KeysetResult{}, err
 	}
@@ -39,11 +39,18 @@ func applyNodes(ctx workflow.Context, in api.KeysetInput, changed workflow.Recei
 	want := keyset.Wanted(cs.Keysets, now)
 	if in.AfterReinstall && want.Users == 0 {
 		// A reinstalled server has no rackroll user, and none is wanted.
+		in.Resume = nil
 		return api.KeysetResult{Note: "no BMM keyset is active: nothing to establish on the reinstalled servers"}, again(ctx, changed, in)
 	}
-	var res api.KeysetResult
+	from, res := resumed(in, api.KeysetResume{Digest: want.Digest})
+	if from != walk.from {
+		// The run before applied another set: from the first node.
+		if walk, cs, err = firstPage(ctx, led, 0); err != nil {
+			return res, err
+		}
+	}
 	waitReinstall := workflow.GetVersion(ctx, changePendingReinstall, workflow.DefaultVersion, 1) == 1
-	err = walk.each(ctx, cs, func(page api.ClusterState) error {
+	err = walk.each(ctx, cs, func(page api.ClusterState, at int) error {
 		bmms := page.Cluster.BMMs
 		for start := 0; start < len(bmms); start += atOnce {
 			wave := bmms[start:min(start+atOnce, len(bmms))]
@@ -70,12 +77,16 @@ func applyNodes(ctx workflow.Context, in api.KeysetInput, changed workflow.Recei
 				return err
 			}
 			count(&res, outs)
+			if next := at + start + len(wave); next < walk.total && longPass(ctx) {
+				return goOn(ctx, in, api.KeysetResume{From: next, Digest: want.Digest, Counts: res})
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return res, err
 	}
+	in.Resume = nil // the pass is done: a later run starts one anew
 	// The set changes by itself at the next expiration of a BMM keyset:
 	// then the next run applies it without that keyset (expiry.go).
 	if workflow.GetVersion(ctx, ChangeExpiry, workflow.DefaultVersion, 1) == 1 {

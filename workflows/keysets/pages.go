@@ -11,36 +11,44 @@ import (
 // no read that grows with the site (docs/keysets.md#size).
 const pageSize = 256
 
-// pages walks the cluster's BMMs a page at a time; a run recorded before
-// changePages read the whole ledger once, and walks that.
+// passHistory is the history length at which a run's pass, between two
+// waves, continues as new and the next run goes on from the next BMM
+// (api.KeysetResume): a pass over 2,048 BMCs is some 8,000 events, a
+// run's history stays near this whatever the site's size.
+const passHistory = 2000
+
+// pages walks the cluster's BMMs a page at a time from a position; a run
+// recorded before changePages read the whole ledger once, and walks that.
 type pages struct {
 	led   kernel.LedgerOf
 	paged bool
 	total int // the BMM count at the first read
+	from  int // the position of the first page's first BMM
 }
 
-// firstPage reads the ledger's first page (or, before changePages, the
+// firstPage reads the ledger's page at from (or, before changePages, the
 // whole ledger): its keysets decide what the run does.
-func firstPage(ctx workflow.Context, led kernel.LedgerOf) (pages, api.ClusterState, error) {
+func firstPage(ctx workflow.Context, led kernel.LedgerOf, from int) (pages, api.ClusterState, error) {
 	p := pages{led: led, paged: workflow.GetVersion(ctx, changePages, workflow.DefaultVersion, 1) == 1}
 	if !p.paged {
 		cs, err := led.Read(ctx)
 		p.total = len(cs.Cluster.BMMs)
 		return p, cs, err
 	}
-	r, err := led.ReadPage(ctx, 0, pageSize)
-	p.total = r.Total
+	r, err := led.ReadPage(ctx, from, pageSize)
+	p.total, p.from = r.Total, from
 	return p, r.State, err
 }
 
 // each calls fn with first, then with each page after it, read when the
-// one before is done; an error of fn (a continue-as-new among them) ends
-// the walk. A page is read by position: a BMM registered meanwhile may
-// be met by the next run only, as when the list was read once.
-func (p pages) each(ctx workflow.Context, first api.ClusterState, fn func(page api.ClusterState) error) error {
+// one before is done, with the position of the page's first BMM; an error
+// of fn (a continue-as-new among them) ends the walk. A page is read by
+// position: a BMM registered meanwhile may be met by the next run only, as
+// when the list was read once.
+func (p pages) each(ctx workflow.Context, first api.ClusterState, fn func(page api.ClusterState, at int) error) error {
 	page := first
-	for from := 0; ; {
-		if err := fn(page); err != nil {
+	for from := p.from; ; {
+		if err := fn(page, from); err != nil {
 			return err
 		}
 		from += len(page.Cluster.BMMs)
@@ -53,4 +61,37 @@ func (p pages) each(ctx workflow.Context, first api.ClusterState, fn func(page a
 		}
 		page = r.State
 	}
+}
+
+// longPass: the run's history has grown to passHistory events, and the
+// pass goes on in a new run (asked only then: a recorded history shorter
+// than that never asks).
+func longPass(ctx workflow.Context) bool {
+	return workflow.GetInfo(ctx).GetCurrentHistoryLength() >= passHistory &&
+		workflow.GetVersion(ctx, changePassContinues, workflow.DefaultVersion, 1) == 1
+}
+
+// resumed is where a run's pass starts: in.Resume's position and counts
+// when it applies the version the run before applied (version, or the
+// nodes run's digest), else the first BMM.
+func resumed(in api.KeysetInput, version api.KeysetResume) (int, api.KeysetResult) {
+	r := in.Resume
+	if r == nil || !r.Version.Equal(version.Version) || r.Digest != version.Digest {
+		return 0, api.KeysetResult{}
+	}
+	return r.From, r.Counts
+}
+
+// resumeFrom is the position a run's first read is at.
+func resumeFrom(in api.KeysetInput) int {
+	if in.Resume == nil {
+		return 0
+	}
+	return in.Resume.From
+}
+
+// goOn continues the pass in a new run from r.
+func goOn(ctx workflow.Context, in api.KeysetInput, r api.KeysetResume) error {
+	in.Resume = &r
+	return workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
 }

@@ -1,9 +1,12 @@
 package keysets
 
 import (
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -45,5 +48,51 @@ func TestBMCKeysetRunReadsTheSiteAPageAtATime(t *testing.T) {
 	}
 	if res.Applied != n || s.pagesRead != 2 {
 		t.Fatalf("applied on %d of %d BMCs reading %d pages; want all, 2 pages", res.Applied, n, s.pagesRead)
+	}
+}
+
+// A pass whose history grows long continues as new between two waves:
+// the next run goes on from the next BMC with the counts so far, so no BMC
+// is applied twice and the last run's result is the whole pass's. A next
+// run that finds another version starts again from the first BMC.
+func TestLongPassGoesOnInANewRun(t *testing.T) {
+	const n = 20
+	s := newSite(n)
+	env := s.env()
+	calls := 0
+	s.first = func() {
+		if calls++; calls == 3*atOnce*2 { // three waves of two accounts
+			env.SetCurrentHistoryLength(passHistory)
+		}
+	}
+	in := api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall"}
+	env.ExecuteWorkflow(api.KeysetWorkflowName, in)
+	var can *workflow.ContinueAsNewError
+	if !errors.As(env.GetWorkflowError(), &can) {
+		t.Fatalf("a long pass ended with %v, want a continue-as-new", env.GetWorkflowError())
+	}
+	var next api.KeysetInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	if r := next.Resume; r == nil || r.From != 3*atOnce || r.Counts.Applied != 3*atOnce || !r.Version.Equal(version) {
+		t.Fatalf("resume %+v, want from BMC %d with %d applied, version %s", next.Resume, 3*atOnce, 3*atOnce, version)
+	}
+	s.first = nil
+	res, _ := s.run(t, next)
+	if res.Applied != n {
+		t.Errorf("the last run's result %+v, want the whole pass's %d applied", res, n)
+	}
+	for b, c := range s.calls {
+		if c != 2 {
+			t.Errorf("%s: %d account calls, want 2: one pass, each BMC once", b, c)
+		}
+	}
+
+	other := next
+	other.Resume = &api.KeysetResume{From: next.Resume.From, Version: version.Add(-time.Hour), Counts: next.Resume.Counts}
+	res, _ = s.run(t, other)
+	if res.Applied != n || s.calls["rack1-c1"] != 4 {
+		t.Errorf("another version's resume: %+v, rack1-c1 %d calls; want a pass from the first BMC", res, s.calls["rack1-c1"])
 	}
 }
