@@ -86,6 +86,13 @@ func TestBadInputCLI(t *testing.T) {
 		{"resume without cluster or reason", []string{"cluster", "resume", "--address", "127.0.0.1:1"}, []string{"--cluster is required", "--reason is required"}},
 		{"resume: reason on two lines", []string{"cluster", "resume", "--address", "127.0.0.1:1", "--cluster", "lab-two", "--reason", "a\nb"}, []string{"spans lines"}},
 		{"lease release: nothing given", []string{"lease", "release", "--address", "127.0.0.1:1"}, []string{"--cluster is required", "--bmm is required", "--reason is required"}},
+		// Self-upgrade: every problem at once, before dialling.
+		{"rollout: no build, ramp 0", []string{"self-upgrade", "rollout", "--address", "127.0.0.1:1", "--ramp", "0"}, []string{"--build is required", "--ramp 0", "1..99"}},
+		{"rollout: ramp 100, bad scale-down", []string{"self-upgrade", "rollout", "--address", "127.0.0.1:1", "--build", "b", "--ramp", "100", "--scale-down", "w"},
+			[]string{"--ramp 100", `--scale-down "w"`, "NAMESPACE/DEPLOYMENT"}},
+		{"rollback: no wait, bad deployment", []string{"self-upgrade", "rollback", "--address", "127.0.0.1:1", "--wait", "0s", "--deployment", "a:b"},
+			[]string{"--wait 0s", "--deployment", `"a:b"`}},
+		{"status: bad deployment", []string{"self-upgrade", "status", "--address", "127.0.0.1:1", "--deployment", "__x"}, []string{"--deployment", `"__x"`}},
 	}
 	if withLab {
 		cases = append(cases, []badCase{

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/selfupgrade"
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -68,16 +70,25 @@ func writeBuilds(w io.Writer, rows []runBuild, woken map[string]bool) error {
 }
 
 func (a *app) selfUpgradeCmd() *cobra.Command {
-	var cluster string
+	var cluster, deployment string
 	check := func() error { return required(flag{"cluster", cluster}) }
-	status := a.clientCmd("status --cluster C", "Show the build each long run of the cluster (upgrade, ledger, monitor, keyset runs) is on",
-		30*time.Second, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
-			var rows []runBuild
-			for _, id := range append(longRuns(cluster), keysetRuns(ctx, c, cluster)...) {
-				rows = append(rows, buildOf(ctx, c, id))
+	status := a.clientCmd("status [--cluster C]", "Show the deployment's builds (current, ramping, drainage) and the build each long run of every cluster is on; with --cluster, that cluster's runs only",
+		30*time.Second, func() error {
+			if err := selfupgrade.ValidDeploymentName(deployment); err != nil {
+				return fmt.Errorf("--deployment: %w", err)
 			}
-			return writeBuilds(cmd.OutOrStdout(), rows, nil)
+			return nil
+		}, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
+			if cluster != "" {
+				var rows []runBuild
+				for _, id := range append(longRuns(cluster), keysetRuns(ctx, c, cluster)...) {
+					rows = append(rows, buildOf(ctx, c, id))
+				}
+				return writeBuilds(cmd.OutOrStdout(), rows, nil)
+			}
+			return deploymentStatus(ctx, cmd.OutOrStdout(), c, deployment)
 		})
+	status.Flags().StringVar(&deployment, "deployment", selfupgrade.DefaultDeployment, "Worker Deployment of rackroll's workers")
 	wake := a.clientCmd("wake --cluster C", "Signal self-upgrade to the cluster's running long runs, so that one waiting (a paused upgrade, an idle ledger, a keyset run waiting for its expiry) moves to the current build; send it again until `status` shows the new build",
 		30*time.Second, check, func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
 			var rows []runBuild
@@ -97,7 +108,31 @@ func (a *app) selfUpgradeCmd() *cobra.Command {
 	for _, c := range []*cobra.Command{status, wake} {
 		c.Flags().StringVar(&cluster, "cluster", "", "cluster name")
 	}
-	return group("self-upgrade", "Follow rackroll's own upgrade: the build of each long run, and waking the runs that wait (docs/install.md#upgrade-rackroll-itself)", status, wake)
+	return group("self-upgrade", "Roll rackroll's own builds out and back, follow the build of each long run, and wake the runs that wait (docs/install.md#upgrade-rackroll-itself)",
+		status, wake, a.selfUpgradeRolloutCmd(), a.selfUpgradeRollbackCmd())
+}
+
+// deploymentStatus is `status` without --cluster: the deployment's
+// versions, then every registered cluster's long runs. A deployment no
+// versioned worker polled is said, not an error: the runs are still shown.
+func deploymentStatus(ctx context.Context, w io.Writer, c client.Client, deployment string) error {
+	v, err := describeDeployment(ctx, c, deployment)
+	switch {
+	case errors.Is(err, errNoDeployment):
+		fmt.Fprintln(w, err)
+	case err != nil:
+		return err
+	default:
+		if err := writeDeployment(w, v); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	clusters, err := registeredClusters(ctx, c)
+	if err != nil {
+		return err
+	}
+	return writeRuns(w, clusterRuns(ctx, c, clusters))
 }
 
 // enumsRunning is a running execution's state as buildOf writes it.

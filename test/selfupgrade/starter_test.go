@@ -2,6 +2,7 @@ package selfupgrade_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -23,21 +24,37 @@ func TestMain(m *testing.M) {
 
 // starter runs the starter binary against e's server, with an environment
 // of its own (no temporal.toml profile, no caller's TEMPORAL_*), and
-// returns its stdout.
+// returns its stdout; it fails the test when the starter fails.
 func starter(e *e2e.Env, args ...string) string {
 	e.T.Helper()
+	stdout, stderr, code := starterAt(e.T, e.Server.Address, e.Dir, time.Minute, args...)
+	if code != 0 {
+		e.T.Fatalf("starter %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+	}
+	return stdout
+}
+
+// starterAt runs the starter binary against the server at address, with
+// home as its HOME, within timeout, and returns its output and exit code.
+func starterAt(t testing.TB, address, home string, timeout time.Duration, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	paths, err := commands.Paths("starter")
 	if err != nil {
-		e.T.Fatal(err)
+		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, paths[0], args...)
-	cmd.Env = []string{"HOME=" + e.Dir, "TEMPORAL_ADDRESS=" + e.Server.Address, "TEMPORAL_NAMESPACE=default"}
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		e.T.Fatalf("starter %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	cmd.Env = []string{"HOME=" + home, "TEMPORAL_ADDRESS=" + address, "TEMPORAL_NAMESPACE=default"}
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("starter %s: %v", strings.Join(args, " "), err)
 	}
-	return stdout.String()
+	return out.String(), errb.String(), code
 }
