@@ -18,9 +18,9 @@ type State string
 
 // Outcome states.
 const (
-	Pending  State = "pending"  // not applied yet to this version (derived: never recorded)
-	Applied  State = "applied"  // every account read back with the keyset's role, enabled
-	Failed   State = "failed"   // at least one account not applied (Reason says which and why)
+	Pending State = "pending" // not applied yet to this version (derived: never recorded)
+	Applied State = "applied" // every account read back with the keyset's role, enabled
+	Failed  State = "failed"  // at least one account not applied (Reason says which and why)
 	// Disabled: a BMC keyset was deleted or expired, and a BMC could only
 	// disable an account: it is there, read back disabled.
 	Disabled State = "disabled"

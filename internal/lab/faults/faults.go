@@ -31,12 +31,12 @@ const (
 	// The BMC's own update comes back with its factory accounts only, as a
 	// flash without "preserve configuration" does (AMI's flash tools ask;
 	// Supermicro's BMC update takes PreserveCfg): every other account gone.
-	AccountsReset Kind = "bmc-accounts-reset"
-	NodeNotReady      Kind = "node-not-ready"     // the kubelet reports Ready=False while set
-	ReadOnlyRootFS    Kind = "readonly-rootfs"    // node condition ReadOnlyRootFilesystem=True
-	NodeUnknown       Kind = "node-unknown"       // heartbeats stop and the node goes Ready=Unknown
-	PDBBlocks         Kind = "pdb-blocks"         // every PDB covering a pod on the node allows no disruption
-	SlowDrain         Kind = "slow-drain"         // evicted pods on the node take longer to go
+	AccountsReset  Kind = "bmc-accounts-reset"
+	NodeNotReady   Kind = "node-not-ready"  // the kubelet reports Ready=False while set
+	ReadOnlyRootFS Kind = "readonly-rootfs" // node condition ReadOnlyRootFilesystem=True
+	NodeUnknown    Kind = "node-unknown"    // heartbeats stop and the node goes Ready=Unknown
+	PDBBlocks      Kind = "pdb-blocks"      // every PDB covering a pod on the node allows no disruption
+	SlowDrain      Kind = "slow-drain"      // evicted pods on the node take longer to go
 	// Keyset pods (internal/lab/kubesim keyset_hold.go, taints.go).
 	ImagePullFails   Kind = "image-pull-fails"  // the kubelet cannot pull a keyset pod's image: ErrImagePull, then ImagePullBackOff
 	MaintenanceTaint Kind = "maintenance-taint" // the node carries a maintenance taint (NoSchedule) while set
