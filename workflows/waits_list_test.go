@@ -47,7 +47,8 @@ var waits = []listed{
 	// Pacing: how often a bounded (or endless) loop looks again.
 	{wait{"server.awaitRemediation", "workflow.Sleep", "remediationPoll"}, byPacing, "the wait for a remediation"},
 	{wait{"upgrade.rackReport.report", "workflow.NewTimer", "wait"}, byPacing, "a rack's progress report"},
-	{wait{"remediation.HealthMonitorWorkflow", "workflow.Sleep", "m.interval"}, byPacing, "the monitor's round"},
+	{wait{"remediation.monitor.sleep", "workflow.Sleep", "m.interval"}, byPacing, "the monitor's round"},
+	{wait{"remediation.monitor.sleep", "workflow.AwaitWithTimeout", "m.interval"}, byPacing, "the monitor's round"},
 	{wait{"cluster.clusterLedger.run", "workflow.AwaitWithTimeout", "sweep"}, byPacing, "the ledger's sweep"},
 	{wait{"cluster.clusterLedger.run", "workflow.Await", "none"}, byPacing, "the ledger's sweep"},
 	{wait{"cluster.clusterLedger.run", "workflow.Await", "none"}, byPacing, "the ledger's sweep"},

@@ -53,7 +53,7 @@ func HealthMonitorWorkflow(ctx workflow.Context, in api.MonitorInput) error {
 		// says so only to a versioned worker's run: recorded histories never
 		// ask GetVersion here.
 		move := selfupgrade.MoveNow(selfupgrade.Point{Name: "between rounds"}, info.GetTargetWorkerDeploymentVersionChanged())
-		moving := move.Now && workflow.GetVersion(ctx, changeMonitorMovesBuild, workflow.DefaultVersion, 1) == 1
+		moving := move.Now && workflow.GetVersion(ctx, changeMonitorMovesBuild, workflow.DefaultVersion, monitorWakes) != workflow.DefaultVersion
 		if m.st.Rounds >= rounds || info.GetContinueAsNewSuggested() || moving {
 			next := in
 			next.Carry = m.carry()
@@ -66,7 +66,7 @@ func HealthMonitorWorkflow(ctx workflow.Context, in api.MonitorInput) error {
 			}
 			return workflow.NewContinueAsNewError(ctx, HealthMonitorWorkflow, next)
 		}
-		if err := workflow.Sleep(ctx, m.interval); err != nil {
+		if err := m.sleep(ctx); err != nil {
 			return err // cancelled: the remediations in flight go on (abandoned)
 		}
 	}
@@ -118,4 +118,20 @@ func (m *monitor) status(ctx workflow.Context) api.MonitorStatus {
 	}
 	s.Recent = append([]api.RemediationRecord{}, m.recent...)
 	return s
+}
+
+// monitorWakes is monitor-moves-build's version since which the sleep
+// between rounds ends when a new build is current (a wake's task shows
+// it): the monitor moves after one more round, not a minute later.
+// Version 1 slept the whole interval.
+const monitorWakes = 2
+
+// sleep waits the interval between rounds, or (since monitorWakes) until
+// a new current build is seen.
+func (m *monitor) sleep(ctx workflow.Context) error {
+	if workflow.GetVersion(ctx, changeMonitorMovesBuild, workflow.DefaultVersion, monitorWakes) < monitorWakes {
+		return workflow.Sleep(ctx, m.interval)
+	}
+	_, err := workflow.AwaitWithTimeout(ctx, m.interval, func() bool { return workflow.GetInfo(ctx).GetTargetWorkerDeploymentVersionChanged() })
+	return err
 }

@@ -50,3 +50,21 @@ func TestMonitorStaysWithoutANewBuild(t *testing.T) {
 	require.Equal(t, 3, m.r.Observed)
 	require.Equal(t, 1, next.Carry.Runs)
 }
+
+// A new build current ten seconds into the sleep between rounds (a wake's
+// task): the sleep ends there, and the monitor moves after one more round,
+// not at the end of its minute.
+func TestMonitorWokenInItsSleepMovesAtOnce(t *testing.T) {
+	r := wftest.NewFakeSite(t, wftest.Example("four-rack.yaml"))
+	m := newMonRun(t, r, model.RemediationSpec{Interval: dur(time.Minute)})
+	m.env.RegisterDelayedCallback(func() {
+		m.env.SetTargetWorkerDeploymentVersionChanged(true)
+		m.env.SignalWorkflow(api.SignalSelfUpgrade, nil)
+	}, 10*time.Second)
+	m.env.ExecuteWorkflow(HealthMonitorWorkflow, api.MonitorInput{Cluster: "site-a", RoundsPerRun: 1000})
+	var can *workflow.ContinueAsNewError
+	require.True(t, errors.As(m.env.GetWorkflowError(), &can), "continued as new: %v", m.env.GetWorkflowError())
+	require.Equal(t, workflow.ContinueAsNewVersioningBehavior(workflow.ContinueAsNewVersioningBehaviorAutoUpgrade), can.InitialVersioningBehavior)
+	require.Equal(t, 2, m.r.Observed, "the round before the wake, and one after it")
+	require.Less(t, m.env.Now().Sub(m.t0), time.Minute, "moved before the minute's sleep was over")
+}
