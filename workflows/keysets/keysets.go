@@ -127,8 +127,10 @@ func pass(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChan
 				return err
 			}
 			count(&res, outs)
-			if next := at + start + len(wave); next < walk.total && longPass(ctx) {
-				return goOn(ctx, in, api.KeysetResume{From: next, Version: k.Updated, Counts: res})
+			if next := at + start + len(wave); next < walk.total {
+				if stop, move := breakPass(ctx); stop {
+					return goOn(ctx, in, api.KeysetResume{From: next, Version: k.Updated, Counts: res}, move)
+				}
 			}
 		}
 		return nil

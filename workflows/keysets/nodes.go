@@ -77,8 +77,10 @@ func applyNodes(ctx workflow.Context, in api.KeysetInput, changed workflow.Recei
 				return err
 			}
 			count(&res, outs)
-			if next := at + start + len(wave); next < walk.total && longPass(ctx) {
-				return goOn(ctx, in, api.KeysetResume{From: next, Digest: want.Digest, Counts: res})
+			if next := at + start + len(wave); next < walk.total {
+				if stop, move := breakPass(ctx); stop {
+					return goOn(ctx, in, api.KeysetResume{From: next, Digest: want.Digest, Counts: res}, move)
+				}
 			}
 		}
 		return nil

@@ -63,12 +63,23 @@ func (p pages) each(ctx workflow.Context, first api.ClusterState, fn func(page a
 	}
 }
 
-// longPass: the run's history has grown to passHistory events, and the
-// pass goes on in a new run (asked only then: a recorded history shorter
-// than that never asks).
-func longPass(ctx workflow.Context) bool {
-	return workflow.GetInfo(ctx).GetCurrentHistoryLength() >= passHistory &&
-		workflow.GetVersion(ctx, changePassContinues, workflow.DefaultVersion, 1) == 1
+// breakPass says, between two waves, whether the pass goes on in a new
+// run: when the run's history has grown to passHistory events, or when a
+// new rackroll build is current (move: the next run goes to it; nothing
+// of the run is in flight between waves, so it need not wait for the
+// pass's end, which may be minutes behind a node that is down). Asked
+// only then: a recorded history shorter than that, on one build, never
+// asks.
+func breakPass(ctx workflow.Context) (stop, move bool) {
+	info := workflow.GetInfo(ctx)
+	move = info.GetTargetWorkerDeploymentVersionChanged()
+	if !move && info.GetCurrentHistoryLength() < passHistory {
+		return false, false
+	}
+	if workflow.GetVersion(ctx, changePassContinues, workflow.DefaultVersion, 1) != 1 {
+		return false, false
+	}
+	return true, move
 }
 
 // resumed is where a run's pass starts: in.Resume's position and counts
@@ -90,8 +101,13 @@ func resumeFrom(in api.KeysetInput) int {
 	return in.Resume.From
 }
 
-// goOn continues the pass in a new run from r.
-func goOn(ctx workflow.Context, in api.KeysetInput, r api.KeysetResume) error {
+// goOn continues the pass in a new run from r, on the new current build
+// when move.
+func goOn(ctx workflow.Context, in api.KeysetInput, r api.KeysetResume, move bool) error {
 	in.Resume = &r
+	if move {
+		return workflow.NewContinueAsNewErrorWithOptions(ctx, workflow.ContinueAsNewErrorOptions{
+			InitialVersioningBehavior: workflow.ContinueAsNewVersioningBehaviorAutoUpgrade}, KeysetWorkflow, in)
+	}
 	return workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)
 }

@@ -96,3 +96,31 @@ func TestLongPassGoesOnInANewRun(t *testing.T) {
 		t.Errorf("another version's resume: %+v, rack1-c1 %d calls; want a pass from the first BMC", res, s.calls["rack1-c1"])
 	}
 }
+
+// A new build current while a pass runs: the run moves between two waves,
+// onto that build, and the next run goes on from the next BMC.
+func TestPassMovesBetweenWaves(t *testing.T) {
+	s := newSite(12)
+	env := s.env()
+	calls := 0
+	s.first = func() {
+		if calls++; calls == atOnce*2 { // the first wave
+			env.SetTargetWorkerDeploymentVersionChanged(true)
+		}
+	}
+	env.ExecuteWorkflow(api.KeysetWorkflowName, api.KeysetInput{Cluster: "site-a", Name: "bmc-oncall"})
+	var can *workflow.ContinueAsNewError
+	if !errors.As(env.GetWorkflowError(), &can) {
+		t.Fatalf("the pass ended with %v, want a move", env.GetWorkflowError())
+	}
+	if can.InitialVersioningBehavior != workflow.ContinueAsNewVersioningBehaviorAutoUpgrade {
+		t.Error("the next run does not ask for the current build")
+	}
+	var next api.KeysetInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	if next.Resume == nil || next.Resume.From != atOnce {
+		t.Fatalf("resume %+v, want from BMC %d", next.Resume, atOnce)
+	}
+}

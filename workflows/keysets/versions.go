@@ -28,7 +28,8 @@ const (
 	// changeRecheck (2026-11-29): a BMC keyset's run waiting for its expiration applies the keyset again on a BMC a
 	// recheck signal names (a Replace's new BMC, a BMC firmware update: recheck.go).
 	changeRecheck = "keyset-recheck"
-	// changePassContinues (2026-11-29): a pass whose history reaches passHistory events continues as new between two
-	// waves, the next run going on from the next BMM (api.KeysetResume): no run's history grows with the site.
+	// changePassContinues (2026-11-29): a pass whose history reaches passHistory events, or that meets a new current
+	// rackroll build, continues as new between two waves (onto that build), the next run going on from the next BMM
+	// (api.KeysetResume): no run's history grows with the site, and no run waits for its pass's end to move.
 	changePassContinues = "keyset-pass-continues"
 )
