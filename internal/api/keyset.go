@@ -59,10 +59,13 @@ type KeysetInput struct {
 // the version applied, and the counts so far (the last run's result is
 // the whole pass's).
 type KeysetResume struct {
-	From    int          `json:"from"`
-	Version time.Time    `json:"version,omitzero"` // a BMC keyset's Updated
-	Digest  string       `json:"digest,omitempty"` // the nodes run's set
-	Counts  KeysetResult `json:"counts"`
+	From    int       `json:"from"`
+	Version time.Time `json:"version,omitzero"` // a BMC keyset's Updated
+	Digest  string    `json:"digest,omitempty"` // the nodes run's set
+	// Removing: the pass takes the keyset's access away (deleted or
+	// expired); a pass that applies it is another.
+	Removing bool         `json:"removing,omitempty"`
+	Counts   KeysetResult `json:"counts"`
 }
 
 // SignalKeysetChanged tells a keyset's running workflow that the ledger

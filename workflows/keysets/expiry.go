@@ -27,8 +27,10 @@ import (
 // keyset-changed signal, a new current build, or (a BMC keyset's run) a
 // recheck of some BMC. It returns nil at the expiration or on a recheck
 // (recheck.Len() says which); a continue-as-new otherwise: on the same
-// build after a signal, onto the new build after a move.
-func waitExpiry(ctx workflow.Context, changed, recheck workflow.ReceiveChannel, in api.KeysetInput, until time.Time) error {
+// build after a signal (a new pass), onto the new build after a move,
+// carrying done, the pass this run finished, so that the next run does
+// not apply it all again but waits.
+func waitExpiry(ctx workflow.Context, changed, recheck workflow.ReceiveChannel, in api.KeysetInput, until time.Time, done api.KeysetResume) error {
 	moved := func() bool { return workflow.GetInfo(ctx).GetTargetWorkerDeploymentVersionChanged() }
 	rechecks := func() bool { return recheck != nil && recheck.Len() > 0 }
 	woken := func() bool { return changed.Len() > 0 || moved() || rechecks() }
@@ -40,8 +42,7 @@ func waitExpiry(ctx workflow.Context, changed, recheck workflow.ReceiveChannel, 
 	switch {
 	case moved():
 		drain(changed) // the next run reads the ledger anyway
-		return workflow.NewContinueAsNewErrorWithOptions(ctx, workflow.ContinueAsNewErrorOptions{
-			InitialVersioningBehavior: workflow.ContinueAsNewVersioningBehaviorAutoUpgrade}, KeysetWorkflow, in)
+		return goOn(ctx, in, done, true)
 	case changed.Len() > 0:
 		drain(changed)
 		return workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)

@@ -68,7 +68,8 @@ func KeysetWorkflow(ctx workflow.Context, in api.KeysetInput) (api.KeysetResult,
 		return res, err
 	}
 	in.Resume = nil // the pass is done: a later run starts one anew
-	if err := waitRechecking(ctx, changed, recheck, in, j.k); err != nil {
+	done := api.KeysetResume{From: j.total, Version: j.k.Updated, Counts: res}
+	if err := waitRechecking(ctx, changed, recheck, in, j.k, done); err != nil {
 		return res, err
 	}
 	// Expired, and the ledger not changed meanwhile: the same run reads it
@@ -102,7 +103,7 @@ func pass(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChan
 		return api.KeysetResult{Note: j.note}, j, again(ctx, changed, in)
 	}
 	k := j.k
-	from, res := resumed(in, api.KeysetResume{Version: k.Updated})
+	from, res := resumed(in, api.KeysetResume{Version: k.Updated, Removing: j.disable})
 	if from != walk.from {
 		// The run before applied another version: from the first BMC.
 		if walk, cs, err = firstPage(ctx, led, 0); err != nil {
@@ -129,7 +130,7 @@ func pass(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChan
 			count(&res, outs)
 			if next := at + start + len(wave); next < walk.total {
 				if stop, move := breakPass(ctx); stop {
-					return goOn(ctx, in, api.KeysetResume{From: next, Version: k.Updated, Counts: res}, move)
+					return goOn(ctx, in, api.KeysetResume{From: next, Version: k.Updated, Removing: j.disable, Counts: res}, move)
 				}
 			}
 		}
@@ -138,6 +139,7 @@ func pass(ctx workflow.Context, in api.KeysetInput, changed workflow.ReceiveChan
 	if err != nil {
 		return res, j, err
 	}
+	j.total = walk.total
 	if j.expired {
 		res.Note = fmt.Sprintf("keyset %s expired at %s: its accounts taken away (removed, or disabled where a BMC cannot remove one) on %d of %d BMCs", k.Name,
 			k.Expiration.UTC().Format(time.RFC3339), res.Disabled, walk.total)
@@ -189,6 +191,7 @@ type job struct {
 	k                         keyset.Keyset
 	disable, deleted, expired bool
 	note                      string
+	total                     int // the BMMs the pass walked to
 }
 
 // target is the job for the keyset in.Name of the ledger cs at now.

@@ -93,7 +93,8 @@ func applyNodes(ctx workflow.Context, in api.KeysetInput, changed workflow.Recei
 	// then the next run applies it without that keyset (expiry.go).
 	if workflow.GetVersion(ctx, ChangeExpiry, workflow.DefaultVersion, 1) == 1 {
 		if next, ok := keyset.NextExpiry(cs.Keysets, keyset.KindBMM, now); ok {
-			if err := waitExpiry(ctx, changed, nil, in, next); err != nil {
+			done := api.KeysetResume{From: walk.total, Digest: want.Digest, Counts: res}
+			if err := waitExpiry(ctx, changed, nil, in, next, done); err != nil {
 				return res, err
 			}
 			return res, workflow.NewContinueAsNewError(ctx, KeysetWorkflow, in)

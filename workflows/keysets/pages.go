@@ -87,7 +87,7 @@ func breakPass(ctx workflow.Context) (stop, move bool) {
 // nodes run's digest), else the first BMM.
 func resumed(in api.KeysetInput, version api.KeysetResume) (int, api.KeysetResult) {
 	r := in.Resume
-	if r == nil || !r.Version.Equal(version.Version) || r.Digest != version.Digest {
+	if r == nil || !r.Version.Equal(version.Version) || r.Digest != version.Digest || r.Removing != version.Removing {
 		return 0, api.KeysetResult{}
 	}
 	return r.From, r.Counts

@@ -25,9 +25,9 @@ const maxRechecks = 32
 
 // waitRechecking waits for k's expiration (waitExpiry), applying k again
 // on each BMC a recheck names meanwhile. nil: the keyset has expired.
-func waitRechecking(ctx workflow.Context, changed, recheck workflow.ReceiveChannel, in api.KeysetInput, k keyset.Keyset) error {
+func waitRechecking(ctx workflow.Context, changed, recheck workflow.ReceiveChannel, in api.KeysetInput, k keyset.Keyset, done api.KeysetResume) error {
 	for n := 0; ; n++ {
-		if err := waitExpiry(ctx, changed, recheck, in, k.Expiration); err != nil || recheck.Len() == 0 {
+		if err := waitExpiry(ctx, changed, recheck, in, k.Expiration, done); err != nil || recheck.Len() == 0 {
 			return err
 		}
 		if n == maxRechecks {
