@@ -44,8 +44,9 @@ func TestE2EUpgradeRollsBackToTheEarlierBuild(t *testing.T) {
 	first := env.AwaitPaused(ctx, 5*time.Minute, "paused after rack 1")
 	startBuild(env, "B")
 	moveTo("B")
-	// The run on B restores its state before it is paused again: a
-	// continue sent in between is refused (make test-profile on 3533890).
+	// The run on B restores its state before it is paused again (a
+	// continue sent in between would be taken: issue 51); the test waits
+	// for the pause to see it is the same one.
 	onB := env.AwaitPaused(ctx, time.Minute, "still paused after rack 1, on B")
 	require.Equal(t, first.DetailedStatusMessage, onB.DetailedStatusMessage, "the same pause")
 	env.Continue(ctx)
