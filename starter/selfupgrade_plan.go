@@ -102,12 +102,22 @@ type change struct {
 	StopRamp bool   // Build is current already: remove the ramp of Drains
 	Drains   string // the build the runs leave, awaited Drained; "" none
 	Nothing  string // set: nothing to do, and why
+	// Already: Build is current already (the rollout run again, after its
+	// --wait ran out): nothing is routed, the runs are woken and awaited.
+	Already bool
 }
 
 // planRollout: --build B becomes current (or ramps at --ramp), and the
 // build current before drains.
-func planRollout(v deploymentView, build string, ramp int) change {
+//
+// Run again for the build it made current (its --wait ran out, a run was
+// left behind), it routes nothing and waits again, for the runs and for
+// the build current before it (lastCurrent) to drain: running it again
+// converges.
+func planRollout(v deploymentView, build string, ramp int, lastCurrent map[string]time.Time) change {
 	switch {
+	case v.Current == build && ramp == 0:
+		return change{Build: build, Already: true, Drains: previousBuild(v, lastCurrent)}
 	case v.Current == build:
 		return change{Nothing: fmt.Sprintf("build %s is already current in deployment %s: nothing to do (`starter self-upgrade status` shows each run's build; `wake` moves a run that waits)", build, v.Name)}
 	case ramp > 0 && v.Ramping == build && v.RampPercent == float32(ramp):

@@ -48,20 +48,23 @@ var abc = deploymentView{Name: "rackroll", Current: "A",
 	Versions: []versionView{{Build: "B"}, {Build: "A"}, {Build: "C", Drainage: "drained"}}}
 
 func TestPlanRolloutMakesTheBuildCurrentAndDrainsTheOneBefore(t *testing.T) {
-	require.Equal(t, change{Build: "B", Drains: "A"}, planRollout(abc, "B", 0))
-	require.Equal(t, change{Build: "B", Ramp: 10}, planRollout(abc, "B", 10), "a ramp drains nothing")
+	require.Equal(t, change{Build: "B", Drains: "A"}, planRollout(abc, "B", 0, nil))
+	require.Equal(t, change{Build: "B", Ramp: 10}, planRollout(abc, "B", 10, nil), "a ramp drains nothing")
 	unversioned := abc
 	unversioned.Current = ""
-	require.Equal(t, change{Build: "B"}, planRollout(unversioned, "B", 0), "from unversioned workers nothing drains")
+	require.Equal(t, change{Build: "B"}, planRollout(unversioned, "B", 0, nil), "from unversioned workers nothing drains")
 
-	same := planRollout(abc, "A", 0)
-	require.Contains(t, same.Nothing, "build A is already current in deployment rackroll: nothing to do")
-	require.Contains(t, planRollout(abc, "A", 20).Nothing, "already current")
+	// Run again for the current build: nothing routed, the runs and the
+	// build current before awaited again.
+	now := time.Now()
+	require.Equal(t, change{Build: "A", Already: true, Drains: "C"}, planRollout(abc, "A", 0, map[string]time.Time{"A": now, "C": now.Add(-time.Hour)}))
+	require.Equal(t, change{Build: "A", Already: true}, planRollout(abc, "A", 0, nil), "no build before it on record")
+	require.Contains(t, planRollout(abc, "A", 20, nil).Nothing, "already current")
 	ramping := abc
 	ramping.Ramping, ramping.RampPercent = "B", 10
-	require.Contains(t, planRollout(ramping, "B", 10).Nothing, "already ramps at 10 %")
-	require.Equal(t, change{Build: "B", Ramp: 50}, planRollout(ramping, "B", 50), "another share")
-	require.Equal(t, change{Build: "B", Drains: "A"}, planRollout(ramping, "B", 0), "a ramping build made current")
+	require.Contains(t, planRollout(ramping, "B", 10, nil).Nothing, "already ramps at 10 %")
+	require.Equal(t, change{Build: "B", Ramp: 50}, planRollout(ramping, "B", 50, nil), "another share")
+	require.Equal(t, change{Build: "B", Drains: "A"}, planRollout(ramping, "B", 0, nil), "a ramping build made current")
 }
 
 func TestPlanRollbackGoesToTheBuildCurrentBefore(t *testing.T) {

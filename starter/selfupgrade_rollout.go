@@ -53,8 +53,16 @@ func (a *app) selfUpgradeRolloutCmd() *cobra.Command {
 			if err != nil {
 				return rolloutRefused(err, f.build, f.deployment)
 			}
+			opts, err := a.conn.ClientOptions()
+			if err != nil {
+				return err
+			}
+			last, err := lastCurrentTimes(ctx, c, namespace(opts.Namespace), f.deployment)
+			if err != nil {
+				return err
+			}
 			r := &roller{c: c, out: cmd.OutOrStdout(), f: *f, start: time.Now()}
-			return r.run(ctx, v, planRollout(v, f.build, f.ramp))
+			return r.run(ctx, v, planRollout(v, f.build, f.ramp, last))
 		})
 	addRolloutFlags(cmd, f, false)
 	return cmd
@@ -164,9 +172,12 @@ func (r *roller) run(ctx context.Context, v deploymentView, ch change) error {
 		return err
 	}
 	fmt.Fprintf(r.out, "every long run of every cluster is on %s\n", to)
-	if ch.Drains == "" {
+	switch {
+	case ch.Drains == "" && ch.Already:
+		fmt.Fprintf(r.out, "no build was current before %s on record: none drains\n", ch.Build)
+	case ch.Drains == "":
 		fmt.Fprintln(r.out, "unversioned workers were current before: no build drains")
-	} else {
+	default:
 		if err := r.waitDrained(ctx, v.Name, ch.Drains); err != nil {
 			return err
 		}
@@ -192,6 +203,8 @@ func (r *roller) route(ctx context.Context, v deploymentView, ch change) error {
 	h := r.c.WorkerDeploymentClient().GetHandle(v.Name)
 	var err error
 	switch {
+	case ch.Already:
+		r.say("deployment %s: build %s is current already: waking every long run again and waiting for it", v.Name, ch.Build)
 	case ch.StopRamp:
 		_, err = h.SetRampingVersion(ctx, client.WorkerDeploymentSetRampingVersionOptions{ConflictToken: v.token})
 		if err == nil {

@@ -56,7 +56,7 @@ func TestE2ERolloutRefusesABuildWithoutWorkers(t *testing.T) {
 
 	out, _, code := run("rollout", "--build", "A")
 	require.Zero(t, code)
-	require.Contains(t, out, "build A is already current in deployment rackroll: nothing to do")
+	require.Contains(t, out, "build A is current already: waking every long run again and waiting for it", "run again, it converges")
 
 	noopBuild(t, c, "B")
 	eventually(t, time.Minute, "B polled", func() bool {
