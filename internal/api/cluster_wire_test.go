@@ -28,8 +28,9 @@ func siteAtItsLimits() ClusterState {
 		k := keyset.Keyset{Spec: keyset.Spec{Name: fmt.Sprintf("ks%02d", i), Kind: keyset.KindBMC}, Updated: v}
 		var outs []keyset.Outcome
 		for j, b := range st.Cluster.BMMs {
-			o := keyset.Outcome{BMM: b.Name, State: keyset.Applied, Role: keyset.Administrator, At: v.Add(time.Duration(j) * 500 * time.Millisecond)}
-			if j%97 == 0 {
+			// A wave of 64 BMMs a minute: 32 different times.
+			o := keyset.Outcome{BMM: b.Name, State: keyset.Applied, Role: keyset.Administrator, At: v.Add(time.Duration(j/64)*time.Minute + 7*time.Second)}
+			if j%256 == 0 {
 				o = keyset.Outcome{BMM: b.Name, State: keyset.Failed, Reason: "account a: no room for an account on " + b.Name, At: o.At}
 			}
 			outs = append(outs, o)

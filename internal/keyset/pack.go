@@ -16,8 +16,9 @@ import (
 // an outcome are one group, named by their positions in the ledger's BMM
 // list (which travels in the same payload): a keyset applied everywhere
 // is one group of a few dozen bytes. Record keeps what a group needs
-// bounded — times to the minute, at most MaxReasons reasons — so that
-// packing changes nothing (docs/keysets.md#size).
+// bounded — times to the second, at most MaxReasons reasons — and past
+// maxGroups a keyset's groups keep the latest time of each outcome
+// (docs/keysets.md#size).
 
 // MaxReasons is how many different reasons a keyset's outcomes keep;
 // later ones say that they were not kept. A reason is what a BMC or a
@@ -29,7 +30,7 @@ const MaxReasons = 16
 const maxReasonLen = 320
 
 // maxGroups: past it, a keyset's groups are merged by outcome with the
-// latest time (a pass spread over more minutes than this).
+// latest time (a pass spread over more seconds than this).
 const maxGroups = 48
 
 // Group is the outcomes of a keyset that differ only by BMM.
@@ -152,10 +153,10 @@ func positions(s string, n int) ([]int, error) {
 	return ps, nil
 }
 
-// bounded is o as the ledger keeps it: its time to the minute, its
+// bounded is o as the ledger keeps it: its time to the second, its
 // reason within maxReasonLen.
 func bounded(o Outcome) Outcome {
-	o.At = o.At.Truncate(time.Minute)
+	o.At = o.At.Truncate(time.Second)
 	if len(o.Reason) > maxReasonLen {
 		cut := maxReasonLen
 		for cut > 0 && !isRuneStart(o.Reason[cut]) {

@@ -61,7 +61,7 @@ func TestPackMergesTimesPastItsGroups(t *testing.T) {
 
 // The worst a keyset's outcomes can be — every BMM of a 2,048-BMM site
 // failed with its own long reason, each at its own time — stays bounded
-// as Record keeps it: MaxReasons reasons, each cut, times to the minute.
+// as Record keeps it: MaxReasons reasons, each cut, times to the second.
 func TestRecordKeepsOutcomesBoundedAtAnySize(t *testing.T) {
 	v := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	k := Keyset{Spec: Spec{Name: "b", Kind: KindBMC}, Updated: v}
@@ -75,8 +75,8 @@ func TestRecordKeepsOutcomesBoundedAtAnySize(t *testing.T) {
 	reasons := map[string]bool{}
 	for _, o := range k.Outcomes {
 		reasons[o.Reason] = true
-		if len(o.Reason) > maxReasonLen+len("…") || o.At.Second() != 0 || o.At.Nanosecond() != 0 {
-			t.Fatalf("outcome %s kept as %d bytes of reason at %s: want at most %d, to the minute", o.BMM, len(o.Reason), o.At, maxReasonLen)
+		if len(o.Reason) > maxReasonLen+len("…") || o.At.Nanosecond() != 0 {
+			t.Fatalf("outcome %s kept as %d bytes of reason at %s: want at most %d, to the second", o.BMM, len(o.Reason), o.At, maxReasonLen)
 		}
 	}
 	if len(reasons) != MaxReasons+1 {
