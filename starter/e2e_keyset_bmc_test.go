@@ -34,20 +34,13 @@ import (
 // lab's event log breaks no invariant.
 func TestE2EBMCKeyset(t *testing.T) {
 	t.Parallel()
-	pass := map[string]string{"alice": "Alice-lab-pass-1", "bob": "Bob-lab-pass-22"}
+	pass := bmcPasswords
 	env := e2e.Start(t, "../examples/one-rack.yaml", e2e.Options{
 		Mutate: func(inv *model.Inventory) {
 			e2e.KeepComputes(inv, 2, nil) // five BMCs: two waves of the run
 			inv.Lab = []byte(`{"bmcProfiles": {"rack1-mgmt1": "idrac9", "rack1-mgmt2": "ilo5"}}`)
 		},
-		StartWorker: func(e *e2e.Env) {
-			// The passwords are Secrets of the cluster the worker runs in,
-			// read with its own client (here the lab's apiserver).
-			kc := e.Clientset(e.Context(time.Minute))
-			putSecrets(t, e.Context(time.Minute), kc, pass)
-			e.StartWorker(&wiring.Options{PollInterval: 200 * time.Millisecond, BMCPowerOnTimeout: 15 * time.Second,
-				Management: func() (kubernetes.Interface, error) { return kc, nil }})
-		},
+		StartWorker: withSecrets(t, pass),
 	})
 	ctx := env.Context(3 * time.Minute)
 	c := []string{"--address", env.Server.Address, "--cluster", env.Cluster}
@@ -56,11 +49,7 @@ func TestE2EBMCKeyset(t *testing.T) {
 		require.NoError(t, err, "starter %s", strings.Join(args, " "))
 		return out
 	}
-	spec := keyset.Spec{Name: "bmc-oncall", Kind: keyset.KindBMC, Role: keyset.Operator, Expiration: time.Now().Add(48 * time.Hour).UTC().Truncate(time.Second),
-		Accounts: []keyset.Account{
-			{Name: "alice", PasswordSecretRef: keyset.SecretRef{Namespace: "rackroll", Name: "bmc-alice", Key: "password"}},
-			{Name: "bob", PasswordSecretRef: keyset.SecretRef{Namespace: "rackroll", Name: "bmc-bob", Key: "password"}},
-		}}
+	spec := bmcOncall()
 	id := api.KeysetID(env.Cluster, spec.Name)
 	// A live keyset's run waits for its expiration once applied: its
 	// outcomes are read in the ledger. A deleted one's run ends.
@@ -142,6 +131,32 @@ func TestE2EBMCKeyset(t *testing.T) {
 	site, err := invariants.SiteFromInventory(env.Inventory)
 	require.NoError(t, err)
 	require.Empty(t, invariants.Check(evs, site), "starter lab check finds nothing wrong")
+}
+
+// bmcPasswords are the passwords of the BMC keyset tests' accounts, each
+// a Secret rackroll/bmc-<user> (putSecrets).
+var bmcPasswords = map[string]string{"alice": "Alice-lab-pass-1", "bob": "Bob-lab-pass-22"}
+
+// bmcOncall is a BMC keyset of alice and bob, Operators for 48 hours,
+// their passwords those Secrets.
+func bmcOncall() keyset.Spec {
+	return keyset.Spec{Name: "bmc-oncall", Kind: keyset.KindBMC, Role: keyset.Operator, Expiration: time.Now().Add(48 * time.Hour).UTC().Truncate(time.Second),
+		Accounts: []keyset.Account{
+			{Name: "alice", PasswordSecretRef: keyset.SecretRef{Namespace: "rackroll", Name: "bmc-alice", Key: "password"}},
+			{Name: "bob", PasswordSecretRef: keyset.SecretRef{Namespace: "rackroll", Name: "bmc-bob", Key: "password"}},
+		}}
+}
+
+// withSecrets starts the site's worker once pass are Secrets of the
+// cluster it runs in, which it reads with its own client (here the lab's
+// apiserver).
+func withSecrets(t *testing.T, pass map[string]string) func(*e2e.Env) {
+	return func(e *e2e.Env) {
+		kc := e.Clientset(e.Context(time.Minute))
+		putSecrets(t, e.Context(time.Minute), kc, pass)
+		e.StartWorker(&wiring.Options{PollInterval: 200 * time.Millisecond, BMCPowerOnTimeout: 15 * time.Second,
+			Management: func() (kubernetes.Interface, error) { return kc, nil }})
+	}
 }
 
 // putSecrets makes one Secret rackroll/bmc-<user> per password.

@@ -13,9 +13,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/test/e2e"
-	"github.com/rackroll/rackroll/worker/wiring"
 	"github.com/stretchr/testify/require"
-	"k8s.io/client-go/kubernetes"
 )
 
 // A BMC keyset applied on every BMC; then a replace of rack1-c1 whose
@@ -27,19 +25,14 @@ import (
 // are not written to; the lab's event log breaks no invariant.
 func TestE2EReplaceWithBMCFirmwareReappliesAccounts(t *testing.T) {
 	t.Parallel()
-	pass := map[string]string{"alice": "Alice-lab-pass-1", "bob": "Bob-lab-pass-22"}
+	pass := bmcPasswords
 	env := e2e.Start(t, "../examples/one-rack.yaml", e2e.Options{
 		Mutate: func(inv *model.Inventory) {
 			e2e.KeepComputes(inv, 2, nil)
 			inv.Images.Firmware = map[string]firmware.Baseline{"4.1.2": labBaseline()}
 			inv.Lab = []byte(`{"firmware": {"rack1-c1": {"bmc": "6.10.00.00"}}, "faults": [{"bmm": "rack1-c1", "kind": "bmc-accounts-reset"}]}`)
 		},
-		StartWorker: func(e *e2e.Env) {
-			kc := e.Clientset(e.Context(time.Minute))
-			putSecrets(t, e.Context(time.Minute), kc, pass)
-			e.StartWorker(&wiring.Options{PollInterval: 200 * time.Millisecond, BMCPowerOnTimeout: 15 * time.Second,
-				Management: func() (kubernetes.Interface, error) { return kc, nil }})
-		},
+		StartWorker: withSecrets(t, pass),
 	})
 	c := []string{"--address", env.Server.Address, "--cluster", env.Cluster}
 	cli := func(args ...string) string {
@@ -47,11 +40,7 @@ func TestE2EReplaceWithBMCFirmwareReappliesAccounts(t *testing.T) {
 		require.NoError(t, err, "starter %s: %s", strings.Join(args, " "), out)
 		return out
 	}
-	spec := keyset.Spec{Name: "bmc-oncall", Kind: keyset.KindBMC, Role: keyset.Operator, Expiration: time.Now().Add(48 * time.Hour).UTC().Truncate(time.Second),
-		Accounts: []keyset.Account{
-			{Name: "alice", PasswordSecretRef: keyset.SecretRef{Namespace: "rackroll", Name: "bmc-alice", Key: "password"}},
-			{Name: "bob", PasswordSecretRef: keyset.SecretRef{Namespace: "rackroll", Name: "bmc-bob", Key: "password"}},
-		}}
+	spec := bmcOncall()
 	bmms := len(env.Lab.Machines())
 	cli("keyset", "create", "--file", keysetYAML(t, spec))
 	res := env.KeysetOutcomes(time.Minute, spec.Name)

@@ -11,6 +11,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// runMoved runs the run a move continued as, with no pause to answer,
+// to its end: done.
+func runMoved(t *testing.T, f *wftest.FakeSite, next api.UpgradeInput) api.UpgradeStatus {
+	t.Helper()
+	env := f.NewEnv()
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, next)
+	require.NoError(t, env.GetWorkflowError())
+	var st api.UpgradeStatus
+	require.NoError(t, env.GetWorkflowResult(&st))
+	require.Equal(t, api.PhaseDone, st.Phase)
+	return st
+}
+
 // groupMember is a BMM of management group g.
 func groupMember(f *wftest.FakeSite, g string) string {
 	for _, b := range f.St.Cluster.BMMs {
@@ -38,12 +51,7 @@ func TestUpgradeMovesBeforeAComputeRackWithoutAPause(t *testing.T) {
 	}
 	moved := len(f.Reimages)
 
-	env2 := f.NewEnv()
-	env2.ExecuteWorkflow(RuntimeUpgradeWorkflow, next)
-	require.NoError(t, env2.GetWorkflowError())
-	var st api.UpgradeStatus
-	require.NoError(t, env2.GetWorkflowResult(&st))
-	require.Equal(t, api.PhaseDone, st.Phase)
+	st := runMoved(t, f, next)
 	require.Equal(t, []string{"rack1", "rack2", "rack3", "rack4"}, reimagedRacks(f, moved))
 	require.Equal(t, c.Status.StartedAt, st.StartedAt, "one upgrade, started once")
 }
@@ -134,12 +142,7 @@ func TestUpgradeMovesBetweenManagementGroups(t *testing.T) {
 	require.Equal(t, api.StatePending, c.Status.ManagementGroups[1].State)
 	moved := len(f.Reimages)
 
-	env2 := f.NewEnv()
-	env2.ExecuteWorkflow(RuntimeUpgradeWorkflow, next)
-	require.NoError(t, env2.GetWorkflowError())
-	var st api.UpgradeStatus
-	require.NoError(t, env2.GetWorkflowResult(&st))
-	require.Equal(t, api.PhaseDone, st.Phase)
+	st := runMoved(t, f, next)
 	again := map[string]bool{}
 	for _, b := range f.Reimages[:moved] {
 		again[b] = true
