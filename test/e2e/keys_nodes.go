@@ -10,6 +10,7 @@ import (
 
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/keyset"
+	"github.com/rackroll/rackroll/internal/lab/events"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -49,7 +50,27 @@ func (env *Env) KeysOnEveryNode(ctx context.Context) {
 		ID: id, TaskQueue: api.TaskQueue, WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 	}, api.KeysetWorkflowName, api.KeysetInput{Cluster: env.Cluster, Nodes: true})
 	require.NoError(t, err)
-	env.Eventually(3*time.Minute, "both users on every node", func() bool { return env.HoldBoth(nil) })
+	// The lab logs a keyset pod a moment after its node holds the users:
+	// wait for the pods too, so that none is logged after what follows.
+	env.Eventually(3*time.Minute, "both users on every node, each by a logged keyset pod", func() bool {
+		return env.HoldBoth(nil) && env.keysetPodOnEveryNode()
+	})
+}
+
+// keysetPodOnEveryNode: the lab logged a keyset pod on every machine.
+func (env *Env) keysetPodOnEveryNode() bool {
+	logged := map[string]bool{}
+	for _, e := range env.Events() {
+		if e.Kind == events.KeysetPod {
+			logged[e.BMM] = true
+		}
+	}
+	for _, m := range env.Lab.Machines() {
+		if !logged[m.Name] {
+			return false
+		}
+	}
+	return true
 }
 
 // HoldBoth: every node (of names, nil for all) holds the two users.
