@@ -1,0 +1,153 @@
+package fleet
+
+import (
+	"fmt"
+	"time"
+)
+
+// A fleet's states (FleetStatus.State).
+const (
+	StateIdle      = "Idle"      // no rollout running
+	StateRolling   = "Rolling"   // a wave's sites are upgrading
+	StateBaking    = "Baking"    // a finished wave runs before the next starts
+	StatePaused    = "Paused"    // the operator paused: no new site starts
+	StateHalted    = "Halted"    // a halt rule fired: no new site starts
+	StateCompleted = "Completed" // the last rollout reached every site
+	StateCancelled = "Cancelled" // the last rollout was cancelled
+)
+
+// A site's verdicts, as the fleet judged it at its last reading.
+const (
+	Pending     = "pending"     // not started
+	Current     = "current"     // already at the target: not started
+	Running     = "running"     // its upgrade runs
+	Waiting     = "waiting"     // paused by its strategy (PauseAfterRack): waits for its operator
+	Succeeded   = "succeeded"   // its upgrade completed
+	Failed      = "failed"      // its upgrade failed (or was terminated)
+	Cancelled   = "cancelled"   // its upgrade was cancelled
+	Paused      = "paused"      // paused on its threshold, its canary or its capacity
+	Storm       = "storm"       // its health monitor reports a remediation storm (cluster Degraded)
+	Unreachable = "unreachable" // its worker does not poll, or its ledger does not answer
+)
+
+// Halts: a verdict that stops the rollout from starting any new site until
+// the operator's word (docs/fleet.md#halt-rules).
+func Halts(verdict string) bool {
+	switch verdict {
+	case Failed, Cancelled, Paused, Storm, Unreachable:
+		return true
+	}
+	return false
+}
+
+// Site is one site of a rollout: its name and verdict, never its servers.
+type Site struct {
+	Cluster string `json:"cluster"`
+	Wave    int    `json:"wave"`
+	Verdict string `json:"verdict"`
+	Detail  string `json:"detail,omitempty"`
+	// RunID is the first run of the site's upgrade the fleet started, so
+	// that a later upgrade of the site by hand is not mistaken for it.
+	RunID      string     `json:"runId,omitempty"`
+	StartedAt  *time.Time `json:"startedAt,omitempty"`
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
+	// Acknowledged: the operator continued past this site's halt; it no
+	// longer halts, nor holds its wave.
+	Acknowledged bool `json:"acknowledged,omitempty"`
+}
+
+// Done: the site holds its wave no longer.
+func (s Site) Done() bool {
+	return s.Verdict == Succeeded || s.Verdict == Current || (s.Acknowledged && s.Verdict != Running && s.Verdict != Waiting)
+}
+
+// Halt says which site stopped the rollout and why.
+type Halt struct {
+	Site    string    `json:"site"`
+	Verdict string    `json:"verdict"`
+	Reason  string    `json:"reason"`
+	At      time.Time `json:"at"`
+}
+
+// Event is a line of a rollout's log.
+type Event struct {
+	At   time.Time `json:"at"`
+	Site string    `json:"site,omitempty"`
+	What string    `json:"what"`
+}
+
+// MaxEvents bounds a rollout's log (the oldest go first).
+const MaxEvents = 200
+
+// Reading is what the fleet read of a site: one verdict with its detail.
+type Reading struct {
+	Cluster string `json:"cluster"`
+	Verdict string `json:"verdict"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// Observation is what a site showed: its upgrade run, its ledger and its
+// workers. Judge turns it into a verdict.
+type Observation struct {
+	// Run is the upgrade run's status: "" (none of the fleet's), "Running",
+	// "Completed", "Failed", "Canceled", "Terminated", "TimedOut".
+	Run string
+	// Upgrade is the running upgrade's summary; nil when not read.
+	UpgradeState, PausedAt, PauseMessage string
+	// PauseByStrategy: the pause is the strategy's own (PauseAfterRack).
+	PauseByStrategy bool
+	// Cluster is the ledger's status; LedgerError says it did not answer.
+	ClusterStatus, ClusterMessage, LedgerError string
+	// WorkerSilentFor: how long no worker polled the site's task queue.
+	WorkerSilentFor time.Duration
+}
+
+// Judge is the verdict on a site that the fleet started. unreachableAfter
+// is how long a site may be silent.
+func Judge(o Observation, unreachableAfter time.Duration) Reading {
+	switch {
+	case o.LedgerError != "":
+		return Reading{Verdict: Unreachable, Detail: "its ledger did not answer: " + o.LedgerError}
+	case o.WorkerSilentFor > unreachableAfter && (o.Run == "Running" || o.Run == ""):
+		return Reading{Verdict: Unreachable, Detail: fmt.Sprintf("no worker polled its task queue for %v", o.WorkerSilentFor.Round(time.Second))}
+	case o.ClusterStatus == "Degraded":
+		return Reading{Verdict: Storm, Detail: o.ClusterMessage}
+	}
+	switch o.Run {
+	case "Completed":
+		if o.UpgradeState == "Cancelled" {
+			return Reading{Verdict: Cancelled, Detail: "its upgrade was cancelled"}
+		}
+		return Reading{Verdict: Succeeded}
+	case "Failed", "Terminated", "TimedOut":
+		return Reading{Verdict: Failed, Detail: "its upgrade " + lower(o.Run) + withMessage(o.ClusterMessage)}
+	case "Canceled":
+		return Reading{Verdict: Cancelled, Detail: "its upgrade was cancelled"}
+	}
+	if o.UpgradeState == "Paused" {
+		if o.PauseByStrategy {
+			return Reading{Verdict: Waiting, Detail: "paused by its strategy at " + o.PausedAt + ": `starter upgrade continue` on the site"}
+		}
+		return Reading{Verdict: Paused, Detail: "paused at " + o.PausedAt + withMessage(o.PauseMessage)}
+	}
+	return Reading{Verdict: Running}
+}
+
+func lower(run string) string {
+	switch run {
+	case "Failed":
+		return "failed"
+	case "Terminated":
+		return "was terminated"
+	case "TimedOut":
+		return "timed out"
+	}
+	return run
+}
+
+func withMessage(m string) string {
+	if m == "" {
+		return ""
+	}
+	return ": " + m
+}
