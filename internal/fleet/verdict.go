@@ -117,7 +117,7 @@ func Judge(o Observation, unreachableAfter time.Duration) Reading {
 	case o.WorkerSilentFor > unreachableAfter && !o.AtTarget:
 		return Reading{Verdict: Unreachable, Detail: fmt.Sprintf("no worker polled its task queue for %v", silence(o.WorkerSilentFor))}
 	case o.ClusterStatus == "Degraded":
-		return Reading{Verdict: Storm, Detail: o.ClusterMessage}
+		return Reading{Verdict: Storm, Detail: "its cluster is Degraded" + withMessage(o.ClusterMessage)}
 	case o.OtherTarget:
 		return Reading{Verdict: Failed, Detail: "another upgrade runs there: " + o.ClusterMessage}
 	}
