@@ -86,7 +86,9 @@ func TestFleetPauseAndContinue(t *testing.T) {
 		wftest.SendUpdate(env, api.UpdateContinue, "early", &early, nil)
 	}, 0)
 	startRollout(t, env)
-	at(env, time.Hour, func() { wftest.SendUpdate(env, api.UpdateFleetPause, "pause", &pause, api.FleetPauseRequest{By: "alice"}) })
+	at(env, time.Hour, func() {
+		wftest.SendUpdate(env, api.UpdateFleetPause, "pause", &pause, api.FleetPauseRequest{By: "alice"})
+	})
 	at(env, time.Hour+time.Minute, func() {
 		wftest.SendUpdate(env, api.UpdateFleetPause, "twice", &twice, api.FleetPauseRequest{})
 		wftest.SendUpdate(env, api.UpdateFleetSpec, "spec", &spec, api.FleetSpecRequest{Spec: fleet.Spec{Name: "prod", Clusters: all, WaveSize: 3}})

@@ -245,4 +245,3 @@ func detail(d string) string {
 	}
 	return ": " + d
 }
-
