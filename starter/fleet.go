@@ -107,6 +107,7 @@ func split(s, sep string) []string {
 func (a *app) fleetCreateCmd() *cobra.Command {
 	var sf specFlags
 	var format string
+	var every time.Duration
 	cmd := &cobra.Command{
 		Use:   "create --name N --clusters A,B,C [--canary A] (--wave-size K | --waves \"B;C\") [--bake-minutes M]",
 		Short: "Create a fleet, or replace its spec while no rollout runs; prints its plan",
@@ -120,7 +121,7 @@ func (a *app) fleetCreateCmd() *cobra.Command {
 				if err := fleet.Check(spec, registered); err != nil {
 					return fmt.Errorf("fleet %s refused:\n%w", spec.Name, err)
 				}
-				verb, err := createOrReplace(ctx, c, spec)
+				verb, err := createOrReplace(ctx, c, spec, api.FleetTuning{WatchEvery: every})
 				if err != nil {
 					return err
 				}
@@ -130,19 +131,20 @@ func (a *app) fleetCreateCmd() *cobra.Command {
 		},
 	}
 	sf.register(cmd)
+	cmd.Flags().DurationVar(&every, "watch-every", fleet.DefaultWatchEvery, "how often the fleet reads its sites (a site's change is seen within it); set when the fleet is created")
 	outputFlag(cmd, &format)
 	return cmd
 }
 
 // createOrReplace starts the fleet's run, or gives a running one the spec
 // (refused during a rollout): running create again converges.
-func createOrReplace(ctx context.Context, c client.Client, spec fleet.Spec) (string, error) {
+func createOrReplace(ctx context.Context, c client.Client, spec fleet.Spec, tuning api.FleetTuning) (string, error) {
 	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: api.FleetID(spec.Name), TaskQueue: api.TaskQueue,
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary:                            fmt.Sprintf("Fleet %s: %d sites", spec.Name, len(spec.Clusters)),
-	}, api.FleetWorkflowName, api.FleetInput{Spec: spec})
+	}, api.FleetWorkflowName, api.FleetInput{Spec: spec, Tuning: tuning})
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	switch {
 	case err == nil:
