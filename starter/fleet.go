@@ -210,7 +210,7 @@ func (a *app) fleetStartCmd() *cobra.Command {
 				if !wait {
 					return writeFleet(cmd.OutOrStdout(), format, fs, time.Now())
 				}
-				return watchFleet(ctx, cmd, c, name)
+				return watchFleet(ctx, cmd, c, name, format)
 			})
 		},
 	}
