@@ -32,8 +32,8 @@ func TestMain(m *testing.M) {
 }
 
 // threeSites are three one-rack lab sites (three KCPs, two computes) on
-// one dev server and worker; faults, when set, is the canary's lab
-// section.
+// one dev server and worker; canaryLab, when set, is the canary's lab
+// section (its faults).
 func threeSites(t *testing.T, canaryLab string) []*e2e.Env {
 	site := func(name, labSection string) e2e.Options {
 		return e2e.Options{Mutate: func(inv *model.Inventory) {
@@ -41,6 +41,11 @@ func threeSites(t *testing.T, canaryLab string) []*e2e.Env {
 			e2e.KeepComputes(inv, 2, nil)
 			if labSection != "" {
 				inv.Lab = []byte(labSection)
+				// A failed install is known when its node is not back
+				// within the reimage limit: shortened, so that the rack
+				// settles in seconds.
+				d := model.Duration(30 * time.Second)
+				inv.Timeouts = &model.TimeoutsSpec{Reimage: &d}
 			}
 		}}
 	}
@@ -79,7 +84,7 @@ func noViolations(t *testing.T, envs []*e2e.Env) {
 
 var upgradeFlags = []string{"--version", "4.2.0", "--wait-time-minutes", "0", "--drain-timeout", "5s", "--vm-shutdown-timeout", "5s"}
 
-func TestFleetOfThreeLabSites(t *testing.T) {
+func TestE2EFleetOfThreeLabSites(t *testing.T) {
 	t.Parallel()
 	envs := threeSites(t, "")
 	a := envs[0]
@@ -108,9 +113,10 @@ func TestFleetOfThreeLabSites(t *testing.T) {
 		}
 	}
 	noViolations(t, envs)
+	a.RecordHistories(api.FleetID("weekly"))
 }
 
-func TestFleetCanaryMissingItsThresholdHaltsTheRollout(t *testing.T) {
+func TestE2EFleetCanaryMissingItsThresholdHaltsTheRollout(t *testing.T) {
 	t.Parallel()
 	envs := threeSites(t, `{"faults": [{"bmm": "rack1-c1", "kind": "reimage-fails"}]}`)
 	a := envs[0]
@@ -142,4 +148,5 @@ func TestFleetCanaryMissingItsThresholdHaltsTheRollout(t *testing.T) {
 		require.Equal(t, fleet.Pending, s.Verdict, s.Cluster)
 	}
 	noViolations(t, envs)
+	a.RecordHistoriesAs("halted", api.FleetID("weekly"))
 }

@@ -111,8 +111,11 @@ func (r *run) startWave(ctx workflow.Context) error {
 	r.log("", "wave %d of %d started: %v", ro.Wave+1, len(ro.Waves), names)
 	now := workflow.Now(ctx)
 	for _, g := range got {
-		s := r.site(g.Cluster)
-		s.RunID, s.StartedAt = g.RunID, &now
+		// A site refused or already current was not started: it is not
+		// followed (a refused one halts until acknowledged).
+		if s := r.site(g.Cluster); g.RunID != "" {
+			s.RunID, s.StartedAt = g.RunID, &now
+		}
 		r.apply(g.Reading)
 	}
 	return nil
@@ -129,7 +132,7 @@ func (r *run) watch(ctx workflow.Context) error {
 	}
 	in := sites.WatchInput{Every: every, For: watchFor, UnreachableAfter: unreachable}
 	for _, s := range ro.Sites {
-		if s.StartedAt != nil && s.Verdict != fleet.Current {
+		if s.StartedAt != nil {
 			in.Sites = append(in.Sites, sites.Followed{Cluster: s.Cluster, Target: ro.Request.TargetVersion})
 			in.Known = append(in.Known, fleet.Reading{Cluster: s.Cluster, Verdict: s.Verdict, Detail: s.Detail})
 		}
