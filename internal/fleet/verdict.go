@@ -7,13 +7,14 @@ import (
 
 // A fleet's states (FleetStatus.State).
 const (
-	StateIdle      = "Idle"      // no rollout running
-	StateRolling   = "Rolling"   // a wave's sites are upgrading
-	StateBaking    = "Baking"    // a finished wave runs before the next starts
-	StatePaused    = "Paused"    // the operator paused: no new site starts
-	StateHalted    = "Halted"    // a halt rule fired: no new site starts
-	StateCompleted = "Completed" // the last rollout reached every site
-	StateCancelled = "Cancelled" // the last rollout was cancelled
+	StateIdle       = "Idle"       // no rollout running
+	StateRolling    = "Rolling"    // a wave's sites are upgrading
+	StateBaking     = "Baking"     // a finished wave runs before the next starts
+	StatePaused     = "Paused"     // the operator paused: no new site starts
+	StateHalted     = "Halted"     // a halt rule fired: no new site starts
+	StateCompleted  = "Completed"  // the last rollout reached every site
+	StateCancelling = "Cancelling" // cancelled: it ends at its next safe point
+	StateCancelled  = "Cancelled"  // the last rollout was cancelled
 )
 
 // A site's verdicts, as the fleet judged it at its last reading.

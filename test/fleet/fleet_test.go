@@ -91,6 +91,7 @@ func TestE2EFleetOfThreeLabSites(t *testing.T) {
 	run(t, a, 0, time.Minute, "fleet", "create", "--name", "weekly", "--clusters", "fleet-a,fleet-b,fleet-c",
 		"--canary", "fleet-a", "--wave-size", "2", "--watch-every", "1s")
 	out := run(t, a, 0, 15*time.Minute, append([]string{"fleet", "start", "--name", "weekly", "--wait"}, upgradeFlags...)...)
+	t.Log(out)
 	require.Contains(t, out, "rollout of 4.2.0 completed")
 
 	st := status(t, a)
@@ -125,6 +126,7 @@ func TestE2EFleetCanaryMissingItsThresholdHaltsTheRollout(t *testing.T) {
 	// Every compute must succeed: rack1-c1's failed install misses it.
 	out := run(t, a, 3, 15*time.Minute, append([]string{"fleet", "start", "--name", "weekly", "--wait",
 		"--threshold-type", "PercentSuccess", "--threshold-value", "100", "--systemic-failures", "0"}, upgradeFlags...)...)
+	t.Log(out)
 	require.Contains(t, out, "fleet-a")
 	require.Contains(t, out, "halted")
 
@@ -140,10 +142,18 @@ func TestE2EFleetCanaryMissingItsThresholdHaltsTheRollout(t *testing.T) {
 		require.True(t, errors.As(err, &nf), "%s: an upgrade was started: %v", e.Cluster, err)
 		require.Equal(t, "4.1.2", e.State().Cluster.RuntimeVersion)
 	}
-	out = run(t, a, 0, time.Minute, "fleet", "cancel", "--name", "weekly")
-	require.Contains(t, out, "Cancelled")
+	// Cancelled with its sites: the canary's paused upgrade is cancelled
+	// too (activities/sites CancelSites), and ends.
+	out = run(t, a, 0, time.Minute, "fleet", "cancel", "--name", "weekly", "--sites")
+	t.Log(out)
+	require.Contains(t, out, "Cancelling")
+	a.Eventually(time.Minute, "the canary's upgrade ends, cancelled", func() bool {
+		d, err := a.Client.DescribeWorkflowExecution(a.Context(time.Minute), api.UpgradeID(a.Cluster), "")
+		return err == nil && d.GetWorkflowExecutionInfo().GetCloseTime() != nil
+	})
+	a.Eventually(time.Minute, "the rollout ends, cancelled", func() bool { return status(t, a).State == fleet.StateCancelled })
 	st = status(t, a)
-	require.Equal(t, fleet.StateCancelled, st.State)
+	require.Contains(t, st.Rollout.Events[len(st.Rollout.Events)-2].What, "asked the upgrades of [fleet-a] to cancel")
 	for _, s := range st.Rollout.Sites[1:] {
 		require.Equal(t, fleet.Pending, s.Verdict, s.Cluster)
 	}
