@@ -33,8 +33,9 @@ func TestMain(m *testing.M) {
 
 // threeSites are three one-rack lab sites (three KCPs, two computes) on
 // one dev server and worker; canaryLab, when set, is the canary's lab
-// section (its faults).
-func threeSites(t *testing.T, canaryLab string) []*e2e.Env {
+// section (its faults); restartable keeps the server's database, so that
+// it can be restarted.
+func threeSites(t *testing.T, canaryLab string, restartable bool) []*e2e.Env {
 	site := func(name, labSection string) e2e.Options {
 		return e2e.Options{Mutate: func(inv *model.Inventory) {
 			inv.Cluster = name
@@ -49,7 +50,9 @@ func threeSites(t *testing.T, canaryLab string) []*e2e.Env {
 			}
 		}}
 	}
-	a := e2e.Start(t, "../../examples/one-rack.yaml", site("fleet-a", canaryLab))
+	first := site("fleet-a", canaryLab)
+	first.Restartable = restartable
+	a := e2e.Start(t, "../../examples/one-rack.yaml", first)
 	var envs = []*e2e.Env{a}
 	for _, n := range []string{"fleet-b", "fleet-c"} {
 		o := site(n, "")
@@ -86,7 +89,7 @@ var upgradeFlags = []string{"--version", "4.2.0", "--wait-time-minutes", "0", "-
 
 func TestE2EFleetOfThreeLabSites(t *testing.T) {
 	t.Parallel()
-	envs := threeSites(t, "")
+	envs := threeSites(t, "", false)
 	a := envs[0]
 	run(t, a, 0, time.Minute, "fleet", "create", "--name", "weekly", "--clusters", "fleet-a,fleet-b,fleet-c",
 		"--canary", "fleet-a", "--wave-size", "2", "--watch-every", "1s")
@@ -119,7 +122,7 @@ func TestE2EFleetOfThreeLabSites(t *testing.T) {
 
 func TestE2EFleetCanaryMissingItsThresholdHaltsTheRollout(t *testing.T) {
 	t.Parallel()
-	envs := threeSites(t, `{"faults": [{"bmm": "rack1-c1", "kind": "reimage-fails"}]}`)
+	envs := threeSites(t, `{"faults": [{"bmm": "rack1-c1", "kind": "reimage-fails"}]}`, false)
 	a := envs[0]
 	run(t, a, 0, time.Minute, "fleet", "create", "--name", "weekly", "--clusters", "fleet-a,fleet-b,fleet-c",
 		"--canary", "fleet-a", "--wave-size", "2", "--watch-every", "1s")

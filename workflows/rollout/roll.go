@@ -134,7 +134,7 @@ func (r *run) watch(ctx workflow.Context) error {
 	for _, s := range ro.Sites {
 		if s.StartedAt != nil {
 			in.Sites = append(in.Sites, sites.Followed{Cluster: s.Cluster, Target: ro.Request.TargetVersion})
-			in.Known = append(in.Known, fleet.Reading{Cluster: s.Cluster, Verdict: s.Verdict, Detail: s.Detail})
+			in.Known = append(in.Known, fleet.Reading{Cluster: s.Cluster, Verdict: s.Verdict, Detail: s.Detail, SilentSince: s.SilentSince})
 		}
 	}
 	if len(in.Sites) == 0 {
@@ -182,11 +182,11 @@ func (r *run) sleep(ctx workflow.Context, d time.Duration) error {
 // log line. It reports whether the verdict changed.
 func (r *run) apply(g fleet.Reading) bool {
 	s := r.site(g.Cluster)
-	if s == nil || (s.Verdict == g.Verdict && s.Detail == g.Detail) {
+	if s == nil || g.Same(fleet.Reading{Cluster: s.Cluster, Verdict: s.Verdict, Detail: s.Detail, SilentSince: s.SilentSince}) {
 		return false
 	}
 	was := s.Verdict
-	s.Verdict, s.Detail = g.Verdict, g.Detail
+	s.Verdict, s.Detail, s.SilentSince = g.Verdict, g.Detail, g.SilentSince
 	if !fleet.Halts(g.Verdict) {
 		s.Acknowledged = false
 	}
