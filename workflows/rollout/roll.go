@@ -12,37 +12,28 @@ import (
 
 // roll takes the rollout wave by wave: it starts a wave's sites when
 // neither paused nor halted, follows them until each is done, bakes, and
-// goes on. It returns when the rollout ended, or at a safe point where
-// the run continues as new (continueDue: the caller asks again).
+// goes on; whatever it waits for, it keeps reading the sites it started.
+// It returns when the rollout ended, or at a safe point where the run
+// continues as new (continueDue: the caller asks again).
 func (r *run) roll(ctx workflow.Context) error {
 	ro := r.st.Rollout
 	for ro.Wave < len(ro.Waves) && !ro.Cancelled {
-		if !r.started(ro.Wave) {
-			if err := workflow.Await(ctx, func() bool { return r.free() || ro.Cancelled || r.continueDue(ctx) }); err != nil {
-				return err
-			}
-			if ro.Cancelled || r.continueDue(ctx) {
-				break
-			}
+		started := r.started(ro.Wave)
+		switch {
+		case r.continueDue(ctx):
+			return nil
+		case !started && r.free():
 			if err := r.startWave(ctx); err != nil {
 				return err
 			}
-			continue
-		}
-		if r.waveDone() && r.baked(ctx) && r.free() {
+		case started && r.waveDone() && r.baked(ctx) && r.free():
 			r.log("", "wave %d of %d done", ro.Wave+1, len(ro.Waves))
 			ro.Wave, ro.BakeUntil = ro.Wave+1, nil
-			continue
+		default:
+			if err := r.watch(ctx); err != nil {
+				return err
+			}
 		}
-		if r.continueDue(ctx) {
-			return nil
-		}
-		if err := r.watch(ctx); err != nil {
-			return err
-		}
-	}
-	if r.continueDue(ctx) && !ro.Cancelled && ro.Wave < len(ro.Waves) {
-		return nil
 	}
 	return r.finish(ctx)
 }
