@@ -189,10 +189,13 @@ func (a *app) fleetStartCmd() *cobra.Command {
 		Use:   "start --name N --version V [strategy flags]",
 		Short: "Roll a release over the fleet; each site's upgrade is checked as `upgrade start` checks it first",
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Every problem of the flags at once, before anything connects.
 			s := st.value()
-			check := required(flag{"name", name}, flag{"version", version})
-			if check == nil {
-				check = s.Validate()
+			check := errors.Join(required(flag{"name", name}, flag{"version", version}), s.Validate())
+			if version != "" {
+				if _, err := model.ParseVersion(version); err != nil {
+					check = errors.Join(check, fmt.Errorf("--version %q: %w", version, err))
+				}
 			}
 			return a.withClient(cmd, 0, check, func(ctx context.Context, c client.Client) error {
 				fs, err := fleetStatus(ctx, c, name)
@@ -229,9 +232,6 @@ func (a *app) fleetStartCmd() *cobra.Command {
 // on a fleet where one site would refuse.
 func preflightSites(ctx context.Context, c client.Client, spec fleet.Spec, version string, s model.UpdateStrategy) error {
 	var errs []error
-	if _, err := model.ParseVersion(version); err != nil {
-		return fmt.Errorf("--version %q: %w", version, err)
-	}
 	for _, cl := range spec.Clusters {
 		st, err := clusterStateWith(ctx, c, cl)
 		if err != nil {
