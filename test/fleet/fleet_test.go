@@ -93,6 +93,11 @@ func TestE2EFleetOfThreeLabSites(t *testing.T) {
 	a := envs[0]
 	run(t, a, 0, time.Minute, "fleet", "create", "--name", "weekly", "--clusters", "fleet-a,fleet-b,fleet-c",
 		"--canary", "fleet-a", "--wave-size", "2", "--watch-every", "1s")
+	plan := run(t, a, 0, time.Minute, "fleet", "plan", "--name", "weekly", "--version", "4.2.0")
+	t.Log(plan)
+	for _, want := range []string{"1/2   fleet-a  4.1.2", "2/2   fleet-b  4.1.2", "2/2   fleet-c  4.1.2"} {
+		require.Contains(t, plan, want)
+	}
 	out := run(t, a, 0, 15*time.Minute, append([]string{"fleet", "start", "--name", "weekly", "--wait"}, upgradeFlags...)...)
 	t.Log(out)
 	require.Contains(t, out, "rollout of 4.2.0 completed")
