@@ -28,6 +28,9 @@ type ClusterInput struct {
 	// LeaseSweep is how often held leases are checked against their
 	// holders (0: 30 s).
 	LeaseSweep time.Duration `json:"leaseSweep,omitempty"`
+	// Packed, when set, holds Inventory, Placement and Carry gzipped
+	// (cluster_pack.go): what the ledger hands its next run.
+	Packed []byte `json:"packed,omitempty"`
 }
 
 // ClusterState is the ledger: what query `state` returns.

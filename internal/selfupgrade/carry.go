@@ -27,7 +27,12 @@ type CarryHeader struct {
 // older build would misread says so by its MinReader. Format 2: an
 // upgrade moved during its wait between racks (api.UpgradeCarry
 // WaitUntil), which a format-1 build would skip with the pause after it.
-const CarryFormat = 2
+// Format 3: the ledger's input packed (api.ClusterInput Packed), which an
+// older build would take for an empty inventory.
+const CarryFormat = 3
+
+// FormatPackedLedger is the MinReader of a packed ledger input.
+const FormatPackedLedger = 3
 
 // Written is the header of a carry build writes now.
 func Written(build string) CarryHeader {

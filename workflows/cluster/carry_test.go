@@ -14,7 +14,7 @@ import (
 // format gets a new file, and no file is ever removed.
 var updateCarry = flag.Bool("update-carry", false, "write this build's ledger continue-as-new input to workflows/testdata/carry")
 
-const ledgerCarryFile = "ClusterWorkflow-1.json"
+const ledgerCarryFile = "ClusterWorkflow-3.json" // format 3: packed
 
 // Every recorded ledger carry is read by this build without losing a
 // field, and the ledger taking it over keeps its leases and generations.
@@ -24,9 +24,10 @@ func TestLedgerReadsEveryRecordedCarry(t *testing.T) {
 	if *updateCarry {
 		require.NoError(t, wftest.WriteCarry(ledgerCarryFile, can.Input.Payloads[0]))
 	}
-	wftest.EachCarry(t, api.ClusterWorkflowName, func(t *testing.T, f string, old api.ClusterInput) {
+	wftest.EachCarry(t, api.ClusterWorkflowName, func(t *testing.T, f string, recorded api.ClusterInput) {
+		old := unpacked(t, recorded)
 		require.NotNil(t, old.Carry, "%s has no carry", f)
-		_, next, _ := ledgerCAN(t, old, nil)
+		_, next, _ := ledgerCAN(t, recorded, nil)
 		require.Equal(t, old.Carry.Runs+1, next.Carry.Runs, "the generations go on")
 		require.Equal(t, old.Carry.Leases, next.Carry.Leases, "every lease is kept")
 		require.Equal(t, old.Carry.Cluster.Name, next.Carry.Cluster.Name)

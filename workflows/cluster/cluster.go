@@ -8,6 +8,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/placement"
+	"github.com/rackroll/rackroll/internal/selfupgrade"
 	"github.com/rackroll/rackroll/workflows/kernel"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -19,9 +20,15 @@ import (
 // Update whose validator applies the KCP rule, so a refusal is synchronous
 // and leaves no trace in history.
 func ClusterWorkflow(ctx workflow.Context, in api.ClusterInput) error {
-	l := &clusterLedger{in: in}
 	if in.Carry != nil {
 		kernel.TakeCarry(ctx, "ClusterWorkflow", in.CarryHeader)
+	}
+	in, err := in.Unpacked()
+	if err != nil {
+		panic(err) // fails the task, not the run: nothing of it is lost
+	}
+	l := &clusterLedger{in: in}
+	if in.Carry != nil {
 		l.st = *in.Carry
 	} else {
 		l.st = api.ClusterState{Cluster: model.Cluster{Name: in.Inventory.Cluster, DetailedStatus: model.ClusterRunning}}
@@ -324,6 +331,13 @@ func (l *clusterLedger) run(ctx workflow.Context) error {
 			st := l.st
 			st.Runs++
 			next.Carry, next.CarryHeader = &st, kernel.CarryHeader(ctx)
+			if workflow.GetVersion(ctx, changeLedgerPacksCarry, workflow.DefaultVersion, 1) == 1 {
+				packed, err := next.Pack(selfupgrade.FormatPackedLedger)
+				if err != nil {
+					return err
+				}
+				next = packed
+			}
 			if moving {
 				// The next run's first task goes to the target build, where it
 				// is pinned from then on; without this it would stay here.

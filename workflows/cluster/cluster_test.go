@@ -172,6 +172,7 @@ func TestClusterContinuesAsNewKeepingLeases(t *testing.T) {
 	}
 	var next api.ClusterInput
 	require.NoError(t, wftest.ConverterFor().FromPayloads(can.Input, &next))
+	next = unpacked(t, next)
 	require.NotNil(t, next.Carry)
 	require.Len(t, next.Carry.Leases, 6)
 	require.Equal(t, 1, next.Carry.Runs)

@@ -120,6 +120,7 @@ func TestClusterKeysets(t *testing.T) {
 	require.True(t, errors.As(env.GetWorkflowError(), &can), "%v", env.GetWorkflowError())
 	var next api.ClusterInput
 	require.NoError(t, wftest.ConverterFor().FromPayloads(can.Input, &next))
+	next = unpacked(t, next)
 	require.Len(t, next.Carry.Keysets, 1)
 	require.Equal(t, bob, next.Carry.Keysets[0].Users[0].SSHPublicKey, "the ledger itself keeps the key across runs")
 }

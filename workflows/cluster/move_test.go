@@ -33,6 +33,7 @@ func ledgerCAN(t *testing.T, in api.ClusterInput, leases []string) (*workflow.Co
 	require.True(t, errors.As(env.GetWorkflowError(), &can), "want continue-as-new, got %v", env.GetWorkflowError())
 	var next api.ClusterInput
 	require.NoError(t, wftest.ConverterFor().FromPayloads(can.Input, &next))
+	next = unpacked(t, next)
 	require.NotNil(t, next.Carry)
 	return can, next, results
 }
