@@ -2,6 +2,7 @@ package selfupgrade_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/lab"
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/selfupgrade"
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/rackroll/rackroll/workflows/upgrade"
 	"github.com/stretchr/testify/require"
@@ -18,8 +20,11 @@ import (
 )
 
 // upgradeOnC is build C's runtime upgrade: rackroll's, writing the carry
-// of each move in a format (3) no build of this code reads — as a release
-// that changed what a carry means would, raising its minReader.
+// of each move in a format (newer) no build of this code reads — as a
+// release that changed what a carry means would, raising its minReader.
+// newer is a carry format no build of this code reads.
+const newer = selfupgrade.CarryFormat + 1
+
 func upgradeOnC(ctx workflow.Context, in api.UpgradeInput) (api.UpgradeStatus, error) {
 	st, err := upgrade.RuntimeUpgradeWorkflow(ctx, in)
 	var can *workflow.ContinueAsNewError
@@ -30,7 +35,7 @@ func upgradeOnC(ctx workflow.Context, in api.UpgradeInput) (api.UpgradeStatus, e
 	if derr := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); derr != nil || next.Carry == nil {
 		return st, err
 	}
-	next.Carry.Schema, next.Carry.MinReader = 3, 3
+	next.Carry.Schema, next.Carry.MinReader = newer, newer
 	return st, workflow.NewContinueAsNewErrorWithOptions(ctx, workflow.ContinueAsNewErrorOptions{InitialVersioningBehavior: can.InitialVersioningBehavior},
 		api.RuntimeUpgradeWorkflowName, next)
 }
@@ -81,7 +86,8 @@ func TestE2ERollbackRefusesANewerCarry(t *testing.T) {
 		refused = failedTask(env, id)
 		return strings.Contains(refused, "carried state")
 	})
-	require.Contains(t, refused, "RuntimeUpgradeWorkflow: the carried state was written by build C (schema 3) and needs a build that reads carry format 3 or later; this build A reads up to 2")
+	require.Contains(t, refused, fmt.Sprintf("RuntimeUpgradeWorkflow: the carried state was written by build C (schema %d) and needs a build that reads carry format %d or later; this build A reads up to %d",
+		newer, newer, selfupgrade.CarryFormat))
 	reimaged := len(events(env, "reimage-start"))
 	time.Sleep(15 * time.Second) // a rack's time: nothing moves meanwhile
 	d, err := env.Client.DescribeWorkflowExecution(ctx, id, "")

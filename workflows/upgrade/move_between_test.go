@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -122,11 +123,12 @@ func TestContinueRightAfterAMoveIsTaken(t *testing.T) {
 func TestNewerCarryIsRefused(t *testing.T) {
 	f, env := wftest.SiteEnv(t, wftest.Example("four-rack.yaml"))
 	in := wftest.UpgradeInput(model.UpdateStrategy{})
-	in.Carry = &api.UpgradeCarry{CarryHeader: selfupgrade.CarryHeader{Schema: 3, MinReader: 3, Writer: "rackroll-9"}, PausedAt: "rack1"}
+	newer := selfupgrade.CarryFormat + 1
+	in.Carry = &api.UpgradeCarry{CarryHeader: selfupgrade.CarryHeader{Schema: newer, MinReader: newer, Writer: "rackroll-9"}, PausedAt: "rack1"}
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, in)
 	err := env.GetWorkflowError()
 	require.Error(t, err)
-	require.Contains(t, err.Error(), "written by build rackroll-9 (schema 3) and needs a build that reads carry format 3")
+	require.Contains(t, err.Error(), fmt.Sprintf("written by build rackroll-9 (schema %d) and needs a build that reads carry format %d", newer, newer))
 	require.Empty(t, f.Reimages)
 }
 
