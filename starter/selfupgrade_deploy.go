@@ -128,7 +128,8 @@ func registeredClusters(ctx context.Context, c client.Client) ([]string, error) 
 	return names, nil
 }
 
-// clusterRuns is where each long run of the clusters stands.
+// clusterRuns is where each long run of the clusters stands, and each
+// fleet's run (a fleet is of no one cluster: all of them are listed).
 func clusterRuns(ctx context.Context, c client.Client, clusters []string) []runBuild {
 	var rows []runBuild
 	for _, cl := range clusters {
@@ -136,7 +137,24 @@ func clusterRuns(ctx context.Context, c client.Client, clusters []string) []runB
 			rows = append(rows, buildOf(ctx, c, id))
 		}
 	}
+	for _, id := range fleetRuns(ctx, c) {
+		rows = append(rows, buildOf(ctx, c, id))
+	}
 	return rows
+}
+
+// fleetRuns are the running fleets' ids, from visibility; none when it
+// does not answer (the wake goes on without them).
+func fleetRuns(ctx context.Context, c client.Client) []string {
+	infos, err := listAll(ctx, c, fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", api.FleetWorkflowName))
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, in := range infos {
+		ids = append(ids, in.GetExecution().GetWorkflowId())
+	}
+	return ids
 }
 
 // writeDeployment is the deployment's versions: routing and drainage.

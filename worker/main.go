@@ -111,7 +111,7 @@ func run(args []string) error {
 		*taskQueue = model.SiteTaskQueue(*siteOf)
 	}
 	w := wiring.New(c, wiring.Options{TaskQueue: *taskQueue, PollInterval: *pollInterval,
-		SiteOf: *siteOf, NoSiteActivities: *noSite, Management: mgmt.Clientset(), WorkerPods: *workerPods, KeysetImage: keysetImage, Worker: worker.Options{
+		SiteOf: *siteOf, NoSiteActivities: *noSite, Management: mgmt.Clientset(), WorkerPods: *workerPods, KeysetImage: keysetImage, Namespace: opts.Namespace, Worker: worker.Options{
 			// Give activities time to notice cancellation and stop cleanly.
 			WorkerStopTimeout: 10 * time.Second,
 			DeploymentOptions: deployment,

@@ -11,6 +11,7 @@ import (
 	"github.com/rackroll/rackroll/workflows/keysets"
 	"github.com/rackroll/rackroll/workflows/remediation"
 	"github.com/rackroll/rackroll/workflows/replaceroles"
+	"github.com/rackroll/rackroll/workflows/rollout"
 	"github.com/rackroll/rackroll/workflows/upgrade"
 	"github.com/rackroll/rackroll/workflows/upgrade/server"
 	"go.temporal.io/sdk/worker"
@@ -44,6 +45,7 @@ var registered = []struct {
 	{api.KCPFailoverWorkflowName, remediation.KCPFailoverWorkflow},
 	{api.ReplaceRolesWorkflowName, replaceroles.ReplaceRolesWorkflow},
 	{api.KeysetWorkflowName, keysets.KeysetWorkflow},
+	{api.FleetWorkflowName, rollout.FleetWorkflow},
 }
 
 // Register puts every rackroll workflow on r under its docs/design.md name.

@@ -9,8 +9,8 @@ import (
 )
 
 // FleetWorkflowName rolls a runtime release over a fleet of registered
-// clusters in waves (docs/fleet.md). It is not per cluster, so it is not
-// in WorkflowNames' per-site list order but is registered like the others.
+// clusters in waves (docs/fleet.md): the one workflow of no single
+// cluster.
 const FleetWorkflowName = "FleetWorkflow"
 
 // FleetID is a fleet's workflow id: one run per fleet, idle between
@@ -34,11 +34,13 @@ type FleetInput struct {
 	Carry *FleetCarry `json:"carry,omitempty"`
 }
 
-// FleetTuning: how often the fleet reads its sites and how long a site may
-// go unanswered before it halts the rollout. Zero: the defaults
-// (fleet.DefaultWatch); benchmarks and tests compress them.
+// FleetTuning: how often the fleet reads its sites (every WatchEvery, in
+// one long read of at most WatchFor that returns on a change), and how
+// long a site's workers may be silent before it halts the rollout. Zero:
+// the defaults (fleet.Tuned); benchmarks and tests compress them.
 type FleetTuning struct {
 	WatchEvery       time.Duration `json:"watchEvery,omitempty"`
+	WatchFor         time.Duration `json:"watchFor,omitempty"`
 	UnreachableAfter time.Duration `json:"unreachableAfter,omitempty"`
 }
 
@@ -66,11 +68,10 @@ type FleetStartRequest struct {
 	By                string        `json:"by,omitempty"`
 }
 
-// FleetPauseRequest: Sites also pauses every running site's upgrade (at
-// its next rack); without it running sites go on.
+// FleetPauseRequest pauses a rollout: no new site starts; running sites
+// go on (a site's upgrade pauses only by its strategy or a threshold).
 type FleetPauseRequest struct {
-	Sites bool   `json:"sites,omitempty"`
-	By    string `json:"by,omitempty"`
+	By string `json:"by,omitempty"`
 }
 
 // FleetCancelRequest: Sites also cancels every running site's upgrade;
@@ -102,6 +103,7 @@ type FleetRollout struct {
 	BakeUntil  *time.Time        `json:"bakeUntil,omitempty"`
 	Halt       *fleet.Halt       `json:"halt,omitempty"`
 	Paused     bool              `json:"paused,omitempty"`
+	Cancelled  bool              `json:"cancelled,omitempty"`
 	StartedAt  time.Time         `json:"startedAt"`
 	FinishedAt *time.Time        `json:"finishedAt,omitempty"`
 	// Events is what happened, newest last, at most fleet.MaxEvents.

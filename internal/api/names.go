@@ -32,7 +32,7 @@ const (
 func WorkflowNames() []string {
 	return []string{ClusterWorkflowName, RuntimeUpgradeWorkflowName, RackUpgradeWorkflowName, ServerUpgradeWorkflowName,
 		BMMActionWorkflowName, TroubleshootWorkflowName, HealthMonitorWorkflowName, RemediationWorkflowName,
-		KCPFailoverWorkflowName, ReplaceRolesWorkflowName, KeysetWorkflowName}
+		KCPFailoverWorkflowName, ReplaceRolesWorkflowName, KeysetWorkflowName, FleetWorkflowName}
 }
 
 // Signals, queries and updates.

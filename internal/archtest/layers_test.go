@@ -41,6 +41,7 @@ var layerOf = map[string]string{
 	"internal/firmware":    domain,
 	"internal/keyset":      domain,
 	"internal/selfupgrade": domain,
+	"internal/fleet":       domain,
 
 	"internal/api":        contract,
 	"internal/breakglass": contract,

@@ -89,48 +89,83 @@ type Reading struct {
 // Observation is what a site showed: its upgrade run, its ledger and its
 // workers. Judge turns it into a verdict.
 type Observation struct {
-	// Run is the upgrade run's status: "" (none of the fleet's), "Running",
+	// Run is the site's latest upgrade run's status: "" (none), "Running",
 	// "Completed", "Failed", "Canceled", "Terminated", "TimedOut".
 	Run string
-	// Upgrade is the running upgrade's summary; nil when not read.
-	UpgradeState, PausedAt, PauseMessage string
-	// PauseByStrategy: the pause is the strategy's own (PauseAfterRack).
-	PauseByStrategy bool
-	// Cluster is the ledger's status; LedgerError says it did not answer.
+	// AtTarget: the ledger's version is the rollout's (set only when an
+	// upgrade completes); OtherTarget: an upgrade to another version is in
+	// progress there.
+	AtTarget, OtherTarget bool
+	// Paused: the running upgrade is paused (the ledger says
+	// UpdatePaused); PauseByStrategy: by its strategy (PauseAfterRack),
+	// not by a threshold, the canary or the capacity guard.
+	Paused, PauseByStrategy bool
+	PausedAt, PauseMessage  string
+	// ClusterStatus is the ledger's status; LedgerError says it did not
+	// answer.
 	ClusterStatus, ClusterMessage, LedgerError string
 	// WorkerSilentFor: how long no worker polled the site's task queue.
 	WorkerSilentFor time.Duration
 }
 
-// Judge is the verdict on a site that the fleet started. unreachableAfter
-// is how long a site may be silent.
+// Judge is the verdict on a site of a rollout; unreachableAfter is how
+// long a site's workers may be silent.
 func Judge(o Observation, unreachableAfter time.Duration) Reading {
 	switch {
 	case o.LedgerError != "":
 		return Reading{Verdict: Unreachable, Detail: "its ledger did not answer: " + o.LedgerError}
-	case o.WorkerSilentFor > unreachableAfter && (o.Run == "Running" || o.Run == ""):
-		return Reading{Verdict: Unreachable, Detail: fmt.Sprintf("no worker polled its task queue for %v", o.WorkerSilentFor.Round(time.Second))}
+	case o.WorkerSilentFor > unreachableAfter && !o.AtTarget:
+		return Reading{Verdict: Unreachable, Detail: fmt.Sprintf("no worker polled its task queue for %v", silence(o.WorkerSilentFor))}
 	case o.ClusterStatus == "Degraded":
-		return Reading{Verdict: Storm, Detail: o.ClusterMessage}
+		return Reading{Verdict: Storm, Detail: "its cluster is Degraded" + withMessage(o.ClusterMessage)}
+	case o.OtherTarget:
+		return Reading{Verdict: Failed, Detail: "another upgrade runs there: " + o.ClusterMessage}
 	}
 	switch o.Run {
 	case "Completed":
-		if o.UpgradeState == "Cancelled" {
-			return Reading{Verdict: Cancelled, Detail: "its upgrade was cancelled"}
+		if o.AtTarget {
+			return Reading{Verdict: Succeeded}
 		}
-		return Reading{Verdict: Succeeded}
+		return Reading{Verdict: Cancelled, Detail: "its upgrade ended short of the target" + withMessage(o.ClusterMessage)}
 	case "Failed", "Terminated", "TimedOut":
 		return Reading{Verdict: Failed, Detail: "its upgrade " + lower(o.Run) + withMessage(o.ClusterMessage)}
 	case "Canceled":
 		return Reading{Verdict: Cancelled, Detail: "its upgrade was cancelled"}
-	}
-	if o.UpgradeState == "Paused" {
-		if o.PauseByStrategy {
-			return Reading{Verdict: Waiting, Detail: "paused by its strategy at " + o.PausedAt + ": `starter upgrade continue` on the site"}
+	case "":
+		if o.AtTarget {
+			return Reading{Verdict: Current, Detail: "already at the target"}
 		}
-		return Reading{Verdict: Paused, Detail: "paused at " + o.PausedAt + withMessage(o.PauseMessage)}
+		return Reading{Verdict: Pending}
+	}
+	if o.Paused && o.PauseByStrategy {
+		return Reading{Verdict: Waiting, Detail: "paused by its strategy after a rack: `starter upgrade continue` on the site"}
+	}
+	if o.Paused {
+		return Reading{Verdict: Paused, Detail: "paused" + at(o.PausedAt) + withMessage(cmpOr(o.PauseMessage, o.ClusterMessage))}
 	}
 	return Reading{Verdict: Running}
+}
+
+// silence says how long, or that no worker polled at all.
+func silence(d time.Duration) string {
+	if d > 365*24*time.Hour {
+		return "as long as the server remembers"
+	}
+	return d.Round(time.Second).String()
+}
+
+func at(unit string) string {
+	if unit == "" {
+		return ""
+	}
+	return " at " + unit
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 func lower(run string) string {
@@ -151,3 +186,13 @@ func withMessage(m string) string {
 	}
 	return ": " + m
 }
+
+// The defaults of a fleet's watch (api.FleetTuning): a site's change is
+// seen within WatchEvery; the fleet's history grows by one read per
+// WatchFor while nothing changes; a site worker silent past
+// UnreachableAfter (a poll is at most a minute) halts the rollout.
+const (
+	DefaultWatchEvery       = 30 * time.Second
+	DefaultWatchFor         = 5 * time.Minute
+	DefaultUnreachableAfter = 3 * time.Minute
+)

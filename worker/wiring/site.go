@@ -8,6 +8,7 @@ import (
 	"github.com/rackroll/rackroll/activities/image"
 	"github.com/rackroll/rackroll/activities/kube"
 	"github.com/rackroll/rackroll/activities/ledger"
+	"github.com/rackroll/rackroll/activities/sites"
 	"github.com/rackroll/rackroll/internal/api"
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/workflows"
@@ -44,6 +45,7 @@ func Register(r worker.Registry, c client.Client, opts Options) {
 	if opts.SiteOf == "" {
 		workflows.Register(r)
 		r.RegisterActivity(&ledger.Activities{Client: c})
+		r.RegisterActivity(&sites.Activities{Client: c, Namespace: opts.Namespace})
 		if opts.NoSiteActivities {
 			return
 		}

@@ -42,6 +42,9 @@ type Options struct {
 	// KeysetImage is the keyset pod's image and pull secret
 	// (kube.KeysetImageFromEnv); empty: the release's of this build.
 	KeysetImage kube.KeysetImage
+	// Namespace is the client's Temporal namespace ("" is default): the
+	// fleet reads its sites' task queues in it.
+	Namespace string
 }
 
 // New returns a worker with everything its mode needs registered; call

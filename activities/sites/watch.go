@@ -1,0 +1,165 @@
+package sites
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/fleet"
+	"github.com/rackroll/rackroll/internal/model"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	taskqueuepb "go.temporal.io/api/taskqueue/v1"
+	"go.temporal.io/api/workflowservice/v1"
+)
+
+// Followed is a site the fleet follows: the upgrade run it started.
+type Followed struct {
+	Cluster string `json:"cluster"`
+	Target  string `json:"target"` // the rollout's version
+}
+
+// WatchInput reads the followed sites until a verdict differs from Known,
+// or For has passed, reading every Every.
+type WatchInput struct {
+	Sites            []Followed      `json:"sites"`
+	Known            []fleet.Reading `json:"known"`
+	Every            time.Duration   `json:"every"`
+	For              time.Duration   `json:"for"`
+	UnreachableAfter time.Duration   `json:"unreachableAfter"`
+}
+
+// WatchSites returns the sites' readings once one differs from what the
+// fleet knows, or after in.For: a long read, heartbeating, so that the
+// fleet's history grows with what changes, not with time.
+func (a *Activities) WatchSites(ctx context.Context, in WatchInput) ([]fleet.Reading, error) {
+	known := map[string]fleet.Reading{}
+	for _, r := range in.Known {
+		known[r.Cluster] = r
+	}
+	deadline := time.Now().Add(in.For)
+	for {
+		out := a.read(ctx, in)
+		changed := false
+		for _, r := range out {
+			changed = changed || r != known[r.Cluster]
+		}
+		if changed || !time.Now().Add(in.Every).Before(deadline) {
+			return out, nil
+		}
+		heartbeat(ctx)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(in.Every):
+		}
+	}
+}
+
+// read reads every site once.
+func (a *Activities) read(ctx context.Context, in WatchInput) []fleet.Reading {
+	out := make([]fleet.Reading, len(in.Sites))
+	each(len(in.Sites), func(i int) {
+		r := fleet.Judge(a.observe(ctx, in.Sites[i]), in.UnreachableAfter)
+		r.Cluster = in.Sites[i].Cluster
+		out[i] = r
+	})
+	return out
+}
+
+// observe is what one site shows: its latest upgrade run (the fleet's, or
+// one run again by hand to the same target: either brings it there), the
+// ledger's status and version, and when a worker last polled the site's
+// task queue.
+func (a *Activities) observe(ctx context.Context, s Followed) fleet.Observation {
+	var o fleet.Observation
+	st, err := a.header(ctx, s.Cluster)
+	if err != nil {
+		o.LedgerError = err.Error()
+		return o
+	}
+	o.ClusterStatus, o.ClusterMessage = st.Cluster.DetailedStatus, st.Cluster.DetailedStatusMessage
+	o.WorkerSilentFor = a.silentFor(ctx, siteQueue(st))
+	d, err := a.Client.DescribeWorkflowExecution(ctx, api.UpgradeID(s.Cluster), "")
+	var nf *serviceerror.NotFound
+	switch {
+	case errors.As(err, &nf):
+		return o // no upgrade of the site at all: Run stays ""
+	case err != nil:
+		o.LedgerError = "its upgrade could not be described: " + err.Error()
+		return o
+	}
+	o.Run = runStatus(d.GetWorkflowExecutionInfo().GetStatus())
+	o.AtTarget = st.Cluster.RuntimeVersion == s.Target
+	o.OtherTarget = st.UpgradeTarget != "" && st.UpgradeTarget != s.Target
+	if o.Run == "Running" && st.Cluster.DetailedStatus == model.ClusterUpdatePaused {
+		a.readPause(ctx, s.Cluster, &o)
+	}
+	return o
+}
+
+// readPause reads the running upgrade's status to tell a pause its
+// strategy made (a rack done under PauseAfterRack) from one a threshold,
+// the canary or the capacity guard made. Only while paused: the status
+// names every server.
+func (a *Activities) readPause(ctx context.Context, cluster string, o *fleet.Observation) {
+	o.Paused = true
+	v, err := a.Client.QueryWorkflow(ctx, api.UpgradeID(cluster), "", api.QueryStatus)
+	if err != nil {
+		return
+	}
+	var st api.UpgradeStatus
+	if v.Get(&st) != nil {
+		return
+	}
+	o.PauseByStrategy = true
+	for _, u := range append(append([]api.UnitStatus{st.ControlPlane}, st.ManagementGroups...), st.Racks...) {
+		if u.State == api.StatePaused {
+			o.PauseByStrategy, o.PausedAt = false, u.Name
+		}
+	}
+	o.PauseMessage = st.DetailedStatusMessage
+}
+
+// silentFor is how long no worker polled queue (its activities: the site
+// worker's, or the central one's for a site without its own queue).
+func (a *Activities) silentFor(ctx context.Context, queue string) time.Duration {
+	resp, err := a.Client.WorkflowService().DescribeTaskQueue(ctx, &workflowservice.DescribeTaskQueueRequest{
+		Namespace:     cmp.Or(a.Namespace, "default"),
+		TaskQueue:     &taskqueuepb.TaskQueue{Name: queue, Kind: enumspb.TASK_QUEUE_KIND_NORMAL},
+		TaskQueueType: enumspb.TASK_QUEUE_TYPE_ACTIVITY,
+	})
+	if err != nil {
+		return 0 // not known: the ledger's answer decides
+	}
+	var last time.Time
+	for _, p := range resp.GetPollers() {
+		if t := p.GetLastAccessTime().AsTime(); t.After(last) {
+			last = t
+		}
+	}
+	if last.IsZero() {
+		return time.Duration(1<<62 - 1)
+	}
+	return max(time.Since(last), 0)
+}
+
+func runStatus(s enumspb.WorkflowExecutionStatus) string {
+	switch s {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+		return "Running"
+	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		return "Completed"
+	case enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:
+		return "Failed"
+	case enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
+		return "Canceled"
+	case enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED:
+		return "Terminated"
+	case enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:
+		return "TimedOut"
+	}
+	return "Running"
+}
