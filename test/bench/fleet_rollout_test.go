@@ -3,9 +3,11 @@ package bench_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/fleet"
 	"github.com/rackroll/rackroll/internal/model"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -39,14 +41,63 @@ func fleetRequest() (model.UpdateStrategy, time.Duration, time.Duration) {
 	return model.UpdateStrategy{WaitTimeMinutes: &zero}, 5 * time.Second, 5 * time.Second
 }
 
-// rollOut rolls fleetVersion over the sites in fleetWaves and returns when
-// every site's upgrade has closed, or with the first site that did not
-// complete.
-//
-// Until the fleet workflow exists it is the operator's script: start each
-// wave's sites' RuntimeUpgradeWorkflows as `starter upgrade start` does,
-// wait for all of them, bake, go on.
+// fleetName is the benchmark's fleet.
+const fleetName = "bench"
+
+// rollOut rolls fleetVersion over the sites with the fleet workflow, as
+// `starter fleet create` and `starter fleet start` do: it creates the
+// fleet (a canary, then waves of fleetWaveSize, bake fleetBake; the fleet
+// reads its sites every second), sends the start Update, and returns when
+// the fleet's status says Completed, or with the fleet's halt.
 func rollOut(ctx context.Context, c client.Client, sites []string) error {
+	spec := fleet.Spec{Name: fleetName, Clusters: sites, Canary: sites[:1], WaveSize: fleetWaveSize, BakeMinutes: int(fleetBake / time.Minute)}
+	if err := fleet.Check(spec, sites); err != nil {
+		return err
+	}
+	if _, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: api.FleetID(fleetName), TaskQueue: api.TaskQueue},
+		api.FleetWorkflowName, api.FleetInput{Spec: spec, Tuning: api.FleetTuning{WatchEvery: time.Second}}); err != nil {
+		return fmt.Errorf("create the fleet: %w", err)
+	}
+	strategy, drain, vms := fleetRequest()
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.FleetID(fleetName), UpdateName: api.UpdateFleetStart,
+		WaitForStage: client.WorkflowUpdateStageCompleted, Args: []any{api.FleetStartRequest{TargetVersion: fleetVersion,
+			UpdateStrategy: strategy, DrainTimeout: drain, VMShutdownTimeout: vms, By: "bench"}}})
+	if err == nil {
+		err = h.Get(ctx, nil)
+	}
+	if err != nil {
+		return fmt.Errorf("start the fleet's rollout: %w", err)
+	}
+	for {
+		var st api.FleetStatus
+		qctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		v, err := c.QueryWorkflow(qctx, api.FleetID(fleetName), "", api.QueryStatus)
+		if err == nil {
+			err = v.Get(&st)
+		}
+		cancel()
+		switch {
+		case err != nil:
+			// A central worker busy with the sites' tasks may answer late.
+			fmt.Fprintf(os.Stderr, "fleet: query the fleet: %v\n", err)
+		case st.State == fleet.StateCompleted:
+			return nil
+		case st.State == fleet.StateHalted || st.State == fleet.StateCancelled:
+			return fmt.Errorf("the fleet is %s: %+v", st.State, st.Rollout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// rollOutByHand is the operator's script the benchmark ran before the
+// fleet workflow existed: each wave's sites' upgrades started as `starter
+// upgrade start` does, all waited for, a bake, the next wave. Kept to
+// compare the fleet workflow's overhead with.
+func rollOutByHand(ctx context.Context, c client.Client, sites []string) error {
 	strategy, drain, vms := fleetRequest()
 	for w, wave := range fleetWaves(sites) {
 		for _, s := range wave {

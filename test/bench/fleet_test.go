@@ -80,8 +80,12 @@ func BenchmarkFleet(b *testing.B) {
 			len(sites), servers/len(sites), size.racks, size.mgmt, size.computes, timings, time.Since(began).Round(time.Second))
 		before := fleetUsage(ft, central, siteWorkers)
 
+		roll := rollOut
+		if os.Getenv("RACKROLL_FLEET_BY_HAND") == "1" { // to compare: the waves started by the benchmark itself
+			roll = rollOutByHand
+		}
 		start := time.Now()
-		if err := rollOut(ctx, ft.client, sites); err != nil {
+		if err := roll(ctx, ft.client, sites); err != nil {
 			b.Fatal(err)
 		}
 		wall := time.Since(start)

@@ -51,7 +51,7 @@ func runFleetWorker(role string) int {
 	defer c.Close()
 	var ws []worker.Worker
 	if role == "central" {
-		ws = append(ws, wiring.New(c, wiring.Options{NoSiteActivities: true}))
+		ws = append(ws, wiring.New(c, wiring.Options{NoSiteActivities: true, Namespace: os.Getenv("TEMPORAL_NAMESPACE")}))
 	} else {
 		clusters, ok := strings.CutPrefix(role, "site:")
 		if !ok {
