@@ -15,6 +15,9 @@ import (
 	"github.com/rackroll/rackroll/internal/model"
 	"github.com/rackroll/rackroll/internal/placement"
 	"github.com/rackroll/rackroll/internal/temporalcluster"
+	enumspb "go.temporal.io/api/enums/v1"
+	taskqueuepb "go.temporal.io/api/taskqueue/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
@@ -115,8 +118,8 @@ var (
 func registerSites(b *testing.B, c client.Client, size fleetSize) (sites []string, servers int) {
 	b.Helper()
 	ctx := context.Background()
-	for i := range size.sites {
-		inv := lab.SyntheticInventory(fmt.Sprintf("site-%02d", i+1), size.racks, size.mgmt, size.computes)
+	for _, name := range size.names() {
+		inv := lab.SyntheticInventory(name, size.racks, size.mgmt, size.computes)
 		inv.Kubernetes.Kubeconfig = filepath.Join(b.TempDir(), "unused") // the instant hardware reads none
 		inv.Site = &model.SiteSpec{}
 		placed, err := placement.Place(inv)
@@ -151,4 +154,30 @@ func registerSites(b *testing.B, c client.Client, size fleetSize) (sites []strin
 		})
 	}
 	return sites, servers
+}
+
+// names are the fleet's sites: site-01, site-02, …
+func (s fleetSize) names() []string {
+	out := make([]string, s.sites)
+	for i := range out {
+		out[i] = fmt.Sprintf("site-%02d", i+1)
+	}
+	return out
+}
+
+// waitPollers waits until a worker polls each site's queue for activities:
+// the fleet judges a site none polls unreachable, and halts.
+func waitPollers(b *testing.B, c client.Client, sites []string) {
+	b.Helper()
+	for _, s := range sites {
+		eventually(b, 2*time.Minute, "a worker polls "+model.SiteTaskQueue(s), func() error {
+			resp, err := c.WorkflowService().DescribeTaskQueue(context.Background(), &workflowservice.DescribeTaskQueueRequest{
+				Namespace: temporalcluster.Namespace, TaskQueueType: enumspb.TASK_QUEUE_TYPE_ACTIVITY,
+				TaskQueue: &taskqueuepb.TaskQueue{Name: model.SiteTaskQueue(s), Kind: enumspb.TASK_QUEUE_KIND_NORMAL}})
+			if err == nil && len(resp.GetPollers()) == 0 {
+				err = fmt.Errorf("no poller yet")
+			}
+			return err
+		})
+	}
 }

@@ -71,11 +71,14 @@ func BenchmarkFleet(b *testing.B) {
 		dir := b.TempDir()
 		timings := fleetTimings()
 		central := startFleetWorker(b, dir, ft.address, "central", timings)
-		sites, servers := registerSites(b, ft.client, size)
+		// Site workers first, as at a site: each runs before its site is
+		// registered, and polls before the rollout starts.
 		siteWorkers := map[string]*temporalcluster.Process{}
-		for _, s := range sites {
+		for _, s := range size.names() {
 			siteWorkers[s] = startFleetWorker(b, dir, ft.address, "site:"+s, timings)
 		}
+		sites, servers := registerSites(b, ft.client, size)
+		waitPollers(b, ft.client, sites)
 		fmt.Fprintf(os.Stderr, "fleet: %d sites × %d BMMs (%d racks × (%d management + %d compute)), timings %v; set up in %v\n",
 			len(sites), servers/len(sites), size.racks, size.mgmt, size.computes, timings, time.Since(began).Round(time.Second))
 		before := fleetUsage(ft, central, siteWorkers)
