@@ -149,7 +149,7 @@ NODWARF    := -ldflags=-w
 # each link a third slower (process accounting over make test-profile, and
 # go test -c of test/upgrade: 7.7 → 4.8 CPU-s, on 53eaafb). Nothing the tests run needs cgo (loopback only).
 TESTCGO    := CGO_ENABLED=0
-HEAVY_PKGS := ./test/upgrade ./test/controlplane ./test/reliability ./test/demo ./test/production ./starter ./test/actions ./test/deploy ./test/cli ./test/selfupgrade ./workflows ./workflows/upgrade ./workflows/remediation ./test/multisite ./test/growth
+HEAVY_PKGS := ./test/upgrade ./test/controlplane ./test/reliability ./test/demo ./test/production ./starter ./test/actions ./test/deploy ./test/cli ./test/selfupgrade ./workflows ./workflows/upgrade ./workflows/remediation ./test/multisite ./test/growth ./test/fleet
 BENCH_PKGS  = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmark' . | grep -v '^./hack/')))
 test: tools postgres vet
 	@export $(TESTCGO) && d=$$(mktemp -d /tmp/rackroll-cmds-XXXXXX) && trap 'rm -rf $$d' EXIT && \

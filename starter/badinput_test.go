@@ -93,6 +93,15 @@ func TestBadInputCLI(t *testing.T) {
 		{"rollback: no wait, bad deployment", []string{"self-upgrade", "rollback", "--address", "127.0.0.1:1", "--wait", "0s", "--deployment", "a:b"},
 			[]string{"--wait 0s", "--deployment", `"a:b"`}},
 		{"status: bad deployment", []string{"self-upgrade", "status", "--address", "127.0.0.1:1", "--deployment", "__x"}, []string{"--deployment", `"__x"`}},
+		// Fleets: the spec's shape and the rollout's flags, every problem at once.
+		{"fleet create: all wrong", []string{"fleet", "create", "--address", "127.0.0.1:1", "--clusters", "a,a", "--canary", "z", "--wave-size", "-1", "--bake-minutes", "99999"},
+			[]string{"name", "required", `clusters[1]: "a"`, "listed twice", `canary[0]: "z"`, "waveSize", "bakeMinutes", "99999"}},
+		{"fleet create: waves and wave size", []string{"fleet", "create", "--address", "127.0.0.1:1", "--name", "w", "--clusters", "a,b,c", "--wave-size", "1", "--waves", "b;b,c"},
+			[]string{"either waveSize or waves", `waves[1][0]: "b"`, "already in waves[0]"}},
+		{"fleet create: a file with an unknown field", []string{"fleet", "create", "--address", "127.0.0.1:1", "--file", file("name: w\nclusters: [a]\nwaveSize: 1\nbake: 5\n")},
+			[]string{"--file", "bake"}},
+		{"fleet start: no name, bad version and strategy", []string{"fleet", "start", "--address", "127.0.0.1:1", "--version", "4.2", "--strategy", "Fast"},
+			[]string{"--name", "required", `--version "4.2"`, "strategyType", "Fast"}},
 	}
 	if withLab {
 		cases = append(cases, []badCase{

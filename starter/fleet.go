@@ -107,6 +107,7 @@ func split(s, sep string) []string {
 func (a *app) fleetCreateCmd() *cobra.Command {
 	var sf specFlags
 	var format string
+	var every time.Duration
 	cmd := &cobra.Command{
 		Use:   "create --name N --clusters A,B,C [--canary A] (--wave-size K | --waves \"B;C\") [--bake-minutes M]",
 		Short: "Create a fleet, or replace its spec while no rollout runs; prints its plan",
@@ -120,7 +121,7 @@ func (a *app) fleetCreateCmd() *cobra.Command {
 				if err := fleet.Check(spec, registered); err != nil {
 					return fmt.Errorf("fleet %s refused:\n%w", spec.Name, err)
 				}
-				verb, err := createOrReplace(ctx, c, spec)
+				verb, err := createOrReplace(ctx, c, spec, api.FleetTuning{WatchEvery: every})
 				if err != nil {
 					return err
 				}
@@ -130,19 +131,20 @@ func (a *app) fleetCreateCmd() *cobra.Command {
 		},
 	}
 	sf.register(cmd)
+	cmd.Flags().DurationVar(&every, "watch-every", fleet.DefaultWatchEvery, "how often the fleet reads its sites (a site's change is seen within it); set when the fleet is created")
 	outputFlag(cmd, &format)
 	return cmd
 }
 
 // createOrReplace starts the fleet's run, or gives a running one the spec
 // (refused during a rollout): running create again converges.
-func createOrReplace(ctx context.Context, c client.Client, spec fleet.Spec) (string, error) {
+func createOrReplace(ctx context.Context, c client.Client, spec fleet.Spec, tuning api.FleetTuning) (string, error) {
 	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: api.FleetID(spec.Name), TaskQueue: api.TaskQueue,
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary:                            fmt.Sprintf("Fleet %s: %d sites", spec.Name, len(spec.Clusters)),
-	}, api.FleetWorkflowName, api.FleetInput{Spec: spec})
+	}, api.FleetWorkflowName, api.FleetInput{Spec: spec, Tuning: tuning})
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	switch {
 	case err == nil:
@@ -187,10 +189,13 @@ func (a *app) fleetStartCmd() *cobra.Command {
 		Use:   "start --name N --version V [strategy flags]",
 		Short: "Roll a release over the fleet; each site's upgrade is checked as `upgrade start` checks it first",
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Every problem of the flags at once, before anything connects.
 			s := st.value()
-			check := required(flag{"name", name}, flag{"version", version})
-			if check == nil {
-				check = s.Validate()
+			check := errors.Join(required(flag{"name", name}, flag{"version", version}), s.Validate())
+			if version != "" {
+				if _, err := model.ParseVersion(version); err != nil {
+					check = errors.Join(check, fmt.Errorf("--version %q: %w", version, err))
+				}
 			}
 			return a.withClient(cmd, 0, check, func(ctx context.Context, c client.Client) error {
 				fs, err := fleetStatus(ctx, c, name)
@@ -208,7 +213,7 @@ func (a *app) fleetStartCmd() *cobra.Command {
 				if !wait {
 					return writeFleet(cmd.OutOrStdout(), format, fs, time.Now())
 				}
-				return watchFleet(ctx, cmd, c, name)
+				return watchFleet(ctx, cmd, c, name, format)
 			})
 		},
 	}
@@ -227,9 +232,6 @@ func (a *app) fleetStartCmd() *cobra.Command {
 // on a fleet where one site would refuse.
 func preflightSites(ctx context.Context, c client.Client, spec fleet.Spec, version string, s model.UpdateStrategy) error {
 	var errs []error
-	if _, err := model.ParseVersion(version); err != nil {
-		return fmt.Errorf("--version %q: %w", version, err)
-	}
 	for _, cl := range spec.Clusters {
 		st, err := clusterStateWith(ctx, c, cl)
 		if err != nil {

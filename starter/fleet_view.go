@@ -39,7 +39,7 @@ func (a *app) fleetStatusCmd() *cobra.Command {
 		0, func() error { return required(flag{"name", name}) },
 		func(ctx context.Context, cmd *cobra.Command, c client.Client) error {
 			if watch {
-				return watchFleet(ctx, cmd, c, name)
+				return watchFleet(ctx, cmd, c, name, format)
 			}
 			fs, err := fleetStatus(ctx, c, name)
 			if err != nil {
@@ -158,9 +158,13 @@ func clock(t *time.Time) string {
 
 // watchFleet prints the rollout's log as it grows until the rollout ends
 // (exit 0 completed, 2 cancelled) or halts (exit 3: it waits for the
-// operator).
-func watchFleet(ctx context.Context, cmd *cobra.Command, c client.Client, name string) error {
-	out := cmd.OutOrStdout()
+// operator), then the status in format; with json or yaml the log goes to
+// stderr, so that stdout is the status alone.
+func watchFleet(ctx context.Context, cmd *cobra.Command, c client.Client, name, format string) error {
+	out, log := cmd.OutOrStdout(), cmd.OutOrStdout()
+	if format == "json" || format == "yaml" {
+		log = cmd.ErrOrStderr()
+	}
 	printed := map[fleet.Event]bool{}
 	for {
 		fs, err := fleetStatus(ctx, c, name)
@@ -170,7 +174,7 @@ func watchFleet(ctx context.Context, cmd *cobra.Command, c client.Client, name s
 		if ro := fs.Rollout; ro != nil {
 			for _, e := range ro.Events {
 				if !printed[e] {
-					fmt.Fprintf(out, "%s  %s\n", e.At.UTC().Format("15:04:05"), strings.TrimSpace(e.Site+" "+e.What))
+					fmt.Fprintf(log, "%s  %s\n", e.At.UTC().Format("15:04:05"), strings.TrimSpace(e.Site+" "+e.What))
 					printed[e] = true
 				}
 			}
@@ -179,12 +183,12 @@ func watchFleet(ctx context.Context, cmd *cobra.Command, c client.Client, name s
 		case fleet.StateIdle:
 			return fmt.Errorf("fleet %s has no rollout", name)
 		case fleet.StateCompleted:
-			return writeFleet(out, "table", fs, time.Now())
+			return writeFleet(out, format, fs, time.Now())
 		case fleet.StateCancelled:
-			_ = writeFleet(out, "table", fs, time.Now())
+			_ = writeFleet(out, format, fs, time.Now())
 			return withCode(exitFailed, fmt.Errorf("the rollout of fleet %s was cancelled", name))
 		case fleet.StateHalted:
-			_ = writeFleet(out, "table", fs, time.Now())
+			_ = writeFleet(out, format, fs, time.Now())
 			h := fs.Rollout.Halt
 			return withCode(exitPaused, fmt.Errorf("fleet %s halted by %s (%s): %s", name, h.Site, h.Verdict, h.Reason))
 		}

@@ -50,6 +50,13 @@ func TestReadCommandsOutputFlag(t *testing.T) {
 		{"keyset delete", []string{"--cluster", "lab-two", "--name", "oncall"}, dial},
 		{"keyset list", []string{"--cluster", "lab-two"}, dial},
 		{"keyset show", []string{"--cluster", "lab-two", "--name", "oncall"}, dial},
+		{"fleet create", []string{"--name", "weekly", "--clusters", "a,b", "--wave-size", "1"}, dial},
+		{"fleet plan", []string{"--name", "weekly"}, dial},
+		{"fleet start", []string{"--name", "weekly", "--version", "4.2.0"}, dial},
+		{"fleet status", []string{"--name", "weekly"}, dial},
+		{"fleet pause", []string{"--name", "weekly"}, dial},
+		{"fleet continue", []string{"--name", "weekly"}, dial},
+		{"fleet cancel", []string{"--name", "weekly"}, dial},
 		// An example site is not reachable from here: every BMM is a blocker.
 		{"site check", []string{"--inventory", "../examples/two-rack.yaml", "--timeout", "500ms"}, "blockers"},
 	}

@@ -64,6 +64,15 @@ var waits = []listed{
 	{wait{"upgrade.upgrade.waitBetween", "workflow.AwaitWithTimeout", "w"}, byOperator, "the wait between racks"},
 	{wait{"upgrade.upgrade.resumeWait", "workflow.AwaitWithTimeout", "d"}, byOperator, "what is left of the wait between racks, after a move"},
 	{wait{"keysets.waitExpiry", "workflow.AwaitWithTimeout", "d"}, byOperator, "a keyset's expiration"},
+	// A fleet (workflows/rollout): idle until the operator's next start;
+	// its reads of its sites, paced, each a long read of its own.
+	{wait{"rollout.FleetWorkflow", "workflow.Await", "none"}, byOperator, "a fleet between rollouts"},
+	{wait{"rollout.run.watch", "workflow.Await", "none"}, byPacing, "a fleet's read of its sites"},
+	{wait{"rollout.run.sleep", "workflow.AwaitWithTimeout", "d"}, byPacing, "a fleet's read of its sites"},
+	{wait{"rollout.run.watch", "StartToCloseTimeout", "watchFor + 2*time.Minute"}, byFleet, "a fleet's read of its sites"},
+	{wait{"rollout.run.watch", "HeartbeatTimeout", "every + time.Minute"}, byFleet, "a fleet's read of its sites"},
+	{wait{"rollout.run.startWave", "StartToCloseTimeout", "5 * time.Minute"}, byFleet, "a fleet's start of a wave"},
+	{wait{"rollout.run.finish", "StartToCloseTimeout", "2 * time.Minute"}, byFleet, "a fleet's cancel of its sites"},
 }
 
 // limits are the step limits the workflows build (kernel.Limit), each from

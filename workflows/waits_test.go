@@ -56,6 +56,10 @@ const (
 	// self: a child that bounds itself with a limit from the table, or one
 	// that is not waited on.
 	bySelf = "self"
+	// fleet: a fleet's calls to Temporal about its sites (their ledgers'
+	// headers, their upgrades' starts and states): no one site's table
+	// bounds a run over many sites, so each has a constant of its own.
+	byFleet = "fleet"
 )
 
 // listed is a wait with its bound: the kind, and the words docs/time-limits.md

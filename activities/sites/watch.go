@@ -41,10 +41,10 @@ func (a *Activities) WatchSites(ctx context.Context, in WatchInput) ([]fleet.Rea
 	}
 	deadline := time.Now().Add(in.For)
 	for {
-		out := a.read(ctx, in)
+		out := a.read(ctx, in, known)
 		changed := false
 		for _, r := range out {
-			changed = changed || r != known[r.Cluster]
+			changed = changed || !r.Same(known[r.Cluster])
 		}
 		if changed || !time.Now().Add(in.Every).Before(deadline) {
 			return out, nil
@@ -59,11 +59,13 @@ func (a *Activities) WatchSites(ctx context.Context, in WatchInput) ([]fleet.Rea
 }
 
 // read reads every site once.
-func (a *Activities) read(ctx context.Context, in WatchInput) []fleet.Reading {
+func (a *Activities) read(ctx context.Context, in WatchInput, known map[string]fleet.Reading) []fleet.Reading {
 	out := make([]fleet.Reading, len(in.Sites))
 	each(len(in.Sites), func(i int) {
-		r := fleet.Judge(a.observe(ctx, in.Sites[i]), in.UnreachableAfter)
-		r.Cluster = in.Sites[i].Cluster
+		s := in.Sites[i]
+		o, silentSince := a.observe(ctx, s, known[s.Cluster].SilentSince)
+		r := fleet.Judge(o, in.UnreachableAfter)
+		r.Cluster, r.SilentSince = s.Cluster, silentSince
 		out[i] = r
 	})
 	return out
@@ -71,25 +73,24 @@ func (a *Activities) read(ctx context.Context, in WatchInput) []fleet.Reading {
 
 // observe is what one site shows: its latest upgrade run (the fleet's, or
 // one run again by hand to the same target: either brings it there), the
-// ledger's status and version, and when a worker last polled the site's
-// task queue.
-func (a *Activities) observe(ctx context.Context, s Followed) fleet.Observation {
-	var o fleet.Observation
+// ledger's status and version, and how long no worker polled the site's
+// task queue — silentSince, when it lists no poller, since when.
+func (a *Activities) observe(ctx context.Context, s Followed, silentSince time.Time) (o fleet.Observation, _ time.Time) {
 	st, err := a.header(ctx, s.Cluster)
 	if err != nil {
 		o.LedgerError = err.Error()
-		return o
+		return o, silentSince
 	}
 	o.ClusterStatus, o.ClusterMessage = st.Cluster.DetailedStatus, st.Cluster.DetailedStatusMessage
-	o.WorkerSilentFor = a.silentFor(ctx, siteQueue(st))
+	o.WorkerSilentFor, silentSince = a.silentFor(ctx, siteQueue(st), silentSince)
 	d, err := a.Client.DescribeWorkflowExecution(ctx, api.UpgradeID(s.Cluster), "")
 	var nf *serviceerror.NotFound
 	switch {
 	case errors.As(err, &nf):
-		return o // no upgrade of the site at all: Run stays ""
+		return o, silentSince // no upgrade of the site at all: Run stays ""
 	case err != nil:
 		o.LedgerError = "its upgrade could not be described: " + err.Error()
-		return o
+		return o, silentSince
 	}
 	o.Run = runStatus(d.GetWorkflowExecutionInfo().GetStatus())
 	o.AtTarget = st.Cluster.RuntimeVersion == s.Target
@@ -97,7 +98,7 @@ func (a *Activities) observe(ctx context.Context, s Followed) fleet.Observation 
 	if o.Run == "Running" && st.Cluster.DetailedStatus == model.ClusterUpdatePaused {
 		a.readPause(ctx, s.Cluster, &o)
 	}
-	return o
+	return o, silentSince
 }
 
 // readPause reads the running upgrade's status to tell a pause its
@@ -124,15 +125,20 @@ func (a *Activities) readPause(ctx context.Context, cluster string, o *fleet.Obs
 }
 
 // silentFor is how long no worker polled queue (its activities: the site
-// worker's, or the central one's for a site without its own queue).
-func (a *Activities) silentFor(ctx context.Context, queue string) time.Duration {
+// worker's, or the central one's for a site without its own queue), by the
+// pollers' last access the server lists. A queue that lists none at all —
+// a worker gone, or a server just restarted, which lists none until the
+// workers poll again — is silent since the first read that saw none
+// (since, or now), which it returns for the next read; zero when it lists
+// one.
+func (a *Activities) silentFor(ctx context.Context, queue string, since time.Time) (time.Duration, time.Time) {
 	resp, err := a.Client.WorkflowService().DescribeTaskQueue(ctx, &workflowservice.DescribeTaskQueueRequest{
 		Namespace:     cmp.Or(a.Namespace, "default"),
 		TaskQueue:     &taskqueuepb.TaskQueue{Name: queue, Kind: enumspb.TASK_QUEUE_KIND_NORMAL},
 		TaskQueueType: enumspb.TASK_QUEUE_TYPE_ACTIVITY,
 	})
 	if err != nil {
-		return 0 // not known: the ledger's answer decides
+		return 0, since // not known: the ledger's answer decides
 	}
 	var last time.Time
 	for _, p := range resp.GetPollers() {
@@ -140,10 +146,13 @@ func (a *Activities) silentFor(ctx context.Context, queue string) time.Duration 
 			last = t
 		}
 	}
-	if last.IsZero() {
-		return time.Duration(1<<62 - 1)
+	if !last.IsZero() {
+		return max(time.Since(last), 0), time.Time{}
 	}
-	return max(time.Since(last), 0)
+	if since.IsZero() {
+		since = time.Now()
+	}
+	return time.Since(since), since
 }
 
 func runStatus(s enumspb.WorkflowExecutionStatus) string {

@@ -7,13 +7,14 @@ import (
 
 // A fleet's states (FleetStatus.State).
 const (
-	StateIdle      = "Idle"      // no rollout running
-	StateRolling   = "Rolling"   // a wave's sites are upgrading
-	StateBaking    = "Baking"    // a finished wave runs before the next starts
-	StatePaused    = "Paused"    // the operator paused: no new site starts
-	StateHalted    = "Halted"    // a halt rule fired: no new site starts
-	StateCompleted = "Completed" // the last rollout reached every site
-	StateCancelled = "Cancelled" // the last rollout was cancelled
+	StateIdle       = "Idle"       // no rollout running
+	StateRolling    = "Rolling"    // a wave's sites are upgrading
+	StateBaking     = "Baking"     // a finished wave runs before the next starts
+	StatePaused     = "Paused"     // the operator paused: no new site starts
+	StateHalted     = "Halted"     // a halt rule fired: no new site starts
+	StateCompleted  = "Completed"  // the last rollout reached every site
+	StateCancelling = "Cancelling" // cancelled: it ends at its next safe point
+	StateCancelled  = "Cancelled"  // the last rollout was cancelled
 )
 
 // A site's verdicts, as the fleet judged it at its last reading.
@@ -54,6 +55,8 @@ type Site struct {
 	// Acknowledged: the operator continued past this site's halt; it no
 	// longer halts, nor holds its wave.
 	Acknowledged bool `json:"acknowledged,omitempty"`
+	// SilentSince: Reading's, kept for the next read.
+	SilentSince time.Time `json:"silentSince,omitzero"`
 }
 
 // Done: the site holds its wave no longer.
@@ -84,6 +87,16 @@ type Reading struct {
 	Cluster string `json:"cluster"`
 	Verdict string `json:"verdict"`
 	Detail  string `json:"detail,omitempty"`
+	// SilentSince is since when the site's task queue has listed no
+	// poller at all (zero: it lists one): a restarted server lists none
+	// until the workers poll again, so silence is counted from the first
+	// read that saw none, across reads (the fleet hands it back).
+	SilentSince time.Time `json:"silentSince,omitzero"`
+}
+
+// Same: r says what k says.
+func (r Reading) Same(k Reading) bool {
+	return r.Cluster == k.Cluster && r.Verdict == k.Verdict && r.Detail == k.Detail && r.SilentSince.Equal(k.SilentSince)
 }
 
 // Observation is what a site showed: its upgrade run, its ledger and its
@@ -146,13 +159,8 @@ func Judge(o Observation, unreachableAfter time.Duration) Reading {
 	return Reading{Verdict: Running}
 }
 
-// silence says how long, or that no worker polled at all.
-func silence(d time.Duration) string {
-	if d > 365*24*time.Hour {
-		return "as long as the server remembers"
-	}
-	return d.Round(time.Second).String()
-}
+// silence says how long.
+func silence(d time.Duration) string { return d.Round(time.Second).String() }
 
 func at(unit string) string {
 	if unit == "" {

@@ -29,6 +29,7 @@ func TestCLIs(t *testing.T) {
 	step("RuntimeUpgradeWorkflow/tctl", upgradeWithTctl)
 	step("RuntimeUpgradeWorkflow/cancel", upgradeCancel)
 	step("HealthMonitorWorkflow", healthMonitor)
+	step("FleetWorkflow", fleetOfOne)
 }
 
 // clusterState queries the ledger with both CLIs.

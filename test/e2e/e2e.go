@@ -51,6 +51,10 @@ type Options struct {
 	// and so by the worker (payload codec tests); nil is the SDK default.
 	DataConverter    converter.DataConverter
 	FailureConverter converter.FailureConverter
+	// Alongside makes this site another of that env's Temporal: its own
+	// lab and cluster, the same dev server, client and worker (a fleet of
+	// sites, test/fleet). Restartable and StartWorker do not apply.
+	Alongside *Env
 }
 
 // Env is a running site.
@@ -99,6 +103,10 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 	serverUp := make(chan error, 1)
 	go func() {
 		var err error
+		if opts.Alongside != nil {
+			serverUp <- nil
+			return
+		}
 		e.Server, err = devserver.Start(ctx, e.serverOpts)
 		serverUp <- err
 	}()
@@ -112,7 +120,9 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 		_, port, _ := net.SplitHostPort(e.Server.Address)
 		e.serverOpts.Port, _ = strconv.Atoi(port)
 	}
-	if e.Server != nil {
+	if opts.Alongside != nil {
+		e.Server, e.Client, e.Worker = opts.Alongside.Server, opts.Alongside.Client, opts.Alongside.Worker
+	} else if e.Server != nil {
 		// The closure reads e.Server at cleanup time: a restart replaces it.
 		t.Cleanup(func() { e.Server.Stop() })
 	}
@@ -127,6 +137,10 @@ func Start(t testing.TB, inventory string, opts Options) *Env {
 	}
 	if e.Inventory, err = model.LoadInventory(e.InvPath); err != nil {
 		t.Fatal(err)
+	}
+	if opts.Alongside != nil {
+		e.Register()
+		return e
 	}
 	if opts.DataConverter != nil || opts.FailureConverter != nil {
 		e.Client, err = client.Dial(client.Options{HostPort: e.Server.Address,

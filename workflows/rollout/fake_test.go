@@ -25,13 +25,15 @@ type fakeFleet struct {
 	dur     map[string]time.Duration
 	outcome map[string]fleet.Reading
 	started map[string]time.Time
+	// refused are the sites whose start is refused, with why.
+	refused map[string]string
 	// waves is each StartSites call's sites, in order.
 	waves     [][]string
 	cancelled []string
 }
 
 func newFakeFleet(env *testsuite.TestWorkflowEnvironment) *fakeFleet {
-	f := &fakeFleet{env: env, dur: map[string]time.Duration{}, outcome: map[string]fleet.Reading{}, started: map[string]time.Time{}}
+	f := &fakeFleet{env: env, dur: map[string]time.Duration{}, outcome: map[string]fleet.Reading{}, started: map[string]time.Time{}, refused: map[string]string{}}
 	env.RegisterWorkflow(FleetWorkflow)
 	env.RegisterActivity(f.StartSites)
 	env.RegisterActivity(f.WatchSites)
@@ -47,6 +49,10 @@ func (f *fakeFleet) StartSites(_ context.Context, in sites.StartInput) ([]sites.
 	f.waves = append(f.waves, in.Sites)
 	var out []sites.Started
 	for _, c := range in.Sites {
+		if why, ok := f.refused[c]; ok {
+			out = append(out, sites.Started{Reading: fleet.Reading{Cluster: c, Verdict: fleet.Failed, Detail: "not started: " + why}})
+			continue
+		}
 		if _, ok := f.started[c]; !ok {
 			f.started[c] = f.env.Now()
 		}

@@ -119,6 +119,8 @@ func (r *run) state() string {
 		return fleet.StateCancelled
 	case ro.FinishedAt != nil:
 		return fleet.StateCompleted
+	case ro.Cancelled:
+		return fleet.StateCancelling
 	case ro.Halt != nil:
 		return fleet.StateHalted
 	case ro.Paused:

@@ -144,3 +144,32 @@ func TestFleetContinuesAsNewWithItsRollout(t *testing.T) {
 	require.Empty(t, f2.startCalls(), "no site started twice")
 	require.Len(t, f.startCalls(), 2)
 }
+
+// A site whose start is refused halts the rollout and is not followed;
+// continue acknowledges it and the next wave goes, the refused site
+// staying failed in the status.
+func TestFleetRefusedStartHaltsUntilContinued(t *testing.T) {
+	env := wftest.QuietEnv()
+	f := newFakeFleet(env)
+	all := names(3)
+	f.refused["site-01"] = "site-01 is not a registered cluster"
+	startRollout(t, env)
+	var cont wftest.UpdateResult
+	at(env, 3*time.Hour, func() {
+		st := status(t, env)
+		require.Equal(t, fleet.StateHalted, st.State)
+		require.Contains(t, st.Rollout.Halt.Reason, "not a registered cluster")
+		require.Nil(t, st.Rollout.Sites[0].StartedAt, "not started, so not followed")
+		wftest.SendUpdate(env, api.UpdateContinue, "continue", &cont, nil)
+	})
+	var last api.FleetStatus
+	endWhen(t, env, 10*time.Hour, &last)
+	env.ExecuteWorkflow(FleetWorkflow, api.FleetInput{Spec: fleet.Spec{Name: "prod", Clusters: all, Canary: all[:1], WaveSize: 2}, Tuning: tuned})
+	require.NoError(t, cont.Rejected)
+	require.Equal(t, fleet.StateCompleted, last.State)
+	require.Equal(t, fleet.Failed, last.Rollout.Sites[0].Verdict)
+	require.True(t, last.Rollout.Sites[0].Acknowledged)
+	for _, s := range last.Rollout.Sites[1:] {
+		require.Equal(t, fleet.Succeeded, s.Verdict, s.Cluster)
+	}
+}

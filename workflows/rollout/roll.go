@@ -12,37 +12,28 @@ import (
 
 // roll takes the rollout wave by wave: it starts a wave's sites when
 // neither paused nor halted, follows them until each is done, bakes, and
-// goes on. It returns when the rollout ended, or at a safe point where
-// the run continues as new (continueDue: the caller asks again).
+// goes on; whatever it waits for, it keeps reading the sites it started.
+// It returns when the rollout ended, or at a safe point where the run
+// continues as new (continueDue: the caller asks again).
 func (r *run) roll(ctx workflow.Context) error {
 	ro := r.st.Rollout
 	for ro.Wave < len(ro.Waves) && !ro.Cancelled {
-		if !r.started(ro.Wave) {
-			if err := workflow.Await(ctx, func() bool { return r.free() || ro.Cancelled || r.continueDue(ctx) }); err != nil {
-				return err
-			}
-			if ro.Cancelled || r.continueDue(ctx) {
-				break
-			}
+		started := r.started(ro.Wave)
+		switch {
+		case r.continueDue(ctx):
+			return nil
+		case !started && r.free():
 			if err := r.startWave(ctx); err != nil {
 				return err
 			}
-			continue
-		}
-		if r.waveDone() && r.baked(ctx) && r.free() {
+		case started && r.waveDone() && r.baked(ctx) && r.free():
 			r.log("", "wave %d of %d done", ro.Wave+1, len(ro.Waves))
 			ro.Wave, ro.BakeUntil = ro.Wave+1, nil
-			continue
+		default:
+			if err := r.watch(ctx); err != nil {
+				return err
+			}
 		}
-		if r.continueDue(ctx) {
-			return nil
-		}
-		if err := r.watch(ctx); err != nil {
-			return err
-		}
-	}
-	if r.continueDue(ctx) && !ro.Cancelled && ro.Wave < len(ro.Waves) {
-		return nil
 	}
 	return r.finish(ctx)
 }
@@ -111,8 +102,11 @@ func (r *run) startWave(ctx workflow.Context) error {
 	r.log("", "wave %d of %d started: %v", ro.Wave+1, len(ro.Waves), names)
 	now := workflow.Now(ctx)
 	for _, g := range got {
-		s := r.site(g.Cluster)
-		s.RunID, s.StartedAt = g.RunID, &now
+		// A site refused or already current was not started: it is not
+		// followed (a refused one halts until acknowledged).
+		if s := r.site(g.Cluster); g.RunID != "" {
+			s.RunID, s.StartedAt = g.RunID, &now
+		}
 		r.apply(g.Reading)
 	}
 	return nil
@@ -129,9 +123,9 @@ func (r *run) watch(ctx workflow.Context) error {
 	}
 	in := sites.WatchInput{Every: every, For: watchFor, UnreachableAfter: unreachable}
 	for _, s := range ro.Sites {
-		if s.StartedAt != nil && s.Verdict != fleet.Current {
+		if s.StartedAt != nil {
 			in.Sites = append(in.Sites, sites.Followed{Cluster: s.Cluster, Target: ro.Request.TargetVersion})
-			in.Known = append(in.Known, fleet.Reading{Cluster: s.Cluster, Verdict: s.Verdict, Detail: s.Detail})
+			in.Known = append(in.Known, fleet.Reading{Cluster: s.Cluster, Verdict: s.Verdict, Detail: s.Detail, SilentSince: s.SilentSince})
 		}
 	}
 	if len(in.Sites) == 0 {
@@ -179,11 +173,11 @@ func (r *run) sleep(ctx workflow.Context, d time.Duration) error {
 // log line. It reports whether the verdict changed.
 func (r *run) apply(g fleet.Reading) bool {
 	s := r.site(g.Cluster)
-	if s == nil || (s.Verdict == g.Verdict && s.Detail == g.Detail) {
+	if s == nil || g.Same(fleet.Reading{Cluster: s.Cluster, Verdict: s.Verdict, Detail: s.Detail, SilentSince: s.SilentSince}) {
 		return false
 	}
 	was := s.Verdict
-	s.Verdict, s.Detail = g.Verdict, g.Detail
+	s.Verdict, s.Detail, s.SilentSince = g.Verdict, g.Detail, g.SilentSince
 	if !fleet.Halts(g.Verdict) {
 		s.Acknowledged = false
 	}
