@@ -5,7 +5,7 @@
 // It runs the Go benchmarks with `go test -bench` and parses their
 // ReportMetric figures; it does not re-implement them. Environment:
 //
-//	BENCH_ONLY=lab,critical,history,storm  run only these groups; the others
+//	BENCH_ONLY=lab,critical,history,storm,fleet  run only these groups; the others
 //	                                       keep their figures from the previous
 //	                                       bench/results.json (marked "prev")
 //	RACKROLL_STORM_N=1000                  the remediation storm's size
@@ -32,13 +32,15 @@ import (
 type group struct {
 	name, pkg, bench string
 	about            string
+	timeout          string // go test -timeout; default 90m
 }
 
 var groups = []group{
-	{"lab", "./internal/lab/", "^BenchmarkLabUp", "lab start time and heap"},
-	{"critical", "./test/bench/", "^BenchmarkUpgradeCriticalPath$", "critical-path ratio (four-rack, sixteen-rack)"},
-	{"storm", "./test/bench/", "^BenchmarkRemediationStorm$", "remediation storm"},
-	{"history", "./test/bench/", "^BenchmarkHistoryBounds$", "history bounds, 64 racks × 32 compute, 32 keysets (~45 min)"},
+	{"lab", "./internal/lab/", "^BenchmarkLabUp", "lab start time and heap", ""},
+	{"critical", "./test/bench/", "^BenchmarkUpgradeCriticalPath$", "critical-path ratio (four-rack, sixteen-rack)", ""},
+	{"storm", "./test/bench/", "^BenchmarkRemediationStorm$", "remediation storm", ""},
+	{"history", "./test/bench/", "^BenchmarkHistoryBounds$", "history bounds, 64 racks × 32 compute, 32 keysets (~45 min)", ""},
+	{"fleet", "./test/bench/", "^BenchmarkFleet$", "fleet: 10 sites × 1,024 servers on PostgreSQL, a process per Temporal service (est. 2–3 h)", "240m"},
 }
 
 func main() {
@@ -112,7 +114,11 @@ var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
 // runBench runs one group, echoing its output to stderr, and returns the
 // metrics per benchmark.
 func runBench(g group) (map[string]map[string]float64, error) {
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", g.bench, "-benchtime", "1x", "-timeout", "90m", g.pkg)
+	timeout := g.timeout
+	if timeout == "" {
+		timeout = "90m"
+	}
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", g.bench, "-benchtime", "1x", "-timeout", timeout, g.pkg)
 	var buf bytes.Buffer
 	cmd.Stdout = io.MultiWriter(os.Stderr, &buf)
 	cmd.Stderr = os.Stderr
@@ -258,6 +264,7 @@ func figures(res Results) []Figure {
 		le(res.Metrics[st]["cap"]))
 	add("storm: throughput", "—", st, "remediations/s", "/s", nil)
 	add("storm: worker process peak RSS (VmHWM)", "< 512 MiB", st, "MiB-peak-rss", "MiB", lt(512))
+	fleetFigures(res, add)
 	add("lab: four-rack start", "< 15 s", "BenchmarkLabUpFourRack", "s-ready", "s", lt(15))
 	add("lab: 64-rack (1,024 BMMs) start", "—", "BenchmarkLabUp64Racks", "s-ready", "s", nil)
 	add("lab: 64-rack heap", "—", "BenchmarkLabUp64Racks", "MiB-heap", "MiB", nil)

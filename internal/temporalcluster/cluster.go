@@ -230,3 +230,15 @@ func (c *Cluster) CLI(ctx context.Context, args ...string) (string, error) {
 	}
 	return string(out), nil
 }
+
+// Pids maps each running service to its process id (for /proc readings:
+// a benchmark's CPU and memory per service).
+func (c *Cluster) Pids() map[string]int {
+	out := map[string]int{}
+	for s, p := range c.services {
+		if pid := p.Pid(); pid != 0 {
+			out[s] = pid
+		}
+	}
+	return out
+}

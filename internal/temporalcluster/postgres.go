@@ -195,3 +195,12 @@ func tempBase() string {
 		}
 	}
 }
+
+// Pid is the postmaster's process id (its backends are its children), 0
+// when stopped.
+func (p *Postgres) Pid() int {
+	if p.proc == nil {
+		return 0
+	}
+	return p.proc.Pid()
+}

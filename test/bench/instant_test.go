@@ -18,9 +18,31 @@ import (
 
 // instant stands in for the BMCs and the Kubernetes API, so the history
 // benchmark measures workflow histories, not hardware: every step succeeds
-// at once and every node comes back on a new boot at the version asked.
-// TestInstantAnswersEveryActivity keeps it complete.
-type instant struct{}
+// (at once, or after its timings) and every node comes back on a new boot
+// at the version asked. TestInstantAnswersEveryActivity keeps it complete.
+type instant struct{ timings instantTimings }
+
+// instantTimings make the instant hardware take honest compressed time
+// (the fleet benchmark: the critical-path bench's lab timings); zero is
+// at once (the history benchmark).
+type instantTimings struct {
+	Reimage, Boot, Power, Drain time.Duration
+}
+
+// take waits d, or until the activity is cancelled.
+func take(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 func (instant) CheckImage(_ context.Context, in image.CheckInput) (api.ImageCheck, error) {
 	return api.ImageCheck{URL: in.URL, OK: true, Answer: "200 OK"}, nil
@@ -34,7 +56,10 @@ func (instant) DeleteNode(context.Context, string) error { return nil }
 func (instant) LabelNode(context.Context, string, map[string]string) error {
 	return nil
 }
-func (instant) Drain(context.Context, kube.DrainInput) (kube.DrainResult, error) {
+func (i instant) Drain(ctx context.Context, _ kube.DrainInput) (kube.DrainResult, error) {
+	if err := take(ctx, i.timings.Drain); err != nil {
+		return kube.DrainResult{}, err
+	}
 	return kube.DrainResult{Completed: true}, nil
 }
 func (instant) ShutdownVMs(context.Context, kube.ShutdownInput) (kube.ShutdownResult, error) {
@@ -63,21 +88,35 @@ func (instant) ObserveControlPlane(_ context.Context, nodes []string) (kube.Cont
 	}
 	return out, nil
 }
-func (instant) WaitNodeReady(_ context.Context, in kube.WaitReadyInput) (kube.NodeStatus, error) {
+func (i instant) WaitNodeReady(ctx context.Context, in kube.WaitReadyInput) (kube.NodeStatus, error) {
+	if err := take(ctx, i.timings.Boot); err != nil {
+		return kube.NodeStatus{}, err
+	}
 	return readyNode(in.Node, in.Version, "boot-after"), nil
 }
-func (instant) Reimage(_ context.Context, in bmc.ReimageInput) (bmc.ReimageResult, error) {
+func (i instant) Reimage(ctx context.Context, in bmc.ReimageInput) (bmc.ReimageResult, error) {
+	if err := take(ctx, i.timings.Reimage); err != nil {
+		return bmc.ReimageResult{}, err
+	}
 	return bmc.ReimageResult{Version: in.Version, Reimaged: true}, nil
 }
 
 // WatchReimage finds no hint of a failed install: the node decides.
 func (instant) WatchReimage(context.Context, bmc.WatchInput) error { return nil }
 func (instant) EjectMedia(context.Context, bmc.EjectInput) error   { return nil }
-func (instant) PowerOn(context.Context, bmc.Endpoint) (bmc.PowerResult, error) {
+func (i instant) PowerOn(ctx context.Context, _ bmc.Endpoint) (bmc.PowerResult, error) {
+	if err := take(ctx, i.timings.Power); err != nil {
+		return bmc.PowerResult{}, err
+	}
 	return bmc.PowerResult{ResetType: "On", Evidence: "PowerState Off → On"}, nil
 }
-func (instant) PowerOff(context.Context, bmc.PowerOffInput) error { return nil }
-func (instant) Restart(context.Context, bmc.Endpoint) (bmc.PowerResult, error) {
+func (i instant) PowerOff(ctx context.Context, _ bmc.PowerOffInput) error {
+	return take(ctx, i.timings.Power)
+}
+func (i instant) Restart(ctx context.Context, _ bmc.Endpoint) (bmc.PowerResult, error) {
+	if err := take(ctx, i.timings.Power); err != nil {
+		return bmc.PowerResult{}, err
+	}
 	return bmc.PowerResult{ResetType: "ForceRestart", Evidence: "PowerState PoweringOff"}, nil
 }
 func (instant) ReadPower(context.Context, bmc.Endpoint) (bmc.PowerStatus, error) {

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// addFunc adds one figure: name, goal, benchmark, its metric's unit, the
+// unit shown, and whether a value meets the goal (nil: no goal).
+type addFunc func(name, goal, bench, unit, outUnit string, met func(float64) bool)
+
+// fleetFigures are the fleet benchmark's rows (test/bench/fleet_test.go):
+// the rollout's ratio to its critical path, actions, the workers', the
+// server's and the database's cost per 1,000 servers, and per workflow
+// type the largest history and payload.
+func fleetFigures(res Results, add addFunc) {
+	const fb = "BenchmarkFleet"
+	le := func(g float64) func(float64) bool { return func(v float64) bool { return v <= g } }
+	m := res.Metrics[fb]
+	size := "fleet"
+	if m["sites"] > 0 {
+		size = fmt.Sprintf("fleet of %.0f sites × %.0f servers", m["sites"], m["servers"]/m["sites"])
+	}
+	add(size+": wall / critical path", "≤ 1.05", fb, "ratio", "", le(1.05))
+	add("  fleet: wall", "—", fb, "s-wall", "s", nil)
+	add("  fleet: critical path (slowest site of each wave, + bake)", "—", fb, "s-critical", "s", nil)
+	add("  fleet: servers upgraded per second", "—", fb, "servers/s", "/s", nil)
+	add("fleet: Temporal actions per upgraded server", "—", fb, "actions/server", "", nil)
+	add("  fleet: actions per second", "—", fb, "actions/s", "/s", nil)
+	add("fleet: central worker CPU per 1,000 servers", "—", fb, "cpu-s-central/1k-servers", "CPU-s", nil)
+	add("fleet: site workers' CPU per 1,000 servers", "—", fb, "cpu-s-sites/1k-servers", "CPU-s", nil)
+	add("fleet: central worker peak RSS (VmHWM)", "—", fb, "MiB-rss-central", "MiB", nil)
+	add("  fleet: central worker peak RSS per 1,000 servers", "—", fb, "MiB-rss-central/1k-servers", "MiB", nil)
+	add("  fleet: a site worker's peak RSS (largest)", "—", fb, "MiB-rss-site-max", "MiB", nil)
+	add("fleet: Temporal services' CPU per 1,000 servers", "—", fb, "cpu-s-temporal/1k-servers", "CPU-s", nil)
+	add("fleet: PostgreSQL CPU per 1,000 servers", "—", fb, "cpu-s-postgres/1k-servers", "CPU-s", nil)
+	add("fleet: database size per 1,000 servers", "—", fb, "MiB-db/1k-servers", "MiB", nil)
+	var types []string
+	for unit := range m {
+		if t, ok := strings.CutPrefix(unit, "events-max-"); ok {
+			types = append(types, t)
+		}
+	}
+	sort.Strings(types)
+	if len(types) == 0 {
+		add("fleet: largest history", "≤ 12,500 events", fb, "events-max-RuntimeUpgradeWorkflow", "events", nil)
+	}
+	for _, t := range types {
+		add("fleet: "+t+" largest history", "≤ 12,500 events", fb, "events-max-"+t, "events", le(12500))
+		add("  fleet: "+t+" largest history bytes", "—", fb, "KiB-max-"+t, "KiB", nil)
+		add("  fleet: "+t+" largest payload", "≤ 512 KiB", fb, "KiB-payload-"+t, "KiB", le(512))
+	}
+	add("  fleet bench: whole run", "—", fb, "s-bench", "s", nil)
+}
