@@ -54,6 +54,7 @@ var waits = []listed{
 	{wait{"cluster.clusterLedger.run", "workflow.Await", "none"}, byPacing, "the ledger's sweep"},
 	// The ledger's own calls.
 	{wait{"kernel.LedgerOf.opts", "StartToCloseTimeout", "30 * time.Second"}, byLedger, "a call to the ledger"},
+	{wait{"kernel.LedgerOf.localOpts", "StartToCloseTimeout", "30 * time.Second"}, byLedger, "a call to the ledger"},
 	{wait{"cluster.clusterLedger.run", "StartToCloseTimeout", "30 * time.Second"}, byLedger, "a call to the ledger"},
 	// The operator's.
 	{wait{"upgrade.upgrade.pause", "workflow.Await", "none"}, byOperator, "a pause"},
