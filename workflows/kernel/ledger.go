@@ -48,8 +48,10 @@ type localLedgerKey struct{}
 // every read or record (docs/performance.md). As a local activity it runs
 // inside the caller's workflow task, which then goes on with what follows.
 // The same Update, the same retries; its result is recorded as a marker.
-// A family opts in behind its own GetVersion (a history's commands
-// change), so recorded histories replay as they ran.
+// The short reads of the site that go through SiteRead are local too
+// where the site has no task queue of its own. A family opts in behind
+// its own GetVersion (a history's commands change), so recorded histories
+// replay as they ran.
 func LocalLedger(ctx workflow.Context) workflow.Context {
 	return workflow.WithValue(ctx, localLedgerKey{}, true)
 }
