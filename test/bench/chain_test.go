@@ -11,6 +11,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 )
 
 // chainLinks splits the serial path of each rack run into its links, read
@@ -87,6 +88,7 @@ func chainLinks(b *testing.B, c client.Client, parentID string, runs []rackRun, 
 		// The rack's first and last workflow tasks (scheduled, started,
 		// completed): where links 3 and 6 spend their time.
 		var first, last [3]time.Time
+		var laDone time.Time
 		wft := map[enumspb.EventType]int{
 			enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED: 0,
 			enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED:   1,
@@ -102,6 +104,13 @@ func chainLinks(b *testing.B, c client.Client, parentID string, runs []rackRun, 
 			t := ev.GetEventTime().AsTime()
 			if at := check[ev.GetEventType()]; at != nil && firstInit.IsZero() {
 				*at = t
+			}
+			if m := ev.GetMarkerRecordedEventAttributes(); m != nil && m.GetMarkerName() == "LocalActivity" && laDone.IsZero() {
+				// The local check's end, by the worker's clock.
+				var data struct{ ReplayTime time.Time }
+				if converter.GetDefaultDataConverter().FromPayloads(m.GetDetails()["data"], &data) == nil {
+					laDone = data.ReplayTime
+				}
 			}
 			if i, ok := wft[ev.GetEventType()]; ok {
 				if first[2].IsZero() {
@@ -146,6 +155,9 @@ func chainLinks(b *testing.B, c client.Client, parentID string, runs []rackRun, 
 		if !first[2].IsZero() && actDone.IsZero() {
 			sum["3e rack: started → first task started"] += first[1].Sub(rackStart)
 			sum["3f rack: first task started → completed (local check)"] += first[2].Sub(first[1])
+			if !laDone.IsZero() {
+				sum["3g of which the local check (to its end, worker's clock)"] += laDone.Sub(first[1])
+			}
 		}
 		if !last[2].IsZero() {
 			sum["6a slowest server closed → rack's last task scheduled"] += last[0].Sub(sClose)
