@@ -54,6 +54,10 @@ var waits = []listed{
 	{wait{"cluster.clusterLedger.run", "workflow.Await", "none"}, byPacing, "the ledger's sweep"},
 	// The ledger's own calls.
 	{wait{"kernel.LedgerOf.opts", "StartToCloseTimeout", "30 * time.Second"}, byLedger, "a call to the ledger"},
+	{wait{"kernel.LedgerOf.localOpts", "StartToCloseTimeout", "30 * time.Second"}, byLedger, "a call to the ledger"},
+	// A short read of the site as a local activity: its caller's bounds.
+	{wait{"kernel.SiteRead", "ScheduleToCloseTimeout", "opts.ScheduleToCloseTimeout"}, byTable, "a call that answers at once"},
+	{wait{"kernel.SiteRead", "StartToCloseTimeout", "opts.StartToCloseTimeout"}, byTable, "a call that answers at once"},
 	{wait{"cluster.clusterLedger.run", "StartToCloseTimeout", "30 * time.Second"}, byLedger, "a call to the ledger"},
 	// The operator's.
 	{wait{"upgrade.upgrade.pause", "workflow.Await", "none"}, byOperator, "a pause"},

@@ -27,6 +27,7 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -130,10 +131,26 @@ func scheduledQueues(t *testing.T, env *e2e.Env, id string) (site, central map[s
 		ledgerActs[lt.Method(i).Name] = true
 	}
 	site, central = map[string]string{}, map[string]string{}
+	queue := "" // the workflow's own task queue
 	it := env.Client.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		require.NoError(t, err)
+		if s := ev.GetWorkflowExecutionStartedEventAttributes(); s != nil {
+			queue = s.GetTaskQueue().GetName()
+		}
+		if m := ev.GetMarkerRecordedEventAttributes(); m != nil && m.GetMarkerName() == "LocalActivity" {
+			// A local activity (the ledger's calls, kernel.LocalLedger)
+			// runs in the worker that runs the workflow: its queue's.
+			var data struct{ ActivityType string }
+			require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(m.GetDetails()["data"], &data))
+			if ledgerActs[data.ActivityType] {
+				central[data.ActivityType] = queue
+			} else {
+				site[data.ActivityType] = queue
+			}
+			continue
+		}
 		a := ev.GetActivityTaskScheduledEventAttributes()
 		if a == nil {
 			continue

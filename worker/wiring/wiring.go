@@ -65,9 +65,14 @@ func New(c client.Client, opts Options) worker.Worker {
 // workflow-task pollers, the ledger's Updates (about eight per server),
 // the racks' and servers' tasks queue behind one another: each link of the
 // upgrade's serial chain parent → rack → server then waits for a free
-// poller, not for the server.
+// poller, not for the server. A floor of pollers stays through the quiet
+// spells (a rack's servers waiting on their reimages), so the next rack's
+// first tasks — a new workflow's first task goes to the normal queue — find
+// a poller waiting instead of one being scaled up again; an idle poller is
+// one long poll.
 func pollers(wo *worker.Options) {
-	auto := worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{})
+	const minPollers = 4 // of each kind; the SDK's default floor is 1
+	auto := worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{MinimumNumberOfPollers: minPollers})
 	if wo.WorkflowTaskPollerBehavior == nil && wo.MaxConcurrentWorkflowTaskPollers == 0 {
 		wo.WorkflowTaskPollerBehavior = auto
 	}

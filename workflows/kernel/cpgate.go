@@ -82,12 +82,12 @@ func observeControlPlane(ctx workflow.Context, cs api.ClusterState, bmms []strin
 	}
 	// Short timeouts, few retries: a stale answer is worthless to the gate,
 	// so waiting long for one only delays the refusal.
-	octx := OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	opts := workflow.ActivityOptions{
 		StartToCloseTimeout: CallAttempt(ctx, cs.Limits(), 3), Summary: fmt.Sprintf("Observe the control plane (%d nodes)", len(nodes)),
 		RetryPolicy: &temporal.RetryPolicy{MaximumInterval: 2 * time.Second, MaximumAttempts: 3},
-	}), cs.SiteTaskQueue)
+	}
 	var ns kube.ControlPlaneNodes
-	if err := workflow.ExecuteActivity(octx, ka.ObserveControlPlane, nodes).Get(ctx, &ns); err != nil {
+	if err := SiteRead(ctx, cs.SiteTaskQueue, opts, ka.ObserveControlPlane, nodes).Get(ctx, &ns); err != nil {
 		return obs, err
 	}
 	for _, n := range ns.Nodes {
@@ -99,7 +99,7 @@ func observeControlPlane(ctx workflow.Context, cs api.ClusterState, bmms []strin
 		return obs, nil
 	}
 	var eo etcd.Observation
-	if err := workflow.ExecuteActivity(octx, ea.ObserveEtcd, etcd.ObserveInput{Spec: *cs.ControlPlane.Etcd}).Get(ctx, &eo); err != nil {
+	if err := SiteRead(ctx, cs.SiteTaskQueue, opts, ea.ObserveEtcd, etcd.ObserveInput{Spec: *cs.ControlPlane.Etcd}).Get(ctx, &eo); err != nil {
 		return obs, err
 	}
 	e := &cpgate.Etcd{SeenAt: eo.SeenAt, Alarms: eo.Alarms, Err: eo.Err}

@@ -23,3 +23,22 @@ func OnSite(ctx workflow.Context, queue string) workflow.Context {
 	}
 	return workflow.WithTaskQueue(ctx, queue)
 }
+
+// SiteRead runs a short read of the site (a List of nodes, etcd's status,
+// a HEAD of the image): a local activity of the workflow's own worker
+// when ctx asks for local calls (LocalLedger) and the site has no queue of
+// its own, so the site's activities run on that worker anyway; else the
+// activity, on the site's queue. The read is as fresh either way; the
+// local one saves the caller an activity task and a workflow task before
+// its next command. opts bound each attempt and the whole as for the
+// activity; a local activity has no heartbeat, so only reads that answer
+// within a call go through here.
+func SiteRead(ctx workflow.Context, queue string, opts workflow.ActivityOptions, activity any, args ...any) workflow.Future {
+	if queue == "" && localLedger(ctx) {
+		return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+			ScheduleToCloseTimeout: opts.ScheduleToCloseTimeout, StartToCloseTimeout: opts.StartToCloseTimeout,
+			RetryPolicy: opts.RetryPolicy, Summary: opts.Summary,
+		}), activity, args...)
+	}
+	return workflow.ExecuteActivity(OnSite(workflow.WithActivityOptions(ctx, opts), queue), activity, args...)
+}

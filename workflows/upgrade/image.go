@@ -36,14 +36,24 @@ func imageCheckLimit(in api.ServerInput, whole bool) time.Duration {
 func (u *upgrade) checkImage(ctx workflow.Context, cs api.ClusterState) string {
 	sum := cs.ImageSHA256[u.in.TargetVersion]
 	limit := imageCheckLimit(u.server, sum != "")
-	actx := kernel.OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	opts := workflow.ActivityOptions{
 		ScheduleToCloseTimeout: limit,
 		HeartbeatTimeout:       kernel.CallAttempt(ctx, limitsOf(u.server), 1), // a worker that died is noticed within a call
 		Summary:                "Check image " + u.server.ImageURL,
 		RetryPolicy:            &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
-	}), cs.SiteTaskQueue)
+	}
+	in := image.CheckInput{URL: u.server.ImageURL, SHA256: sum}
+	var fut workflow.Future
+	if sum == "" {
+		// A HEAD, answered within a call: a local activity where the run
+		// makes local calls (kernel.SiteRead). Reading the whole image for
+		// its checksum takes minutes and heartbeats: always the activity.
+		fut = kernel.SiteRead(ctx, cs.SiteTaskQueue, opts, ia.CheckImage, in)
+	} else {
+		fut = workflow.ExecuteActivity(kernel.OnSite(workflow.WithActivityOptions(ctx, opts), cs.SiteTaskQueue), ia.CheckImage, in)
+	}
 	var c api.ImageCheck
-	err := workflow.ExecuteActivity(actx, ia.CheckImage, image.CheckInput{URL: u.server.ImageURL, SHA256: sum}).Get(ctx, &c)
+	err := fut.Get(ctx, &c)
 	if err != nil {
 		c = api.ImageCheck{URL: u.server.ImageURL, Answer: "no answer: " + temporalerr.Message(err)}
 	}

@@ -26,6 +26,12 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	if in.Carry != nil {
 		kernel.TakeCarry(ctx, "RuntimeUpgradeWorkflow", in.Carry.CarryHeader)
 	}
+	// The run's ledger calls are local activities: a read or record on the
+	// serial path then costs one Update, not two more trips through the
+	// server (kernel.LocalLedger).
+	if workflow.GetVersion(ctx, changeLedgerLocal, workflow.DefaultVersion, 1) == 1 {
+		ctx = kernel.LocalLedger(ctx)
+	}
 	// A run moved at a pause restores it: a continue that comes first is
 	// taken, not refused (restoring).
 	u := &upgrade{in: in, restoring: in.Carry != nil && in.Carry.PausedAt != ""}

@@ -38,7 +38,7 @@ func (u *upgrade) checkVersionSource(ctx workflow.Context, cs api.ClusterState) 
 			recorded[b.NodeName] = b.RuntimeVersion
 		}
 	}
-	actx := kernel.OnSite(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	opts := workflow.ActivityOptions{
 		// Retries included, the preflight ends within its limit; an
 		// attempt lost with its worker (a kill mid-List) is given up after
 		// a third of it and retried, not waited out to the end.
@@ -46,9 +46,10 @@ func (u *upgrade) checkVersionSource(ctx workflow.Context, cs api.ClusterState) 
 		ScheduleToCloseTimeout: versionSourceLimit(u.server),
 		Summary:                fmt.Sprintf("Read %d nodes' versions through %s", len(nodes), cs.NodeVersion),
 		RetryPolicy:            &temporal.RetryPolicy{MaximumInterval: 10 * time.Second, MaximumAttempts: 3},
-	}), cs.SiteTaskQueue)
+	}
 	var ns []kube.NodeStatus
-	if err := workflow.ExecuteActivity(actx, ka.ObserveNodes, nodes, cs.NodeVersion).Get(ctx, &ns); err != nil {
+	// One List: a local activity where the run makes local calls (kernel.SiteRead).
+	if err := kernel.SiteRead(ctx, cs.SiteTaskQueue, opts, ka.ObserveNodes, nodes, cs.NodeVersion).Get(ctx, &ns); err != nil {
 		return "cannot read the nodes' versions through " + cs.NodeVersion.String() + ": " + temporalerr.Message(err) + "; no server was touched"
 	}
 	var shown []model.NodeShown

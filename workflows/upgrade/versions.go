@@ -59,4 +59,8 @@ const (
 	// changeKeysAfterFailure (2026-11-29): a failed upgrade that touched the site re-establishes the BMM keysets too
 	// (the servers it did reinstall lost their users), as a completed or cancelled one does.
 	changeKeysAfterFailure = "keys-after-failure"
+	// changeLedgerLocal (2026-11-29): the upgrade's own ledger calls, and its short reads of a site without a queue of
+	// its own (the preflights, the retire's gate), are local activities (kernel.LocalLedger, kernel.SiteRead): each
+	// call on the run's serial path cost two round trips through the server (docs/performance.md).
+	changeLedgerLocal = "ledger-local"
 )

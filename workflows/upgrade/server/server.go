@@ -52,6 +52,11 @@ func serverUpgrade(ctx workflow.Context, in api.ServerInput) (api.ServerResult, 
 	// Version 1 reads only this BMM's slice of the ledger: the whole site
 	// made every server's history as large as the ledger.
 	oneBMM := workflow.GetVersion(ctx, changeServerReadsOneBmm, workflow.DefaultVersion, 1) != workflow.DefaultVersion
+	// Its ledger calls (about eight) are local activities: each is then one
+	// Update, not also an activity task and a workflow task of its own.
+	if workflow.GetVersion(ctx, changeServerLedgerLocal, workflow.DefaultVersion, 1) == 1 {
+		ctx = kernel.LocalLedger(ctx)
+	}
 	o := kernel.Opening{OneBMM: oneBMM, Req: lease.Request{
 		BMM: in.BMM, Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Operation: lease.OpUpgrade, AllowWhileUpdating: true}}
 	h, stage, err := kernel.LedgerOf(in.Cluster).Open(ctx, o)

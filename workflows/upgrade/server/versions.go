@@ -25,4 +25,8 @@ const (
 	// changeServerRechecksAccounts (2026-11-29): after the BMC's own firmware, every active BMC keyset's run applies
 	// its accounts on that BMC again (kernel.RecheckBMCAccounts).
 	changeServerRechecksAccounts = "server-rechecks-accounts"
+	// changeServerLedgerLocal (2026-11-29): the server's ledger calls (its read, lease, records), and a KCP's gate
+	// reads on a site without a queue of its own, are local activities (kernel.LocalLedger, kernel.SiteRead):
+	// about eight a server, each two round trips through the server less.
+	changeServerLedgerLocal = "server-ledger-local"
 )
