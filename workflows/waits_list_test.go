@@ -55,6 +55,7 @@ var waits = []listed{
 	// The ledger's own calls.
 	{wait{"kernel.LedgerOf.opts", "StartToCloseTimeout", "30 * time.Second"}, byLedger, "a call to the ledger"},
 	{wait{"kernel.LedgerOf.localOpts", "StartToCloseTimeout", "30 * time.Second"}, byLedger, "a call to the ledger"},
+	{wait{"kernel.LedgerOf.localOpts", "ScheduleToCloseTimeout", "5 * time.Minute"}, byLedger, "a call to the ledger"},
 	// A short read of the site as a local activity: its caller's bounds.
 	{wait{"kernel.SiteRead", "ScheduleToCloseTimeout", "opts.ScheduleToCloseTimeout"}, byTable, "a call that answers at once"},
 	{wait{"kernel.SiteRead", "StartToCloseTimeout", "opts.StartToCloseTimeout"}, byTable, "a call that answers at once"},

@@ -74,9 +74,15 @@ func (l LedgerOf) call(ctx workflow.Context, summary string, activity any, arg a
 // same retries.
 func (l LedgerOf) localOpts(ctx workflow.Context, summary string) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		Summary:             summary,
-		RetryPolicy:         ledgerRetry,
+		// All attempts together: unset, the SDK takes StartToClose for it,
+		// and a first attempt that times out under load (one Update the
+		// ledger answered late) would end the call with no retry at all
+		// (make test saw a KCP's retire fail so). Twelve attempts and their
+		// backoff fit in it.
+		ScheduleToCloseTimeout: 5 * time.Minute,
+		StartToCloseTimeout:    30 * time.Second,
+		Summary:                summary,
+		RetryPolicy:            ledgerRetry,
 	})
 }
 

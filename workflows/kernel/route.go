@@ -34,7 +34,10 @@ func OnSite(ctx workflow.Context, queue string) workflow.Context {
 // activity; a local activity has no heartbeat, so only reads that answer
 // within a call go through here.
 func SiteRead(ctx workflow.Context, queue string, opts workflow.ActivityOptions, activity any, args ...any) workflow.Future {
-	if queue == "" && localLedger(ctx) {
+	// Only a read bounded as a whole goes local: unset, a local activity's
+	// ScheduleToClose is its StartToClose, which would leave its retries
+	// no time at all.
+	if queue == "" && localLedger(ctx) && opts.ScheduleToCloseTimeout > 0 {
 		return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 			ScheduleToCloseTimeout: opts.ScheduleToCloseTimeout, StartToCloseTimeout: opts.StartToCloseTimeout,
 			RetryPolicy: opts.RetryPolicy, Summary: opts.Summary,
