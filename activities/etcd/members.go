@@ -158,18 +158,54 @@ func (a *Activities) RemoveMember(ctx context.Context, in MemberInput) error {
 	// A new leader refuses a removal ("unhealthy cluster") until it has
 	// been connected to the rest for etcd's health interval (5 s): wait
 	// that out here rather than fail and back off.
+	//
+	// The request goes to the members that stay (Cluster API excludes the
+	// removed machine's member the same way): a member that serves its own
+	// removal stops mid-reply ("server stopped"), the removal done.
+	keepTalkingTo(cli, target)
 	deadline := time.Now().Add(removeSettle)
 	for {
 		rctx, cancel := context.WithTimeout(ctx, a.requestTimeout())
 		_, err = cli.MemberRemove(rctx, target.id)
 		cancel()
-		if err == nil || errors.Is(err, rpctypes.ErrMemberNotFound) {
+		if err == nil || errors.Is(err, rpctypes.ErrMemberNotFound) || a.gone(ctx, cli, target) {
 			return nil
 		}
 		if !errors.Is(err, rpctypes.ErrUnhealthy) || time.Now().After(deadline) || !sleepCtx(ctx, a.pollInterval()) {
 			return unavailable(err, "remove etcd member %s (%s)", in.Name, target.ID)
 		}
 	}
+}
+
+// keepTalkingTo points the client at every endpoint but the target's,
+// when one is left.
+func keepTalkingTo(cli *clientv3.Client, target memberView) {
+	var rest []string
+	for _, e := range cli.Endpoints() {
+		if e != target.ClientURL {
+			rest = append(rest, e)
+		}
+	}
+	if len(rest) > 0 && len(rest) < len(cli.Endpoints()) {
+		cli.SetEndpoints(rest...)
+	}
+}
+
+// gone reports whether a fresh member list no longer holds the target: a
+// removal's failed reply is not evidence that it did not happen.
+func (a *Activities) gone(ctx context.Context, cli *clientv3.Client, target memberView) bool {
+	lctx, cancel := context.WithTimeout(ctx, a.requestTimeout())
+	defer cancel()
+	list, err := cli.MemberList(lctx)
+	if err != nil {
+		return false
+	}
+	for _, m := range list.Members {
+		if m.ID == target.id {
+			return false
+		}
+	}
+	return true
 }
 
 // removeSettle bounds the wait for a new leader to accept a removal.
