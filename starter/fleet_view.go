@@ -79,7 +79,7 @@ func fleetPlanOf(ctx context.Context, c client.Client, spec fleet.Spec, version 
 		pw := planWave{BakeMinutes: w.BakeMinutes}
 		for _, cl := range w.Sites {
 			ps := planSite{Cluster: cl}
-			v, err := c.QueryWorkflow(ctx, api.ClusterID(cl), "", api.QueryPage, api.PageRequest{})
+			v, err := askWorkflow(ctx, c, api.ClusterID(cl), api.QueryPage, api.PageRequest{})
 			var page api.PageResult
 			if err == nil {
 				err = v.Get(&page)

@@ -169,7 +169,7 @@ func (a *app) clientCmd(use, short string, timeout time.Duration, check func() e
 // says what a failed query means (the workflow is not running, mostly).
 func query[T any](ctx context.Context, c client.Client, id, name string, explain func(error) error) (T, error) {
 	var st T
-	v, err := c.QueryWorkflow(ctx, id, "", name)
+	v, err := askWorkflow(ctx, c, id, name)
 	if err != nil {
 		return st, explain(err)
 	}

@@ -266,8 +266,11 @@ func (a *app) upgradeSteerCmd(update, verb, short string) *cobra.Command {
 
 func upgradeStatus(ctx context.Context, c client.Client, cluster string) (api.UpgradeStatus, error) {
 	var st api.UpgradeStatus
-	v, err := c.QueryWorkflow(ctx, api.UpgradeID(cluster), "", api.QueryStatus)
-	if err != nil {
+	v, err := askWorkflow(ctx, c, api.UpgradeID(cluster), api.QueryStatus)
+	switch {
+	case err != nil && timedOut(err):
+		return st, fmt.Errorf("the upgrade of %s did not show its status: %w", cluster, err)
+	case err != nil:
 		return st, fmt.Errorf("no upgrade of %s to show: %w", cluster, err)
 	}
 	return st, v.Get(&st)
@@ -275,7 +278,7 @@ func upgradeStatus(ctx context.Context, c client.Client, cluster string) (api.Up
 
 func clusterStateWith(ctx context.Context, c client.Client, cluster string) (api.ClusterState, error) {
 	var st api.ClusterState
-	v, err := c.QueryWorkflow(ctx, api.ClusterID(cluster), "", api.QueryState)
+	v, err := askWorkflow(ctx, c, api.ClusterID(cluster), api.QueryState)
 	if err != nil {
 		return st, fmt.Errorf("cluster %s: %w (registered? `starter cluster register --inventory FILE`)", cluster, err)
 	}

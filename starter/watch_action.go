@@ -117,7 +117,7 @@ func (aw *actionWatch) readSummaries(ctx context.Context) {
 
 // ledger reads the BMM's detailed status: what the action recorded so far.
 func (aw *actionWatch) ledger(ctx context.Context) {
-	v, err := aw.c.QueryWorkflow(ctx, api.ClusterID(aw.in.Cluster), "", api.QueryBMM, aw.in.BMM)
+	v, err := askWorkflow(ctx, aw.c, api.ClusterID(aw.in.Cluster), api.QueryBMM, aw.in.BMM)
 	if err != nil {
 		return // the ledger is optional to the view; the steps still show
 	}

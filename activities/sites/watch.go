@@ -105,7 +105,12 @@ func (a *Activities) observe(ctx context.Context, s Followed, silentSince time.T
 	o.AtTarget = st.Cluster.RuntimeVersion == s.Target
 	o.OtherTarget = st.UpgradeTarget != "" && st.UpgradeTarget != s.Target
 	if o.Run == "Running" && st.Cluster.DetailedStatus == model.ClusterUpdatePaused {
-		a.readPause(ctx, s.Cluster, &o)
+		if err := a.readPause(ctx, s.Cluster, &o); err != nil {
+			// Which pause it is is unknown: judged as a silence, not
+			// as a threshold's pause.
+			o.LedgerError = "its upgrade's status could not be read: " + err.Error()
+			return o, silentFrom(silentSince)
+		}
 	}
 	return o, silentSince
 }
@@ -114,15 +119,15 @@ func (a *Activities) observe(ctx context.Context, s Followed, silentSince time.T
 // strategy made (a rack done under PauseAfterRack) from one a threshold,
 // the canary or the capacity guard made. Only while paused: the status
 // names every server.
-func (a *Activities) readPause(ctx context.Context, cluster string, o *fleet.Observation) {
+func (a *Activities) readPause(ctx context.Context, cluster string, o *fleet.Observation) error {
 	o.Paused = true
 	v, err := a.Client.QueryWorkflow(ctx, api.UpgradeID(cluster), "", api.QueryStatus)
 	if err != nil {
-		return
+		return err
 	}
 	var st api.UpgradeStatus
-	if v.Get(&st) != nil {
-		return
+	if err := v.Get(&st); err != nil {
+		return err
 	}
 	o.PauseByStrategy = true
 	for _, u := range append(append([]api.UnitStatus{st.ControlPlane}, st.ManagementGroups...), st.Racks...) {
@@ -131,6 +136,7 @@ func (a *Activities) readPause(ctx context.Context, cluster string, o *fleet.Obs
 		}
 	}
 	o.PauseMessage = st.DetailedStatusMessage
+	return nil
 }
 
 // silentFor is how long no worker polled queue (its activities: the site
