@@ -44,6 +44,7 @@ const (
 	UpdateContinue     = "continue-update"
 	SignalContinue     = "continue-update"
 	UpdateCancel       = "cancel-update"
+	UpdatePause        = "pause-update" // PauseRequest: pause before the next unit starts
 	SignalCancel       = "cancel-update"
 	SignalRackProgress = "rack-progress"
 	// SignalSelfUpgrade makes a workflow task in a long run that waits, so

@@ -50,6 +50,13 @@ type UpgradeCarry struct {
 	WaitUntil  *time.Time `json:"waitUntil,omitempty"`
 }
 
+// PauseRequest asks a running upgrade to pause before its next unit (a
+// management group or a compute rack) starts; Reason is shown with the
+// pause ("" for none).
+type PauseRequest struct {
+	Reason string `json:"reason,omitempty"`
+}
+
 // Upgrade phases (query status .phase).
 const (
 	PhasePreflight    = "Preflight"

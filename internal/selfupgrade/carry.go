@@ -28,11 +28,18 @@ type CarryHeader struct {
 // upgrade moved during its wait between racks (api.UpgradeCarry
 // WaitUntil), which a format-1 build would skip with the pause after it.
 // Format 3: the ledger's input packed (api.ClusterInput Packed), which an
-// older build would take for an empty inventory.
-const CarryFormat = 3
+// older build would take for an empty inventory. Format 4: an upgrade
+// moved while paused on the operator's word (api.UpgradeCarry
+// PauseMessage at a rack its strategy does not pause after), which an
+// older build would go on from without that word.
+const CarryFormat = 4
 
 // FormatPackedLedger is the MinReader of a packed ledger input.
 const FormatPackedLedger = 3
+
+// FormatOperatorPause is the MinReader of an upgrade moved while paused
+// on the operator's word.
+const FormatOperatorPause = 4
 
 // Written is the header of a carry build writes now.
 func Written(build string) CarryHeader {

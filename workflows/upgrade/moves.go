@@ -44,7 +44,10 @@ func (u *upgrade) moveAt(ctx workflow.Context, unit *api.UnitStatus, msg string)
 		u.declined = true
 		return nil
 	}
-	return u.move(ctx, func(c *api.UpgradeCarry) { c.PausedAt, c.PauseMessage = unit.Name, msg })
+	return u.move(ctx, func(c *api.UpgradeCarry) {
+		c.PausedAt, c.PauseMessage = unit.Name, msg
+		u.operatorCarry(c, unit)
+	})
 }
 
 // movesBetweenRacks is upgrade-moves-build's version since which a run

@@ -80,6 +80,13 @@ func (u *upgrade) management(ctx workflow.Context) (bool, error) {
 		if finished(unit.State) {
 			continue // a moved run: this group finished on the build before
 		}
+		prev := &u.st.ControlPlane
+		if gi > 0 {
+			prev = &u.st.ManagementGroups[gi-1]
+		}
+		if cancelled, err := u.holdBefore(ctx, prev, api.Unit{Kind: api.UnitManagement, UnitStatus: unit}.Label()); err != nil || cancelled {
+			return cancelled, err
+		}
 		// Between two groups: nothing of the run in flight.
 		if gi > 0 {
 			if err := u.moveBefore(ctx); err != nil {
@@ -148,6 +155,9 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 			if u.cancelled {
 				return true, nil
 			}
+			if cancelled, err := u.holdBefore(ctx, u.unitBefore(ri), "rack "+r.Name); err != nil || cancelled {
+				return cancelled, err
+			}
 			// A rack boundary: nothing of the run in flight.
 			if err := u.moveBefore(ctx); err != nil {
 				return false, err
@@ -175,7 +185,7 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 				return false, err
 			}
 		}
-		if msg := unit.PauseAfter(u.plan.Strategy, u.plan.Racks[ri+1].Name); msg != "" && !u.cancelled {
+		if msg := u.heldAfter(unit, u.plan.Racks[ri+1].Name, at); msg != "" && !u.cancelled {
 			if cancelled, err := u.pause(ctx, unit, msg); err != nil || cancelled {
 				return cancelled, err
 			}

@@ -138,6 +138,10 @@ type upgrade struct {
 	midRack bool
 	// declined: this run's history said not to move (moves.go).
 	declined bool
+	// asked: the operator's pause before the next unit, with its reason;
+	// holding: the pause now is that one (hold.go).
+	asked   string
+	holding bool
 }
 
 func (u *upgrade) handlers(ctx workflow.Context) error {
@@ -169,6 +173,9 @@ func (u *upgrade) handlers(ctx workflow.Context) error {
 		}
 		return nil
 	}}); err != nil {
+		return err
+	}
+	if err := u.onPause(ctx); err != nil {
 		return err
 	}
 	kernel.TakeWakes(ctx) // a paused run's task on which it moves
@@ -301,6 +308,7 @@ func (u *upgrade) pause(ctx workflow.Context, unit *api.UnitStatus, msg string) 
 	// A continue taken while a moved run restored this pause ends it.
 	early := u.restoring && u.continued
 	u.paused, u.continued, u.restoring = true, early, false
+	u.asked = "" // any pause answers the operator's
 	if err := u.setCluster(ctx, model.ClusterUpdatePaused, msg); err != nil {
 		return false, err
 	}
