@@ -92,3 +92,17 @@ func portBusy(port int) bool {
 	l.Close()
 	return false
 }
+
+// portLost: a member's log says it lost a port to another process.
+// The apiserver then dies of the missing member, not of the port: its own
+// log does not say so (make test saw it).
+func (c *EtcdCluster) portLost() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.order {
+		if s.proc != nil && s.proc.tail.contains("address already in use") {
+			return true
+		}
+	}
+	return false
+}

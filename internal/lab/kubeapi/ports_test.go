@@ -1,6 +1,9 @@
 package kubeapi
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // The lab's ports are distinct, free, and below the ephemeral range, where
 // no outgoing connection can take them before a member binds them.
@@ -22,5 +25,22 @@ func TestFreePortsBelowTheEphemeralRange(t *testing.T) {
 		if portBusy(p) {
 			t.Errorf("port %d is not free", p)
 		}
+	}
+}
+
+// An apiserver that died because a member lost its port to another
+// process is a lost race Start tries again, though only the member's log
+// says so.
+func TestAMembersLostPortIsARaceToRetry(t *testing.T) {
+	member := &proc{name: "etcd", tail: &tailBuffer{max: 1 << 10}}
+	api := &proc{name: "kube-apiserver", tail: &tailBuffer{max: 1 << 10}}
+	s := &Server{etcd: &EtcdCluster{order: []*slot{{proc: member}}}}
+	_, _ = api.tail.Write([]byte("connection refused\n"))
+	if errors.Is(s.startError(errors.New("exited"), api), errPortTaken) {
+		t.Fatal("no port was lost yet")
+	}
+	_, _ = member.tail.Write([]byte(`"error":"listen tcp 127.0.0.1:29904: bind: address already in use"` + "\n"))
+	if !errors.Is(s.startError(errors.New("exited"), api), errPortTaken) {
+		t.Fatal("the member's lost port is not taken for a race")
 	}
 }
