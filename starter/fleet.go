@@ -28,7 +28,7 @@ import (
 func (a *app) fleetCmd() *cobra.Command {
 	return group("fleet", "Roll a release over a fleet of sites in waves: a canary, a bake after each wave, a halt when a site goes wrong",
 		a.fleetCreateCmd(), a.fleetPlanCmd(), a.fleetStartCmd(), a.fleetStatusCmd(),
-		a.fleetSteerCmd("pause", api.UpdateFleetPause, "Start no new site; running sites go on"),
+		a.fleetSteerCmd("pause", api.UpdateFleetPause, "Start no new site; running sites go on (--sites: they pause too)"),
 		a.fleetSteerCmd("continue", api.UpdateContinue, "Go on past a pause or a halt (the halting sites are acknowledged)"),
 		a.fleetSteerCmd("cancel", api.UpdateCancel, "End the rollout: no new site starts (--sites: cancel the running sites' upgrades too)"))
 }
@@ -268,7 +268,7 @@ func (a *app) fleetSteerCmd(verb, update, short string) *cobra.Command {
 				var arg any
 				switch update {
 				case api.UpdateFleetPause:
-					arg = api.FleetPauseRequest{By: operator()}
+					arg = api.FleetPauseRequest{Sites: sites, By: operator()}
 				case api.UpdateCancel:
 					arg = api.FleetCancelRequest{Sites: sites, By: operator()}
 				}
@@ -281,8 +281,11 @@ func (a *app) fleetSteerCmd(verb, update, short string) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the fleet's name")
-	if update == api.UpdateCancel {
+	switch update {
+	case api.UpdateCancel:
 		cmd.Flags().BoolVar(&sites, "sites", false, "also cancel the upgrades of the sites running (each stops after its servers in flight)")
+	case api.UpdateFleetPause:
+		cmd.Flags().BoolVar(&sites, "sites", false, "also pause the upgrades of the sites running, before their next group or rack (continue continues them)")
 	}
 	outputFlag(cmd, &format)
 	return cmd

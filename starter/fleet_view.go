@@ -142,6 +142,9 @@ func writeFleet(w io.Writer, format string, fs api.FleetStatus, now time.Time) e
 		if h := ro.Halt; h != nil {
 			t.Notes = append(t.Notes, fmt.Sprintf("halted by %s (%s): %s — `starter fleet continue --name %s` goes on, `cancel` ends it", h.Site, h.Verdict, h.Reason, fs.Name))
 		}
+		if len(ro.PausedSites) > 0 {
+			t.Notes = append(t.Notes, fmt.Sprintf("paused by the fleet: %s — `starter fleet continue --name %s` continues them", strings.Join(ro.PausedSites, ", "), fs.Name))
+		}
 		if fs.NextMove != "" {
 			t.Notes = append(t.Notes, fs.NextMove)
 		}

@@ -24,7 +24,8 @@ func (a *app) upgradeCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "upgrade", Short: "Plan, run and steer runtime upgrades"}
 	cmd.AddCommand(a.upgradeStartCmd(), a.upgradePlanCmd(), a.upgradeStatusCmd(),
 		a.upgradeSteerCmd(api.UpdateContinue, "continue", "Continue a paused upgrade (continue-update)"),
-		a.upgradeSteerCmd(api.UpdateCancel, "cancel", "Stop the upgrade after the servers in flight (cancel-update)"))
+		a.upgradeSteerCmd(api.UpdateCancel, "cancel", "Stop the upgrade after the servers in flight (cancel-update)"),
+		a.upgradeSteerCmd(api.UpdatePause, "pause", "Pause before the next management group or rack starts; the one in flight finishes (pause-update)"))
 	return cmd
 }
 
@@ -226,7 +227,7 @@ func (a *app) upgradeStatusCmd() *cobra.Command {
 }
 
 func (a *app) upgradeSteerCmd(update, verb, short string) *cobra.Command {
-	var cluster string
+	var cluster, reason string
 	cmd := &cobra.Command{
 		Use:   verb + " --cluster C",
 		Short: short,
@@ -240,8 +241,12 @@ func (a *app) upgradeSteerCmd(update, verb, short string) *cobra.Command {
 				return err
 			}
 			defer done()
+			var args []any
+			if update == api.UpdatePause {
+				args = append(args, api.PauseRequest{Reason: reason})
+			}
 			h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.UpgradeID(cluster), UpdateName: update,
-				WaitForStage: client.WorkflowUpdateStageCompleted})
+				WaitForStage: client.WorkflowUpdateStageCompleted, Args: args})
 			if err != nil {
 				// A finished (or never started) upgrade: say so plainly.
 				if d, derr := c.DescribeWorkflowExecution(ctx, api.UpgradeID(cluster), ""); derr != nil {
@@ -261,6 +266,9 @@ func (a *app) upgradeSteerCmd(update, verb, short string) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&cluster, "cluster", "", "cluster name")
+	if update == api.UpdatePause {
+		cmd.Flags().StringVar(&reason, "reason", "", "why, shown with the pause (e.g. a change freeze)")
+	}
 	return cmd
 }
 

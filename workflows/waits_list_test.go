@@ -77,7 +77,7 @@ var waits = []listed{
 	{wait{"rollout.run.watch", "StartToCloseTimeout", "watchFor + 2*time.Minute"}, byFleet, "a fleet's read of its sites"},
 	{wait{"rollout.run.watch", "HeartbeatTimeout", "every + time.Minute"}, byFleet, "a fleet's read of its sites"},
 	{wait{"rollout.run.startWave", "StartToCloseTimeout", "5 * time.Minute"}, byFleet, "a fleet's start of a wave"},
-	{wait{"rollout.run.finish", "StartToCloseTimeout", "2 * time.Minute"}, byFleet, "a fleet's cancel of its sites"},
+	{wait{"rollout.run.tell", "StartToCloseTimeout", "2 * time.Minute"}, byFleet, "a fleet's word to its sites"},
 }
 
 // limits are the step limits the workflows build (kernel.Limit), each from

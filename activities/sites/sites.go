@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/rackroll/rackroll/internal/api"
@@ -154,16 +153,5 @@ func siteQueue(st api.ClusterState) string {
 // `starter upgrade cancel` does): it stops at its next safe point. It
 // returns the sites that refused, each with why.
 func (a *Activities) CancelSites(ctx context.Context, clusters []string) ([]string, error) {
-	refused := make([]string, len(clusters))
-	each(len(clusters), func(i int) {
-		h, err := a.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: api.UpgradeID(clusters[i]),
-			UpdateName: api.UpdateCancel, WaitForStage: client.WorkflowUpdateStageCompleted})
-		if err == nil {
-			err = h.Get(ctx, nil)
-		}
-		if err != nil {
-			refused[i] = clusters[i] + ": " + err.Error()
-		}
-	})
-	return slices.DeleteFunc(refused, func(s string) bool { return s == "" }), ctx.Err()
+	return a.tell(ctx, clusters, api.UpdateCancel).Refused, ctx.Err()
 }

@@ -71,7 +71,10 @@ type FleetStartRequest struct {
 // FleetPauseRequest pauses a rollout: no new site starts; running sites
 // go on (a site's upgrade pauses only by its strategy or a threshold).
 type FleetPauseRequest struct {
-	By string `json:"by,omitempty"`
+	// Sites also pauses every running site's upgrade before its next group
+	// or rack (pause-update); the fleet's continue continues them.
+	Sites bool   `json:"sites,omitempty"`
+	By    string `json:"by,omitempty"`
 }
 
 // FleetCancelRequest: Sites also cancels every running site's upgrade;
@@ -96,16 +99,19 @@ type FleetStatus struct {
 
 // FleetRollout is one release rolled over the fleet.
 type FleetRollout struct {
-	Request    FleetStartRequest `json:"request"`
-	Waves      []fleet.Wave      `json:"waves"`
-	Wave       int               `json:"wave"` // the wave running or baking (index into Waves)
-	Sites      []fleet.Site      `json:"sites"`
-	BakeUntil  *time.Time        `json:"bakeUntil,omitempty"`
-	Halt       *fleet.Halt       `json:"halt,omitempty"`
-	Paused     bool              `json:"paused,omitempty"`
-	Cancelled  bool              `json:"cancelled,omitempty"`
-	StartedAt  time.Time         `json:"startedAt"`
-	FinishedAt *time.Time        `json:"finishedAt,omitempty"`
+	Request   FleetStartRequest `json:"request"`
+	Waves     []fleet.Wave      `json:"waves"`
+	Wave      int               `json:"wave"` // the wave running or baking (index into Waves)
+	Sites     []fleet.Site      `json:"sites"`
+	BakeUntil *time.Time        `json:"bakeUntil,omitempty"`
+	Halt      *fleet.Halt       `json:"halt,omitempty"`
+	Paused    bool              `json:"paused,omitempty"`
+	// PausedSites are the sites the fleet's pause paused (fleet pause
+	// --sites): its continue continues them.
+	PausedSites []string   `json:"pausedSites,omitempty"`
+	Cancelled   bool       `json:"cancelled,omitempty"`
+	StartedAt   time.Time  `json:"startedAt"`
+	FinishedAt  *time.Time `json:"finishedAt,omitempty"`
 	// Events is what happened, newest last, at most fleet.MaxEvents.
 	Events []fleet.Event `json:"events,omitempty"`
 }

@@ -30,15 +30,41 @@ type fakeFleet struct {
 	// waves is each StartSites call's sites, in order.
 	waves     [][]string
 	cancelled []string
+	// paused: the sites told to pause, which show waiting until
+	// continued; pauses and continues are each call's sites.
+	paused            map[string]bool
+	pauses, continues [][]string
 }
 
 func newFakeFleet(env *testsuite.TestWorkflowEnvironment) *fakeFleet {
-	f := &fakeFleet{env: env, dur: map[string]time.Duration{}, outcome: map[string]fleet.Reading{}, started: map[string]time.Time{}, refused: map[string]string{}}
+	f := &fakeFleet{env: env, dur: map[string]time.Duration{}, outcome: map[string]fleet.Reading{}, started: map[string]time.Time{}, refused: map[string]string{}, paused: map[string]bool{}}
 	env.RegisterWorkflow(FleetWorkflow)
 	env.RegisterActivity(f.StartSites)
 	env.RegisterActivity(f.WatchSites)
 	env.RegisterActivity(f.CancelSites)
+	env.RegisterActivity(f.PauseSites)
+	env.RegisterActivity(f.ContinueSites)
 	return f
+}
+
+func (f *fakeFleet) PauseSites(_ context.Context, in sites.PauseInput) (sites.Told, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pauses = append(f.pauses, in.Clusters)
+	for _, c := range in.Clusters {
+		f.paused[c] = true
+	}
+	return sites.Told{Took: in.Clusters}, nil
+}
+
+func (f *fakeFleet) ContinueSites(_ context.Context, clusters []string) (sites.Told, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.continues = append(f.continues, clusters)
+	for _, c := range clusters {
+		delete(f.paused, c)
+	}
+	return sites.Told{Took: clusters}, nil
 }
 
 // Nil receivers of the real type name the activities in the workflow; the
@@ -84,6 +110,8 @@ func (f *fakeFleet) reading(c string, now time.Time) fleet.Reading {
 	switch {
 	case !ok:
 		return fleet.Reading{Cluster: c, Verdict: fleet.Pending}
+	case f.paused[c]:
+		return fleet.Reading{Cluster: c, Verdict: fleet.Waiting, Detail: "paused before its next rack"}
 	case now.Before(began.Add(f.duration(c))):
 		return fleet.Reading{Cluster: c, Verdict: fleet.Running}
 	}

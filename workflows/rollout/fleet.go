@@ -57,6 +57,10 @@ type run struct {
 	wake bool
 	// cancelSites: the cancel asked for the sites' upgrades too.
 	cancelSites bool
+	// pauseSites: the pause asked for the running sites' upgrades too;
+	// continueSites: the sites the fleet paused, to continue (steer.go).
+	pauseSites    bool
+	continueSites []string
 }
 
 func newRun(ctx workflow.Context, in api.FleetInput) *run {

@@ -94,8 +94,12 @@ func (r *run) checkPause(_ workflow.Context, req api.FleetPauseRequest) error {
 }
 
 func (r *run) pause(ctx workflow.Context, req api.FleetPauseRequest) (api.FleetStatus, error) {
-	r.st.Rollout.Paused, r.wake = true, true
-	r.log("", "paused by %s: no new site starts; running sites go on", by(req.By))
+	r.st.Rollout.Paused, r.pauseSites, r.wake = true, req.Sites, true
+	what := "running sites go on"
+	if req.Sites {
+		what = "running sites' upgrades pause before their next group or rack"
+	}
+	r.log("", "paused by %s: no new site starts; %s", by(req.By), what)
 	return r.status(ctx), nil
 }
 
@@ -123,6 +127,7 @@ func (r *run) continueRollout(ctx workflow.Context) (api.FleetStatus, error) {
 		}
 	}
 	ro.Paused, ro.Halt, r.wake = false, nil, true
+	r.continueSites, ro.PausedSites = ro.PausedSites, nil
 	if len(acked) > 0 {
 		r.log("", "continued past %v: acknowledged, they hold the rollout no longer", acked)
 	} else {

@@ -18,6 +18,7 @@ import (
 func (r *run) roll(ctx workflow.Context) error {
 	ro := r.st.Rollout
 	for ro.Wave < len(ro.Waves) && !ro.Cancelled {
+		r.steer(ctx)
 		started := r.started(ro.Wave)
 		switch {
 		case r.continueDue(ctx):
@@ -215,9 +216,8 @@ func (r *run) finish(ctx workflow.Context) error {
 				running = append(running, s.Cluster)
 			}
 		}
-		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 2 * time.Minute})
 		var refused []string
-		if err := workflow.ExecuteActivity(actx, sa.CancelSites, running).Get(ctx, &refused); err != nil {
+		if err := r.tell(ctx, sa.CancelSites, running).Get(ctx, &refused); err != nil {
 			r.log("", "cancelling the sites' upgrades failed: %v", err)
 		} else if len(running) > 0 {
 			r.log("", "asked the upgrades of %v to cancel (refused by %v)", running, refused)

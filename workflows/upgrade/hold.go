@@ -62,6 +62,14 @@ func (u *upgrade) unitBefore(ri int) *api.UnitStatus {
 	return &u.st.ControlPlane
 }
 
+// withdraw answers a continue that came before the pause it was asked
+// for: the pause is asked no more.
+func (u *upgrade) withdraw() string {
+	msg := fmt.Sprintf("going on: the pause asked before %s (%s) is withdrawn", u.nextUnit(), u.asked)
+	u.asked = ""
+	return msg
+}
+
 // heldAfter is the pause a moved run restores after rack unit: the
 // strategy's, else the operator's it carried.
 func (u *upgrade) heldAfter(unit *api.UnitStatus, next string, at string) string {

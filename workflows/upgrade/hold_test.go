@@ -148,3 +148,33 @@ func TestOperatorPauseMovesAndHolds(t *testing.T) {
 	require.Equal(t, 1, moved)
 	require.Equal(t, []string{"rack1", "rack2", "rack3", "rack4"}, computeRacks(f))
 }
+
+// A continue before the asked pause is taken withdraws it: the upgrade
+// goes on without pausing.
+func TestOperatorPauseWithdrawnByAnEarlyContinue(t *testing.T) {
+	f, env := wftest.SiteEnv(t, wftest.Example("four-rack.yaml"))
+	f.Delay["Reimage"] = 5 * time.Minute
+	var asked, early wftest.UpdateResult
+	sent := askPauseWhen(t, env, "freeze", &asked, func(st api.UpgradeStatus) bool {
+		return st.Phase == api.PhaseCompute && len(st.Racks[0].Running()) > 0
+	})
+	for m := 3; m <= 400; m += 2 {
+		env.RegisterDelayedCallback(func() {
+			if *sent && !early.Done && asked.Done {
+				wftest.SendUpdate(env, api.UpdateContinue, "early", &early, nil)
+			}
+		}, time.Duration(m)*time.Minute)
+	}
+	var pauses []string
+	wftest.EachPause(t, env, 400, func(st api.UpgradeStatus) {
+		pauses = append(pauses, st.DetailedStatusMessage)
+		wftest.SendUpdate(env, api.UpdateContinue, fmt.Sprint("c", len(pauses)), &wftest.UpdateResult{}, nil)
+	})
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{MaxUnavailable: 2, WaitTimeMinutes: wftest.Intp(0)}))
+	require.NoError(t, env.GetWorkflowError())
+	require.NoError(t, asked.Rejected)
+	require.NoError(t, early.Rejected)
+	require.Equal(t, "going on: the pause asked before rack rack2 (freeze) is withdrawn", early.Value)
+	require.Empty(t, pauses, "no pause was taken")
+	require.Equal(t, []string{"rack1", "rack2", "rack3", "rack4"}, computeRacks(f))
+}

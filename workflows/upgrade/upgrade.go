@@ -151,10 +151,13 @@ func (u *upgrade) handlers(ctx workflow.Context) error {
 	onContinue := func() { u.continued = true }
 	onCancel := func() { u.cancelled = true }
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, api.UpdateContinue, func(ctx workflow.Context) (string, error) {
+		if !u.paused && !u.restoring {
+			return u.withdraw(), nil
+		}
 		onContinue()
 		return "continuing: " + u.st.DetailedStatusMessage, nil
 	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context) error {
-		if !u.paused && !u.restoring {
+		if !u.paused && !u.restoring && u.asked == "" {
 			return fmt.Errorf("upgrade of %s is not paused (phase %s, %s): nothing to continue", u.in.Cluster, u.st.Phase, u.st.DetailedStatus)
 		}
 		return nil

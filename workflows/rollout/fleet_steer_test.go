@@ -1,0 +1,45 @@
+package rollout
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/fleet"
+	"github.com/rackroll/rackroll/workflows/internal/wftest"
+	"github.com/stretchr/testify/require"
+)
+
+// Pause --sites also pauses the running sites' upgrades (before their
+// next group or rack); they wait, and the next wave does not start. The
+// fleet's continue continues exactly the sites it paused, and goes on.
+func TestFleetPauseSitesAndContinueThem(t *testing.T) {
+	env := wftest.QuietEnv()
+	f := newFakeFleet(env)
+	all := names(3)
+	var pause, cont wftest.UpdateResult
+	startRollout(t, env)
+	at(env, time.Hour, func() {
+		wftest.SendUpdate(env, api.UpdateFleetPause, "pause", &pause, api.FleetPauseRequest{Sites: true, By: "alice"})
+	})
+	at(env, 4*time.Hour, func() {
+		st := status(t, env)
+		require.Equal(t, fleet.StatePaused, st.State)
+		require.Equal(t, []string{"site-01"}, st.Rollout.PausedSites)
+		require.Equal(t, fleet.Waiting, st.Rollout.Sites[0].Verdict, "the canary waits at its pause past its two hours")
+		require.Len(t, f.startCalls(), 1, "wave 2 not started")
+		wftest.SendUpdate(env, api.UpdateContinue, "continue", &cont, nil)
+	})
+	var last api.FleetStatus
+	endWhen(t, env, 12*time.Hour, &last)
+	env.ExecuteWorkflow(FleetWorkflow, api.FleetInput{Spec: fleet.Spec{Name: "prod", Clusters: all, Canary: all[:1], WaveSize: 2}, Tuning: tuned})
+	require.NoError(t, pause.Rejected)
+	require.NoError(t, cont.Rejected)
+	require.Equal(t, [][]string{{"site-01"}}, f.pauses, "only the running site was paused")
+	require.Equal(t, [][]string{{"site-01"}}, f.continues, "the fleet continued what it paused")
+	require.Equal(t, fleet.StateCompleted, last.State)
+	require.Empty(t, last.Rollout.PausedSites)
+	for _, s := range last.Rollout.Sites {
+		require.Equal(t, fleet.Succeeded, s.Verdict, s.Cluster)
+	}
+}
