@@ -22,7 +22,7 @@ const (
 	Pending     = "pending"     // not started
 	Current     = "current"     // already at the target: not started
 	Running     = "running"     // its upgrade runs
-	Waiting     = "waiting"     // paused by its strategy (PauseAfterRack): waits for its operator
+	Waiting     = "waiting"     // paused by its strategy (PauseAfterRack) or the operator's word, between units: waits for its operator
 	Succeeded   = "succeeded"   // its upgrade completed
 	Failed      = "failed"      // its upgrade failed (or was terminated)
 	Cancelled   = "cancelled"   // its upgrade was cancelled
@@ -151,7 +151,7 @@ func Judge(o Observation, unreachableAfter time.Duration) Reading {
 		return Reading{Verdict: Pending}
 	}
 	if o.Paused && o.PauseByStrategy {
-		return Reading{Verdict: Waiting, Detail: "paused by its strategy after a rack: `starter upgrade continue` on the site"}
+		return Reading{Verdict: Waiting, Detail: cmpOr(o.PauseMessage, "paused by its strategy after a rack: `starter upgrade continue` on the site")}
 	}
 	if o.Paused {
 		return Reading{Verdict: Paused, Detail: "paused" + at(o.PausedAt) + withMessage(cmpOr(o.PauseMessage, o.ClusterMessage))}

@@ -25,6 +25,7 @@ func TestJudge(t *testing.T) {
 		{"cancelled by Temporal", Observation{Run: "Canceled"}, Cancelled},
 		{"paused on its threshold", Observation{Run: "Running", Paused: true, PausedAt: "rack3"}, Paused},
 		{"paused by its strategy", Observation{Run: "Running", Paused: true, PauseByStrategy: true}, Waiting},
+		{"paused on the operator's word", Observation{Run: "Running", Paused: true, PauseByStrategy: true, PauseMessage: "paused on the operator's word before rack rack2 starts"}, Waiting},
 		{"a storm", Observation{Run: "Running", ClusterStatus: "Degraded", ClusterMessage: "storm"}, Storm},
 		{"a storm after success", Observation{Run: "Completed", AtTarget: true, ClusterStatus: "Degraded"}, Storm},
 		{"ledger silent", Observation{LedgerError: "deadline exceeded"}, Unreachable},
@@ -50,4 +51,14 @@ func TestSiteDone(t *testing.T) {
 	require.False(t, Site{Verdict: Failed}.Done(), "a failed site holds its wave until acknowledged")
 	require.True(t, Site{Verdict: Failed, Acknowledged: true}.Done())
 	require.False(t, Site{Verdict: Running, Acknowledged: true}.Done())
+}
+
+// A site waiting between units says why: its pause's own message, the
+// operator's word or its strategy's.
+func TestWaitingSaysWhy(t *testing.T) {
+	msg := "paused on the operator's word before rack rack2 starts (fleet weekly paused)"
+	r := Judge(Observation{Run: "Running", Paused: true, PauseByStrategy: true, PauseMessage: msg}, time.Minute)
+	if r.Verdict != Waiting || r.Detail != msg {
+		t.Fatalf("got %+v", r)
+	}
 }

@@ -98,8 +98,27 @@ func TestE2EFleetOfThreeLabSites(t *testing.T) {
 	for _, want := range []string{"1/2   fleet-a  4.1.2", "2/2   fleet-b  4.1.2", "2/2   fleet-c  4.1.2"} {
 		require.Contains(t, plan, want)
 	}
-	out := run(t, a, 0, 15*time.Minute, append([]string{"fleet", "start", "--name", "weekly", "--wait"}, upgradeFlags...)...)
+	// Paused with its sites while the canary runs: the canary's upgrade
+	// pauses before its next group or rack and the wave waits; the fleet's
+	// continue continues it, and the rollout ends.
+	t.Log(run(t, a, 0, time.Minute, append([]string{"fleet", "start", "--name", "weekly"}, upgradeFlags...)...))
+	a.Eventually(time.Minute, "the canary runs", func() bool { return status(t, a).Rollout.Sites[0].Verdict == fleet.Running })
+	t.Log(run(t, a, 0, time.Minute, "fleet", "pause", "--name", "weekly", "--sites"))
+	a.Eventually(5*time.Minute, "the canary waits on the fleet's word", func() bool { return status(t, a).Rollout.Sites[0].Verdict == fleet.Waiting })
+	require.Equal(t, []string{"fleet-a"}, status(t, a).Rollout.PausedSites)
+	var up api.UpgradeStatus
+	require.NoError(t, json.Unmarshal([]byte(run(t, a, 0, time.Minute, "upgrade", "status", "--cluster", "fleet-a", "-o", "json")), &up))
+	require.Contains(t, up.DetailedStatusMessage, "paused on the operator's word before")
+	require.Contains(t, up.DetailedStatusMessage, "(fleet weekly paused)")
+	for _, e := range envs[1:] {
+		_, err := a.Client.DescribeWorkflowExecution(a.Context(time.Minute), api.UpgradeID(e.Cluster), "")
+		var nf *serviceerror.NotFound
+		require.True(t, errors.As(err, &nf), "%s: started while the fleet was paused: %v", e.Cluster, err)
+	}
+	t.Log(run(t, a, 0, time.Minute, "fleet", "continue", "--name", "weekly"))
+	out := run(t, a, 0, 15*time.Minute, "fleet", "status", "--name", "weekly", "--watch")
 	t.Log(out)
+	require.Contains(t, out, "continued the upgrades of [fleet-a]")
 	require.Contains(t, out, "rollout of 4.2.0 completed")
 
 	st := status(t, a)
