@@ -23,19 +23,27 @@ func Binaries(t testing.TB, c *toolbin.Commands) (worker, starter string) {
 	return paths[0], paths[1]
 }
 
-// Starter runs the starter binary of c against e's server, with an
-// environment of its own (no temporal.toml profile, no caller's
-// TEMPORAL_*), within timeout, and returns its output and exit code.
+// Starter runs the starter binary (built once by c) against e's server
+// with an environment of its own — HOME e.Dir, no temporal.toml profile,
+// no caller's TEMPORAL_* — within timeout, and returns its output and
+// exit code.
 func (e *Env) Starter(c *toolbin.Commands, timeout time.Duration, args ...string) (stdout, stderr string, code int) {
 	e.T.Helper()
+	return StarterAt(e.T, c, e.Server.Address, e.Dir, timeout, args...)
+}
+
+// StarterAt is Starter against the server at address with home as HOME:
+// for a test that restarts its server or runs the starter from elsewhere.
+func StarterAt(t testing.TB, c *toolbin.Commands, address, home string, timeout time.Duration, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	paths, err := c.Paths("starter")
 	if err != nil {
-		e.T.Fatal(err)
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, paths[0], args...)
-	cmd.Env = []string{"HOME=" + e.Dir, "TEMPORAL_ADDRESS=" + e.Server.Address, "TEMPORAL_NAMESPACE=default"}
+	cmd.Env = StarterEnv(address, home)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()
@@ -44,7 +52,13 @@ func (e *Env) Starter(c *toolbin.Commands, timeout time.Duration, args ...string
 	case errors.As(err, &exit):
 		code = exit.ExitCode()
 	case err != nil:
-		e.T.Fatalf("starter %s: %v", strings.Join(args, " "), err)
+		t.Fatalf("starter %s: %v", strings.Join(args, " "), err)
 	}
 	return out.String(), errb.String(), code
+}
+
+// StarterEnv is the whole environment a test's starter runs with: the
+// server at address, home as HOME; nothing of the caller's.
+func StarterEnv(address, home string) []string {
+	return []string{"HOME=" + home, "TEMPORAL_ADDRESS=" + address, "TEMPORAL_NAMESPACE=default"}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,10 +97,9 @@ func rackAndRegister(t *testing.T, racks int, newServers []string) *growth {
 	_, g.starter = e2e.Binaries(t, &commands)
 	g.run = func(args ...string) string {
 		t.Helper()
-		cmd := exec.CommandContext(g.ctx, g.starter, append(args, "--address", env.Server.Address)...)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "starter %s:\n%s", strings.Join(args, " "), out)
-		return string(out)
+		out, errOut, code := env.Starter(&commands, 10*time.Minute, args...)
+		require.Zero(t, code, "starter %s:\n%s%s", strings.Join(args, " "), out, errOut)
+		return out + errOut
 	}
 	before := len(env.State().Cluster.BMMs)
 	requireTable(t, env, racks-1)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/rackroll/rackroll/worker/wiring"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +19,8 @@ import (
 func TestE2EGrowthInterruptedResumes(t *testing.T) {
 	g := rackAndRegister(t, 2, []string{"rack2-mgmt1", "rack2-mgmt2", "rack2-c1"})
 	env := g.env
-	first := exec.CommandContext(g.ctx, g.starter, "cluster", "replace-roles", "--cluster", env.Cluster, "--wait", "--address", env.Server.Address)
+	first := exec.CommandContext(g.ctx, g.starter, "cluster", "replace-roles", "--cluster", env.Cluster, "--wait")
+	first.Env = e2e.StarterEnv(env.Server.Address, env.Dir)
 	require.NoError(t, first.Start())
 	env.Eventually(2*time.Minute, "the first role change made", func() bool { return env.BMM("rack2-mgmt1").HasRole(model.RoleKCPSpare) })
 	env.Worker.Stop() // the ledger answers no query until a worker is back

@@ -168,7 +168,9 @@ func starterRun(t *testing.T, s *site, args ...string) []byte {
 	_, starter := e2e.Binaries(t, &commands)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	b, err := exec.CommandContext(ctx, starter, append([]string{"--address", s.Server.Address}, args...)...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, starter, args...)
+	cmd.Env = e2e.StarterEnv(s.Server.Address, t.TempDir())
+	b, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("starter %s: %v\n%s", strings.Join(args, " "), err, b)
 	}

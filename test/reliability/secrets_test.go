@@ -68,7 +68,8 @@ func starterOutput(t *testing.T, s *site, version string) []byte {
 	out.Write(s.scanOutput)
 	for _, args := range append(cmds, s.scanCmds...) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		cmd := exec.CommandContext(ctx, starter, append([]string{"--address", s.Server.Address}, args...)...)
+		cmd := exec.CommandContext(ctx, starter, args...)
+		cmd.Env = e2e.StarterEnv(s.Server.Address, t.TempDir())
 		b, err := cmd.CombinedOutput()
 		// A refusal (exit 1: nothing to plan, no monitor) is output too;
 		// only a hang is a failure.

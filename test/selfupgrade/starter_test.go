@@ -1,10 +1,7 @@
 package selfupgrade_test
 
 import (
-	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -38,23 +35,5 @@ func starter(e *e2e.Env, args ...string) string {
 // home as its HOME, within timeout, and returns its output and exit code.
 func starterAt(t testing.TB, address, home string, timeout time.Duration, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	paths, err := commands.Paths("starter")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, paths[0], args...)
-	cmd.Env = []string{"HOME=" + home, "TEMPORAL_ADDRESS=" + address, "TEMPORAL_NAMESPACE=default"}
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		t.Fatalf("starter %s: %v", strings.Join(args, " "), err)
-	}
-	return out.String(), errb.String(), code
+	return e2e.StarterAt(t, &commands, address, home, timeout, args...)
 }
