@@ -48,6 +48,11 @@ type UpgradeCarry struct {
 	// older build would skip both: a carry with them needs format 2.
 	WaitBefore string     `json:"waitBefore,omitempty"`
 	WaitUntil  *time.Time `json:"waitUntil,omitempty"`
+	// Asked is the operator's pause asked and not yet taken (its reason);
+	// HeldFor, the reason of the operator's pause the run moved at. A
+	// build before format 4 would go on without either: MinReader 4.
+	Asked   string `json:"asked,omitempty"`
+	HeldFor string `json:"heldFor,omitempty"`
 }
 
 // PauseRequest asks a running upgrade to pause before its next unit (a
@@ -55,6 +60,10 @@ type UpgradeCarry struct {
 // pause ("" for none).
 type PauseRequest struct {
 	Reason string `json:"reason,omitempty"`
+	// Withdraw takes back the pause asked with Reason: not taken yet, it
+	// is asked no more; taken, the upgrade goes on. Any other pause
+	// stays (a fleet continues only what it paused).
+	Withdraw bool `json:"withdraw,omitempty"`
 }
 
 // Upgrade phases (query status .phase).

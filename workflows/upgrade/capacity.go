@@ -132,7 +132,12 @@ func (u *upgrade) holdForRoom(ctx workflow.Context, unit *api.UnitStatus, check 
 		why = "capacityPolicy Pause and the guard could not read the cluster before the drain: " + check.Message +
 			". Give the worker its access (starter site check), or drain unjudged, with continue-update; cancel-update stops"
 	}
+	// A hold between batches of a rack is no move point: the next run
+	// would take the rack's Paused state for its threshold's and skip it.
+	mid := u.midRack
+	u.midRack = true
 	cancelled, err := u.pause(ctx, unit, why)
+	u.midRack = mid
 	unit.State = prev
 	if !cancelled && err == nil {
 		u.st.Capacity[last].ContinuedAt = unit.ContinuedAt

@@ -134,6 +134,7 @@ func TestOperatorPauseMovesAndHolds(t *testing.T) {
 	require.Equal(t, "rack1", c.PausedAt)
 	require.Contains(t, c.PauseMessage, "operator's word before rack rack2 starts (freeze)")
 	require.Equal(t, selfupgrade.FormatOperatorPause, c.MinReader)
+	require.Equal(t, "freeze", c.HeldFor, "the asker's reason, for its withdraw")
 	moved := len(computeRacks(f))
 
 	env2 := f.NewEnv()

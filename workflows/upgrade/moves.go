@@ -44,10 +44,7 @@ func (u *upgrade) moveAt(ctx workflow.Context, unit *api.UnitStatus, msg string)
 		u.declined = true
 		return nil
 	}
-	return u.move(ctx, func(c *api.UpgradeCarry) {
-		c.PausedAt, c.PauseMessage = unit.Name, msg
-		u.operatorCarry(c, unit)
-	})
+	return u.move(ctx, func(c *api.UpgradeCarry) { c.PausedAt, c.PauseMessage = unit.Name, msg })
 }
 
 // movesBetweenRacks is upgrade-moves-build's version since which a run
@@ -83,7 +80,7 @@ func (u *upgrade) waitBetween(ctx workflow.Context, w time.Duration, next string
 	}
 	return u.move(ctx, func(c *api.UpgradeCarry) {
 		c.WaitBefore, c.WaitUntil = next, &until
-		c.MinReader = 2 // a format-1 build would skip the rest of the wait and the pause after it
+		c.MinReader = max(c.MinReader, 2) // a format-1 build would skip the rest of the wait and the pause after it
 	})
 }
 
@@ -102,7 +99,7 @@ func (u *upgrade) resumeWait(ctx workflow.Context, ri int) (bool, error) {
 	}
 	prev := &u.st.Racks[ri-1]
 	if msg := prev.PauseAfter(u.plan.Strategy, u.plan.Racks[ri].Name); msg != "" && !u.cancelled {
-		return u.pause(ctx, prev, msg)
+		return u.atBoundary(ctx, prev, msg)
 	}
 	return u.cancelled, nil
 }
@@ -124,6 +121,7 @@ func (u *upgrade) move(ctx workflow.Context, set func(*api.UpgradeCarry)) error 
 		moves = u.in.Carry.Moves
 	}
 	next.Carry = &api.UpgradeCarry{CarryHeader: kernel.CarryHeader(ctx), Status: u.st, Moves: moves + 1}
+	u.operatorCarry(next.Carry)
 	if set != nil {
 		set(next.Carry)
 	}
@@ -142,7 +140,7 @@ func (u *upgrade) withNextMove(ctx workflow.Context) api.UpgradeStatus {
 	}
 	where := "before the next compute rack starts (the control plane and the management groups finish on this build)"
 	switch {
-	case u.paused && !u.midRack && u.current == nil && st.Phase == api.PhaseCompute:
+	case u.paused && u.movesHere:
 		where = "now, at this pause"
 	case u.current != nil && st.Phase == api.PhaseCompute:
 		where = "once " + u.current.Name + " is done, before the next rack starts (never mid-rack)"

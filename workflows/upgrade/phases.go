@@ -144,7 +144,7 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 			continue
 		case "settle":
 			// The missed threshold's pause, as settle has it.
-			if cancelled, err := u.pause(ctx, unit, u.in.Carry.PauseMessage); err != nil || cancelled {
+			if cancelled, err := u.atBoundary(ctx, unit, u.in.Carry.PauseMessage); err != nil || cancelled {
 				return cancelled, err
 			}
 			unit.State = api.StateFailed
@@ -185,10 +185,8 @@ func (u *upgrade) compute(ctx workflow.Context) (bool, error) {
 				return false, err
 			}
 		}
-		if msg := u.heldAfter(unit, u.plan.Racks[ri+1].Name, at); msg != "" && !u.cancelled {
-			if cancelled, err := u.pause(ctx, unit, msg); err != nil || cancelled {
-				return cancelled, err
-			}
+		if cancelled, err := u.afterRack(ctx, unit, u.plan.Racks[ri+1].Name, at); err != nil || cancelled {
+			return cancelled, err
 		}
 	}
 	return u.cancelled, nil
@@ -203,7 +201,7 @@ func (u *upgrade) settle(ctx workflow.Context, unit *api.UnitStatus, missed stri
 		return false, nil
 	}
 	u.endUnit(ctx, unit, api.StatePaused)
-	if cancelled, err := u.pause(ctx, unit, missed); err != nil || cancelled {
+	if cancelled, err := u.atBoundary(ctx, unit, missed); err != nil || cancelled {
 		return cancelled, err
 	}
 	unit.State = api.StateFailed

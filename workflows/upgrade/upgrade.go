@@ -35,6 +35,9 @@ func RuntimeUpgradeWorkflow(ctx workflow.Context, in api.UpgradeInput) (api.Upgr
 	// A run moved at a pause restores it: a continue that comes first is
 	// taken, not refused (restoring).
 	u := &upgrade{in: in, restoring: in.Carry != nil && in.Carry.PausedAt != ""}
+	if c := in.Carry; c != nil {
+		u.asked, u.heldFor = c.Asked, c.HeldFor // the operator's word, moved with the run
+	}
 	u.st = api.UpgradeStatus{Cluster: in.Cluster, TargetVersion: in.TargetVersion, Strategy: in.UpdateStrategy,
 		Phase: api.PhasePreflight, DetailedStatus: model.ClusterUpdating, StartedAt: workflow.Now(ctx)}
 	if err := u.handlers(ctx); err != nil {
@@ -139,9 +142,11 @@ type upgrade struct {
 	// declined: this run's history said not to move (moves.go).
 	declined bool
 	// asked: the operator's pause before the next unit, with its reason;
-	// holding: the pause now is that one (hold.go).
-	asked   string
-	holding bool
+	// holding: the pause now is that one, asked as heldFor (hold.go).
+	asked, heldFor string
+	holding        bool
+	// movesHere: the pause now is a move point (the status says so).
+	movesHere bool
 }
 
 func (u *upgrade) handlers(ctx workflow.Context) error {
@@ -311,12 +316,12 @@ func (u *upgrade) pause(ctx workflow.Context, unit *api.UnitStatus, msg string) 
 	// A continue taken while a moved run restored this pause ends it.
 	early := u.restoring && u.continued
 	u.paused, u.continued, u.restoring = true, early, false
-	u.asked = "" // any pause answers the operator's
 	if err := u.setCluster(ctx, model.ClusterUpdatePaused, msg); err != nil {
 		return false, err
 	}
 	// A compute pause is where the run moves to a new current build.
 	movable := u.movable(unit) && !u.midRack
+	u.movesHere = movable
 	for {
 		if err := workflow.Await(ctx, func() bool { return u.continued || u.cancelled || movable && u.newBuild(ctx) }); err != nil {
 			return false, err
@@ -328,7 +333,9 @@ func (u *upgrade) pause(ctx workflow.Context, unit *api.UnitStatus, msg string) 
 			return false, err
 		}
 	}
-	u.paused = false
+	// The continue is spent: left set, it would keep every later move
+	// point from moving (move).
+	u.paused, u.continued, u.movesHere = false, false, false
 	if u.cancelled {
 		return true, nil
 	}

@@ -1,0 +1,64 @@
+package upgrade
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/model"
+	"github.com/rackroll/rackroll/internal/selfupgrade"
+	"github.com/rackroll/rackroll/workflows/internal/wftest"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/workflow"
+)
+
+// An ask not yet taken moves with the run (here during the wait between
+// racks) and is taken by the next run before rack2; the asker's withdraw
+// (a fleet's continue) ends that pause, and another reason's is refused.
+func TestOperatorAskMovesWithTheRunAndIsWithdrawnByItsAsker(t *testing.T) {
+	f, env := wftest.SiteEnv(t, wftest.Example("four-rack.yaml"))
+	f.Delay["Reimage"] = 5 * time.Minute
+	var asked wftest.UpdateResult
+	askPauseWhen(t, env, "fleet weekly paused", &asked, func(st api.UpgradeStatus) bool {
+		return st.Phase == api.PhaseCompute && len(st.Racks[0].Running()) > 0
+	})
+	moving := false
+	for m := 2; m <= 400; m += 2 {
+		env.RegisterDelayedCallback(func() {
+			var st api.UpgradeStatus
+			if v, err := env.QueryWorkflow(api.QueryStatus); err == nil && v.Get(&st) == nil && !moving && asked.Done &&
+				st.Racks[0].State == api.StateSucceeded {
+				moving = true // rack1 done: the run waits before rack2
+				env.SetTargetWorkerDeploymentVersionChanged(true)
+			}
+		}, time.Duration(m)*time.Minute)
+	}
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{MaxUnavailable: 2, WaitTimeMinutes: wftest.Intp(30)}))
+	var can *workflow.ContinueAsNewError
+	require.True(t, errors.As(env.GetWorkflowError(), &can), "want a move, got %v", env.GetWorkflowError())
+	var next api.UpgradeInput
+	require.NoError(t, wftest.ConverterFor().FromPayloads(can.Input, &next))
+	c := next.Carry
+	require.Equal(t, "rack2", c.WaitBefore, "moved during the wait")
+	require.Equal(t, "fleet weekly paused", c.Asked, "the ask moved with it")
+	require.Equal(t, selfupgrade.FormatOperatorPause, c.MinReader)
+
+	env2 := f.NewEnv()
+	var other, mine wftest.UpdateResult
+	var paused []string
+	wftest.EachPause(t, env2, 400, func(st api.UpgradeStatus) {
+		if len(paused) == 0 {
+			wftest.SendUpdate(env2, api.UpdatePause, "other", &other, api.PauseRequest{Reason: "someone else", Withdraw: true})
+			wftest.SendUpdate(env2, api.UpdatePause, "mine", &mine, api.PauseRequest{Reason: "fleet weekly paused", Withdraw: true})
+		}
+		paused = append(paused, st.DetailedStatusMessage)
+	})
+	env2.ExecuteWorkflow(RuntimeUpgradeWorkflow, next)
+	require.NoError(t, env2.GetWorkflowError())
+	require.NotEmpty(t, paused)
+	require.Contains(t, paused[0], "operator's word before rack rack2 starts (fleet weekly paused)")
+	require.ErrorContains(t, other.Rejected, `no pause asked as "someone else" to withdraw`)
+	require.NoError(t, mine.Rejected)
+	require.Equal(t, []string{"rack1", "rack2", "rack3", "rack4"}, computeRacks(f))
+}
