@@ -27,10 +27,11 @@ func (a *Activities) PauseSites(ctx context.Context, in PauseInput) (Told, error
 	return a.tell(ctx, in.Clusters, api.UpdatePause, api.PauseRequest{Reason: in.Reason}), ctx.Err()
 }
 
-// ContinueSites asks each site's upgrade to go on (continue-update): past
-// its pause, or before it, the pause asked no more.
-func (a *Activities) ContinueSites(ctx context.Context, clusters []string) (Told, error) {
-	return a.tell(ctx, clusters, api.UpdateContinue), ctx.Err()
+// ContinueSites withdraws the pause PauseSites asked with the same reason
+// (pause-update with Withdraw): a site past it goes on, one not there yet
+// is asked no more. A site paused for another reason stays paused.
+func (a *Activities) ContinueSites(ctx context.Context, in PauseInput) (Told, error) {
+	return a.tell(ctx, in.Clusters, api.UpdatePause, api.PauseRequest{Reason: in.Reason, Withdraw: true}), ctx.Err()
 }
 
 // tell sends update (with args) to each cluster's upgrade, side by side,

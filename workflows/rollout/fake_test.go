@@ -57,9 +57,10 @@ func (f *fakeFleet) PauseSites(_ context.Context, in sites.PauseInput) (sites.To
 	return sites.Told{Took: in.Clusters}, nil
 }
 
-func (f *fakeFleet) ContinueSites(_ context.Context, clusters []string) (sites.Told, error) {
+func (f *fakeFleet) ContinueSites(_ context.Context, in sites.PauseInput) (sites.Told, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	clusters := in.Clusters
 	f.continues = append(f.continues, clusters)
 	for _, c := range clusters {
 		delete(f.paused, c)

@@ -82,7 +82,9 @@ func (r *run) rolling() bool {
 // history is long, the server suggests it, or another build is current.
 func (r *run) continueDue(ctx workflow.Context) bool {
 	info := workflow.GetInfo(ctx)
-	return workflow.AllHandlersFinished(ctx) && (info.GetCurrentHistoryLength() > maxHistory ||
+	// A word for the sites not passed on yet lives in this run only: it
+	// is passed on first (steer).
+	return workflow.AllHandlersFinished(ctx) && !r.pauseSites && len(r.continueSites) == 0 && (info.GetCurrentHistoryLength() > maxHistory ||
 		info.GetContinueAsNewSuggested() || info.GetTargetWorkerDeploymentVersionChanged())
 }
 

@@ -43,3 +43,50 @@ func TestFleetPauseSitesAndContinueThem(t *testing.T) {
 		require.Equal(t, fleet.Succeeded, s.Verdict, s.Cluster)
 	}
 }
+
+// A continue right after pause --sites (in the same moment) leaves no
+// site paused: the sites that took the pause are continued at once.
+func TestFleetContinueRightAfterPauseSites(t *testing.T) {
+	env := wftest.QuietEnv()
+	f := newFakeFleet(env)
+	all := names(3)
+	var pause, cont wftest.UpdateResult
+	startRollout(t, env)
+	at(env, time.Hour, func() {
+		wftest.SendUpdate(env, api.UpdateFleetPause, "pause", &pause, api.FleetPauseRequest{Sites: true})
+		wftest.SendUpdate(env, api.UpdateContinue, "continue", &cont, nil)
+	})
+	var last api.FleetStatus
+	endWhen(t, env, 12*time.Hour, &last)
+	env.ExecuteWorkflow(FleetWorkflow, api.FleetInput{Spec: fleet.Spec{Name: "prod", Clusters: all, Canary: all[:1], WaveSize: 2}, Tuning: tuned})
+	require.NoError(t, pause.Rejected)
+	require.NoError(t, cont.Rejected)
+	require.Equal(t, [][]string{{"site-01"}}, f.pauses)
+	require.Equal(t, [][]string{{"site-01"}}, f.continues, "continued at once: it was no longer paused")
+	require.Equal(t, fleet.StateCompleted, last.State)
+	require.Empty(t, last.Rollout.PausedSites)
+}
+
+// Cancelled without --sites, the fleet lets the sites it paused go on,
+// as it lets the running ones.
+func TestFleetCancelContinuesTheSitesItPaused(t *testing.T) {
+	env := wftest.QuietEnv()
+	f := newFakeFleet(env)
+	all := names(3)
+	var pause, cancel wftest.UpdateResult
+	startRollout(t, env)
+	at(env, time.Hour, func() {
+		wftest.SendUpdate(env, api.UpdateFleetPause, "pause", &pause, api.FleetPauseRequest{Sites: true})
+	})
+	at(env, 2*time.Hour, func() {
+		wftest.SendUpdate(env, api.UpdateCancel, "cancel", &cancel, api.FleetCancelRequest{})
+	})
+	var last api.FleetStatus
+	endWhen(t, env, 12*time.Hour, &last)
+	env.ExecuteWorkflow(FleetWorkflow, api.FleetInput{Spec: fleet.Spec{Name: "prod", Clusters: all, Canary: all[:1], WaveSize: 2}, Tuning: tuned})
+	require.NoError(t, cancel.Rejected)
+	require.Equal(t, [][]string{{"site-01"}}, f.continues)
+	require.Empty(t, f.cancelled, "without --sites no site's upgrade is cancelled")
+	require.Equal(t, fleet.StateCancelled, last.State)
+	require.Empty(t, last.Rollout.PausedSites)
+}

@@ -87,7 +87,7 @@ func (r *run) checkPause(_ workflow.Context, req api.FleetPauseRequest) error {
 	switch {
 	case !r.rolling():
 		return r.notRolling("paused")
-	case r.st.Rollout.Paused:
+	case r.st.Rollout.Paused && !req.Sites:
 		return fmt.Errorf("fleet %s is already paused: continue-update goes on", r.st.Name)
 	}
 	return nil

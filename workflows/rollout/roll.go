@@ -223,6 +223,13 @@ func (r *run) finish(ctx workflow.Context) error {
 			r.log("", "asked the upgrades of %v to cancel (refused by %v)", running, refused)
 		}
 	}
+	if !r.cancelSites {
+		// Ended without its sites' cancel: the sites it paused go on, as
+		// the running ones do.
+		r.continueSites = append(r.continueSites, ro.PausedSites...)
+		r.withdraw(ctx)
+	}
+	ro.PausedSites = nil
 	now := workflow.Now(ctx)
 	ro.FinishedAt, ro.BakeUntil = &now, nil
 	if ro.Cancelled {
