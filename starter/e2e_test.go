@@ -273,6 +273,20 @@ func TestE2EWatch(t *testing.T) {
 		out, _, err = cli("upgrade", "start", "--cluster", env.Cluster, "--version", "4.2.0", "--wait-time-minutes", "0",
 			"--drain-timeout", "5s", "--vm-shutdown-timeout", "5s")
 		require.NoError(t, err, out)
+		// The operator's pause, asked at once: the watch stops at it (exit
+		// 3) with the reason; continue goes on.
+		out, _, err = cli("upgrade", "pause", "--cluster", env.Cluster, "--reason", "change freeze")
+		require.NoError(t, err, out)
+		require.Contains(t, out, "pausing before")
+		out, _, err = cli("upgrade", "status", "--cluster", env.Cluster, "--watch", "-o", "json")
+		var ce *codedError
+		require.True(t, errors.As(err, &ce) && ce.code == exitPaused, "exit 3 at the pause: %v", err)
+		var held api.UpgradeStatus
+		require.NoError(t, json.Unmarshal([]byte(out), &held), out)
+		require.Contains(t, held.DetailedStatusMessage, "paused on the operator's word before")
+		require.Contains(t, held.DetailedStatusMessage, "(change freeze)")
+		out, _, err = cli("upgrade", "continue", "--cluster", env.Cluster)
+		require.NoError(t, err, out)
 		out, progress, err := cli("upgrade", "status", "--cluster", env.Cluster, "--watch", "-o", "json")
 		require.NoError(t, err, progress)
 		var st api.UpgradeStatus
