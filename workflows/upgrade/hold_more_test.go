@@ -62,3 +62,63 @@ func TestOperatorAskMovesWithTheRunAndIsWithdrawnByItsAsker(t *testing.T) {
 	require.NoError(t, mine.Rejected)
 	require.Equal(t, []string{"rack1", "rack2", "rack3", "rack4"}, computeRacks(f))
 }
+
+// The capacity guard's hold is inside a rack (between its batches): a new
+// build woken there does not move the run — a moved run took the rack's
+// Paused state for its threshold's and skipped the rack. Continued, the
+// rack is drained and upgraded on this build.
+func TestCapacityHoldIsNoMovePoint(t *testing.T) {
+	f, env := wftest.SiteEnv(t, wftest.Example("two-rack.yaml"))
+	f.NoRoom[f.Bmm("rack2-c1").NodeName] = true
+	var cont wftest.UpdateResult
+	var held, woken api.UpgradeStatus
+	wftest.EachPause(t, env, 12*60, func(st api.UpgradeStatus) {
+		if held.DetailedStatus == "" {
+			held = st
+			env.SetTargetWorkerDeploymentVersionChanged(true)
+			env.SignalWorkflow(api.SignalSelfUpgrade, nil) // the rollout's wake
+			env.RegisterDelayedCallback(func() {
+				wftest.Query(t, env, &woken)
+				wftest.SendUpdate(env, api.UpdateContinue, "go-on", &cont, nil)
+			}, time.Minute)
+		}
+	})
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{WaitTimeMinutes: wftest.Intp(0), CapacityPolicy: model.CapacityPause}))
+	require.NoError(t, env.GetWorkflowError(), "no move at the hold")
+	require.Contains(t, held.DetailedStatusMessage, "not enough room to drain")
+	require.Contains(t, woken.NextMove, "once this pause is continued", "the status promises no move at the hold")
+	require.NoError(t, cont.Rejected)
+	require.Positive(t, len(reimagesIn(f, "rack2")), "rack2 drained and upgraded")
+}
+
+// A continued pause leaves no trace that keeps the run from moving: a
+// new build met later (rack3 running) moves it before rack4.
+func TestAContinuedPauseDoesNotStopLaterMoves(t *testing.T) {
+	f, env := wftest.SiteEnv(t, wftest.Example("four-rack.yaml"))
+	f.Delay["Reimage"] = 5 * time.Minute
+	var asked wftest.UpdateResult
+	askPauseWhen(t, env, "freeze", &asked, func(st api.UpgradeStatus) bool {
+		return st.Phase == api.PhaseCompute && len(st.Racks[0].Running()) > 0
+	})
+	wftest.EachPause(t, env, 400, func(st api.UpgradeStatus) {
+		wftest.SendUpdate(env, api.UpdateContinue, "c"+st.DetailedStatusMessage, &wftest.UpdateResult{}, nil)
+	})
+	moved := false
+	for m := 1; m <= 400; m += 2 {
+		env.RegisterDelayedCallback(func() {
+			var st api.UpgradeStatus
+			if v, err := env.QueryWorkflow(api.QueryStatus); err == nil && v.Get(&st) == nil && !moved && len(st.Racks[2].Running()) > 0 {
+				moved = true
+				env.SetTargetWorkerDeploymentVersionChanged(true)
+			}
+		}, time.Duration(m)*time.Minute)
+	}
+	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{MaxUnavailable: 2, WaitTimeMinutes: wftest.Intp(0)}))
+	var can *workflow.ContinueAsNewError
+	require.True(t, errors.As(env.GetWorkflowError(), &can), "want a move before rack4, got %v", env.GetWorkflowError())
+	var next api.UpgradeInput
+	require.NoError(t, wftest.ConverterFor().FromPayloads(can.Input, &next))
+	require.Equal(t, api.StateSucceeded, next.Carry.Status.Racks[2].State)
+	require.Equal(t, api.StatePending, next.Carry.Status.Racks[3].State)
+	require.Equal(t, []string{"rack1", "rack2", "rack3"}, computeRacks(f))
+}

@@ -142,6 +142,8 @@ func (u *upgrade) withNextMove(ctx workflow.Context) api.UpgradeStatus {
 	switch {
 	case u.paused && u.movesHere:
 		where = "now, at this pause"
+	case u.paused:
+		where = "once this pause is continued, before the next compute rack starts (never mid-rack)"
 	case u.current != nil && st.Phase == api.PhaseCompute:
 		where = "once " + u.current.Name + " is done, before the next rack starts (never mid-rack)"
 	case st.Phase == api.PhaseCompute:
