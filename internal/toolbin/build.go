@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
@@ -64,21 +65,43 @@ func prebuilt(dir string, commands []string) ([]string, bool) {
 // Commands builds rackroll's commands once per test process, for the
 // tests of a package that run them as processes; Remove deletes them.
 type Commands struct {
-	once  sync.Once
+	mu    sync.Mutex
 	dir   string
-	paths []string
-	err   error
+	built map[string]string // command -> path
 }
 
-// Paths builds the named commands (Build) on the first call and returns
-// their paths; later calls return the same.
+// Paths returns the paths of the named commands, in that order, building
+// each the first time it is asked for (Build).
 func (c *Commands) Paths(commands ...string) ([]string, error) {
-	c.once.Do(func() {
-		if c.dir, c.err = os.MkdirTemp("", "rackroll-cmds-"); c.err == nil {
-			c.paths, c.err = Build(c.dir, commands...)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dir == "" {
+		dir, err := os.MkdirTemp("", "rackroll-cmds-")
+		if err != nil {
+			return nil, err
 		}
-	})
-	return c.paths, c.err
+		c.dir, c.built = dir, map[string]string{}
+	}
+	var missing []string
+	for _, name := range commands {
+		if _, ok := c.built[name]; !ok && !slices.Contains(missing, name) {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		paths, err := Build(c.dir, missing...)
+		if err != nil {
+			return nil, err
+		}
+		for i, name := range missing {
+			c.built[name] = paths[i]
+		}
+	}
+	out := make([]string, len(commands))
+	for i, name := range commands {
+		out[i] = c.built[name]
+	}
+	return out, nil
 }
 
 // Remove deletes what Paths built (call it from TestMain after m.Run).

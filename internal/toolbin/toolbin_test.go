@@ -50,3 +50,26 @@ func TestOneProcEnvOverridesTheCallers(t *testing.T) {
 		t.Fatalf("GOMAXPROCS GOGC = %q, want \"1 300\"", got)
 	}
 }
+
+// Paths answers each call with the commands it names, in its order: a
+// package that first asked for the worker and the starter, then for the
+// starter alone, gets the starter (make test once ran the worker so).
+func TestCommandsPathsNameWhatIsAsked(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"worker", "starter"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv(CmdDirEnv, dir)
+	var c Commands
+	defer c.Remove()
+	both, err := c.Paths("worker", "starter")
+	if err != nil || filepath.Base(both[0]) != "worker" || filepath.Base(both[1]) != "starter" {
+		t.Fatalf("Paths(worker, starter) = %v, %v", both, err)
+	}
+	one, err := c.Paths("starter")
+	if err != nil || len(one) != 1 || filepath.Base(one[0]) != "starter" {
+		t.Fatalf("Paths(starter) = %v, %v", one, err)
+	}
+}
