@@ -201,3 +201,14 @@ func endWhen(t *testing.T, env *testsuite.TestWorkflowEnvironment, within time.D
 		})
 	}
 }
+
+// rollThree runs fleet "prod" of three sites — a canary, then a wave of
+// two — until its rollout ends (within twelve hours), and returns the
+// rollout's last status.
+func rollThree(t *testing.T, env *testsuite.TestWorkflowEnvironment) api.FleetStatus {
+	var last api.FleetStatus
+	endWhen(t, env, 12*time.Hour, &last)
+	all := names(3)
+	env.ExecuteWorkflow(FleetWorkflow, api.FleetInput{Spec: fleet.Spec{Name: "prod", Clusters: all, Canary: all[:1], WaveSize: 2}, Tuning: tuned})
+	return last
+}

@@ -101,9 +101,7 @@ func TestFleetPauseAndContinue(t *testing.T) {
 		continuedAt = env.Now()
 		wftest.SendUpdate(env, api.UpdateContinue, "continue", &cont, nil)
 	})
-	var last api.FleetStatus
-	endWhen(t, env, 12*time.Hour, &last)
-	env.ExecuteWorkflow(FleetWorkflow, api.FleetInput{Spec: fleet.Spec{Name: "prod", Clusters: all, Canary: all[:1], WaveSize: 2}, Tuning: tuned})
+	last := rollThree(t, env)
 	require.ErrorContains(t, early.Rejected, "no rollout in progress to be continued (Idle)")
 	require.NoError(t, pause.Rejected)
 	require.ErrorContains(t, twice.Rejected, "already paused")

@@ -16,7 +16,6 @@ import (
 func TestFleetPauseSitesAndContinueThem(t *testing.T) {
 	env := wftest.QuietEnv()
 	f := newFakeFleet(env)
-	all := names(3)
 	var pause, cont wftest.UpdateResult
 	startRollout(t, env)
 	at(env, time.Hour, func() {
@@ -30,9 +29,7 @@ func TestFleetPauseSitesAndContinueThem(t *testing.T) {
 		require.Len(t, f.startCalls(), 1, "wave 2 not started")
 		wftest.SendUpdate(env, api.UpdateContinue, "continue", &cont, nil)
 	})
-	var last api.FleetStatus
-	endWhen(t, env, 12*time.Hour, &last)
-	env.ExecuteWorkflow(FleetWorkflow, api.FleetInput{Spec: fleet.Spec{Name: "prod", Clusters: all, Canary: all[:1], WaveSize: 2}, Tuning: tuned})
+	last := rollThree(t, env)
 	require.NoError(t, pause.Rejected)
 	require.NoError(t, cont.Rejected)
 	require.Equal(t, [][]string{{"site-01"}}, f.pauses, "only the running site was paused")
@@ -49,16 +46,13 @@ func TestFleetPauseSitesAndContinueThem(t *testing.T) {
 func TestFleetContinueRightAfterPauseSites(t *testing.T) {
 	env := wftest.QuietEnv()
 	f := newFakeFleet(env)
-	all := names(3)
 	var pause, cont wftest.UpdateResult
 	startRollout(t, env)
 	at(env, time.Hour, func() {
 		wftest.SendUpdate(env, api.UpdateFleetPause, "pause", &pause, api.FleetPauseRequest{Sites: true})
 		wftest.SendUpdate(env, api.UpdateContinue, "continue", &cont, nil)
 	})
-	var last api.FleetStatus
-	endWhen(t, env, 12*time.Hour, &last)
-	env.ExecuteWorkflow(FleetWorkflow, api.FleetInput{Spec: fleet.Spec{Name: "prod", Clusters: all, Canary: all[:1], WaveSize: 2}, Tuning: tuned})
+	last := rollThree(t, env)
 	require.NoError(t, pause.Rejected)
 	require.NoError(t, cont.Rejected)
 	require.Equal(t, [][]string{{"site-01"}}, f.pauses)
@@ -72,7 +66,6 @@ func TestFleetContinueRightAfterPauseSites(t *testing.T) {
 func TestFleetCancelContinuesTheSitesItPaused(t *testing.T) {
 	env := wftest.QuietEnv()
 	f := newFakeFleet(env)
-	all := names(3)
 	var pause, cancel wftest.UpdateResult
 	startRollout(t, env)
 	at(env, time.Hour, func() {
@@ -81,9 +74,7 @@ func TestFleetCancelContinuesTheSitesItPaused(t *testing.T) {
 	at(env, 2*time.Hour, func() {
 		wftest.SendUpdate(env, api.UpdateCancel, "cancel", &cancel, api.FleetCancelRequest{})
 	})
-	var last api.FleetStatus
-	endWhen(t, env, 12*time.Hour, &last)
-	env.ExecuteWorkflow(FleetWorkflow, api.FleetInput{Spec: fleet.Spec{Name: "prod", Clusters: all, Canary: all[:1], WaveSize: 2}, Tuning: tuned})
+	last := rollThree(t, env)
 	require.NoError(t, cancel.Rejected)
 	require.Equal(t, [][]string{{"site-01"}}, f.continues)
 	require.Empty(t, f.cancelled, "without --sites no site's upgrade is cancelled")

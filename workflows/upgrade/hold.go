@@ -43,8 +43,10 @@ func (u *upgrade) onPause(ctx workflow.Context) error {
 			return fmt.Errorf("upgrade of %s has no pause asked as %q to withdraw (%s, %s)", u.in.Cluster, why, u.st.DetailedStatus, u.st.DetailedStatusMessage)
 		}
 		switch {
-		case u.st.Phase == api.PhaseDone || u.cancelled:
-			return fmt.Errorf("upgrade of %s is %s: nothing to pause", u.in.Cluster, cmp.Or(map[bool]string{true: "cancelling"}[u.cancelled], "done"))
+		case u.cancelled:
+			return fmt.Errorf("upgrade of %s is cancelling: nothing to pause", u.in.Cluster)
+		case u.st.Phase == api.PhaseDone:
+			return fmt.Errorf("upgrade of %s is done: nothing to pause", u.in.Cluster)
 		case u.paused || u.restoring:
 			return fmt.Errorf("upgrade of %s is already paused (%s): continue-update or cancel-update", u.in.Cluster, u.st.DetailedStatusMessage)
 		case u.asked != "":

@@ -23,17 +23,9 @@ func TestOperatorAskMovesWithTheRunAndIsWithdrawnByItsAsker(t *testing.T) {
 	askPauseWhen(t, env, "fleet weekly paused", &asked, func(st api.UpgradeStatus) bool {
 		return st.Phase == api.PhaseCompute && len(st.Racks[0].Running()) > 0
 	})
-	moving := false
-	for m := 2; m <= 400; m += 2 {
-		env.RegisterDelayedCallback(func() {
-			var st api.UpgradeStatus
-			if v, err := env.QueryWorkflow(api.QueryStatus); err == nil && v.Get(&st) == nil && !moving && asked.Done &&
-				st.Racks[0].State == api.StateSucceeded {
-				moving = true // rack1 done: the run waits before rack2
-				env.SetTargetWorkerDeploymentVersionChanged(true)
-			}
-		}, time.Duration(m)*time.Minute)
-	}
+	// rack1 done: the run waits before rack2.
+	onceWhen(env, 2, func(st api.UpgradeStatus) bool { return asked.Done && st.Racks[0].State == api.StateSucceeded },
+		func() { env.SetTargetWorkerDeploymentVersionChanged(true) })
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{MaxUnavailable: 2, WaitTimeMinutes: wftest.Intp(30)}))
 	var can *workflow.ContinueAsNewError
 	require.True(t, errors.As(env.GetWorkflowError(), &can), "want a move, got %v", env.GetWorkflowError())
@@ -103,16 +95,8 @@ func TestAContinuedPauseDoesNotStopLaterMoves(t *testing.T) {
 	wftest.EachPause(t, env, 400, func(st api.UpgradeStatus) {
 		wftest.SendUpdate(env, api.UpdateContinue, "c"+st.DetailedStatusMessage, &wftest.UpdateResult{}, nil)
 	})
-	moved := false
-	for m := 1; m <= 400; m += 2 {
-		env.RegisterDelayedCallback(func() {
-			var st api.UpgradeStatus
-			if v, err := env.QueryWorkflow(api.QueryStatus); err == nil && v.Get(&st) == nil && !moved && len(st.Racks[2].Running()) > 0 {
-				moved = true
-				env.SetTargetWorkerDeploymentVersionChanged(true)
-			}
-		}, time.Duration(m)*time.Minute)
-	}
+	onceWhen(env, 1, func(st api.UpgradeStatus) bool { return len(st.Racks[2].Running()) > 0 },
+		func() { env.SetTargetWorkerDeploymentVersionChanged(true) })
 	env.ExecuteWorkflow(RuntimeUpgradeWorkflow, wftest.UpgradeInput(model.UpdateStrategy{MaxUnavailable: 2, WaitTimeMinutes: wftest.Intp(0)}))
 	var can *workflow.ContinueAsNewError
 	require.True(t, errors.As(env.GetWorkflowError(), &can), "want a move before rack4, got %v", env.GetWorkflowError())

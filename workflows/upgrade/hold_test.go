@@ -29,25 +29,33 @@ func computeRacks(f *wftest.FakeSite) []string {
 	return out
 }
 
-// askPauseWhen sends pause-update (reason why) at the first even simulated
-// minute, up to 400, at which ready(status) holds; asked gets the answer.
-// (The test environment holds 1,000 callbacks.)
-func askPauseWhen(t *testing.T, env *testsuite.TestWorkflowEnvironment, why string, asked *wftest.UpdateResult, ready func(api.UpgradeStatus) bool) *bool {
-	sent := new(bool)
-	for m := 2; m <= 400; m += 2 {
+// onceWhen calls do once, at the first of every other simulated minute
+// from first, up to 400, at which ready(status) holds. (The test
+// environment holds 1,000 callbacks.)
+func onceWhen(env *testsuite.TestWorkflowEnvironment, first int, ready func(api.UpgradeStatus) bool, do func()) *bool {
+	done := new(bool)
+	for m := first; m <= 400; m += 2 {
 		env.RegisterDelayedCallback(func() {
-			if *sent {
+			var st api.UpgradeStatus
+			if *done {
 				return
 			}
-			var st api.UpgradeStatus
 			if v, err := env.QueryWorkflow(api.QueryStatus); err != nil || v.Get(&st) != nil || !ready(st) {
 				return
 			}
-			*sent = true
-			wftest.SendUpdate(env, api.UpdatePause, "pause-"+why, asked, api.PauseRequest{Reason: why})
+			*done = true
+			do()
 		}, time.Duration(m)*time.Minute)
 	}
-	return sent
+	return done
+}
+
+// askPauseWhen sends pause-update (reason why) once ready(status) holds
+// (onceWhen); asked gets the answer.
+func askPauseWhen(t *testing.T, env *testsuite.TestWorkflowEnvironment, why string, asked *wftest.UpdateResult, ready func(api.UpgradeStatus) bool) *bool {
+	return onceWhen(env, 2, ready, func() {
+		wftest.SendUpdate(env, api.UpdatePause, "pause-"+why, asked, api.PauseRequest{Reason: why})
+	})
 }
 
 // Asked while rack1 runs (strategy Rack: no pause of its own), the
