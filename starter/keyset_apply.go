@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// Applying a BMC keyset (docs/keysets.md#applying-a-bmc-keyset): once the
+// Applying a BMC keyset (docs/keysets-bmc-apply.md#applying-a-bmc-keyset): once the
 // ledger has written a BMC keyset (create, update, delete), the starter
 // signals its KeysetWorkflow with start. The run reads the keyset from the
 // ledger, so it applies whatever version the ledger has when it runs; a

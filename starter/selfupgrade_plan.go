@@ -12,7 +12,7 @@ import (
 )
 
 // The pure decisions of `self-upgrade rollout` and `rollback`
-// (docs/self-upgrade.md#rollout-ramp-rollback-built): what the flags allow, what
+// (docs/self-upgrade-rollout.md#rollout-ramp-rollback-built): what the flags allow, what
 // a command changes in the deployment, which runs are not yet where they
 // should be and what to tell the operator while waiting.
 

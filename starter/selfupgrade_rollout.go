@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// `self-upgrade rollout` and `rollback` (docs/self-upgrade.md#rollout-ramp-rollback-built):
+// `self-upgrade rollout` and `rollback` (docs/self-upgrade-rollout.md#rollout-ramp-rollback-built):
 // check the build's workers poll, change the deployment's routing, wake
 // every long run of every registered cluster until each is on the build,
 // then wait for the build the runs left to drain.

@@ -13,7 +13,7 @@ import (
 )
 
 // plannedFirmware is what the upgrade's firmware step would do to one
-// server, as its BMC shows it now (docs/firmware.md#upgrade).
+// server, as its BMC shows it now (docs/firmware-replace-upgrade.md#upgrade).
 type plannedFirmware struct {
 	BMM string `json:"bmm"`
 	// Apply are the components below the target's baseline, in the order

@@ -1,6 +1,6 @@
 // Package image checks, before an upgrade touches anything, that the
 // runtime image the BMCs will mount answers where the inventory says it is
-// (docs/behaviour.md#guards). It runs on the site's worker, beside the BMCs.
+// (docs/behaviour-upgrade.md#guards). It runs on the site's worker, beside the BMCs.
 package image
 
 import (

@@ -105,7 +105,7 @@ func (a *Activities) ShutdownVMs(ctx context.Context, in ShutdownInput) (Shutdow
 // StartVMs restarts the VMs on node that ShutdownVMs stopped (marked
 // vm-restart=true) and clears the mark; VMs that were stopped before stay
 // stopped. It does not wait for them: the upgrade does not wait for
-// tenant resources (docs/behaviour.md#upgrade).
+// tenant resources (docs/behaviour-upgrade.md#upgrade).
 func (a *Activities) StartVMs(ctx context.Context, node string) (StartResult, error) {
 	cs, err := a.nodeClient(ctx, node)
 	if err != nil {

@@ -3,7 +3,7 @@ package api
 import "time"
 
 // Guards says what the upgrade's guards saw, one line each, for `upgrade
-// status` and the Temporal UI (docs/behaviour.md#guards). Nothing before
+// status` and the Temporal UI (docs/behaviour-upgrade.md#guards). Nothing before
 // they ran.
 func (s UpgradeStatus) Guards() []string {
 	var out []string

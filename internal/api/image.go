@@ -1,7 +1,7 @@
 package api
 
 // ImageCheck is what the image preflight saw of a runtime image before any
-// server was touched (docs/behaviour.md#guards).
+// server was touched (docs/behaviour-upgrade.md#guards).
 type ImageCheck struct {
 	URL string `json:"url"`
 	// OK: the URL answered 2xx (and, with a checksum, its content matched).

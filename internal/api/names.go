@@ -49,7 +49,7 @@ const (
 	SignalRackProgress = "rack-progress"
 	// SignalSelfUpgrade makes a workflow task in a long run that waits, so
 	// that it sees a new current rackroll build and moves to it; it changes
-	// nothing else (docs/self-upgrade.md#waking-a-run-that-waits).
+	// nothing else (docs/self-upgrade-moves.md#waking-a-run-that-waits).
 	SignalSelfUpgrade    = "self-upgrade"
 	UpdateAcquireLease   = "acquire-lease"
 	UpdateReleaseLease   = "release-lease"

@@ -102,7 +102,7 @@ func Released(l lease.Lease, holderRunning bool, r api.LeaseReleaseRequest, now 
 
 // Forced is the act of a forced lease grant. A forced replace also skips
 // the firmware check against the baseline of the runtime it installs
-// (docs/firmware.md#replace): the act says so when that runtime has one.
+// (docs/firmware-replace-upgrade.md#replace): the act says so when that runtime has one.
 func Forced(st api.ClusterState, req lease.Request, now time.Time) api.BreakGlassAct {
 	c := st.Cluster
 	status := orRunning(c.DetailedStatus)

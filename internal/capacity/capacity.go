@@ -1,6 +1,6 @@
 // Package capacity decides, before a batch of servers is drained, whether
 // the pods the drain will evict can land on the nodes that stay up
-// (docs/behaviour.md#guards). It is pure: the Kubernetes activity reads the
+// (docs/behaviour-upgrade.md#guards). It is pure: the Kubernetes activity reads the
 // nodes and pods, this package judges — with the scheduler's own helpers
 // (k8s.io/component-helpers) for node selectors, required node affinity
 // and taints, so the guard and the scheduler read a pod alike.
@@ -58,7 +58,7 @@ type Pod struct {
 	// finished pods hold nothing.
 	DaemonSet, Mirror, VM, Finished bool
 	// Bare: no controller. The drain deletes it and nothing recreates it
-	// anywhere (kubectl drain --force; docs/behaviour.md#guards).
+	// anywhere (kubectl drain --force; docs/behaviour-upgrade.md#guards).
 	Bare bool
 	// LocalVolume names a volume bound to storage of its node only (a
 	// local PersistentVolume): no other node can run the pod.

@@ -8,7 +8,7 @@ import (
 
 // Outcomes: what applying a BMC keyset did on each BMM's BMC, or applying
 // the BMM keysets on each BMM's node, as the ledger keeps it
-// (docs/keysets.md#applying-a-bmc-keyset, docs/keysets-nodes.md). A BMM without
+// (docs/keysets-bmc-apply.md#applying-a-bmc-keyset, docs/keysets-nodes.md). A BMM without
 // an outcome for the keyset's current version is pending: a new version
 // (create, update, delete) drops every outcome of the previous one, so an
 // outcome always describes the keyset as it is now.

@@ -59,7 +59,7 @@ func CheckCarry(workflowType string, c CarryHeader, reads int, reader string) er
 	case minReader > schema:
 		return fmt.Errorf("%s: carried state is malformed: minReader %d is above its schema %d", workflowType, minReader, schema)
 	case minReader > reads:
-		return fmt.Errorf("%s: the carried state was written by build %s (schema %d) and needs a build that reads carry format %d or later; this build %s reads up to %d: make build %s (or a later one) current again (docs/self-upgrade.md#moving-at-a-safe-point)",
+		return fmt.Errorf("%s: the carried state was written by build %s (schema %d) and needs a build that reads carry format %d or later; this build %s reads up to %d: make build %s (or a later one) current again (docs/self-upgrade-moves.md#moving-at-a-safe-point)",
 			workflowType, cmp.Or(c.Writer, "(unnamed)"), schema, minReader, cmp.Or(reader, "(unversioned)"), reads, cmp.Or(c.Writer, "that wrote it"))
 	}
 	return nil

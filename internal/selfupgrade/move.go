@@ -3,7 +3,7 @@ package selfupgrade
 import "fmt"
 
 // Point is where a long run is when it asks whether to move to another
-// build (docs/self-upgrade.md#moving-at-a-safe-point).
+// build (docs/self-upgrade-moves.md#moving-at-a-safe-point).
 type Point struct {
 	// Name says where, for the status message: "between racks", "pause",
 	// "wait timer", "history trim", "between rounds".

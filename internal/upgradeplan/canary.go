@@ -12,7 +12,7 @@ import (
 // their rack. When every one of them fails at the same step the failures
 // look systemic (a bad image, a broken install path), and the upgrade
 // pauses before starting any other compute server, whatever the threshold
-// (docs/behaviour.md#guards).
+// (docs/behaviour-upgrade.md#guards).
 type Canary struct {
 	Rack    string   `json:"rack"`
 	Servers []string `json:"servers"`

@@ -3,7 +3,7 @@ package upgradeplan
 import "github.com/rackroll/rackroll/internal/model"
 
 // GetsFirmwareStep says whether the upgrade to `to` runs its firmware step
-// on b (docs/firmware.md#upgrade): every in-service server it reinstalls,
+// on b (docs/firmware-replace-upgrade.md#upgrade): every in-service server it reinstalls,
 // and — once a re-run finds it already on the target — every in-service
 // server a rack or management stage runs. A control-plane member (active
 // KCP or spare) at the target is not: the plan skips its step, and its

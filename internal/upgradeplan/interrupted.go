@@ -12,7 +12,7 @@ type options struct{ legacy, retireLast, firmwareRerun bool }
 // to the version the cluster already runs is then no "nothing to
 // upgrade" but a run for the firmware alone (Plan.FirmwareOnly): every
 // server is at the target and skipped, and those below the baseline get
-// it in a window of their own (docs/firmware.md#upgrade).
+// it in a window of their own (docs/firmware-replace-upgrade.md#upgrade).
 func FirmwareRerun() Option { return func(o *options) { o.firmwareRerun = true } }
 
 // RetireLastKCP is Build as it was before the retiring KCP was chosen in
@@ -54,7 +54,7 @@ func Interrupted(c model.Cluster, steps []KCPStep) []string {
 
 // finishRetire adds, to a control plane whose phase is done, the retire an
 // interrupted run left half-way: the last KCP relabelled spare but not
-// powered off and recorded Available (docs/behaviour.md#upgrade: it waits powered off
+// powered off and recorded Available (docs/behaviour-upgrade.md#upgrade: it waits powered off
 // as the spare). Retire is idempotent: its etcd member is gone already,
 // the relabel changes nothing.
 func finishRetire(c model.Cluster, to string, steps []KCPStep) []KCPStep {

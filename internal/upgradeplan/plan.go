@@ -1,7 +1,7 @@
 // Package upgradeplan decides, without I/O, what a runtime upgrade will do:
 // the serial KCP order, the two management groups in two stages each, the
 // compute racks in natural order with their thresholds and batches, and the
-// critical path (docs/behaviour.md#upgrade). `starter upgrade plan` prints it and
+// critical path (docs/behaviour-upgrade.md#upgrade). `starter upgrade plan` prints it and
 // RuntimeUpgradeWorkflow follows it.
 package upgradeplan
 

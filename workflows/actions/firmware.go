@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Replace checks firmware first (docs/firmware.md#replace): the operator
+// Replace checks firmware first (docs/firmware-replace-upgrade.md#replace): the operator
 // rules ask, before a Replace after a hardware repair, that "all firmware
 // versions align with the versions supported for the corresponding
 // runtime". A new system board or NIC comes with whatever firmware the

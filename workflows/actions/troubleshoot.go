@@ -28,7 +28,7 @@ import (
 // disruption, cluster not Running) ends the runbook with the reason rather
 // than escalating past it. A BMM already marked Unhealthy goes straight to
 // replace: restart and reimage cannot return it to service. The replace
-// takes the runbook's applyFirmware (docs/firmware.md#replace).
+// takes the runbook's applyFirmware (docs/firmware-replace-upgrade.md#replace).
 func TroubleshootWorkflow(ctx workflow.Context, in api.TroubleshootInput) (api.TroubleshootStatus, error) {
 	t := &troubleshooter{in: in, st: api.TroubleshootStatus{Cluster: in.Cluster, BMM: in.BMM, Problem: in.Problem, Phase: api.TroubleshootRunning}}
 	if err := workflow.SetQueryHandler(ctx, api.QueryStatus, func() (api.TroubleshootStatus, error) { return t.st, nil }); err != nil {

@@ -7,7 +7,7 @@ import (
 
 // A long run hands its state to the next across continue-as-new, and the
 // next may run on another build: the new one after a move, an older one
-// after a rollback (docs/self-upgrade.md#moving-at-a-safe-point). Each
+// after a rollback (docs/self-upgrade-moves.md#moving-at-a-safe-point). Each
 // carry says its format and the build that wrote it.
 
 // CarryHeader is the header of the carry this run writes now.

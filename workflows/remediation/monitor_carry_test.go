@@ -15,7 +15,7 @@ import (
 )
 
 // The monitor's continue-as-new input as each build wrote it. A moved run
-// (docs/self-upgrade.md#moving-at-a-safe-point) starts on a newer build
+// (docs/self-upgrade-moves.md#moving-at-a-safe-point) starts on a newer build
 // from what an older one wrote, and after a rollback on an older build from
 // what a newer one wrote: every file here stays, and every build must read
 // every one. `go test ./workflows/remediation -run Carry -update-carry`

@@ -16,7 +16,7 @@ func (u *upgrade) canary(ctx workflow.Context) *upgradeplan.Canary {
 }
 
 // runRack runs a compute rack. The canary's rack runs its canary first
-// (docs/behaviour.md#guards): when every canary server failed at the same
+// (docs/behaviour-upgrade.md#guards): when every canary server failed at the same
 // step, the upgrade pauses before any other compute server starts, until
 // the operator continues (true when they cancelled instead).
 func (u *upgrade) runRack(ctx workflow.Context, r upgradeplan.Rack, unit *api.UnitStatus, canary *upgradeplan.Canary) (bool, error) {

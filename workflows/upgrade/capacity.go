@@ -16,7 +16,7 @@ import (
 )
 
 // The capacity guard runs before a batch of servers is drained (a rack's
-// first wave, a management stage; docs/behaviour.md#guards): it asks
+// first wave, a management stage; docs/behaviour-upgrade.md#guards): it asks
 // whether the pods the drain evicts can land on the nodes that stay up.
 // When they cannot, capacityPolicy Warn proceeds and the status names the
 // pods that will be Pending; Pause pauses before the drain, naming the

@@ -2,7 +2,7 @@
 // RuntimeUpgradeWorkflow (upgrade:<cluster>) runs the phases in order —
 // the control plane with its live gate and the retire of the last KCP to
 // spare, the management groups, the compute racks — behind the guards
-// (docs/behaviour.md#guards: image and version-source preflight, the
+// (docs/behaviour-upgrade.md#guards: image and version-source preflight, the
 // canary, capacity before a drain), pauses, continues, cancels and moves
 // to a new rackroll build at its safe points; RackUpgradeWorkflow
 // (upgrade:<cluster>:unit:<rack>) is one unit and reports its progress.

@@ -29,7 +29,7 @@ func imageCheckLimit(in api.ServerInput, whole bool) time.Duration {
 	return 2 * in.Limits.OrDefaults().Call.Std()
 }
 
-// checkImage is the image preflight (docs/behaviour.md#guards): before any
+// checkImage is the image preflight (docs/behaviour-upgrade.md#guards): before any
 // server is touched, the site's worker asks for the image the BMCs will
 // mount (and reads it when the inventory gives its checksum). It returns
 // the refusal, or "" when the image is there.

@@ -25,7 +25,7 @@ func gatesKCP(step upgradeplan.KCPStep) bool {
 // member is healthy again (the gate is asked again then, and pauses again
 // if it still refuses) or cancels (returns true). Pausing rather than
 // failing: the upgrade has touched nothing of the control plane for this
-// step, and the upgrade rules (docs/behaviour.md#upgrade) pause (not fails) on what the operator must look
+// step, and the upgrade rules (docs/behaviour-upgrade.md#upgrade) pause (not fails) on what the operator must look
 // at; failing would be for a KCP that the upgrade itself broke.
 func (u *upgrade) gateKCPStep(ctx workflow.Context, unit *api.UnitStatus, step upgradeplan.KCPStep) (bool, error) {
 	if !gatesKCP(step) || workflow.GetVersion(ctx, changeUpgradeKcpLiveGate, workflow.DefaultVersion, 1) == workflow.DefaultVersion {

@@ -35,7 +35,7 @@ func (u *upgrade) controlPlane(ctx workflow.Context) error {
 		u.serverState(ctx, unit, step.BMM, api.StateRunning)
 		if step.Action == upgradeplan.KCPRetire {
 			// The last KCP leaves the control plane and waits as the new
-			// spare, on the version it has (docs/behaviour.md#upgrade: expected).
+			// spare, on the version it has (docs/behaviour-upgrade.md#upgrade: expected).
 			if err := u.retire(ctx, step.BMM); err != nil {
 				return u.serverFailed(ctx, unit, step.BMM, fmt.Sprintf("KCP %s could not retire to spare: %v", step.BMM, err))
 			}

@@ -6,7 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// planFrom plans the upgrade on the ledger cs (docs/behaviour.md#upgrade):
+// planFrom plans the upgrade on the ledger cs (docs/behaviour-upgrade.md#upgrade):
 // a re-run of the same target resumes (Plan.Resume). The status takes the
 // strategy with its defaults, also when the plan is refused.
 func (u *upgrade) planFrom(ctx workflow.Context, cs api.ClusterState) (upgradeplan.Plan, error) {
@@ -19,7 +19,7 @@ func (u *upgrade) planFrom(ctx workflow.Context, cs api.ClusterState) (upgradepl
 		opts = append(opts, upgradeplan.RetireLastKCP())
 	}
 	// The version the cluster already runs, with a firmware baseline: a
-	// run for the firmware alone (docs/firmware.md#upgrade).
+	// run for the firmware alone (docs/firmware-replace-upgrade.md#upgrade).
 	if cs.Cluster.RuntimeVersion == u.in.TargetVersion && len(cs.Firmware[u.in.TargetVersion]) > 0 &&
 		workflow.GetVersion(ctx, changeFirmwareRerun, workflow.DefaultVersion, 1) == 1 {
 		opts = append(opts, upgradeplan.FirmwareRerun())

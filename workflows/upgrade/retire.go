@@ -9,7 +9,7 @@ import (
 )
 
 // retire takes the last KCP of the plan out of the control plane; it waits
-// as the new spare on the version it has (docs/behaviour.md#upgrade: expected). The
+// as the new spare on the version it has (docs/behaviour-upgrade.md#upgrade: expected). The
 // live gate has allowed its removal (gateKCPStep: the rest healthy, quorum
 // kept by the members that stay). Its member is removed and it is
 // relabelled spare; then, under a lease on the spare it now is, cordoned,

@@ -16,7 +16,7 @@ import (
 )
 
 // RuntimeUpgradeWorkflow upgrades a cluster to a new runtime (see
-// docs/behaviour.md#upgrade): first the control plane, one server at a time with the spare first;
+// docs/behaviour-upgrade.md#upgrade): first the control plane, one server at a time with the spare first;
 // then the management servers, group a then b, each in two stages with a
 // 50 % threshold; then the compute racks one at a time in natural order,
 // each meeting its threshold, with the wait timer after each rack and an

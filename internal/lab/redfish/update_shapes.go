@@ -7,7 +7,7 @@ import (
 )
 
 // Update shapes beyond DMTF's defaults, each as a vendor has it (the
-// profiles in profiles_updates.go; docs/lab.md cites the sources):
+// profiles in profiles_updates.go; docs/lab-bmc-profiles.md cites the sources):
 //
 //   - sushy-tools (OpenStack's Redfish emulator) refuses a SimpleUpdate
 //     without Targets, "Missing ImageURI and/or Targets.", refuses the

@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/converter"
 )
 
-// Recorded continue-as-new inputs (docs/self-upgrade.md#moving-at-a-safe-point):
+// Recorded continue-as-new inputs (docs/self-upgrade-moves.md#moving-at-a-safe-point):
 // workflows/testdata/carry/<WorkflowType>-<n>.json holds a long run's next
 // input as the build that recorded it wrote it. A moved run starts on a
 // newer build from what an older one wrote, and after a rollback on an

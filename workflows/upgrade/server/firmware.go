@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// The runtime upgrade updates compute firmware (docs/firmware.md#upgrade):
+// The runtime upgrade updates compute firmware (docs/firmware-replace-upgrade.md#upgrade):
 // a server below the target release's baseline gets it inside the
 // disruption it is already in — after the drain and the VM shutdown (and
 // the live gate's second look), before the reimage — so firmware never

@@ -17,7 +17,7 @@ import (
 // A server already on the target runtime may still be below the target's
 // firmware baseline: repaired with a part that shipped older firmware and
 // replaced with --force, or upgraded before the baseline was declared.
-// Running the upgrade again converges it (docs/firmware.md#upgrade): the
+// Running the upgrade again converges it (docs/firmware-replace-upgrade.md#upgrade): the
 // firmware gets a disruption window of its own — cordon, drain, VMs down,
 // the live gate again, the firmware, the node back on a new boot at the
 // target, uncordon, VMs up — and no reimage: its OS is already the

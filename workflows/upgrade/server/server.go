@@ -33,7 +33,7 @@ func serverLimits(ctx workflow.Context, cs api.ClusterState, in api.ServerInput)
 	return drain, vms, reimage
 }
 
-// ServerUpgradeWorkflow upgrades one server (docs/behaviour.md#upgrade): cordon, drain
+// ServerUpgradeWorkflow upgrades one server (docs/behaviour-upgrade.md#upgrade): cordon, drain
 // tenant pods (at most 20 min, then proceed), shut down tenant VMs (at most
 // 10 min, then proceed), bring its firmware to the target's baseline where
 // it is below (server_firmware.go), reimage to the target, wait until provisioned and
