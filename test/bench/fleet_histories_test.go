@@ -101,10 +101,7 @@ func readFleetHistories(b *testing.B, c client.Client, namespace string, workers
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("history of %s: %w", e.id, err)
 				}
-				s := out.sizes[e.typ]
-				s.runs++
-				s.events, s.bytes, s.payload = max(s.events, h.events), max(s.bytes, h.bytes), max(s.payload, h.payload)
-				out.sizes[e.typ] = s
+				out.sizes[e.typ] = out.sizes[e.typ].keep(h)
 				for k, v := range acts {
 					out.actions[k] += v
 				}
@@ -137,7 +134,7 @@ func readOne(ctx context.Context, c client.Client, id, run string) (histSize, ma
 		}
 		h.events++
 		h.bytes += proto.Size(ev)
-		h.payload = max(h.payload, largestPayload(ev))
+		h.sawPayload(ev)
 		v := eventView{typ: ev.GetEventType()}
 		switch v.typ {
 		case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:

@@ -139,8 +139,8 @@ func BenchmarkFleet(b *testing.B) {
 			b.ReportMetric(float64(s.events), "events-max-"+t)
 			b.ReportMetric(float64(s.bytes)/1024, "KiB-max-"+t)
 			b.ReportMetric(float64(s.payload)/1024, "KiB-payload-"+t)
-			fmt.Fprintf(os.Stderr, "fleet: %-24s largest history %6d events %9d bytes; largest payload %8d bytes (%d runs)\n",
-				t, s.events, s.bytes, s.payload, s.runs)
+			fmt.Fprintf(os.Stderr, "fleet: %-24s largest history %6d events %9d bytes; largest payload %8d bytes in %s (%d runs)\n",
+				t, s.events, s.bytes, s.payload, s.where, s.runs)
 		}
 		b.ReportMetric(time.Since(began).Seconds(), "s-bench")
 	}

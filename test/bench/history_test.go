@@ -2,10 +2,12 @@ package bench_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/rackroll/rackroll/test/e2e"
 	"github.com/rackroll/rackroll/workflows"
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -84,12 +87,62 @@ func BenchmarkHistoryBounds(b *testing.B) {
 			b.ReportMetric(float64(s.events), "events-max-"+t)
 			b.ReportMetric(float64(s.bytes)/1024, "KiB-max-"+t)
 			b.ReportMetric(float64(s.payload)/1024, "KiB-payload-"+t)
-			fmt.Fprintf(os.Stderr, "%-24s largest history: %6d events %8d bytes; largest payload %8d bytes (%d runs)\n", t, s.events, s.bytes, s.payload, s.runs)
+			fmt.Fprintf(os.Stderr, "%-24s largest history: %6d events %8d bytes; largest payload %8d bytes in %s (%d runs)\n", t, s.events, s.bytes, s.payload, s.where, s.runs)
 		}
 	}
 }
 
-type histSize struct{ events, bytes, payload, runs int }
+// histSize is a history's (or a type's largest) size; where names the
+// event that holds the largest payload.
+type histSize struct {
+	events, bytes, payload, runs int
+	where                        string
+}
+
+// keep is s with h's largest figures.
+func (s histSize) keep(h histSize) histSize {
+	s.runs++
+	s.events, s.bytes = max(s.events, h.events), max(s.bytes, h.bytes)
+	if h.payload > s.payload {
+		s.payload, s.where = h.payload, h.where
+	}
+	return s
+}
+
+// sawPayload keeps ev's payload when it is the largest so far.
+func (h *histSize) sawPayload(ev *historypb.HistoryEvent) {
+	if n := largestPayload(ev); n > h.payload {
+		h.payload, h.where = n, payloadEvent(ev)
+	}
+}
+
+// payloadEvent names an event that carries a payload: its type and, for a
+// marker, an activity or an Update, which one.
+func payloadEvent(ev *historypb.HistoryEvent) string {
+	kind := strings.TrimPrefix(ev.GetEventType().String(), "EVENT_TYPE_")
+	name := ev.GetMarkerRecordedEventAttributes().GetMarkerName() + localActivityType(ev) +
+		ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() +
+		ev.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest().GetInput().GetName() +
+		ev.GetWorkflowExecutionSignaledEventAttributes().GetSignalName()
+	if name == "" {
+		return kind
+	}
+	return kind + " " + name
+}
+
+// localActivityType is " (type)" for a local activity's marker: the SDK
+// records its type in the marker's "data" detail.
+func localActivityType(ev *historypb.HistoryEvent) string {
+	data := ev.GetMarkerRecordedEventAttributes().GetDetails()["data"].GetPayloads()
+	if len(data) == 0 {
+		return ""
+	}
+	var la struct{ ActivityType string }
+	if json.Unmarshal(data[0].GetData(), &la) != nil || la.ActivityType == "" {
+		return ""
+	}
+	return " (" + la.ActivityType + ")"
+}
 
 // historySizes reads every execution's history in the namespace (closed
 // and open, continued-as-new runs included) and keeps, per type, the
@@ -105,10 +158,7 @@ func historySizes(b *testing.B, c client.Client) map[string]histSize {
 		}
 		for _, e := range resp.Executions {
 			t := e.GetType().GetName()
-			s, h := out[t], historyOf(b, c, e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId())
-			s.runs++
-			s.events, s.bytes, s.payload = max(s.events, h.events), max(s.bytes, h.bytes), max(s.payload, h.payload)
-			out[t] = s
+			out[t] = out[t].keep(historyOf(b, c, e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId()))
 		}
 		token = resp.NextPageToken
 		if len(token) == 0 {
@@ -128,7 +178,7 @@ func historyOf(b *testing.B, c client.Client, id, run string) histSize {
 		}
 		h.events++
 		h.bytes += proto.Size(ev)
-		h.payload = max(h.payload, largestPayload(ev))
+		h.sawPayload(ev)
 	}
 	return h
 }
