@@ -33,15 +33,18 @@ type WatchInput struct {
 
 // WatchSites returns the sites' readings once one differs from what the
 // fleet knows, or after in.For: a long read, heartbeating, so that the
-// fleet's history grows with what changes, not with time.
+// fleet's history grows with what changes, not with time. A settled site
+// is read less often (due).
 func (a *Activities) WatchSites(ctx context.Context, in WatchInput) ([]fleet.Reading, error) {
 	known := map[string]fleet.Reading{}
 	for _, r := range in.Known {
 		known[r.Cluster] = r
 	}
 	deadline := time.Now().Add(in.For)
+	var out []fleet.Reading
+	read := map[string]time.Time{} // when each site was last read
 	for {
-		out := a.read(ctx, in, known)
+		out = a.read(ctx, in, known, out, read)
 		changed := false
 		for _, r := range out {
 			changed = changed || !r.Same(known[r.Cluster])
@@ -58,10 +61,43 @@ func (a *Activities) WatchSites(ctx context.Context, in WatchInput) ([]fleet.Rea
 	}
 }
 
-// read reads every site once.
-func (a *Activities) read(ctx context.Context, in WatchInput, known map[string]fleet.Reading) []fleet.Reading {
+// SettledEvery is how often a settled site is read (due).
+const SettledEvery = 30 * time.Second
+
+// due: the site whose last reading is r, read at last (zero: never),
+// is to be read at now. A site whose upgrade is done (succeeded, or at
+// the target already) changes its verdict only when its health monitor
+// reports a storm or its workers go silent, which halts the rollout as
+// well when seen within SettledEvery: it is read that often, not every
+// read — in a fleet's last waves most sites are settled, and each read
+// is three calls to the Temporal server, one of them a query its ledger
+// answers.
+func due(r fleet.Reading, last, now time.Time, every time.Duration) bool {
+	if last.IsZero() {
+		return true
+	}
+	if r.Verdict == fleet.Succeeded || r.Verdict == fleet.Current {
+		return now.Sub(last) >= max(every, SettledEvery)
+	}
+	return true
+}
+
+// read reads every site that is due (each, the first time); the others
+// keep their reading from prev.
+func (a *Activities) read(ctx context.Context, in WatchInput, known map[string]fleet.Reading, prev []fleet.Reading, read map[string]time.Time) []fleet.Reading {
 	out := make([]fleet.Reading, len(in.Sites))
-	each(len(in.Sites), func(i int) {
+	now := time.Now()
+	var todo []int
+	for i, s := range in.Sites {
+		if i < len(prev) && !due(prev[i], read[s.Cluster], now, in.Every) {
+			out[i] = prev[i]
+			continue
+		}
+		read[s.Cluster] = now
+		todo = append(todo, i)
+	}
+	each(len(todo), func(j int) {
+		i := todo[j]
 		s := in.Sites[i]
 		k := known[s.Cluster]
 		o, silentSince := a.observe(ctx, s, k.SilentSince)
