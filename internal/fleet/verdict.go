@@ -32,7 +32,7 @@ const (
 )
 
 // Halts: a verdict that stops the rollout from starting any new site until
-// the operator's word (docs/fleet.md#halt-rules).
+// the operator's word (docs/fleet.md#a-sites-verdict).
 func Halts(verdict string) bool {
 	switch verdict {
 	case Failed, Cancelled, Paused, Storm, Unreachable:

@@ -31,7 +31,7 @@ const (
 // ManagedNodeLabels are the labels the ledger owns on b's node: its role
 // and management group ("" for none). The ledger writes them whenever they
 // change, and again when the node shows others — a Node deleted and
-// registered again carries only its kubelet's --node-labels (docs/remediation.md#node-labels).
+// registered again carries only its kubelet's --node-labels (docs/remediation.md#node-labels-after-a-node-is-registered-again).
 func ManagedNodeLabels(b BMM) map[string]string {
 	role := ""
 	if len(b.Roles) > 0 {

@@ -10,7 +10,7 @@ import (
 
 // ReestablishKeys starts the cluster's keyset nodes run, so servers whose
 // OS was reinstalled get the BMM keysets again (their users went with
-// their disk: docs/keysets.md#after-a-reinstall); one already running is
+// their disk: docs/keysets-nodes.md#after-any-other-reinstall); one already running is
 // told to apply the set again. It is started, not waited for (abandoned
 // when the caller closes): the outcomes are the keysets', in the ledger.
 // The run applies the ledger's whole set to every node and does nothing

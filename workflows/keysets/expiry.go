@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Removal at expiry (docs/keysets.md#expiry), behind ChangeExpiry: a run
+// Removal at expiry (docs/keysets.md#removal-at-expiry), behind ChangeExpiry: a run
 // that has applied a keyset does not end, it waits for the expiration —
 // one durable timer however far away, so a month's wait is a few events
 // of history — and then removes the access: a BMC keyset's run disables
