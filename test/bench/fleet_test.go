@@ -102,6 +102,9 @@ func BenchmarkFleet(b *testing.B) {
 		}
 		fmt.Fprintf(os.Stderr, "fleet: rollout %v, critical path %v\n", wall.Round(100*time.Millisecond), critical.Round(100*time.Millisecond))
 
+		failed, slow := taskTrouble(b, dir)
+		fmt.Fprintf(os.Stderr, "fleet: workflow tasks the workers failed to process %d, over five seconds %d\n", failed, slow)
+
 		read := time.Now()
 		h := readFleetHistories(b, ft.client, temporalcluster.Namespace, 4)
 		fmt.Fprintf(os.Stderr, "fleet: histories read in %v; actions %s\n", time.Since(read).Round(time.Second), describeActions(h.actions))
@@ -115,6 +118,8 @@ func BenchmarkFleet(b *testing.B) {
 		b.ReportMetric(float64(servers)/wall.Seconds(), "servers/s")
 		b.ReportMetric(float64(h.totalActions())/float64(servers), "actions/server")
 		b.ReportMetric(float64(h.totalActions())/wall.Seconds(), "actions/s")
+		b.ReportMetric(float64(failed), "wft-failed")
+		b.ReportMetric(float64(slow), "wft-slow")
 		b.ReportMetric(per1k(after.central.cpu-before.central.cpu), "cpu-s-central/1k-servers")
 		b.ReportMetric(per1k(after.sites.cpu-before.sites.cpu), "cpu-s-sites/1k-servers")
 		b.ReportMetric(float64(after.central.hwmKiB)/1024, "MiB-rss-central")

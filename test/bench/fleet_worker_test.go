@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"bytes"
 	"fmt"
 	"log/slog"
 	"os"
@@ -127,4 +128,25 @@ func startFleetWorker(b *testing.B, dir, address, role string, t instantTimings)
 	}
 	b.Cleanup(func() { p.Stop(syscall.SIGTERM) })
 	return p
+}
+
+// taskTrouble counts, in the workers' logs under dir, the workflow tasks
+// the SDK failed to process (each costs its run a replay of its whole
+// history on the next task) and those that took over five seconds
+// (TMPRL1104: local activities waiting, or a long replay).
+func taskTrouble(b *testing.B, dir string) (failed, slow int) {
+	b.Helper()
+	logs, err := filepath.Glob(filepath.Join(dir, "*.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range logs {
+		data, err := os.ReadFile(l)
+		if err != nil {
+			b.Fatal(err)
+		}
+		failed += bytes.Count(data, []byte("Failed to process workflow task"))
+		slow += bytes.Count(data, []byte("TMPRL1104"))
+	}
+	return failed, slow
 }

@@ -2,6 +2,7 @@ package wiring
 
 import (
 	"testing"
+	"time"
 
 	"go.temporal.io/sdk/worker"
 )
@@ -23,5 +24,20 @@ func TestPollersScaleUnlessFixed(t *testing.T) {
 	}
 	if fixed.ActivityTaskPollerBehavior != want {
 		t.Errorf("the caller's activity poller behaviour was replaced")
+	}
+}
+
+// A workflow task waits StickyWait for the worker that holds its run, unless
+// the caller chose how long.
+func TestStickyWait(t *testing.T) {
+	var wo worker.Options
+	sticky(&wo)
+	if wo.StickyScheduleToStartTimeout != StickyWait {
+		t.Errorf("default options: sticky schedule-to-start %v, want %v", wo.StickyScheduleToStartTimeout, StickyWait)
+	}
+	chosen := worker.Options{StickyScheduleToStartTimeout: 7 * time.Second}
+	sticky(&chosen)
+	if chosen.StickyScheduleToStartTimeout != 7*time.Second {
+		t.Errorf("a chosen sticky schedule-to-start was replaced: %v", chosen.StickyScheduleToStartTimeout)
 	}
 }

@@ -55,9 +55,34 @@ func New(c client.Client, opts Options) worker.Worker {
 	// RBAC denial fails its step naming the permission (forbidden.go).
 	wo.Interceptors = append(append([]interceptor.WorkerInterceptor{}, wo.Interceptors...), &logFields{}, &forbidden{})
 	pollers(&wo)
+	sticky(&wo)
 	w := worker.New(c, taskQueueOf(opts), wo)
 	Register(w, c, opts)
 	return w
+}
+
+// StickyWait is how long a workflow task waits on this worker's sticky
+// queue (the runs it holds in its cache) before the server hands it to the
+// normal queue, with the whole history, to any worker (sticky).
+const StickyWait = 30 * time.Second
+
+// sticky sets StickyWait unless the caller chose one. The SDK's default
+// is 5 s: a worker busy past it (the fleet benchmark's central worker, one
+// site of 512 servers on two cores) got its ledger's tasks with the whole
+// history instead, replayed thousands of events, and, while the ledger's
+// Updates kept coming, failed many of those replays against a history
+// that had moved on — each failure another replay. The fleet benchmark at
+// one site of 512 servers (RACKROLL_FLEET_SITES=1 RACKROLL_FLEET_RACKS=16,
+// 2026-11-29): at 5 s, 87 failed tasks, 228 over five seconds, 131
+// CPU-seconds of the central worker per 1,000 servers, 236 s; at 30 s, 10,
+// 10, 58 and 188 s. The cost: a task a
+// killed worker held in its cache waits up to StickyWait, not 5 s, for
+// another worker — and less once the server sees the sticky queue without
+// a poller (10 s).
+func sticky(wo *worker.Options) {
+	if wo.StickyScheduleToStartTimeout == 0 {
+		wo.StickyScheduleToStartTimeout = StickyWait
+	}
 }
 
 // pollers lets the SDK scale the worker's pollers with the load the server
