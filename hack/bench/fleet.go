@@ -28,6 +28,8 @@ func fleetFigures(res Results, add addFunc) {
 	add("  fleet: servers upgraded per second", "—", fb, "servers/s", "/s", nil)
 	add("fleet: Temporal actions per upgraded server", "—", fb, "actions/server", "", nil)
 	add("  fleet: actions per second", "—", fb, "actions/s", "/s", nil)
+	add("fleet: workflow tasks the workers failed to process", "—", fb, "wft-failed", "", nil)
+	add("  fleet: workflow tasks over five seconds", "—", fb, "wft-slow", "", nil)
 	add("fleet: central worker CPU per 1,000 servers", "—", fb, "cpu-s-central/1k-servers", "CPU-s", nil)
 	add("fleet: site workers' CPU per 1,000 servers", "—", fb, "cpu-s-sites/1k-servers", "CPU-s", nil)
 	add("fleet: central worker peak RSS (VmHWM)", "—", fb, "MiB-rss-central", "MiB", nil)
