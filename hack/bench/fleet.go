@@ -54,4 +54,46 @@ func fleetFigures(res Results, add addFunc) {
 		add("  fleet: "+t+" largest payload", "≤ 512 KiB", fb, "KiB-payload-"+t, "KiB", le(512))
 	}
 	add("  fleet bench: whole run", "—", fb, "s-bench", "s", nil)
+	extrapolated(res, add)
+}
+
+// extrapolated adds the fleet's figures carried linearly to 100 sites of
+// 1,024 servers (issue 52): waves run one after another and each is the
+// same load, so the per-server costs the run measured scale with the
+// servers. The first limit reached is the process kind that takes the
+// largest share of the CPU. Written by the run, from its own figures.
+func extrapolated(res Results, add addFunc) {
+	const fb, servers = "BenchmarkFleet", 100 * 1024.0
+	m := res.Metrics[fb]
+	if m["servers"] == 0 {
+		return
+	}
+	ex := fb + "/100-sites"
+	k := servers / 1000 // thousands of servers
+	cpu := map[string]float64{
+		"the server (Temporal and PostgreSQL)": (m["cpu-s-temporal/1k-servers"] + m["cpu-s-postgres/1k-servers"]) * k / 3600,
+		"the central worker":                   m["cpu-s-central/1k-servers"] * k / 3600,
+		"the site workers":                     m["cpu-s-sites/1k-servers"] * k / 3600,
+	}
+	first, total := "", 0.0
+	for name, v := range cpu {
+		total += v
+		if first == "" || v > cpu[first] || (v == cpu[first] && name < first) {
+			first = name
+		}
+	}
+	res.Metrics[ex] = map[string]float64{
+		"M-actions": m["actions/server"] * servers / 1e6, "CPU-h-server": cpu["the server (Temporal and PostgreSQL)"],
+		"CPU-h-central": cpu["the central worker"], "CPU-h-sites": cpu["the site workers"],
+		"GiB-db": m["MiB-db/1k-servers"] * k / 1024, "h-here": total / float64(max(res.Machine.NProc, 1)),
+		"%-first": 100 * cpu[first] / total,
+	}
+	res.Sources[ex] = res.Sources[fb]
+	add("fleet extrapolated to 100 sites × 1,024 servers: Temporal actions", "—", ex, "M-actions", "M", nil)
+	add("  fleet extrapolated: Temporal and PostgreSQL CPU", "—", ex, "CPU-h-server", "CPU-h", nil)
+	add("  fleet extrapolated: central worker CPU", "—", ex, "CPU-h-central", "CPU-h", nil)
+	add("  fleet extrapolated: site workers' CPU", "—", ex, "CPU-h-sites", "CPU-h", nil)
+	add("  fleet extrapolated: database for the retention period", "—", ex, "GiB-db", "GiB", nil)
+	add("  fleet extrapolated: hours on this machine's cores, at least", "—", ex, "h-here", "h", nil)
+	add("  fleet extrapolated: first limit reached, "+first+", its share of the CPU", "—", ex, "%-first", "%", nil)
 }

@@ -60,12 +60,13 @@ func main() {
 	prev := readPrev(out)
 	res := Results{Date: time.Now().UTC().Format(time.RFC3339), Commit: commit(), Machine: machine(),
 		Metrics: map[string]map[string]float64{}, Sources: map[string]string{}}
-	failed := false
+	failed, ran := false, false
 	for _, g := range groups {
 		if len(only) > 0 && !only[g.name] {
 			carry(prev, &res, g)
 			continue
 		}
+		ran = true
 		fmt.Fprintf(os.Stderr, ">> %s: go test -run '^$' -bench '%s' -benchtime 1x %s\n", g.about, g.bench, g.pkg)
 		metrics, err := runBench(g)
 		for k, v := range metrics {
@@ -76,6 +77,12 @@ func main() {
 			fmt.Fprintf(os.Stderr, ">> %s failed: %v\n", g.name, err)
 			failed = true
 		}
+	}
+	if !ran && prev != nil {
+		// Nothing ran (BENCH_ONLY=none: the table and the docs written
+		// again from the figures): they keep the date and commit of the
+		// runs that measured them.
+		res.Date, res.Commit = prev.Date, prev.Commit
 	}
 	// The suite's figure is make test-profile's, carried with its own date
 	// and commit: make bench does not run the suite.
