@@ -82,7 +82,7 @@ func main() {
 		// Nothing ran (BENCH_ONLY=none: the table and the docs written
 		// again from the figures): they keep the date and commit of the
 		// runs that measured them.
-		res.Date, res.Commit = prev.Date, prev.Commit
+		res.Date, res.Commit, res.Machine = prev.Date, prev.Commit, prev.Machine
 	}
 	// The suite's figure is make test-profile's, carried with its own date
 	// and commit: make bench does not run the suite.
