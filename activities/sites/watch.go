@@ -50,6 +50,11 @@ func (a *Activities) WatchSites(ctx context.Context, in WatchInput) ([]fleet.Rea
 			changed = changed || !r.Same(known[r.Cluster])
 		}
 		if changed || !time.Now().Add(in.Every).Before(deadline) {
+			if len(read) > 0 && stale(in, read) {
+				// What the fleet acts on (a wave's start) is read now:
+				// a settled site kept from an earlier read is read again.
+				out = a.read(ctx, in, known, nil, map[string]time.Time{})
+			}
 			return out, nil
 		}
 		heartbeat(ctx)
@@ -64,14 +69,31 @@ func (a *Activities) WatchSites(ctx context.Context, in WatchInput) ([]fleet.Rea
 // SettledEvery is how often a settled site is read (due).
 const SettledEvery = 30 * time.Second
 
+// stale: some site's reading was kept, not read, in the last read.
+func stale(in WatchInput, read map[string]time.Time) bool {
+	var last time.Time
+	for _, t := range read {
+		if t.After(last) {
+			last = t
+		}
+	}
+	for _, s := range in.Sites {
+		if read[s.Cluster].Before(last) {
+			return true
+		}
+	}
+	return false
+}
+
 // due: the site whose last reading is r, read at last (zero: never),
 // is to be read at now. A site whose upgrade is done (succeeded, or at
 // the target already) changes its verdict only when its health monitor
-// reports a storm or its workers go silent, which halts the rollout as
-// well when seen within SettledEvery: it is read that often, not every
-// read — in a fleet's last waves most sites are settled, and each read
-// is three calls to the Temporal server, one of them a query its ledger
-// answers.
+// reports a storm, its ledger stops answering, or an upgrade runs there
+// again; seen within SettledEvery, each halts the rollout as well, so it
+// is read that often, not every read (a watch under 30 s) — in a fleet's
+// last waves most sites are settled, and each read is three calls to the
+// Temporal server, one of them a query its ledger answers. Before the
+// watch returns, every site is read (stale).
 func due(r fleet.Reading, last, now time.Time, every time.Duration) bool {
 	if last.IsZero() {
 		return true

@@ -37,3 +37,16 @@ func TestDueReadsSettledSitesLessOften(t *testing.T) {
 		t.Error("a settled site is not read at a one-minute watch's pace")
 	}
 }
+
+// The last read kept a site's reading when its time was older than the
+// read's: the watch reads every site again before it returns.
+func TestStaleWhenAReadingWasKept(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	in := WatchInput{Sites: []Followed{{Cluster: "a"}, {Cluster: "b"}}}
+	if stale(in, map[string]time.Time{"a": t0, "b": t0}) {
+		t.Error("both read in the last read: stale")
+	}
+	if !stale(in, map[string]time.Time{"a": t0.Add(time.Second), "b": t0}) {
+		t.Error("b kept from an earlier read: not stale")
+	}
+}

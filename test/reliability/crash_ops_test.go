@@ -37,9 +37,11 @@ func fastRemediation(inv *model.Inventory) {
 // The reduced size kills twice per operation (at least once must land while
 // it runs), the full size four times (at least three). A kill that lands
 // while an activity is in flight stalls the operation until the activity's
-// heartbeat (or start-to-close) timeout, a minute: the kills come close
-// together so their stalls overlap, and each operation costs about one
-// minute more than without kills, whatever the size.
+// heartbeat (or start-to-close) timeout, up to a minute, and a workflow
+// task sent to the killed worker waits up to wiring.StickyWait for the new
+// one: the kills come close together so their stalls overlap, and each
+// operation costs about a minute more than without kills, whatever the
+// size.
 func TestCrashDuringRemediationAndReimage(t *testing.T) {
 	t.Parallel()
 	kills, goal := 2, 1

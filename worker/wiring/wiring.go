@@ -75,10 +75,12 @@ const StickyWait = 30 * time.Second
 // one site of 512 servers (RACKROLL_FLEET_SITES=1 RACKROLL_FLEET_RACKS=16,
 // 2026-11-29): at 5 s, 87 failed tasks, 228 over five seconds, 131
 // CPU-seconds of the central worker per 1,000 servers, 236 s; at 30 s, 10,
-// 10, 58 and 188 s. The cost: a task a
-// killed worker held in its cache waits up to StickyWait, not 5 s, for
-// another worker — and less once the server sees the sticky queue without
-// a poller (10 s).
+// 10, 58 and 188 s (one run each, on a shared two-core machine). The
+// cost: a task sent to a killed worker's sticky queue waits up to
+// StickyWait, not 5 s, for another worker (the server stops sending there
+// once it has seen no poller for 10 s), and with several replicas a busy
+// one keeps its runs' tasks that long; a graceful stop hands them over at
+// once (the SDK's ShutdownWorker).
 func sticky(wo *worker.Options) {
 	if wo.StickyScheduleToStartTimeout == 0 {
 		wo.StickyScheduleToStartTimeout = StickyWait
