@@ -294,13 +294,11 @@ func (l *clusterLedger) run(ctx workflow.Context) error {
 	// declined: this run's recorded history answered the move's GetVersion
 	// with the old behaviour (never, in practice); it is not asked again.
 	declined := false
+	short := workflow.GetVersion(ctx, changeLedgerShortRuns, workflow.DefaultVersion, 1) == 1
 	for {
 		tooLong := func() bool {
 			info := workflow.GetInfo(ctx)
-			if l.in.ContinueAsNewAfter > 0 {
-				return info.GetCurrentHistoryLength() >= l.in.ContinueAsNewAfter
-			}
-			return info.GetContinueAsNewSuggested()
+			return runTooLong(info.GetCurrentHistoryLength(), info.GetContinueAsNewSuggested(), l.in.ContinueAsNewAfter, short)
 		}
 		// Another rackroll build is current (docs/self-upgrade.md): the
 		// ledger moves to it where it trims its history. The server says so

@@ -1,0 +1,59 @@
+package cluster
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/rackroll/rackroll/internal/api"
+	"github.com/rackroll/rackroll/internal/lease"
+	"github.com/rackroll/rackroll/workflows/internal/wftest"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/workflow"
+)
+
+func TestRunTooLong(t *testing.T) {
+	for _, c := range []struct {
+		length    int
+		suggested bool
+		override  int
+		short     bool
+		want      bool
+	}{
+		{length: 999, short: true, want: false},
+		{length: RunEvents, short: true, want: true},
+		{length: 2000, short: false, want: false}, // recorded before the change: the server's word only
+		{length: 10, suggested: true, short: false, want: true},
+		{length: 10, suggested: true, short: true, want: true},
+		{length: 29, override: 30, short: true, want: false},
+		{length: 30, override: 30, want: true},
+		{length: 5000, override: 6000, short: true, want: false}, // a test's override wins over the default
+	} {
+		if got := runTooLong(c.length, c.suggested, c.override, c.short); got != c.want {
+			t.Errorf("runTooLong(%d, %v, %d, %v) = %v, want %v", c.length, c.suggested, c.override, c.short, got, c.want)
+		}
+	}
+}
+
+// A ledger without an override continues as new at RunEvents events, the
+// server not having suggested it, and not a step before.
+func TestLedgerRunEndsAtRunEvents(t *testing.T) {
+	env := wftest.NewEnv()
+	in := fourRackInput(t)
+	var first wftest.UpdateResult
+	env.RegisterDelayedCallback(func() {
+		env.SetCurrentHistoryLength(RunEvents - 1)
+		wftest.SendUpdate(env, api.UpdateAcquireLease, "u1", &first, lease.Request{BMM: "rack1-c1", Holder: "h1", Operation: "cordon"})
+	}, time.Second)
+	env.RegisterDelayedCallback(func() {
+		require.True(t, first.Done)
+		require.Len(t, queryState(t, env).Leases, 1, "the run goes on below RunEvents")
+		env.SetCurrentHistoryLength(RunEvents)
+	}, 2*time.Second)
+	env.ExecuteWorkflow(ClusterWorkflow, in)
+	var can *workflow.ContinueAsNewError
+	require.True(t, errors.As(env.GetWorkflowError(), &can), "want continue-as-new, got %v", env.GetWorkflowError())
+	var next api.ClusterInput
+	require.NoError(t, wftest.ConverterFor().FromPayloads(can.Input, &next))
+	require.Len(t, unpacked(t, next).Carry.Leases, 1, "the next run carries the lease")
+}
