@@ -40,7 +40,7 @@ var groups = []group{
 	{"critical", "./test/bench/", "^BenchmarkUpgradeCriticalPath$", "critical-path ratio (four-rack, sixteen-rack)", ""},
 	{"storm", "./test/bench/", "^BenchmarkRemediationStorm$", "remediation storm", ""},
 	{"history", "./test/bench/", "^BenchmarkHistoryBounds$", "history bounds, 64 racks × 32 compute, 32 keysets (~45 min)", ""},
-	{"fleet", "./test/bench/", "^BenchmarkFleet$", "fleet: 10 sites × 1,024 servers on PostgreSQL, a process per Temporal service (est. 2–3 h)", "240m"},
+	{"fleet", "./test/bench/", "^BenchmarkFleet$", "fleet: 10 sites × 1,024 servers on PostgreSQL, a process per Temporal service (~45 min)", "240m"},
 }
 
 func main() {
