@@ -84,7 +84,15 @@ persistence:
 // cannot turn them off unseen; the suggestion to continue as new stays
 // about history size (the runs read the dedicated flag). The rest is what
 // start-dev sets: search attributes usable as soon as registered, and the
-// persistence and visibility rates and the history cache raised to match.
+// persistence and visibility rates and the history cache raised to match;
+// and the transfer queue's read rate. The server reads a shard's transfer
+// tasks (every workflow task, activity task and child start to dispatch)
+// at most transferProcessorMaxPollRPS times a second, 20 by default, per
+// shard (server common/dynamicconfig/constants.go,
+// service/history/queues/reader_quotas.go). This server has one shard, so
+// once a namespace asks more than 20 reads a second each dispatch waits up
+// to 50 ms for the next: an upgrade's every link parent → rack → server
+// took ~50 ms where a sharded server takes a few (docs/performance.md).
 var dynamicConfig = template.Must(template.New("dynamic").Parse(`system.enableDeploymentVersions:
   - value: true
 frontend.workerVersioningWorkflowAPIs:
@@ -105,6 +113,8 @@ history.hostLevelCacheMaxSize:
   - value: 8096
 frontend.namespaceRPS.visibility:
   - value: 100
+history.transferProcessorMaxPollRPS:
+  - value: 400
 {{- if .Drainage}}
 matching.wv.VersionDrainageStatusRefreshInterval:
   - value: {{.Drainage}}
