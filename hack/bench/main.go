@@ -167,7 +167,8 @@ func carry(prev *Results, res *Results, g group) {
 		res.Metrics[k] = v
 		src := prev.Sources[k]
 		if src == "run" || src == "" {
-			src = "prev " + prev.Date[:10]
+			// The run that measured it: its date and, when known, commit.
+			src = strings.TrimSpace("prev " + prev.Date[:10] + " " + prev.Commit)
 		}
 		res.Sources[k] = src
 	}

@@ -19,7 +19,7 @@ type Figure struct {
 	Value  *float64 `json:"value,omitempty"`
 	Unit   string   `json:"unit"`
 	Met    *bool    `json:"met,omitempty"` // nil: no goal, or not measured
-	Source string   `json:"source"`        // "run", "prev <date>", "recorded <date>", "not run"
+	Source string   `json:"source"`        // "run", "prev <date> <commit>", "recorded <date>", "not run"
 	Note   string   `json:"note,omitempty"`
 }
 
@@ -30,7 +30,7 @@ type Results struct {
 	Machine Machine                       `json:"machine"`
 	Figures []Figure                      `json:"figures"`
 	Metrics map[string]map[string]float64 `json:"metrics"`         // benchmark → unit → value
-	Sources map[string]string             `json:"sources"`         // benchmark → "run" or "prev <date>"
+	Sources map[string]string             `json:"sources"`         // benchmark → "run" or "prev <date> <commit>"
 	Suite   *SuiteProfile                 `json:"suite,omitempty"` // make test-profile's, with its own date and commit
 }
 
