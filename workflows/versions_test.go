@@ -38,8 +38,8 @@ var dynamicChangeIDs = map[string]string{"cluster.joinRoles": "register-replans"
 
 // minRegistrations is how many register Updates one ClusterWorkflow run
 // must be able to record within the budget. A registration is an operator
-// changing the inventory; the ledger continues as new when the server
-// suggests it, and a run past the SDK's limit loses only visibility entries
+// changing the inventory; the ledger continues as new at 1,000 events or
+// when the server suggests it, and a run past the SDK's limit loses only visibility entries
 // (its markers, and so replay, are unaffected).
 const minRegistrations = 8
 

@@ -22,3 +22,16 @@ func TestCarryNamesTheRun(t *testing.T) {
 		t.Errorf("fleet figures not carried: %v", res.Metrics["BenchmarkFleet"])
 	}
 }
+
+// An older results.json has no commit: the source is the date alone.
+func TestCarryWithoutCommit(t *testing.T) {
+	prev := &Results{Date: "2026-11-28T10:00:00Z",
+		Metrics: map[string]map[string]float64{"BenchmarkFleet": {"ratio": 1}}, Sources: map[string]string{"BenchmarkFleet": "run"}}
+	res := &Results{Metrics: map[string]map[string]float64{}, Sources: map[string]string{}}
+	for _, g := range groups {
+		carry(prev, res, g)
+	}
+	if got := res.Sources["BenchmarkFleet"]; got != "prev 2026-11-28" {
+		t.Errorf("source = %q", got)
+	}
+}

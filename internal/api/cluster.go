@@ -23,7 +23,8 @@ type ClusterInput struct {
 	Carry       *ClusterState           `json:"carry,omitempty"`
 	CarryHeader selfupgrade.CarryHeader `json:"carryHeader,omitzero"`
 	// ContinueAsNewAfter overrides the history length at which the ledger
-	// starts a fresh run (0: when the server suggests it). Tests use it.
+	// starts a fresh run (0: at cluster.RunEvents events, or when the
+	// server suggests it). Tests use it.
 	ContinueAsNewAfter int `json:"continueAsNewAfter,omitempty"`
 	// LeaseSweep is how often held leases are checked against their
 	// holders (0: 30 s).

@@ -84,15 +84,17 @@ persistence:
 // cannot turn them off unseen; the suggestion to continue as new stays
 // about history size (the runs read the dedicated flag). The rest is what
 // start-dev sets: search attributes usable as soon as registered, and the
-// persistence and visibility rates and the history cache raised to match;
-// and the transfer queue's read rate. The server reads a shard's transfer
-// tasks (every workflow task, activity task and child start to dispatch)
-// at most transferProcessorMaxPollRPS times a second, 20 by default, per
-// shard (server common/dynamicconfig/constants.go,
-// service/history/queues/reader_quotas.go). This server has one shard, so
-// once a namespace asks more than 20 reads a second each dispatch waits up
-// to 50 ms for the next: an upgrade's every link parent → rack → server
-// took ~50 ms where a sharded server takes a few (docs/performance.md).
+// persistence and visibility rates and the history cache raised to match.
+// One setting start-dev lacks: the transfer queue's read rate. The server
+// reads a shard's transfer tasks (the workflow tasks, activity tasks and
+// child starts it has to dispatch; an Update's speculative task is not
+// one) at most transferProcessorMaxPollRPS times a second, 20 by default,
+// per shard (server common/dynamicconfig/constants.go; the limiter is made
+// in service/history/queues/queue_base.go from reader_quotas.go). This
+// server has one shard, so once that shard has more than 20 reads a second
+// to make, each dispatch waits up to 50 ms for the next: the dispatch
+// links of an upgrade's chain parent → rack → server took 35–45 ms at
+// sixteen racks, and 2–4 ms with 400 (docs/performance.md).
 var dynamicConfig = template.Must(template.New("dynamic").Parse(`system.enableDeploymentVersions:
   - value: true
 frontend.workerVersioningWorkflowAPIs:

@@ -294,6 +294,8 @@ func (l *clusterLedger) run(ctx workflow.Context) error {
 	// declined: this run's recorded history answered the move's GetVersion
 	// with the old behaviour (never, in practice); it is not asked again.
 	declined := false
+	// Asked once, in the run's first task: a run recorded before the change
+	// keeps the server's word for its length (runs.go).
 	short := workflow.GetVersion(ctx, changeLedgerShortRuns, workflow.DefaultVersion, 1) == 1
 	for {
 		tooLong := func() bool {

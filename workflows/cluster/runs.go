@@ -12,12 +12,13 @@ package cluster
 // ID" (temporalio/temporal#7741, narrowed but not closed by #9325 and
 // #9389). The failed task is replayed again, from the whole history,
 // against the next Update: a spiral, which stopped a fleet benchmark of
-// three 1,024-server sites at once. A ledger Update is one batch of about
-// five events, so 1,000 events stay within the first page: tasks still
-// fail now and then while the history moves, but each retry replays one
-// page and the burst ends (docs/fleet.md#what-one-temporal-carries). The
-// cost is a continue-as-new per ~200 Updates, each carrying the packed
-// ledger (a tenth of its JSON).
+// three 1,024-server sites at once. An Update to an idle ledger is one
+// batch of about five events, so 1,000 events usually fit in the first
+// page (under load a task's events come in more, smaller batches, and a
+// run may need a second): tasks still fail now and then while the history
+// moves, but a retry replays a page or two and the burst ends
+// (docs/fleet.md#what-one-temporal-carries). The cost is a continue-as-new
+// per ~200 Updates, each carrying the packed ledger (a tenth of its JSON).
 const RunEvents = 1000
 
 // runTooLong says whether a ledger's run should continue as new: past

@@ -41,19 +41,49 @@ func TestLedgerRunEndsAtRunEvents(t *testing.T) {
 	env := wftest.NewEnv()
 	in := fourRackInput(t)
 	var first wftest.UpdateResult
+	reached := false
 	env.RegisterDelayedCallback(func() {
 		env.SetCurrentHistoryLength(RunEvents - 1)
 		wftest.SendUpdate(env, api.UpdateAcquireLease, "u1", &first, lease.Request{BMM: "rack1-c1", Holder: "h1", Operation: "cordon"})
 	}, time.Second)
 	env.RegisterDelayedCallback(func() {
+		reached = true
 		require.True(t, first.Done)
 		require.Len(t, queryState(t, env).Leases, 1, "the run goes on below RunEvents")
 		env.SetCurrentHistoryLength(RunEvents)
 	}, 2*time.Second)
+	// A run that never ends would otherwise wait forever on the test's clock.
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
 	env.ExecuteWorkflow(ClusterWorkflow, in)
+	require.True(t, reached, "the run ended below RunEvents")
 	var can *workflow.ContinueAsNewError
 	require.True(t, errors.As(env.GetWorkflowError(), &can), "want continue-as-new, got %v", env.GetWorkflowError())
 	var next api.ClusterInput
 	require.NoError(t, wftest.ConverterFor().FromPayloads(can.Input, &next))
 	require.Len(t, unpacked(t, next).Carry.Leases, 1, "the next run carries the lease")
+}
+
+// A run recorded before ledger-short-runs keeps the server's word: past
+// RunEvents it goes on, and it continues as new once the server suggests.
+func TestLedgerRunBeforeShortRunsWaitsForTheServer(t *testing.T) {
+	env := wftest.NewEnv()
+	env.OnGetVersion(changeLedgerShortRuns, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	in := fourRackInput(t)
+	var first wftest.UpdateResult
+	reached := false
+	env.RegisterDelayedCallback(func() {
+		env.SetCurrentHistoryLength(2 * RunEvents)
+		wftest.SendUpdate(env, api.UpdateAcquireLease, "u1", &first, lease.Request{BMM: "rack1-c1", Holder: "h1", Operation: "cordon"})
+	}, time.Second)
+	env.RegisterDelayedCallback(func() {
+		reached = true
+		require.True(t, first.Done)
+		require.Len(t, queryState(t, env).Leases, 1, "the run goes on past RunEvents")
+		env.SetContinueAsNewSuggested(true)
+	}, 2*time.Second)
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+	env.ExecuteWorkflow(ClusterWorkflow, in)
+	require.True(t, reached, "the run ended before the server suggested it")
+	var can *workflow.ContinueAsNewError
+	require.True(t, errors.As(env.GetWorkflowError(), &can), "want continue-as-new, got %v", env.GetWorkflowError())
 }

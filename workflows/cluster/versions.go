@@ -25,6 +25,6 @@ const (
 	// changeLedgerPacksCarry (2026-11-29): the ledger hands its next run its inventory, placement and state gzipped
 	// (api.ClusterInput Packed, carry format 3): 666 KiB of JSON at 1,088 servers becomes a tenth of it.
 	changeLedgerPacksCarry = "ledger-packs-carry"
-	// changeLedgerShortRuns (2026-11-30): a run continues as new at RunEvents events, so a replay reads one page (runs.go).
+	// changeLedgerShortRuns (2026-11-30): a run continues as new at RunEvents events, so a replay reads a page or two, not sixteen (runs.go).
 	changeLedgerShortRuns = "ledger-short-runs"
 )
