@@ -51,6 +51,7 @@ type EtcdCluster struct {
 	leader  string
 	known   map[uint64]string // member ID -> name, as last listed
 	listed  bool              // the watcher has listed once (what it knew at start is no change)
+	lost    bool              // a member exited having lost a port (ports.go)
 	// memberOps serialises the lab's own member changes with the watcher's
 	// listing, so the watcher never reports the lab's change as a client's.
 	memberOps sync.Mutex
@@ -183,6 +184,7 @@ func (c *EtcdCluster) launch(s *slot, initialCluster, state string) error {
 		if mine {
 			s.proc = nil
 		}
+		c.noteLostPort(p)
 		closing := c.closing
 		c.mu.Unlock()
 		c.rehold(s)

@@ -99,10 +99,23 @@ func portBusy(port int) bool {
 func (c *EtcdCluster) portLost() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.lost {
+		return true
+	}
 	for _, s := range c.order {
 		if s.proc != nil && s.proc.tail.contains("address already in use") {
 			return true
 		}
 	}
 	return false
+}
+
+// noteLostPort remembers that p, a member's process that has exited, lost
+// a port: its slot forgets the process at once, and the apiserver may die
+// of the missing member only later (make test saw "exited during startup"
+// with no word of the port). Called with c.mu held.
+func (c *EtcdCluster) noteLostPort(p *proc) {
+	if p.tail.contains("address already in use") {
+		c.lost = true
+	}
 }

@@ -44,3 +44,22 @@ func TestAMembersLostPortIsARaceToRetry(t *testing.T) {
 		t.Fatal("the member's lost port is not taken for a race")
 	}
 }
+
+// A member that lost its port and exited is forgotten by its slot before
+// the apiserver dies of it: the loss is still a race to retry.
+func TestAnExitedMembersLostPortIsARaceToRetry(t *testing.T) {
+	member := &proc{name: "etcd", tail: &tailBuffer{max: 1 << 10}}
+	api := &proc{name: "kube-apiserver", tail: &tailBuffer{max: 1 << 10}}
+	c := &EtcdCluster{order: []*slot{{}}} // the slot's process is gone
+	s := &Server{etcd: c}
+	_, _ = member.tail.Write([]byte("member exited\n"))
+	c.noteLostPort(member)
+	if errors.Is(s.startError(errors.New("exited"), api), errPortTaken) {
+		t.Fatal("no port was lost")
+	}
+	_, _ = member.tail.Write([]byte(`"error":"listen tcp 127.0.0.1:28623: bind: address already in use"` + "\n"))
+	c.noteLostPort(member)
+	if !errors.Is(s.startError(errors.New("exited"), api), errPortTaken) {
+		t.Fatal("the exited member's lost port is not taken for a race")
+	}
+}
