@@ -9,6 +9,7 @@ import (
 	"github.com/rackroll/rackroll/internal/lease"
 	"github.com/rackroll/rackroll/workflows/internal/wftest"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -35,29 +36,38 @@ func TestRunTooLong(t *testing.T) {
 	}
 }
 
-// A ledger without an override continues as new at RunEvents events, the
-// server not having suggested it, and not a step before.
-func TestLedgerRunEndsAtRunEvents(t *testing.T) {
-	env := wftest.NewEnv()
-	in := fourRackInput(t)
+// runLedgerPast runs a ledger whose history is length events when it
+// takes a lease; one second later it checks the run still goes on (why
+// names the rule), then calls end, which should make it continue as new.
+// It returns the continue-as-new, failing the test on anything else.
+func runLedgerPast(t *testing.T, env *testsuite.TestWorkflowEnvironment, length int, why string, end func()) *workflow.ContinueAsNewError {
+	t.Helper()
 	var first wftest.UpdateResult
 	reached := false
 	env.RegisterDelayedCallback(func() {
-		env.SetCurrentHistoryLength(RunEvents - 1)
+		env.SetCurrentHistoryLength(length)
 		wftest.SendUpdate(env, api.UpdateAcquireLease, "u1", &first, lease.Request{BMM: "rack1-c1", Holder: "h1", Operation: "cordon"})
 	}, time.Second)
 	env.RegisterDelayedCallback(func() {
 		reached = true
 		require.True(t, first.Done)
-		require.Len(t, queryState(t, env).Leases, 1, "the run goes on below RunEvents")
-		env.SetCurrentHistoryLength(RunEvents)
+		require.Len(t, queryState(t, env).Leases, 1, "the run goes on "+why)
+		end()
 	}, 2*time.Second)
 	// A run that never ends would otherwise wait forever on the test's clock.
 	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
-	env.ExecuteWorkflow(ClusterWorkflow, in)
-	require.True(t, reached, "the run ended below RunEvents")
+	env.ExecuteWorkflow(ClusterWorkflow, fourRackInput(t))
+	require.True(t, reached, "the run ended "+why)
 	var can *workflow.ContinueAsNewError
 	require.True(t, errors.As(env.GetWorkflowError(), &can), "want continue-as-new, got %v", env.GetWorkflowError())
+	return can
+}
+
+// A ledger without an override continues as new at RunEvents events, the
+// server not having suggested it, and not a step before.
+func TestLedgerRunEndsAtRunEvents(t *testing.T) {
+	env := wftest.NewEnv()
+	can := runLedgerPast(t, env, RunEvents-1, "below RunEvents", func() { env.SetCurrentHistoryLength(RunEvents) })
 	var next api.ClusterInput
 	require.NoError(t, wftest.ConverterFor().FromPayloads(can.Input, &next))
 	require.Len(t, unpacked(t, next).Carry.Leases, 1, "the next run carries the lease")
@@ -68,22 +78,5 @@ func TestLedgerRunEndsAtRunEvents(t *testing.T) {
 func TestLedgerRunBeforeShortRunsWaitsForTheServer(t *testing.T) {
 	env := wftest.NewEnv()
 	env.OnGetVersion(changeLedgerShortRuns, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
-	in := fourRackInput(t)
-	var first wftest.UpdateResult
-	reached := false
-	env.RegisterDelayedCallback(func() {
-		env.SetCurrentHistoryLength(2 * RunEvents)
-		wftest.SendUpdate(env, api.UpdateAcquireLease, "u1", &first, lease.Request{BMM: "rack1-c1", Holder: "h1", Operation: "cordon"})
-	}, time.Second)
-	env.RegisterDelayedCallback(func() {
-		reached = true
-		require.True(t, first.Done)
-		require.Len(t, queryState(t, env).Leases, 1, "the run goes on past RunEvents")
-		env.SetContinueAsNewSuggested(true)
-	}, 2*time.Second)
-	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
-	env.ExecuteWorkflow(ClusterWorkflow, in)
-	require.True(t, reached, "the run ended before the server suggested it")
-	var can *workflow.ContinueAsNewError
-	require.True(t, errors.As(env.GetWorkflowError(), &can), "want continue-as-new, got %v", env.GetWorkflowError())
+	runLedgerPast(t, env, 2*RunEvents, "past RunEvents without the server's word", func() { env.SetContinueAsNewSuggested(true) })
 }

@@ -103,7 +103,7 @@ func (c *EtcdCluster) portLost() bool {
 		return true
 	}
 	for _, s := range c.order {
-		if s.proc != nil && s.proc.tail.contains("address already in use") {
+		if s.proc != nil && s.proc.lostPort() {
 			return true
 		}
 	}
@@ -115,7 +115,10 @@ func (c *EtcdCluster) portLost() bool {
 // of the missing member only later (make test saw "exited during startup"
 // with no word of the port). Called with c.mu held.
 func (c *EtcdCluster) noteLostPort(p *proc) {
-	if p.tail.contains("address already in use") {
+	if p.lostPort() {
 		c.lost = true
 	}
 }
+
+// lostPort: p's log says another process held a port it was to bind.
+func (p *proc) lostPort() bool { return p.tail.contains("address already in use") }

@@ -328,7 +328,7 @@ var errPortTaken = errors.New("a port was taken by another process between choos
 
 // startError adds the log tail of p and names a busy port when the log says so.
 func (s *Server) startError(err error, p *proc) error {
-	if p.tail.contains("address already in use") || s.etcd != nil && s.etcd.portLost() {
+	if p.lostPort() || s.etcd != nil && s.etcd.portLost() {
 		err = errors.Join(err, errPortTaken)
 	}
 	return fmt.Errorf("%w\n--- last lines of the %s log (all logs in %s) ---\n%s", err, p.name, s.dir, p.tail.lastLines(25))
