@@ -138,6 +138,11 @@ func (w *watcher) observe() (bmcclient.System, error) {
 		case err != nil:
 			return bmcclient.System{}, &stepError{"read the task monitor", err}
 		case t.State == "Exception" || t.State == "Killed":
+			// The failure says what the machine shows now, even when the
+			// task failed before this watch first read the System.
+			if s, err := w.r.c.System(w.r.ctx); err == nil {
+				w.p.Last = describeState(s)
+			}
 			return bmcclient.System{}, w.failed(fmt.Sprintf("the reset's task %s reports %s: %s", w.p.Task, t.State, t.Message))
 		case t.State == "Completed" || t.State == "Cancelled":
 			w.p.Task = ""

@@ -33,6 +33,8 @@ func TestWatchFailsOnATaskException(t *testing.T) {
 	err := watchFor(f, in, 5*time.Second)
 	ae := appError(t, err, ErrTypeReimageFailed, false)
 	assert.Contains(t, ae.Error(), "the reset's task /tasks/4 reports Exception: Unable to boot the virtual media.")
+	// The task failed before the first reading: the System is read for it.
+	assert.Contains(t, ae.Error(), "last BMC state: PowerState On, Status.State Enabled, BootProgress OEM")
 	assert.Equal(t, 1, f.closed)
 }
 
